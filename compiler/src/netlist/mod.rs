@@ -1,0 +1,26 @@
+//! The propnet netlist IR: one arena of gates that every backend (CPU, WGSL, Verilog) reads.
+//!
+//! A netlist is a synchronous circuit. Its state is a bank of **latches**, one per base
+//! proposition (fluent). Each step, the game's **inputs** (`does` propositions, one per
+//! role and move) are driven by the chosen joint move; combinational **gates** compute the
+//! views, `legal`, `goal`, `terminal` and, for every latch, its value in the next state.
+//!
+//! # Invariants (checked by [`validate`])
+//! - Gates live in one arena, [`Netlist::gates`], indexed by [`GateId`]. Every operand of a
+//!   gate has a *smaller* id than the gate itself: the arena order is a topological order and
+//!   the netlist is acyclic. Positive loops of the game rules (legal GDL, e.g. a view that
+//!   supports itself) are unrolled by the netlist builder into acyclic rounds that start
+//!   from false, which gives the least-fixpoint value (see `ground::build`).
+//! - `Gate::Input(i)` appears at most once per input, `Gate::Latch(l)` at most once per latch.
+//! - `legal`, `goal` and `terminal` gates do not depend on any `Input` (GDL forbids `does`
+//!   reaching them); only latch `next` functions may.
+//! - Each role's `legal` list is sorted by the move's text in byte order; this order is the
+//!   order in which the choice rule ([`crate::playout`]) indexes legal moves, on every backend.
+//!
+//! No GDL types appear here: names are plain strings kept for printing and for mapping back.
+
+mod ir;
+mod validate;
+
+pub use ir::*;
+pub use validate::{validate, ValidateError};

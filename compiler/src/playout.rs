@@ -1,0 +1,123 @@
+//! Playout semantics shared by every backend, and a scalar reference implementation.
+//!
+//! A **playout** (rollout) starts from a state (latch values) and repeats, with `step`
+//! counting joint moves from 0:
+//! 1. If `terminal` holds, stop: [`PlayoutEnd::Terminal`].
+//! 2. If `step == max_steps`, stop: [`PlayoutEnd::StepLimit`].
+//! 3. For each role `r` in role order: let `L` be its legal moves (in netlist order, i.e.
+//!    sorted by move text) that hold now. If `L` is empty, stop:
+//!    [`PlayoutEnd::NoLegalMove`]. Else pick `L[choose(draw(seed, playout, step, r), |L|)]`
+//!    (see [`crate::rng`]).
+//! 4. Drive exactly the chosen inputs true, compute every latch's `next`, latch it,
+//!    `step += 1`.
+//!
+//! On stopping, each role's **goal** is the largest value whose goal gate holds in the final
+//! state, or 0 when none holds. The record keeps the number of joint moves made (`length`),
+//! how it ended, the goals and the final state.
+//!
+//! Every backend (bit-parallel CPU, WGSL, Verilog) must produce identical
+//! [`PlayoutRecord`]s for the same `(netlist, start, seed, playout index, max_steps)`;
+//! [`reference_playout`] is the executable definition they are tested against.
+
+use crate::netlist::{Gate, Netlist};
+use crate::rng::{choose, draw};
+use serde::{Deserialize, Serialize};
+
+/// Why a playout stopped.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PlayoutEnd {
+    /// A terminal state was reached.
+    Terminal,
+    /// `max_steps` joint moves were made without reaching a terminal state.
+    StepLimit,
+    /// The role with this index had no legal move in a non-terminal state.
+    NoLegalMove(u32),
+}
+
+/// The result of one playout.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PlayoutRecord {
+    /// Playout index (the RNG counter).
+    pub index: u32,
+    /// Number of joint moves made.
+    pub length: u32,
+    /// How it stopped.
+    pub end: PlayoutEnd,
+    /// Goal value per role (0..=100) in the final state.
+    pub goals: Vec<u8>,
+    /// Final state: bit `l % 64` of word `l / 64` is latch `l`.
+    pub final_state: Vec<u64>,
+}
+
+/// Packs one bool per latch into 64-bit words (bit `l % 64` of word `l / 64`).
+pub fn pack_state(state: &[bool]) -> Vec<u64> {
+    let mut words = vec![0u64; state.len().div_ceil(64)];
+    for (i, &b) in state.iter().enumerate() {
+        if b {
+            words[i / 64] |= 1 << (i % 64);
+        }
+    }
+    words
+}
+
+/// Evaluates every gate of `net` for the given latch and input values (scalar, one bool per
+/// gate). `latches.len()` must equal `net.latches.len()`, `inputs.len()` `net.inputs.len()`.
+pub fn eval_gates(net: &Netlist, latches: &[bool], inputs: &[bool]) -> Vec<bool> {
+    let mut v = vec![false; net.gates.len()];
+    for (i, g) in net.gates.iter().enumerate() {
+        v[i] = match g {
+            Gate::Const(c) => *c,
+            Gate::Input(x) => inputs[x.index()],
+            Gate::Latch(l) => latches[l.index()],
+            Gate::Not(a) => !v[a.index()],
+            Gate::And(ops) => ops.iter().all(|o| v[o.index()]),
+            Gate::Or(ops) => ops.iter().any(|o| v[o.index()]),
+        };
+    }
+    v
+}
+
+/// Goal per role in a state whose gate values are `values`: the largest true goal value, or 0.
+pub fn goals_of(net: &Netlist, values: &[bool]) -> Vec<u8> {
+    net.roles
+        .iter()
+        .map(|r| r.goals.iter().rev().find(|g| values[g.gate.index()]).map_or(0, |g| g.value))
+        .collect()
+}
+
+/// Runs playout number `index` from `start` (one bool per latch) with plain scalar gate
+/// evaluation. Slow and obviously correct: the definition every backend is tested against.
+pub fn reference_playout(net: &Netlist, start: &[bool], seed: u64, index: u32, max_steps: u32) -> PlayoutRecord {
+    let mut state = start.to_vec();
+    let no_inputs = vec![false; net.inputs.len()];
+    let mut step = 0u32;
+    loop {
+        let values = eval_gates(net, &state, &no_inputs);
+        let end = if values[net.terminal.index()] {
+            Some(PlayoutEnd::Terminal)
+        } else if step == max_steps {
+            Some(PlayoutEnd::StepLimit)
+        } else {
+            None
+        };
+        let mut inputs = vec![false; net.inputs.len()];
+        let mut stuck = None;
+        if end.is_none() {
+            for (r, role) in net.roles.iter().enumerate() {
+                let legal: Vec<_> = role.legal.iter().filter(|l| values[l.gate.index()]).collect();
+                if legal.is_empty() {
+                    stuck = Some(PlayoutEnd::NoLegalMove(r as u32));
+                    break;
+                }
+                let k = choose(draw(seed, index, step, r as u32), legal.len() as u32);
+                inputs[legal[k as usize].input.index()] = true;
+            }
+        }
+        if let Some(end) = end.or(stuck) {
+            return PlayoutRecord { index, length: step, end, goals: goals_of(net, &values), final_state: pack_state(&state) };
+        }
+        let values = eval_gates(net, &state, &inputs);
+        state = net.latches.iter().map(|l| values[l.next.index()]).collect();
+        step += 1;
+    }
+}

@@ -1,0 +1,1 @@
+//! Netlist → synthesizable Verilog playout engine (issue: FPGA backend).

@@ -1,0 +1,1 @@
+//! propnet runtime: backends, bit-parallel CPU simulator, MCTS, benches.

@@ -1,0 +1,1 @@
+//! Netlist → WGSL compute shader code generator and wgpu playout runner (issue: GPU backend).

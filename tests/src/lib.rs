@@ -1,0 +1,1 @@
+//! Shared helpers for the integration and conformance tests in `tests/tests/`.
