@@ -1,1 +1,5 @@
-//! propnet runtime: backends, bit-parallel CPU simulator, MCTS, benches.
+//! propnet runtime: the [`backend::Backend`] interface and its implementations
+//! (reference, bit-parallel CPU, GPU), the netlist state machine, MCTS, benches.
+
+pub mod backend;
+pub mod machine;

@@ -1,0 +1,139 @@
+//! The one interface every playout backend implements (bit-parallel CPU, GPU, reference).
+//!
+//! MCTS, the bench and the CLI talk only to [`Backend`]. A [`BatchRequest`] holds several
+//! [`Job`]s so that rollouts for many tree leaves (each its own start state) are evaluated
+//! together; every playout follows the semantics of [`propnet_compiler::playout`], so all
+//! backends return identical results for the same request.
+
+use propnet_compiler::netlist::Netlist;
+use propnet_compiler::playout::{reference_playout, PlayoutEnd, PlayoutRecord};
+
+/// Playouts from one start state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Job {
+    /// Start state, one bool per latch.
+    pub start: Vec<bool>,
+    /// Index of the first playout (the RNG counter); playouts are `first..first + count`.
+    pub first_playout: u32,
+    /// Number of playouts.
+    pub count: u32,
+}
+
+/// A batch of jobs run with one seed and step limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchRequest {
+    /// The jobs.
+    pub jobs: Vec<Job>,
+    /// RNG seed (key of [`propnet_compiler::rng`]).
+    pub seed: u64,
+    /// Joint moves after which a playout stops with [`PlayoutEnd::StepLimit`].
+    pub max_steps: u32,
+    /// Also return one [`PlayoutRecord`] per playout (costly; for tests and traces).
+    pub want_records: bool,
+}
+
+/// Aggregates of one job's playouts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JobResult {
+    /// Playouts run.
+    pub playouts: u64,
+    /// Per role, the sum of goal values (0..=100 each).
+    pub goal_sums: Vec<u64>,
+    /// Sum of playout lengths (joint moves).
+    pub total_length: u64,
+    /// Playouts stopped by the step limit.
+    pub step_limit: u64,
+    /// Playouts stopped because a role had no legal move.
+    pub no_legal_move: u64,
+}
+
+/// The result of a batch.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BatchResult {
+    /// One entry per job, in request order.
+    pub jobs: Vec<JobResult>,
+    /// When requested: every playout's record, job by job, in playout-index order.
+    pub records: Vec<PlayoutRecord>,
+}
+
+/// A backend failure (device lost, shader rejected, batch too large, …).
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    /// The backend could not be created or used.
+    #[error("{backend} backend: {message}")]
+    Failed {
+        /// Backend name.
+        backend: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// Runs batches of random playouts on one netlist.
+pub trait Backend: Send {
+    /// A one-line description: backend kind and, for a GPU, adapter name, API and driver.
+    fn describe(&self) -> String;
+    /// The netlist this backend runs.
+    fn netlist(&self) -> &Netlist;
+    /// Runs every playout of every job and returns the aggregates.
+    ///
+    /// # Errors
+    /// [`BackendError`] when the device fails.
+    fn run_batch(&mut self, req: &BatchRequest) -> Result<BatchResult, BackendError>;
+}
+
+impl JobResult {
+    /// Adds one playout record to the aggregates.
+    pub fn add(&mut self, rec: &PlayoutRecord) {
+        if self.goal_sums.len() < rec.goals.len() {
+            self.goal_sums.resize(rec.goals.len(), 0);
+        }
+        self.playouts += 1;
+        for (s, &g) in self.goal_sums.iter_mut().zip(&rec.goals) {
+            *s += u64::from(g);
+        }
+        self.total_length += u64::from(rec.length);
+        match rec.end {
+            PlayoutEnd::StepLimit => self.step_limit += 1,
+            PlayoutEnd::NoLegalMove(_) => self.no_legal_move += 1,
+            PlayoutEnd::Terminal => {}
+        }
+    }
+}
+
+/// The scalar reference backend: one playout at a time through
+/// [`propnet_compiler::playout::reference_playout`]. Slow; the yardstick for the others.
+pub struct ReferenceBackend {
+    net: Netlist,
+}
+
+impl ReferenceBackend {
+    /// Wraps a netlist.
+    pub fn new(net: Netlist) -> Self {
+        Self { net }
+    }
+}
+
+impl Backend for ReferenceBackend {
+    fn describe(&self) -> String {
+        "reference (scalar, 1 thread)".to_string()
+    }
+    fn netlist(&self) -> &Netlist {
+        &self.net
+    }
+    fn run_batch(&mut self, req: &BatchRequest) -> Result<BatchResult, BackendError> {
+        let mut out = BatchResult::default();
+        for job in &req.jobs {
+            let mut jr = JobResult { goal_sums: vec![0; self.net.roles.len()], ..Default::default() };
+            for i in 0..job.count {
+                let rec = reference_playout(&self.net, &job.start, req.seed, job.first_playout.wrapping_add(i), req.max_steps);
+                jr.add(&rec);
+                if req.want_records {
+                    out.records.push(rec);
+                }
+            }
+            out.jobs.push(jr);
+        }
+        Ok(out)
+    }
+}
