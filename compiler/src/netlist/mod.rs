@@ -20,6 +20,7 @@
 //! No GDL types appear here: names are plain strings kept for printing and for mapping back.
 
 mod ir;
+pub mod random;
 mod validate;
 
 pub use ir::*;
