@@ -305,27 +305,7 @@ impl Lowerer<'_> {
                 }
             }
         }
-        if let SExpr::Atom { text, .. } = e {
-            let name = fold_case(text);
-            if matches!(name.as_str(), "not" | "distinct") {
-                let v = Violation::KeywordArity {
-                    keyword: name.clone(),
-                    expected: if name == "not" { 1 } else { 2 },
-                    found: 0,
-                    text: self.text(e),
-                };
-                return Err(self.invalid(e.span(), v));
-            }
-            if name == "or" {
-                // `or` with no disjuncts is false; `(not or)` is true.
-                return Ok(if positive {
-                    Formula::Or(vec![])
-                } else {
-                    Formula::And(vec![])
-                });
-            }
-        }
-        let atom = self.atom(e, "literal")?;
+        let atom = self.atom(e, "literal without arguments")?;
         Ok(Formula::Lit(if positive {
             super::ast::Lit::Pos(atom)
         } else {

@@ -16,3 +16,6 @@ pub use ast::*;
 pub use deps::{RelId, RelKey, RelationInfo};
 pub use error::{Diagnostic, GdlError, Violation};
 pub use load::{load, parse_source, Game};
+
+#[cfg(test)]
+mod tests;

@@ -3,8 +3,9 @@
 //! Tokens are `(`, `)`, `<=`, `?variables` and symbols. Whitespace is space, tab, `\n`,
 //! `\r`, form feed and vertical tab; `;` starts a comment that ends at `\n` or `\r` (or at
 //! the end of the file). A symbol is a run of printable ASCII other than `(`, `)`, `;`, or
-//! of alphanumeric non-ASCII characters. Anything else (control bytes, other Unicode) is
-//! an error at its position.
+//! of alphanumeric non-ASCII characters; a `"string"` (no escapes, may hold any character
+//! but `"`) is one symbol too, quotes included. A byte-order mark at the start is skipped.
+//! Anything else (control bytes, other Unicode) is an error at its position.
 
 use super::{KifError, SourceFile};
 use crate::gdl::ast::Span;
@@ -40,7 +41,7 @@ fn is_space(c: char) -> bool {
 /// True for characters that may appear in a symbol or variable name.
 pub(crate) fn is_symbol_char(c: char) -> bool {
     if c.is_ascii() {
-        c.is_ascii_graphic() && !matches!(c, '(' | ')' | ';')
+        c.is_ascii_graphic() && !matches!(c, '(' | ')' | ';' | '"')
     } else {
         c.is_alphanumeric()
     }
@@ -67,6 +68,27 @@ pub fn lex(src: &SourceFile) -> Result<Vec<Token>, KifError> {
         match c {
             '(' => tokens.push(one(TokenKind::LParen)),
             ')' => tokens.push(one(TokenKind::RParen)),
+            '\u{feff}' if i == 0 => {}
+            '"' => {
+                let Some(len) = text[i + 1..].find('"') else {
+                    return Err(KifError {
+                        loc: src.loc(start),
+                        text: "\"".to_string(),
+                        message: "unterminated string (no closing `\"`)".to_string(),
+                    });
+                };
+                let end = i + 1 + len + 1;
+                while it.peek().is_some_and(|&(j, _)| j < end) {
+                    it.next();
+                }
+                tokens.push(Token {
+                    kind: TokenKind::Symbol,
+                    span: Span {
+                        start,
+                        end: end as u32,
+                    },
+                });
+            }
             ';' => {
                 while let Some(&(_, c)) = it.peek() {
                     if c == '\n' || c == '\r' {
@@ -153,6 +175,24 @@ mod tests {
         ];
         let want: Vec<_> = want.iter().map(|(k, s)| (*k, s.to_string())).collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn strings_are_symbols_and_bom_is_skipped() {
+        let got = kinds("\u{feff}(p \"a (b); c\" d)");
+        assert_eq!(got[2], (TokenKind::Symbol, "\"a (b); c\"".to_string()));
+        assert_eq!(got[3], (TokenKind::Symbol, "d".to_string()));
+        assert_eq!(got.len(), 5);
+    }
+
+    #[test]
+    fn unterminated_string_is_located() {
+        let src = SourceFile::new("t.kif", b"(p a)\n(q \"abc)").unwrap();
+        let err = lex(&src).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.kif:2:4: unterminated string (no closing `\"`)"
+        );
     }
 
     #[test]
