@@ -124,9 +124,18 @@ impl Backend for ReferenceBackend {
     fn run_batch(&mut self, req: &BatchRequest) -> Result<BatchResult, BackendError> {
         let mut out = BatchResult::default();
         for job in &req.jobs {
-            let mut jr = JobResult { goal_sums: vec![0; self.net.roles.len()], ..Default::default() };
+            let mut jr = JobResult {
+                goal_sums: vec![0; self.net.roles.len()],
+                ..Default::default()
+            };
             for i in 0..job.count {
-                let rec = reference_playout(&self.net, &job.start, req.seed, job.first_playout.wrapping_add(i), req.max_steps);
+                let rec = reference_playout(
+                    &self.net,
+                    &job.start,
+                    req.seed,
+                    job.first_playout.wrapping_add(i),
+                    req.max_steps,
+                );
                 jr.add(&rec);
                 if req.want_records {
                     out.records.push(rec);

@@ -39,7 +39,17 @@ impl<'a> NetMachine<'a> {
     /// Legal moves of every role (role order; each list in netlist order).
     pub fn legal_moves(&self, state: &[bool]) -> Vec<Vec<InputId>> {
         let v = self.view(state);
-        self.net.roles.iter().map(|r| r.legal.iter().filter(|l| v[l.gate.index()]).map(|l| l.input).collect()).collect()
+        self.net
+            .roles
+            .iter()
+            .map(|r| {
+                r.legal
+                    .iter()
+                    .filter(|l| v[l.gate.index()])
+                    .map(|l| l.input)
+                    .collect()
+            })
+            .collect()
     }
 
     /// True when `state` is terminal.
@@ -69,6 +79,12 @@ impl<'a> NetMachine<'a> {
 
     /// Names of the latches that are true in `state`, sorted (the fluents of the state).
     pub fn state_fluents(&self, state: &[bool]) -> Vec<&'a str> {
-        self.net.latches.iter().zip(state).filter(|(_, &b)| b).map(|(l, _)| l.name.as_str()).collect()
+        self.net
+            .latches
+            .iter()
+            .zip(state)
+            .filter(|(_, &b)| b)
+            .map(|(l, _)| l.name.as_str())
+            .collect()
     }
 }

@@ -10,12 +10,12 @@ use crate::kif::{KifError, Loc};
 #[derive(Debug, thiserror::Error)]
 pub enum GdlError {
     /// The file could not be read.
-    #[error("{}: cannot read file: {source}", path.display())]
+    #[error("{}: cannot read file: {error}", path.display())]
     Io {
         /// The path given to [`super::load`].
         path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (shown in the message, so not a `source()` too).
+        error: std::io::Error,
     },
     /// Not well-formed KIF (lexer or parser error).
     #[error(transparent)]

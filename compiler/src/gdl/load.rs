@@ -27,9 +27,9 @@ pub struct Game {
 /// # Errors
 /// [`GdlError::Io`] if the file cannot be read, otherwise as [`parse_source`].
 pub fn load(path: &Path) -> Result<Game, GdlError> {
-    let bytes = std::fs::read(path).map_err(|source| GdlError::Io {
+    let bytes = std::fs::read(path).map_err(|error| GdlError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     parse_source(&path.display().to_string(), &bytes)
 }

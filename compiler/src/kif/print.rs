@@ -37,22 +37,6 @@ pub fn print_all(es: &[SExpr]) -> String {
     s
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::kif::{parse, SourceFile};
-
-    #[test]
-    fn prints_canonically_and_round_trips() {
-        let src = SourceFile::new("t.kif", b"(<=  (P ?x)\r\n\t(q (f) a) ) ; c\nr").unwrap();
-        let es = parse(&src).unwrap();
-        let text = print_all(&es);
-        assert_eq!(text, "(<= (P ?x) (q (f) a))\nr\n");
-        let again = parse(&SourceFile::new("u.kif", text.as_bytes()).unwrap()).unwrap();
-        assert_eq!(print_all(&again), text);
-    }
-}
-
 /// Longest sentence text quoted in messages, in characters; longer ones end in `…`.
 pub const MAX_QUOTE: usize = 240;
 
@@ -87,4 +71,20 @@ pub fn quote(src: &super::SourceFile, span: crate::gdl::ast::Span) -> String {
         out.push('…');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kif::{parse, SourceFile};
+
+    #[test]
+    fn prints_canonically_and_round_trips() {
+        let src = SourceFile::new("t.kif", b"(<=  (P ?x)\r\n\t(q (f) a) ) ; c\nr").unwrap();
+        let es = parse(&src).unwrap();
+        let text = print_all(&es);
+        assert_eq!(text, "(<= (P ?x) (q (f) a))\nr\n");
+        let again = parse(&SourceFile::new("u.kif", text.as_bytes()).unwrap()).unwrap();
+        assert_eq!(print_all(&again), text);
+    }
 }

@@ -1,0 +1,80 @@
+//! `propnet check GAME.kif`: load and check a game, print a summary and the warnings.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use propnet_compiler::gdl::{self, Game};
+
+/// Arguments of `propnet check`.
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// The GDL game (KIF) to check.
+    pub game: PathBuf,
+    /// Also list the static and dynamic relations by name.
+    #[arg(long)]
+    pub relations: bool,
+    /// Fail (exit non-zero) if there are warnings.
+    #[arg(long)]
+    pub deny_warnings: bool,
+}
+
+/// Loads the game; prints roles, relation and rule counts, static/dynamic relations and
+/// warnings. Errors (unreadable file, syntax, invalid GDL) are returned located.
+pub fn run(args: CheckArgs) -> Result<()> {
+    let game = gdl::load(&args.game)?;
+    print!("{}", summary(&game, args.relations));
+    for w in &game.warnings {
+        println!("{w}");
+    }
+    if args.deny_warnings && !game.warnings.is_empty() {
+        anyhow::bail!("{} warning(s) and --deny-warnings", game.warnings.len());
+    }
+    Ok(())
+}
+
+/// The text summary of a loaded game.
+fn summary(game: &Game, list_relations: bool) -> String {
+    use std::fmt::Write;
+    let (p, info) = (&game.program, &game.info);
+    let syms = &p.symbols;
+    let mut out = String::new();
+    let roles: Vec<&str> = p.roles.iter().map(|&r| syms.name(r)).collect();
+    let _ = writeln!(out, "{}: ok", game.source.name());
+    let _ = writeln!(out, "roles ({}): {}", roles.len(), roles.join(" "));
+    let sentences: std::collections::BTreeSet<_> = p.rules.iter().map(|r| r.span.start).collect();
+    let facts = p.rules.iter().filter(|r| r.body.is_empty()).count();
+    let _ = writeln!(
+        out,
+        "rules: {} ({} facts, {} rules after `or` expansion) from {} sentences",
+        p.rules.len(),
+        facts,
+        p.rules.len() - facts,
+        sentences.len()
+    );
+    let ids = || (0..info.relations.len()).map(|i| propnet_compiler::gdl::RelId(i as u32));
+    let (stat, dynm): (Vec<_>, Vec<_>) = ids().partition(|&r| info.is_static(r));
+    let recursive = ids().filter(|r| info.recursive[r.0 as usize]).count();
+    let max_stratum = info.stratum.iter().max().copied().unwrap_or(0);
+    let _ = writeln!(
+        out,
+        "relations: {} ({} static, {} dynamic, {} recursive); negation: {}",
+        info.relations.len(),
+        stat.len(),
+        dynm.len(),
+        recursive,
+        if info.stratified {
+            format!("stratified, {} strata", max_stratum + 1)
+        } else {
+            "locally stratified (rule strata)".to_string()
+        }
+    );
+    if list_relations {
+        for (label, set) in [("static", &stat), ("dynamic", &dynm)] {
+            let mut names: Vec<String> = set.iter().map(|&r| info.text(syms, r)).collect();
+            names.sort();
+            let _ = writeln!(out, "{label}: {}", names.join(" "));
+        }
+    }
+    let _ = writeln!(out, "warnings: {}", game.warnings.len());
+    out
+}

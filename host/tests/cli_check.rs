@@ -1,0 +1,56 @@
+//! `propnet check` end to end: summary and exit status on a valid game, a located error
+//! and a non-zero exit on an invalid one.
+
+use std::process::Command;
+
+fn check(text: &str, name: &str) -> (bool, String, String) {
+    let dir = std::env::temp_dir().join(format!("propnet-cli-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_propnet"))
+        .arg("check")
+        .arg(&path)
+        .arg("--relations")
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn valid_game_prints_summary_and_warnings() {
+    let game = "(role white) (ROLE black)\n(init (cell 1))\n(<= (legal ?r noop) (role ?r))\n\
+                (<= (next (cell 2)) (does white noop) (true (cell 1)))\n\
+                (<= terminal (true (cell 2)))\n(goal white 100) (goal black 0)\n(<= q (undefined))";
+    let (ok, out, err) = check(game, "ok.kif");
+    assert!(ok, "stderr: {err}");
+    assert!(out.contains("roles (2): white black"), "{out}");
+    assert!(
+        out.contains("static: goal/2 init/1 legal/2 q/0 role/1 undefined/0"),
+        "{out}"
+    );
+    assert!(
+        out.contains("dynamic: does/2 next/1 terminal/0 true/1"),
+        "{out}"
+    );
+    assert!(out.contains("warnings: 1"), "{out}");
+    assert!(
+        out.contains("ok.kif:7:1: warning: relation `undefined/0` has no rules"),
+        "{out}"
+    );
+}
+
+#[test]
+fn invalid_game_fails_with_located_error() {
+    let (ok, out, err) = check("(role a)\n\n  (<= (p ?x) (not (q ?x)))\n", "bad.kif");
+    assert!(!ok, "stdout: {out}");
+    assert!(
+        err.contains("bad.kif:3:3: unsafe variable ?x (in the head, not bound by a positive literal) in rule `(<= (p ?x) (not (q ?x)))`"),
+        "{err}"
+    );
+}
