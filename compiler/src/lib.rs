@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod gdl;
+pub mod ground;
 pub mod netlist;
 pub mod playout;
 pub mod rng;
