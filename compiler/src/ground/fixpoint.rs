@@ -250,7 +250,10 @@ impl<'l> Grounder<'l> {
     /// Computes every needed relation, component by component (dependencies first).
     pub fn saturate(&mut self) -> Result<(), GroundError> {
         let low = self.low;
+        let trace = std::env::var_os("PROPNET_GROUND_TRACE").is_some();
         for comp in &low.rel_sccs {
+            let t = Instant::now();
+            let before = self.atoms.len();
             let in_comp = |r: RelId| comp.contains(&r);
             let rules: Vec<usize> = comp
                 .iter()
@@ -271,6 +274,9 @@ impl<'l> Grounder<'l> {
                     .any(|l| matches!(l, PLit::Pos(a) if in_comp(a.rel)))
             });
             if !recursive {
+                if trace {
+                    eprintln!("{:?} +{} atoms {:?}", comp.iter().map(|&r| low.rels.text(&low.syms, r)).collect::<Vec<_>>(), self.atoms.len() - before, t.elapsed());
+                }
                 continue;
             }
             // Semi-naive rounds: one body literal over the previous round's new atoms.
@@ -301,6 +307,9 @@ impl<'l> Grounder<'l> {
                 if Instant::now() > self.deadline() {
                     return Err(self.time_error(comp[0]));
                 }
+            }
+            if trace {
+                eprintln!("{:?} +{} atoms {:?} (recursive)", comp.iter().map(|&r| low.rels.text(&low.syms, r)).collect::<Vec<_>>(), self.atoms.len() - before, t.elapsed());
             }
         }
         Ok(())

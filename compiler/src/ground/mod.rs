@@ -24,7 +24,8 @@ pub mod rules;
 pub mod scc;
 pub mod terms;
 
-use crate::gdl::{Program, Span};
+use crate::gdl::{Game, Program, Span};
+use crate::kif::SourceFile;
 use crate::netlist::{Netlist, NetlistStats};
 use std::time::{Duration, Instant};
 
@@ -149,6 +150,31 @@ impl GroundError {
             GroundError::Budget { .. } | GroundError::Internal(_) => None,
         }
     }
+
+    /// The message prefixed with `file:line:column` of the offending rule, and the rule's
+    /// text (cut to one line), when the error has a span.
+    pub fn located(&self, source: &SourceFile) -> String {
+        match self.span() {
+            Some(span) if span.end > span.start => {
+                let rule: String = source.slice(span).split_whitespace().collect::<Vec<_>>().join(" ");
+                let rule = if rule.chars().count() > 160 {
+                    rule.chars().take(160).collect::<String>() + "…"
+                } else {
+                    rule
+                };
+                format!("{}: {self}\n  in rule: {rule}", source.loc(span.start))
+            }
+            _ => format!("{}: {self}", source.name()),
+        }
+    }
+}
+
+/// Compiles a loaded game; errors are rendered with [`GroundError::located`].
+///
+/// # Errors
+/// The located message of the [`GroundError`].
+pub fn compile_game(game: &Game, opts: &CompileOptions) -> Result<(Netlist, CompileReport), String> {
+    compile_with_report(&game.program, opts).map_err(|e| e.located(&game.source))
 }
 
 /// Sizes and timings of one compilation.
