@@ -9,5 +9,6 @@
 
 pub mod gdl;
 pub mod netlist;
+pub mod passes;
 pub mod playout;
 pub mod rng;
