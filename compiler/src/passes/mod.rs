@@ -167,4 +167,6 @@ pub fn optimize(net: &mut Netlist, opts: &OptimizeOptions) -> PassReport {
 }
 
 #[cfg(test)]
+mod filetests;
+#[cfg(test)]
 mod tests;
