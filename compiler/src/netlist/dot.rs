@@ -7,7 +7,8 @@ use std::fmt::Write;
 
 /// The netlist as a DOT digraph (edges run from operand to user).
 pub fn to_dot(net: &Netlist) -> String {
-    let mut s = String::from("digraph netlist {\n  rankdir=LR;\n  node [fontname=\"monospace\"];\n");
+    let mut s =
+        String::from("digraph netlist {\n  rankdir=LR;\n  node [fontname=\"monospace\"];\n");
     for (i, g) in net.gates.iter().enumerate() {
         let (label, shape) = match g {
             Gate::Const(v) => ((*v as u8).to_string(), "plaintext"),
@@ -21,7 +22,11 @@ pub fn to_dot(net: &Netlist) -> String {
             Gate::And(_) => ("and".to_string(), "ellipse"),
             Gate::Or(_) => ("or".to_string(), "diamond"),
         };
-        let _ = writeln!(s, "  g{i} [label=\"g{i} {}\" shape={shape}];", escape(&label));
+        let _ = writeln!(
+            s,
+            "  g{i} [label=\"g{i} {}\" shape={shape}];",
+            escape(&label)
+        );
         for o in g.operands() {
             let _ = writeln!(s, "  {o} -> g{i};");
         }
@@ -34,17 +39,29 @@ pub fn to_dot(net: &Netlist) -> String {
     }
     for (l, r) in net.latches.iter().zip(reader) {
         if let Some(i) = r {
-            let _ = writeln!(s, "  {} -> g{i} [style=dashed constraint=false label=\"next\"];", l.next);
+            let _ = writeln!(
+                s,
+                "  {} -> g{i} [style=dashed constraint=false label=\"next\"];",
+                l.next
+            );
         }
     }
     let mut out = 0;
     let mut output = |s: &mut String, label: String, gate: super::ir::GateId| {
-        let _ = writeln!(s, "  o{out} [label=\"{}\" shape=note];\n  {gate} -> o{out};", escape(&label));
+        let _ = writeln!(
+            s,
+            "  o{out} [label=\"{}\" shape=note];\n  {gate} -> o{out};",
+            escape(&label)
+        );
         out += 1;
     };
     for role in &net.roles {
         for l in &role.legal {
-            output(&mut s, format!("legal {} {}", role.name, net.inputs[l.input.index()].name), l.gate);
+            output(
+                &mut s,
+                format!("legal {} {}", role.name, net.inputs[l.input.index()].name),
+                l.gate,
+            );
         }
         for g in &role.goals {
             output(&mut s, format!("goal {} {}", role.name, g.value), g.gate);

@@ -26,6 +26,9 @@ pub mod random;
 mod text;
 mod validate;
 
+#[cfg(test)]
+mod serial_tests;
+
 pub use dot::to_dot;
 pub use ir::*;
 pub use json::{from_json, to_json, JsonError};

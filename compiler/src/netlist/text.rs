@@ -134,14 +134,23 @@ fn tokenize(line: &str, ln: usize) -> Result<Vec<Tok>, TextError> {
                 }
                 i += 1;
             }
-            toks.push(Tok { text, col, quoted: true });
+            toks.push(Tok {
+                text,
+                col,
+                quoted: true,
+            });
             i += 1;
         } else {
             let start = i;
-            while i < chars.len() && !chars[i].is_whitespace() && chars[i] != ';' && chars[i] != '"' {
+            while i < chars.len() && !chars[i].is_whitespace() && chars[i] != ';' && chars[i] != '"'
+            {
                 i += 1;
             }
-            toks.push(Tok { text: chars[start..i].iter().collect(), col: start + 1, quoted: false });
+            toks.push(Tok {
+                text: chars[start..i].iter().collect(),
+                col: start + 1,
+                quoted: false,
+            });
         }
     }
     Ok(toks)
@@ -161,7 +170,12 @@ impl Line {
             Some(t) => (t.col, t.text.clone()),
             None => (self.end_col, String::new()),
         };
-        TextError::Syntax { line: self.ln, column, msg: msg.into(), token }
+        TextError::Syntax {
+            line: self.ln,
+            column,
+            msg: msg.into(),
+            token,
+        }
     }
     fn word(&mut self, what: &str) -> Result<&str, TextError> {
         match self.toks.get(self.pos) {
@@ -197,7 +211,13 @@ impl Line {
             .get(self.pos)
             .filter(|t| !t.quoted)
             .and_then(|t| t.text.strip_prefix(p))
-            .and_then(|d| if d.bytes().all(|b| b.is_ascii_digit()) { d.parse::<u32>().ok() } else { None });
+            .and_then(|d| {
+                if d.bytes().all(|b| b.is_ascii_digit()) {
+                    d.parse::<u32>().ok()
+                } else {
+                    None
+                }
+            });
         match v {
             Some(v) => {
                 self.pos += 1;
@@ -221,7 +241,9 @@ impl Line {
         let v = self.num(p, what)?;
         if v as usize != expected {
             self.pos -= 1;
-            return Err(self.err(format!("expected {p}{expected} (items are numbered in order)")));
+            return Err(self.err(format!(
+                "expected {p}{expected} (items are numbered in order)"
+            )));
         }
         Ok(())
     }
@@ -251,20 +273,33 @@ pub fn from_text(src: &str) -> Result<Netlist, TextError> {
         if toks.is_empty() {
             continue;
         }
-        let mut l = Line { toks, pos: 0, ln, end_col: raw.chars().count() + 1 };
+        let mut l = Line {
+            toks,
+            pos: 0,
+            ln,
+            end_col: raw.chars().count() + 1,
+        };
         let head = l.word("a line kind")?.to_string();
         match head.as_str() {
             "role" => {
                 l.index("r", "role id", net.roles.len())?;
                 let name = l.string()?;
-                net.roles.push(Role { name, legal: Vec::new(), goals: Vec::new() });
+                net.roles.push(Role {
+                    name,
+                    legal: Vec::new(),
+                    goals: Vec::new(),
+                });
             }
             "latch" => {
                 l.index("l", "latch id", net.latches.len())?;
                 let name = l.string()?;
                 l.keyword("init")?;
                 let init = l.bit()?;
-                net.latches.push(Latch { name, init, next: GateId(0) });
+                net.latches.push(Latch {
+                    name,
+                    init,
+                    next: GateId(0),
+                });
                 next.push(None);
             }
             "input" => {
@@ -275,7 +310,10 @@ pub fn from_text(src: &str) -> Result<Netlist, TextError> {
                     return Err(l.err("role not declared"));
                 }
                 let name = l.string()?;
-                net.inputs.push(Input { role: RoleId(role), name });
+                net.inputs.push(Input {
+                    role: RoleId(role),
+                    name,
+                });
             }
             "fixed" => {
                 let name = l.string()?;
@@ -343,7 +381,12 @@ pub fn from_text(src: &str) -> Result<Netlist, TextError> {
         }
         l.done()?;
     }
-    let missing = |msg: String| TextError::Syntax { line: last_line + 1, column: 1, msg, token: String::new() };
+    let missing = |msg: String| TextError::Syntax {
+        line: last_line + 1,
+        column: 1,
+        msg,
+        token: String::new(),
+    };
     for (i, n) in next.into_iter().enumerate() {
         net.latches[i].next = n.ok_or_else(|| missing(format!("no `next l{i}` line")))?;
     }

@@ -34,7 +34,11 @@ fn pull_out(rb: &mut Rebuilder, ops: Vec<GateId>, is_and: bool) -> Rewrite {
             return Rewrite::Gate(Gate::Not(g));
         }
     }
-    Rewrite::Gate(if is_and { Gate::And(ops) } else { Gate::Or(ops) })
+    Rewrite::Gate(if is_and {
+        Gate::And(ops)
+    } else {
+        Gate::Or(ops)
+    })
 }
 
 /// The operands of the `Not`s in `ops`, if every operand is a `Not` (each single-use when

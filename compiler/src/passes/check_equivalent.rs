@@ -20,7 +20,11 @@ pub struct EquivOptions {
 
 impl Default for EquivOptions {
     fn default() -> Self {
-        Self { seed: 1, playouts: 16, max_steps: 64 }
+        Self {
+            seed: 1,
+            playouts: 16,
+            max_steps: 64,
+        }
     }
 }
 
@@ -56,7 +60,11 @@ impl View<'_> {
             && self.terminal == o.terminal
             && self.goals == o.goals
             && self.legal.len() == o.legal.len()
-            && self.legal.iter().zip(&o.legal).all(|(x, y)| same_moves(x, y))
+            && self
+                .legal
+                .iter()
+                .zip(&o.legal)
+                .all(|(x, y)| same_moves(x, y))
     }
 }
 
@@ -68,7 +76,13 @@ fn view<'a>(net: &'a Netlist, state: &[bool]) -> View<'a> {
         goals: net
             .roles
             .iter()
-            .map(|r| r.goals.iter().filter(|g| values[g.gate.index()]).map(|g| g.value).collect())
+            .map(|r| {
+                r.goals
+                    .iter()
+                    .filter(|g| values[g.gate.index()])
+                    .map(|g| g.value)
+                    .collect()
+            })
             .collect(),
         legal: net
             .roles
@@ -112,7 +126,11 @@ pub fn check_equivalent(a: &Netlist, b: &Netlist, opts: &EquivOptions) -> Result
         for t in 0..=opts.max_steps {
             let (va, vb) = (view(a, &sa), view(b, &sb));
             if !va.same(&vb) {
-                return Err(Mismatch { playout: p, step: t, what: describe(a, &va, &vb) });
+                return Err(Mismatch {
+                    playout: p,
+                    step: t,
+                    what: describe(a, &va, &vb),
+                });
             }
             if va.terminal || t == opts.max_steps || va.legal.iter().any(|l| l.is_empty()) {
                 break;
@@ -133,7 +151,10 @@ pub fn check_equivalent(a: &Netlist, b: &Netlist, opts: &EquivOptions) -> Result
 fn describe(a: &Netlist, va: &View<'_>, vb: &View<'_>) -> String {
     if va.fluents != vb.fluents {
         let only = |x: &[&str], y: &[&str]| {
-            x.iter().filter(|f| !y.contains(f)).map(|f| f.to_string()).collect::<Vec<_>>()
+            x.iter()
+                .filter(|f| !y.contains(f))
+                .map(|f| f.to_string())
+                .collect::<Vec<_>>()
         };
         return format!(
             "state: true only in a {:?}, only in b {:?}",
@@ -146,11 +167,24 @@ fn describe(a: &Netlist, va: &View<'_>, vb: &View<'_>) -> String {
     }
     for (r, role) in a.roles.iter().enumerate() {
         if va.goals[r] != vb.goals[r] {
-            return format!("goals of {}: a {:?} b {:?}", role.name, va.goals[r], vb.goals[r]);
+            return format!(
+                "goals of {}: a {:?} b {:?}",
+                role.name, va.goals[r], vb.goals[r]
+            );
         }
-        let names = |v: &View<'_>| v.legal[r].iter().map(|l| l.0.to_string()).collect::<Vec<_>>();
+        let names = |v: &View<'_>| {
+            v.legal[r]
+                .iter()
+                .map(|l| l.0.to_string())
+                .collect::<Vec<_>>()
+        };
         if names(va) != names(vb) {
-            return format!("legal moves of {}: a {:?} b {:?}", role.name, names(va), names(vb));
+            return format!(
+                "legal moves of {}: a {:?} b {:?}",
+                role.name,
+                names(va),
+                names(vb)
+            );
         }
     }
     "no visible difference".into()

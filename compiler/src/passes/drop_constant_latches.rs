@@ -38,7 +38,8 @@ pub fn run(net: &mut Netlist) -> bool {
             net.latches.push(l);
         }
     }
-    net.fixed_fluents.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    net.fixed_fluents
+        .sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     true
 }
 

@@ -26,7 +26,10 @@ fn split(src: &str) -> Result<FileTest, String> {
         .iter()
         .position(|l| l.trim().starts_with("pass "))
         .ok_or("no `pass <name>` line")?;
-    let expect_at = lines.iter().position(|l| l.trim() == "expect").ok_or("no `expect` line")?;
+    let expect_at = lines
+        .iter()
+        .position(|l| l.trim() == "expect")
+        .ok_or("no `expect` line")?;
     if expect_at < pass_at {
         return Err("`expect` before `pass`".into());
     }
@@ -61,8 +64,13 @@ fn run_file(path: &Path) -> Result<(), String> {
     let mut output = input.clone();
     run_pass(&t.pass, &mut output)?;
     validate(&output).map_err(|e| format!("pass {} produced an invalid netlist: {e}", t.pass))?;
-    let opts = EquivOptions { seed: 7, playouts: 32, max_steps: 32 };
-    check_equivalent(&input, &output, &opts).map_err(|e| format!("pass {} changed behaviour: {e}", t.pass))?;
+    let opts = EquivOptions {
+        seed: 7,
+        playouts: 32,
+        max_steps: 32,
+    };
+    check_equivalent(&input, &output, &opts)
+        .map_err(|e| format!("pass {} changed behaviour: {e}", t.pass))?;
     let got = to_text(&output);
     let want = match from_text(&t.expect) {
         Ok(n) => to_text(&n),
@@ -76,7 +84,9 @@ fn run_file(path: &Path) -> Result<(), String> {
             std::fs::write(path, format!("{}\n{got}", t.head)).map_err(|e| e.to_string())?;
             return Ok(());
         }
-        return Err(format!("output differs from expectation.\n--- expected\n{want}--- got\n{got}"));
+        return Err(format!(
+            "output differs from expectation.\n--- expected\n{want}--- got\n{got}"
+        ));
     }
     Ok(())
 }
@@ -95,5 +105,11 @@ fn filetests() {
         .iter()
         .filter_map(|p| run_file(p).err().map(|e| format!("{}: {e}", p.display())))
         .collect();
-    assert!(failures.is_empty(), "{} of {} filetests failed:\n{}", failures.len(), files.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} filetests failed:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n\n")
+    );
 }

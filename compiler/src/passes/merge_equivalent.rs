@@ -34,7 +34,8 @@ pub fn run(net: &mut Netlist) -> bool {
 fn canonical(rb: &Rebuilder, mut ops: Vec<GateId>) -> Option<Vec<GateId>> {
     ops.sort_unstable();
     ops.dedup();
-    let complementary =
-        ops.iter().any(|&o| matches!(rb.gate(o), Gate::Not(x) if ops.binary_search(x).is_ok()));
+    let complementary = ops
+        .iter()
+        .any(|&o| matches!(rb.gate(o), Gate::Not(x) if ops.binary_search(x).is_ok()));
     (!complementary).then_some(ops)
 }

@@ -8,8 +8,8 @@
 //! initial state is preserved exactly: legal moves (by text and order), goals, terminal and
 //! the full fluent state ([`Netlist::true_fluents`]), which [`check_equivalent`] tests.
 
-mod check_equivalent;
 pub mod absorb_not;
+mod check_equivalent;
 pub mod collapse_single;
 pub mod drop_constant_latches;
 pub mod fold_constants;
@@ -53,7 +53,11 @@ pub struct OptimizeOptions {
 
 impl Default for OptimizeOptions {
     fn default() -> Self {
-        Self { max_iterations: 32, drop_constant_latches: true, validate_each_pass: cfg!(debug_assertions) }
+        Self {
+            max_iterations: 32,
+            drop_constant_latches: true,
+            validate_each_pass: cfg!(debug_assertions),
+        }
     }
 }
 
@@ -163,7 +167,13 @@ pub fn optimize(net: &mut Netlist, opts: &OptimizeOptions) -> PassReport {
             break;
         }
     }
-    PassReport { before, after: net.stats(), iterations, converged, steps }
+    PassReport {
+        before,
+        after: net.stats(),
+        iterations,
+        converged,
+        steps,
+    }
 }
 
 #[cfg(test)]

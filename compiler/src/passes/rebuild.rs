@@ -123,7 +123,10 @@ pub(crate) fn map_outputs(net: &mut Netlist, map: impl Fn(GateId) -> GateId) {
 /// Rebuilds `net`'s arena: for each old gate in order, `f` gets the builder, the old id and
 /// the gate with operands renamed into the new arena, and says what replaces it. Outputs are
 /// renamed at the end. Returns true when anything was rewritten.
-pub(crate) fn rebuild(net: &mut Netlist, mut f: impl FnMut(&mut Rebuilder, GateId, Gate) -> Rewrite) -> bool {
+pub(crate) fn rebuild(
+    net: &mut Netlist,
+    mut f: impl FnMut(&mut Rebuilder, GateId, Gate) -> Rewrite,
+) -> bool {
     let n = net.gates.len();
     let mut rb = Rebuilder {
         gates: Vec::with_capacity(n),

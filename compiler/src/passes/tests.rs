@@ -9,13 +9,38 @@ use proptest::prelude::*;
 fn specs() -> Vec<RandomSpec> {
     vec![
         RandomSpec::default(),
-        RandomSpec { roles: 1, moves_per_role: 3, latches: 8, view_gates: 20, next_gates: 20, max_fanin: 2 },
-        RandomSpec { roles: 3, moves_per_role: 4, latches: 40, view_gates: 120, next_gates: 80, max_fanin: 6 },
-        RandomSpec { roles: 2, moves_per_role: 1, latches: 5, view_gates: 10, next_gates: 5, max_fanin: 3 },
+        RandomSpec {
+            roles: 1,
+            moves_per_role: 3,
+            latches: 8,
+            view_gates: 20,
+            next_gates: 20,
+            max_fanin: 2,
+        },
+        RandomSpec {
+            roles: 3,
+            moves_per_role: 4,
+            latches: 40,
+            view_gates: 120,
+            next_gates: 80,
+            max_fanin: 6,
+        },
+        RandomSpec {
+            roles: 2,
+            moves_per_role: 1,
+            latches: 5,
+            view_gates: 10,
+            next_gates: 5,
+            max_fanin: 3,
+        },
     ]
 }
 
-const EQUIV: EquivOptions = EquivOptions { seed: 11, playouts: 12, max_steps: 40 };
+const EQUIV: EquivOptions = EquivOptions {
+    seed: 11,
+    playouts: 12,
+    max_steps: 40,
+};
 
 #[test]
 fn every_pass_alone_keeps_random_netlists_equivalent() {
@@ -28,13 +53,18 @@ fn every_pass_alone_keeps_random_netlists_equivalent() {
                 if pass(&mut out) {
                     changed[k] += 1;
                 }
-                validate(&out).unwrap_or_else(|e| panic!("{name}, spec {s}, seed {seed}: invalid: {e}"));
-                check_equivalent(&net, &out, &EQUIV).unwrap_or_else(|e| panic!("{name}, spec {s}, seed {seed}: {e}"));
+                validate(&out)
+                    .unwrap_or_else(|e| panic!("{name}, spec {s}, seed {seed}: invalid: {e}"));
+                check_equivalent(&net, &out, &EQUIV)
+                    .unwrap_or_else(|e| panic!("{name}, spec {s}, seed {seed}: {e}"));
             }
         }
     }
     for ((name, _), c) in PASSES.iter().zip(changed) {
-        assert!(c > 0, "pass {name} never changed any random netlist: the test does not exercise it");
+        assert!(
+            c > 0,
+            "pass {name} never changed any random netlist: the test does not exercise it"
+        );
     }
 }
 
@@ -46,13 +76,20 @@ fn optimize_keeps_random_netlists_equivalent_and_reaches_a_fixpoint() {
             let mut out = net.clone();
             let report = optimize(&mut out, &OptimizeOptions::default());
             assert!(report.converged, "spec {s}, seed {seed}: {report}");
-            check_equivalent(&net, &out, &EQUIV).unwrap_or_else(|e| panic!("spec {s}, seed {seed}: {e}\n{report}"));
-            assert!(out.logic_gate_count() <= net.logic_gate_count(), "spec {s}, seed {seed}: grew\n{report}");
+            check_equivalent(&net, &out, &EQUIV)
+                .unwrap_or_else(|e| panic!("spec {s}, seed {seed}: {e}\n{report}"));
+            assert!(
+                out.logic_gate_count() <= net.logic_gate_count(),
+                "spec {s}, seed {seed}: grew\n{report}"
+            );
             assert!(out.latches.len() + out.fixed_fluents.len() == net.latches.len());
             // A second run finds nothing left to do.
             let mut again = out.clone();
             let second = optimize(&mut again, &OptimizeOptions::default());
-            assert_eq!(second.iterations, 1, "spec {s}, seed {seed}: not a fixpoint\n{second}");
+            assert_eq!(
+                second.iterations, 1,
+                "spec {s}, seed {seed}: not a fixpoint\n{second}"
+            );
             assert_eq!(again, out);
         }
     }
@@ -75,8 +112,19 @@ fn optimize_shrinks_random_netlists() {
 fn optimize_without_latch_dropping_keeps_every_latch() {
     let net = random_netlist(5, &RandomSpec::default());
     let mut out = net.clone();
-    optimize(&mut out, &OptimizeOptions { drop_constant_latches: false, ..Default::default() });
-    let names = |n: &crate::netlist::Netlist| n.latches.iter().map(|l| (l.name.clone(), l.init)).collect::<Vec<_>>();
+    optimize(
+        &mut out,
+        &OptimizeOptions {
+            drop_constant_latches: false,
+            ..Default::default()
+        },
+    );
+    let names = |n: &crate::netlist::Netlist| {
+        n.latches
+            .iter()
+            .map(|l| (l.name.clone(), l.init))
+            .collect::<Vec<_>>()
+    };
     assert_eq!(names(&out), names(&net));
     assert!(out.fixed_fluents.is_empty());
     check_equivalent(&net, &out, &EQUIV).unwrap();
@@ -98,7 +146,10 @@ fn check_equivalent_detects_differences() {
     let not = other.push(Gate::Not(g));
     other.roles[0].legal[0].gate = not;
     let e = check_equivalent(&net, &other, &EQUIV).unwrap_err();
-    assert!(e.what.starts_with("legal moves of r0") || e.what.starts_with("terminal"), "{e}");
+    assert!(
+        e.what.starts_with("legal moves of r0") || e.what.starts_with("terminal"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -107,15 +158,27 @@ fn drop_constant_latches_records_fixed_fluents() {
                input i0 r0 \"(go)\"\ng0 = const 1\ng1 = latch l0\ng2 = latch l1\ng3 = latch l2\ng4 = not g3\n\
                next l0 g0\nnext l1 g2\nnext l2 g4\nlegal r0 i0 g1\nterminal g2\n";
     let net = from_text(src).unwrap();
-    assert_eq!(drop_constant_latches::constant_latches(&net), vec![true, true, false]);
+    assert_eq!(
+        drop_constant_latches::constant_latches(&net),
+        vec![true, true, false]
+    );
     let mut out = net.clone();
     assert!(drop_constant_latches::run(&mut out));
     assert_eq!(out.latches.len(), 1);
     assert_eq!(out.latches[0].name, "(t)");
-    assert_eq!(out.fixed_fluents, vec![("(c)".to_string(), true), ("(k)".to_string(), false)]);
+    assert_eq!(
+        out.fixed_fluents,
+        vec![("(c)".to_string(), true), ("(k)".to_string(), false)]
+    );
     assert_eq!(out.true_fluents(&[true]), vec!["(c)", "(t)"]);
-    assert!(out.gates.iter().all(|g| !matches!(g, Gate::Latch(l) if l.0 > 0)));
-    assert!(!drop_constant_latches::run(&mut out), "nothing left to drop");
+    assert!(out
+        .gates
+        .iter()
+        .all(|g| !matches!(g, Gate::Latch(l) if l.0 > 0)));
+    assert!(
+        !drop_constant_latches::run(&mut out),
+        "nothing left to drop"
+    );
     check_equivalent(&net, &out, &EQUIV).unwrap();
 }
 
@@ -124,10 +187,19 @@ fn report_counts_each_pass() {
     let mut net = random_netlist(9, &RandomSpec::default());
     let report = optimize(&mut net, &OptimizeOptions::default());
     assert_eq!(report.steps.len(), report.iterations * PASSES.len());
-    assert!(report.steps.iter().any(|s| s.changed && s.logic_after < s.logic_before));
-    assert_eq!(report.after.and + report.after.or + report.after.not, net.logic_gate_count());
+    assert!(report
+        .steps
+        .iter()
+        .any(|s| s.changed && s.logic_after < s.logic_before));
+    assert_eq!(
+        report.after.and + report.after.or + report.after.not,
+        net.logic_gate_count()
+    );
     let first = report.steps.first().unwrap();
-    assert_eq!(first.logic_before, report.before.and + report.before.or + report.before.not);
+    assert_eq!(
+        first.logic_before,
+        report.before.and + report.before.or + report.before.not
+    );
     for w in report.steps.windows(2) {
         assert_eq!(w[0].gates_after, w[1].gates_before);
     }
@@ -135,16 +207,24 @@ fn report_counts_each_pass() {
 }
 
 fn spec_strategy() -> impl Strategy<Value = RandomSpec> {
-    (1usize..4, 1usize..6, 1usize..30, 0usize..80, 0usize..80, 1usize..6).prop_map(
-        |(roles, moves_per_role, latches, view_gates, next_gates, max_fanin)| RandomSpec {
-            roles,
-            moves_per_role,
-            latches,
-            view_gates,
-            next_gates,
-            max_fanin,
-        },
+    (
+        1usize..4,
+        1usize..6,
+        1usize..30,
+        0usize..80,
+        0usize..80,
+        1usize..6,
     )
+        .prop_map(
+            |(roles, moves_per_role, latches, view_gates, next_gates, max_fanin)| RandomSpec {
+                roles,
+                moves_per_role,
+                latches,
+                view_gates,
+                next_gates,
+                max_fanin,
+            },
+        )
 }
 
 proptest! {
