@@ -9,36 +9,32 @@ use crate::netlist::{Gate, GateId, Netlist};
 /// Runs the pass; returns true when the netlist changed.
 pub fn run(net: &mut Netlist) -> bool {
     rebuild(net, |rb, _, gate| match gate {
-        Gate::Not(a) => match rb.gate(a) {
+        Gate::Not(a) => match rb.gate(*a) {
             Gate::Not(x) => Rewrite::To(*x),
-            Gate::And(ops) | Gate::Or(ops) if rb.single_use(a) => {
-                let is_and = matches!(rb.gate(a), Gate::And(_));
+            Gate::And(ops) | Gate::Or(ops) if rb.single_use(*a) => {
+                let is_and = matches!(rb.gate(*a), Gate::And(_));
                 match inverted(rb, ops, false) {
                     Some(inner) => Rewrite::Gate(dual(is_and, inner)),
-                    None => Rewrite::Gate(Gate::Not(a)),
+                    None => Rewrite::Keep,
                 }
             }
-            _ => Rewrite::Gate(Gate::Not(a)),
+            _ => Rewrite::Keep,
         },
         Gate::And(ops) => pull_out(rb, ops, true),
         Gate::Or(ops) => pull_out(rb, ops, false),
-        g => Rewrite::Gate(g),
+        _ => Rewrite::Keep,
     })
 }
 
 /// `And(Not a, Not b, ..)` → `Not(Or(a, b, ..))` when at least two `Not`s, all single-use.
-fn pull_out(rb: &mut Rebuilder, ops: Vec<GateId>, is_and: bool) -> Rewrite {
+fn pull_out(rb: &mut Rebuilder, ops: &[GateId], is_and: bool) -> Rewrite {
     if ops.len() >= 2 {
-        if let Some(inner) = inverted(rb, &ops, true) {
+        if let Some(inner) = inverted(rb, ops, true) {
             let g = rb.push(dual(is_and, inner));
             return Rewrite::Gate(Gate::Not(g));
         }
     }
-    Rewrite::Gate(if is_and {
-        Gate::And(ops)
-    } else {
-        Gate::Or(ops)
-    })
+    Rewrite::Keep
 }
 
 /// The operands of the `Not`s in `ops`, if every operand is a `Not` (each single-use when

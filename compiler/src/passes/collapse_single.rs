@@ -10,13 +10,21 @@ pub fn run(net: &mut Netlist) -> bool {
     rebuild(net, |rb, _, gate| match gate {
         Gate::And(ops) => collapse(rb, ops, true),
         Gate::Or(ops) => collapse(rb, ops, false),
-        g => Rewrite::Gate(g),
+        _ => Rewrite::Keep,
     })
 }
 
-fn collapse(rb: &Rebuilder, ops: Vec<GateId>, is_and: bool) -> Rewrite {
+fn collapse(rb: &Rebuilder, ops: &[GateId], is_and: bool) -> Rewrite {
+    let inlined = |o: GateId| match rb.gate(o) {
+        Gate::And(_) => is_and && rb.single_use(o),
+        Gate::Or(_) => !is_and && rb.single_use(o),
+        _ => false,
+    };
+    if ops.len() != 1 && !ops.iter().any(|&o| inlined(o)) {
+        return Rewrite::Keep;
+    }
     let mut flat = Vec::with_capacity(ops.len());
-    for o in ops {
+    for &o in ops {
         match rb.gate(o) {
             Gate::And(inner) if is_and && rb.single_use(o) => flat.extend_from_slice(inner),
             Gate::Or(inner) if !is_and && rb.single_use(o) => flat.extend_from_slice(inner),

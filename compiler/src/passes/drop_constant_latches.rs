@@ -53,35 +53,97 @@ enum Tri {
 
 /// One flag per latch: true when the latch provably keeps its `init` value in every state
 /// reachable from the initial state.
+///
+/// Starts from "every latch is constant" and withdraws latches whose `next` is not provably
+/// their `init`. Values only ever move from known to unknown, so each gate turns unknown at
+/// most once and is re-evaluated only when an operand does: about linear time overall.
 pub fn constant_latches(net: &Netlist) -> Vec<bool> {
+    let n = net.gates.len();
     let mut candidate = vec![true; net.latches.len()];
-    let mut v = vec![Tri::X; net.gates.len()];
-    loop {
-        for (i, g) in net.gates.iter().enumerate() {
-            v[i] = match g {
-                Gate::Const(c) => tri(*c),
-                Gate::Input(_) => Tri::X,
-                Gate::Latch(l) if candidate[l.index()] => tri(net.latches[l.index()].init),
-                Gate::Latch(_) => Tri::X,
-                Gate::Not(a) => match v[a.index()] {
-                    Tri::F => Tri::T,
-                    Tri::T => Tri::F,
-                    Tri::X => Tri::X,
-                },
-                Gate::And(ops) => combine(ops.iter().map(|o| v[o.index()]), Tri::F),
-                Gate::Or(ops) => combine(ops.iter().map(|o| v[o.index()]), Tri::T),
-            };
+    let mut latch_gate = vec![None; net.latches.len()];
+    let mut v = vec![Tri::X; n];
+    for i in 0..n {
+        if let Gate::Latch(l) = net.gates[i] {
+            latch_gate[l.index()] = Some(i);
         }
-        let mut shrunk = false;
-        for (l, c) in net.latches.iter().zip(candidate.iter_mut()) {
-            if *c && v[l.next.index()] != tri(l.init) {
-                *c = false;
-                shrunk = true;
+        v[i] = eval(net, &v, &candidate, i);
+    }
+    // Users of every gate, and latches by their next gate (compressed adjacency lists).
+    let users = Adjacency::new(n, net.gates.iter().enumerate().flat_map(|(u, g)| g.operands().iter().map(move |o| (o.index(), u))));
+    let fed = Adjacency::new(n, net.latches.iter().enumerate().map(|(l, x)| (x.next.index(), l)));
+    let mut unknown: Vec<usize> = Vec::new();
+    let withdraw = |l: usize, candidate: &mut [bool], v: &mut [Tri], unknown: &mut Vec<usize>| {
+        candidate[l] = false;
+        if let Some(g) = latch_gate[l] {
+            if v[g] != Tri::X {
+                v[g] = Tri::X;
+                unknown.push(g);
             }
         }
-        if !shrunk {
-            return candidate;
+    };
+    for (l, x) in net.latches.iter().enumerate() {
+        if v[x.next.index()] != tri(x.init) {
+            withdraw(l, &mut candidate, &mut v, &mut unknown);
         }
+    }
+    while let Some(g) = unknown.pop() {
+        for l in fed.of(g) {
+            if candidate[l] {
+                withdraw(l, &mut candidate, &mut v, &mut unknown);
+            }
+        }
+        for u in users.of(g) {
+            if v[u] != Tri::X && eval(net, &v, &candidate, u) == Tri::X {
+                v[u] = Tri::X;
+                unknown.push(u);
+            }
+        }
+    }
+    candidate
+}
+
+/// Three-valued value of gate `i` from its operands' values.
+fn eval(net: &Netlist, v: &[Tri], candidate: &[bool], i: usize) -> Tri {
+    match &net.gates[i] {
+        Gate::Const(c) => tri(*c),
+        Gate::Input(_) => Tri::X,
+        Gate::Latch(l) if candidate[l.index()] => tri(net.latches[l.index()].init),
+        Gate::Latch(_) => Tri::X,
+        Gate::Not(a) => match v[a.index()] {
+            Tri::F => Tri::T,
+            Tri::T => Tri::F,
+            Tri::X => Tri::X,
+        },
+        Gate::And(ops) => combine(ops.iter().map(|o| v[o.index()]), Tri::F),
+        Gate::Or(ops) => combine(ops.iter().map(|o| v[o.index()]), Tri::T),
+    }
+}
+
+/// Compressed adjacency lists: for each key `0..n`, the values paired with it.
+struct Adjacency {
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Adjacency {
+    fn new(n: usize, pairs: impl Iterator<Item = (usize, usize)> + Clone) -> Self {
+        let mut start = vec![0u32; n + 1];
+        for (k, _) in pairs.clone() {
+            start[k + 1] += 1;
+        }
+        for k in 0..n {
+            start[k + 1] += start[k];
+        }
+        let mut fill = start.clone();
+        let mut items = vec![0u32; start[n] as usize];
+        for (k, x) in pairs {
+            items[fill[k] as usize] = x as u32;
+            fill[k] += 1;
+        }
+        Adjacency { start, items }
+    }
+    fn of(&self, k: usize) -> impl Iterator<Item = usize> + '_ {
+        self.items[self.start[k] as usize..self.start[k + 1] as usize].iter().map(|&x| x as usize)
     }
 }
 

@@ -8,22 +8,25 @@ use crate::netlist::{Gate, GateId, InputId, Netlist};
 /// Runs the pass; returns true when the netlist changed.
 pub fn run(net: &mut Netlist) -> bool {
     let folded = rebuild(net, |rb, _, gate| match gate {
-        Gate::Not(a) => match rb.const_value(a) {
+        Gate::Not(a) => match rb.const_value(*a) {
             Some(v) => Rewrite::To(rb.constant(!v)),
-            None => Rewrite::Gate(Gate::Not(a)),
+            None => Rewrite::Keep,
         },
         Gate::And(ops) => fold(rb, ops, true),
         Gate::Or(ops) => fold(rb, ops, false),
-        other => Rewrite::Gate(other),
+        _ => Rewrite::Keep,
     });
     let dropped = drop_never_legal(net);
     folded || dropped
 }
 
 /// Folds an `And` (`is_and`) or `Or`: its neutral element is `is_and`, its absorbing one `!is_and`.
-fn fold(rb: &mut Rebuilder, ops: Vec<GateId>, is_and: bool) -> Rewrite {
+fn fold(rb: &mut Rebuilder, ops: &[GateId], is_and: bool) -> Rewrite {
+    if !ops.is_empty() && ops.iter().all(|&o| rb.const_value(o).is_none()) {
+        return Rewrite::Keep;
+    }
     let mut kept = Vec::with_capacity(ops.len());
-    for o in ops {
+    for &o in ops {
         match rb.const_value(o) {
             Some(v) if v == is_and => {}
             Some(_) => return Rewrite::To(rb.constant(!is_and)),

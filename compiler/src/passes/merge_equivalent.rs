@@ -11,31 +11,56 @@ use std::collections::HashMap;
 pub fn run(net: &mut Netlist) -> bool {
     let mut table: HashMap<Gate, GateId> = HashMap::with_capacity(net.gates.len());
     rebuild(net, |rb, _, gate| {
-        let gate = match gate {
-            Gate::And(ops) => match canonical(rb, ops) {
-                Some(ops) => Gate::And(ops),
-                None => return Rewrite::To(rb.constant(false)),
+        let canon = match gate {
+            Gate::And(ops) | Gate::Or(ops) => match canonical(rb, ops) {
+                Canonical::Same => None,
+                Canonical::Sorted(ops) if matches!(gate, Gate::And(_)) => Some(Gate::And(ops)),
+                Canonical::Sorted(ops) => Some(Gate::Or(ops)),
+                Canonical::Complementary => {
+                    return Rewrite::To(rb.constant(matches!(gate, Gate::Or(_))));
+                }
             },
-            Gate::Or(ops) => match canonical(rb, ops) {
-                Some(ops) => Gate::Or(ops),
-                None => return Rewrite::To(rb.constant(true)),
-            },
-            g => g,
+            _ => None,
         };
-        if let Some(&id) = table.get(&gate) {
+        let g = canon.as_ref().unwrap_or(gate);
+        if let Some(&id) = table.get(g) {
             return Rewrite::To(id);
         }
-        table.insert(gate.clone(), rb.next_id());
-        Rewrite::Gate(gate)
+        table.insert(g.clone(), rb.next_id());
+        match canon {
+            Some(g) => Rewrite::Gate(g),
+            None => Rewrite::Keep,
+        }
     })
 }
 
-/// Sorted, deduplicated operands; `None` when they contain some `x` and `Not x`.
-fn canonical(rb: &Rebuilder, mut ops: Vec<GateId>) -> Option<Vec<GateId>> {
-    ops.sort_unstable();
-    ops.dedup();
-    let complementary = ops
-        .iter()
-        .any(|&o| matches!(rb.gate(o), Gate::Not(x) if ops.binary_search(x).is_ok()));
-    (!complementary).then_some(ops)
+/// Canonical operand list of an `And`/`Or`.
+enum Canonical {
+    /// Already sorted without duplicates.
+    Same,
+    /// Sorted and deduplicated.
+    Sorted(Vec<GateId>),
+    /// Contains some `x` and `Not x`.
+    Complementary,
+}
+
+fn canonical(rb: &Rebuilder, ops: &[GateId]) -> Canonical {
+    let sorted = ops.windows(2).all(|w| w[0] < w[1]);
+    let owned;
+    let ops = if sorted {
+        ops
+    } else {
+        let mut v = ops.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        owned = v;
+        &owned[..]
+    };
+    if ops.iter().any(|&o| matches!(rb.gate(o), Gate::Not(x) if ops.binary_search(x).is_ok())) {
+        Canonical::Complementary
+    } else if sorted {
+        Canonical::Same
+    } else {
+        Canonical::Sorted(ops.to_vec())
+    }
 }

@@ -78,6 +78,8 @@ pub struct PassStep {
     pub logic_before: usize,
     /// Logic gates after the pass.
     pub logic_after: usize,
+    /// Wall time of the pass (excluding validation).
+    pub time: std::time::Duration,
 }
 
 /// The outcome of [`optimize`].
@@ -114,11 +116,17 @@ impl std::fmt::Display for PassReport {
             b.depth,
             a.depth
         )?;
-        for s in self.steps.iter().filter(|s| s.changed) {
+        for s in self.steps.iter().filter(|s| s.changed || s.time.as_millis() >= 10) {
             writeln!(
                 f,
-                "  #{:<2} {:<22} gates {:>8} -> {:>8}  logic {:>8} -> {:>8}",
-                s.iteration, s.pass, s.gates_before, s.gates_after, s.logic_before, s.logic_after
+                "  #{:<2} {:<22} gates {:>8} -> {:>8}  logic {:>8} -> {:>8}  {:>8.1} ms",
+                s.iteration,
+                s.pass,
+                s.gates_before,
+                s.gates_after,
+                s.logic_before,
+                s.logic_after,
+                s.time.as_secs_f64() * 1e3
             )?;
         }
         Ok(())
@@ -145,7 +153,9 @@ pub fn optimize(net: &mut Netlist, opts: &OptimizeOptions) -> PassReport {
                 continue;
             }
             let (gates_before, logic_before) = (net.gates.len(), net.logic_gate_count());
+            let t0 = std::time::Instant::now();
             let changed = pass(net);
+            let time = t0.elapsed();
             if opts.validate_each_pass {
                 if let Err(e) = validate(net) {
                     panic!("pass {name} broke the netlist invariants: {e}");
@@ -160,6 +170,7 @@ pub fn optimize(net: &mut Netlist, opts: &OptimizeOptions) -> PassReport {
                 gates_after: net.gates.len(),
                 logic_before,
                 logic_after: net.logic_gate_count(),
+                time,
             });
         }
         if !any {

@@ -6,6 +6,8 @@ use crate::netlist::{Gate, GateId, Netlist};
 
 /// What a pass makes of one gate (whose operands are already in the new arena's ids).
 pub(crate) enum Rewrite {
+    /// Keep the gate as it is (with renamed operands).
+    Keep,
     /// Put this gate into the new arena (unchanged or rewritten).
     Gate(Gate),
     /// Replace every use of the gate by this gate of the new arena.
@@ -64,6 +66,18 @@ impl Rebuilder {
     pub(crate) fn single_use(&self, id: GateId) -> bool {
         let o = self.origin[id.index()];
         o != NONE && self.uses[o as usize] == 1 && !self.shared[id.index()]
+    }
+
+    /// Pushes the gate made from old gate `origin`; notes a change when an existing constant
+    /// is reused instead.
+    fn push_kept(&mut self, gate: Gate, origin: u32, changed: &mut bool) -> GateId {
+        let before = self.gates.len();
+        let id = self.push_from(gate, origin);
+        if id.index() < before {
+            *changed = true;
+            self.shared[id.index()] = true;
+        }
+        id
     }
 
     fn push_from(&mut self, gate: Gate, origin: u32) -> GateId {
@@ -125,7 +139,7 @@ pub(crate) fn map_outputs(net: &mut Netlist, map: impl Fn(GateId) -> GateId) {
 /// renamed at the end. Returns true when anything was rewritten.
 pub(crate) fn rebuild(
     net: &mut Netlist,
-    mut f: impl FnMut(&mut Rebuilder, GateId, Gate) -> Rewrite,
+    mut f: impl FnMut(&mut Rebuilder, GateId, &Gate) -> Rewrite,
 ) -> bool {
     let n = net.gates.len();
     let mut rb = Rebuilder {
@@ -137,20 +151,13 @@ pub(crate) fn rebuild(
     };
     let mut map: Vec<GateId> = Vec::with_capacity(n);
     let mut changed = false;
-    for (i, old) in std::mem::take(&mut net.gates).into_iter().enumerate() {
-        let mapped = rename(old.clone(), &map);
-        changed |= mapped != old;
-        let new = match f(&mut rb, GateId(i as u32), mapped.clone()) {
+    for (i, mut gate) in std::mem::take(&mut net.gates).into_iter().enumerate() {
+        changed |= rename_in_place(&mut gate, &map);
+        let new = match f(&mut rb, GateId(i as u32), &gate) {
+            Rewrite::Keep => rb.push_kept(gate, i as u32, &mut changed),
             Rewrite::Gate(g) => {
-                changed |= g != mapped;
-                let before = rb.gates.len();
-                let id = rb.push_from(g, i as u32);
-                if id.index() < before {
-                    // An existing constant was reused.
-                    changed = true;
-                    rb.shared[id.index()] = true;
-                }
-                id
+                changed |= g != gate;
+                rb.push_kept(g, i as u32, &mut changed)
             }
             Rewrite::To(id) => {
                 changed = true;
@@ -165,12 +172,18 @@ pub(crate) fn rebuild(
     changed
 }
 
-/// The gate with its operands renamed through `map`.
-pub(crate) fn rename(gate: Gate, map: &[GateId]) -> Gate {
+/// Renames the gate's operands through `map`; true when one changed.
+pub(crate) fn rename_in_place(gate: &mut Gate, map: &[GateId]) -> bool {
+    let mut changed = false;
+    let mut one = |o: &mut GateId| {
+        let m = map[o.index()];
+        changed |= m != *o;
+        *o = m;
+    };
     match gate {
-        Gate::Not(a) => Gate::Not(map[a.index()]),
-        Gate::And(ops) => Gate::And(ops.into_iter().map(|o| map[o.index()]).collect()),
-        Gate::Or(ops) => Gate::Or(ops.into_iter().map(|o| map[o.index()]).collect()),
-        g => g,
+        Gate::Not(a) => one(a),
+        Gate::And(ops) | Gate::Or(ops) => ops.iter_mut().for_each(one),
+        _ => {}
     }
+    changed
 }

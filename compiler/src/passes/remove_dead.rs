@@ -2,7 +2,7 @@
 //! the rest compactly in the same order, so the arena stays topological. Latches and inputs
 //! themselves are kept (they are game state and moves); only their unread gates go.
 
-use super::rebuild::{for_each_output, map_outputs, rename};
+use super::rebuild::{for_each_output, map_outputs, rename_in_place};
 use crate::netlist::{GateId, Netlist};
 
 /// Runs the pass; returns true when a gate was removed.
@@ -21,10 +21,11 @@ pub fn run(net: &mut Netlist) -> bool {
     }
     let mut map = vec![GateId(u32::MAX); net.gates.len()];
     let mut gates = Vec::with_capacity(live.iter().filter(|&&l| l).count());
-    for (i, g) in std::mem::take(&mut net.gates).into_iter().enumerate() {
+    for (i, mut g) in std::mem::take(&mut net.gates).into_iter().enumerate() {
         if live[i] {
             map[i] = GateId(gates.len() as u32);
-            gates.push(rename(g, &map));
+            rename_in_place(&mut g, &map);
+            gates.push(g);
         }
     }
     net.gates = gates;
