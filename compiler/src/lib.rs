@@ -12,5 +12,6 @@ pub mod ground;
 pub mod interp;
 pub mod kif;
 pub mod netlist;
+pub mod passes;
 pub mod playout;
 pub mod rng;
