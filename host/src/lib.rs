@@ -3,4 +3,5 @@
 
 pub mod backend;
 pub mod machine;
+pub mod perft;
 pub mod sim;

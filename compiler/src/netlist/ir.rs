@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 /// Index of a gate in [`Netlist::gates`]. Printed as `g12`.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct GateId(pub u32);
 
 /// Index of a latch (base proposition) in [`Netlist::latches`]. Printed as `l3`.
@@ -161,6 +163,12 @@ pub struct Netlist {
     pub roles: Vec<Role>,
     /// True in terminal states.
     pub terminal: GateId,
+    /// Fluents removed by optimization because they never change, with their constant value
+    /// (see `passes::drop_constant_latches`). Sorted by fluent text; disjoint from the latch
+    /// names. Together with the latches they make up the full game state
+    /// ([`Netlist::true_fluents`]).
+    #[serde(default)]
+    pub fixed_fluents: Vec<(String, bool)>,
 }
 
 /// Counts that describe a netlist's size, as printed by `propnet run` and the benches.
@@ -199,12 +207,19 @@ impl Netlist {
 
     /// Number of logic gates (`And`, `Or`, `Not`): the work per step of a simulator.
     pub fn logic_gate_count(&self) -> usize {
-        self.gates.iter().filter(|g| matches!(g, Gate::And(_) | Gate::Or(_) | Gate::Not(_))).count()
+        self.gates
+            .iter()
+            .filter(|g| matches!(g, Gate::And(_) | Gate::Or(_) | Gate::Not(_)))
+            .count()
     }
 
     /// Size statistics.
     pub fn stats(&self) -> NetlistStats {
-        let mut s = NetlistStats { latches: self.latches.len(), inputs: self.inputs.len(), ..Default::default() };
+        let mut s = NetlistStats {
+            latches: self.latches.len(),
+            inputs: self.inputs.len(),
+            ..Default::default()
+        };
         let mut level = vec![0usize; self.gates.len()];
         for (i, g) in self.gates.iter().enumerate() {
             match g {
@@ -225,11 +240,32 @@ impl Netlist {
             }
             let ops = g.operands();
             if !ops.is_empty() {
-                level[i] = 1 + ops.iter().map(|o| level.get(o.index()).copied().unwrap_or(0)).max().unwrap_or(0);
+                level[i] = 1 + ops
+                    .iter()
+                    .map(|o| level.get(o.index()).copied().unwrap_or(0))
+                    .max()
+                    .unwrap_or(0);
             }
             s.depth = s.depth.max(level[i]);
         }
         s
+    }
+
+    /// Names of the fluents that hold in the state whose latch values are `latches` (one bool
+    /// per latch), including the true [`Netlist::fixed_fluents`]: the full game state, sorted
+    /// by fluent text in byte order. Panics if `latches.len() != self.latches.len()`.
+    pub fn true_fluents(&self, latches: &[bool]) -> Vec<&str> {
+        assert_eq!(latches.len(), self.latches.len(), "one value per latch");
+        let mut names: Vec<&str> = self
+            .latches
+            .iter()
+            .zip(latches)
+            .filter(|(_, &v)| v)
+            .map(|(l, _)| l.name.as_str())
+            .chain(self.fixed_fluents.iter().filter(|(_, v)| *v).map(|(n, _)| n.as_str()))
+            .collect();
+        names.sort_unstable();
+        names
     }
 
     /// Initial state as one bool per latch.
