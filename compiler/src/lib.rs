@@ -9,6 +9,7 @@
 
 pub mod gdl;
 pub mod ground;
+pub mod interp;
 pub mod kif;
 pub mod netlist;
 pub mod passes;
