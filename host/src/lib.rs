@@ -5,3 +5,4 @@ pub mod backend;
 pub mod machine;
 pub mod perft;
 pub mod sim;
+pub mod pipeline;
