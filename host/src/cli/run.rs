@@ -58,6 +58,20 @@ pub struct Totals {
     pub agg: JobResult,
     /// Wall time of the playouts only.
     pub elapsed: Duration,
+    /// CPU time of all threads of the process during the playouts (Linux only).
+    pub cpu: Option<Duration>,
+}
+
+/// CPU time consumed so far by the live threads of this process, from
+/// `/proc/self/task/*/schedstat` (nanoseconds on CPU); `None` off Linux. On a shared,
+/// overloaded machine wall time says little; per-CPU-second rates stay meaningful.
+pub fn process_cpu_time() -> Option<Duration> {
+    let mut ns = 0u64;
+    for e in std::fs::read_dir("/proc/self/task").ok()? {
+        let s = std::fs::read_to_string(e.ok()?.path().join("schedstat")).ok()?;
+        ns += s.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(Duration::from_nanos(ns))
 }
 
 /// Runs playouts from the initial state through `backend` until `playouts` are done or
@@ -73,6 +87,7 @@ pub fn measure(
     let start = backend.netlist().initial_state();
     let roles = backend.netlist().roles.len();
     let mut t = Totals { agg: JobResult { goal_sums: vec![0; roles], ..Default::default() }, ..Default::default() };
+    let cpu0 = process_cpu_time();
     let t0 = Instant::now();
     let mut batch = 1024u64;
     let mut next_index = 0u64;
@@ -120,6 +135,7 @@ pub fn measure(
         }
     }
     t.elapsed = t0.elapsed();
+    t.cpu = process_cpu_time().zip(cpu0).map(|(a, b)| a.saturating_sub(b));
     Ok(t)
 }
 
@@ -153,6 +169,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let pps = t.agg.playouts as f64 / secs;
     let sps = t.agg.total_length as f64 / secs;
     let gps = sps * logic as f64;
+    let cpu_secs = t.cpu.map(|c| c.as_secs_f64().max(1e-9));
+    let pp_cpu_s = cpu_secs.map(|c| t.agg.playouts as f64 / c);
     let mean_goals: Vec<f64> = t.agg.goal_sums.iter().map(|&g| g as f64 / n).collect();
     let mean_len = t.agg.total_length as f64 / n;
     if args.json {
@@ -165,6 +183,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             "playouts": t.agg.playouts,
             "seconds": secs,
             "playouts_per_second": pps,
+            "cpu_seconds": cpu_secs,
+            "playouts_per_cpu_second": pp_cpu_s,
             "states_per_second": sps,
             "gate_evals_per_second": gps,
             "roles": report.roles,
@@ -196,6 +216,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     );
     println!("playouts     {} in {:.3} s", t.agg.playouts, secs);
     println!("playouts/s   {pps:.0}");
+    if let (Some(c), Some(p)) = (cpu_secs, pp_cpu_s) {
+        println!("cpu time     {c:.3} s, {p:.0} playouts per CPU-second");
+    }
     println!("states/s     {sps:.0} (joint moves)");
     println!("gate-evals/s {gps:.3e} ({logic} logic gates per state)");
     let goals: Vec<String> = report.roles.iter().zip(&mean_goals).map(|(r, g)| format!("{r} {g:.2}")).collect();
