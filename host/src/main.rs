@@ -1,4 +1,5 @@
-//! The `propnet` command-line tool. Each subcommand lives in `cli/<name>.rs`.
+//! The `propnet` command line: compile GDL games into propnets and run them fast.
+//! Each subcommand lives in `cli/<name>.rs`; this file only dispatches.
 
 use std::process::ExitCode;
 
@@ -6,7 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod cli;
 
-/// Compile GDL games to propositional networks and run them fast.
+/// propnet: GDL → propositional network compiler and fast playout engine.
 #[derive(Parser)]
 #[command(name = "propnet", version, about)]
 struct Cli {
@@ -16,14 +17,25 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run random playouts of a game and report throughput (the main job).
+    Run(cli::run::RunArgs),
     /// Parse and check a GDL game; print its roles, relations and warnings.
     Check(cli::check::CheckArgs),
+    /// Compile a game to a netlist file.
+    Compile(cli::compile::CompileArgs),
+    /// Count joint-move paths by depth from the initial state.
+    Perft(cli::perft::PerftArgs),
+    /// Compare playout throughput across games, thread counts and the reference interpreter.
+    Bench(cli::bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Check(args) => cli::check::run(args),
+    let result = match Cli::parse().command {
+        Command::Run(a) => cli::run::run(a),
+        Command::Check(a) => cli::check::run(a),
+        Command::Compile(a) => cli::compile::run(a),
+        Command::Perft(a) => cli::perft::run(a),
+        Command::Bench(a) => cli::bench::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,134 @@
+//! `propnet bench [GAMES…]`: playouts/s per game and thread count, side by side with the
+//! reference interpreter and the previous best run (`bench-results/cpu-latest.json`).
+
+use super::run::measure;
+use anyhow::Context;
+use indicatif::ProgressBar;
+use propnet_compiler::gdl;
+use propnet_compiler::interp::Interp;
+use propnet_compiler::rng::{choose, draw};
+use propnet_host::sim::{CpuBackend, CpuOptions};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Arguments of `propnet bench`.
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Game files; default: the bundled list (tictactoe, connect four, breakthrough,
+    /// reversi/othello, checkers) from bench-games/ and the shared corpus, where present.
+    pub games: Vec<PathBuf>,
+    /// Thread counts to measure, comma separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    pub threads: Vec<usize>,
+    /// Seconds per measurement.
+    #[arg(long, default_value_t = 2.0)]
+    pub seconds: f64,
+    /// Step limit per playout.
+    #[arg(long, default_value_t = 1000)]
+    pub max_steps: u32,
+    /// Skip the reference interpreter.
+    #[arg(long)]
+    pub no_interp: bool,
+    /// Previous-best file, read before and written after the run.
+    #[arg(long, default_value = "bench-results/cpu-latest.json")]
+    pub results: PathBuf,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn default_games() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let shared = root.join("../shared/games");
+    let candidates = [
+        root.join("bench-games/tictactoe.kif"),
+        root.join("bench-games/connectfour.kif"),
+        root.join("bench-games/breakthrough.kif"),
+        shared.join("ggp-repository/reversi.kif"),
+        shared.join("ggp-repository/checkers.kif"),
+    ];
+    candidates.into_iter().filter(|p| p.exists()).collect()
+}
+
+/// Random playouts/s of the reference GDL interpreter from the initial state for `seconds`.
+fn interp_rate(game: &Path, seconds: f64, max_steps: u32) -> anyhow::Result<f64> {
+    let g = gdl::load(game)?;
+    let mut it = Interp::new(&g.program)?;
+    let roles = it.roles().len();
+    let init = it.initial_state()?;
+    let t0 = Instant::now();
+    let mut done = 0u32;
+    while done == 0 || t0.elapsed().as_secs_f64() < seconds {
+        let mut s = init.clone();
+        for step in 0..max_steps {
+            if it.is_terminal(&s)? {
+                break;
+            }
+            let mut joint = Vec::with_capacity(roles);
+            for r in 0..roles {
+                let legal = it.legal_moves(&s, r)?;
+                if legal.is_empty() {
+                    break;
+                }
+                joint.push(legal[choose(draw(1, done, step, r as u32), legal.len() as u32) as usize]);
+            }
+            if joint.len() < roles {
+                break;
+            }
+            s = it.next_state(&s, &joint)?;
+        }
+        done += 1;
+    }
+    Ok(f64::from(done) / t0.elapsed().as_secs_f64())
+}
+
+/// Runs `propnet bench`.
+pub fn run(args: BenchArgs) -> anyhow::Result<()> {
+    let games = if args.games.is_empty() { default_games() } else { args.games.clone() };
+    anyhow::ensure!(!games.is_empty(), "no games given and no bundled games found");
+    let previous: serde_json::Value = std::fs::read_to_string(&args.results)
+        .ok()
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or(serde_json::json!({}));
+    let mut rows = Vec::new();
+    let mut best = previous.clone();
+    for game in &games {
+        let (net, report) = super::load(game, false)?;
+        let name = game.file_stem().map_or_else(|| game.display().to_string(), |s| s.to_string_lossy().into_owned());
+        let logic = net.logic_gate_count() as f64;
+        let interp = if args.no_interp { None } else { Some(interp_rate(game, args.seconds, args.max_steps)?) };
+        for &threads in &args.threads {
+            let mut b = CpuBackend::new(net.clone(), CpuOptions { threads, ..Default::default() })?;
+            let t = measure(&mut b, None, Some(args.seconds), 1, args.max_steps, &ProgressBar::hidden())?;
+            let secs = t.elapsed.as_secs_f64();
+            let pps = t.agg.playouts as f64 / secs;
+            let gps = t.agg.total_length as f64 / secs * logic;
+            let key = format!("{name}/t{threads}");
+            let prev = previous.get(&key).and_then(|v| v.get("playouts_per_second")).and_then(|v| v.as_f64());
+            if prev.is_none_or(|p| pps > p) {
+                best[&key] = serde_json::json!({"playouts_per_second": pps, "gate_evals_per_second": gps});
+            }
+            rows.push(serde_json::json!({
+                "game": name, "threads": threads, "playouts_per_second": pps, "gate_evals_per_second": gps,
+                "interp_playouts_per_second": interp, "previous_best": prev,
+                "logic_gates": logic, "compile_seconds": report.total_time().as_secs_f64(),
+            }));
+            if !args.json {
+                println!(
+                    "{name:<16} t{threads:<2} {pps:>12.0} playouts/s {gps:>10.3e} gate-evals/s  interp {:>10}  prev best {:>12}",
+                    interp.map_or("-".into(), |v| format!("{v:.1}/s")),
+                    prev.map_or("-".into(), |v| format!("{v:.0}/s"))
+                );
+            }
+        }
+    }
+    if args.json {
+        println!("{}", serde_json::json!({ "rows": rows }));
+    }
+    if let Some(dir) = args.results.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    std::fs::write(&args.results, serde_json::to_string_pretty(&best)?)
+        .with_context(|| format!("writing {}", args.results.display()))?;
+    Ok(())
+}

@@ -1,0 +1,118 @@
+//! The one game-loading pipeline every subcommand uses: read → parse → check → ground →
+//! optimize → validate, with timings and sizes for reports.
+
+use propnet_compiler::gdl::{self, Game};
+use propnet_compiler::ground::{self, CompileOptions, GroundError};
+use propnet_compiler::netlist::{validate, Netlist, NetlistStats, ValidateError};
+use propnet_compiler::passes::{self, OptimizeOptions, PassReport};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Options of [`load_netlist`].
+#[derive(Clone, Debug, Default)]
+pub struct PipelineOptions {
+    /// Grounding limits.
+    pub ground: CompileOptions,
+    /// Skip the optimization passes (raw grounded netlist).
+    pub no_optimize: bool,
+    /// Optimization options.
+    pub optimize: OptimizeOptions,
+}
+
+/// What loading a game cost and produced.
+#[derive(Clone, Debug)]
+pub struct CompileReport {
+    /// Game file as given.
+    pub path: String,
+    /// Roles in order.
+    pub roles: Vec<String>,
+    /// Front-end warnings, formatted with file:line:column.
+    pub warnings: Vec<String>,
+    /// Parse + check time.
+    pub parse_time: Duration,
+    /// Grounding + netlist building time.
+    pub ground_time: Duration,
+    /// Optimization time.
+    pub optimize_time: Duration,
+    /// Netlist size before optimization.
+    pub grounded: NetlistStats,
+    /// Final netlist size.
+    pub stats: NetlistStats,
+    /// Pass report, when optimization ran.
+    pub passes: Option<PassReport>,
+}
+
+impl CompileReport {
+    /// Total compile time.
+    pub fn total_time(&self) -> Duration {
+        self.parse_time + self.ground_time + self.optimize_time
+    }
+}
+
+/// Why a game could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    /// Reading, parsing or checking failed (message has file:line:column).
+    #[error(transparent)]
+    Gdl(#[from] gdl::GdlError),
+    /// Grounding failed.
+    #[error("{location}{source}")]
+    Ground {
+        /// `file:line:column: ` of the offending rule, or `file: `.
+        location: String,
+        /// The grounder's error.
+        source: GroundError,
+    },
+    /// The final netlist broke an invariant (a compiler bug).
+    #[error("{path}: internal error: compiled netlist is invalid: {source}")]
+    Invalid {
+        /// Game file.
+        path: String,
+        /// The violated invariant.
+        source: ValidateError,
+    },
+}
+
+/// Loads the game at `path` and compiles it into a validated, optimized netlist.
+///
+/// # Errors
+/// [`PipelineError`] with the file location of the offending rule or term.
+pub fn load_netlist(path: &Path, opts: &PipelineOptions) -> Result<(Netlist, CompileReport), PipelineError> {
+    let t0 = Instant::now();
+    let game = gdl::load(path)?;
+    compile_game(&game, t0.elapsed(), opts)
+}
+
+/// Compiles an already loaded game (see [`load_netlist`]); `parse_time` is reported as is.
+///
+/// # Errors
+/// As [`load_netlist`], without the front-end errors.
+pub fn compile_game(game: &Game, parse_time: Duration, opts: &PipelineOptions) -> Result<(Netlist, CompileReport), PipelineError> {
+    let name = game.source.name().to_string();
+    let t1 = Instant::now();
+    let mut net = ground::compile(&game.program, &opts.ground).map_err(|source| {
+        let location = match source.span() {
+            Some(span) => format!("{}: ", game.source.loc(span.start)),
+            None => format!("{name}: "),
+        };
+        PipelineError::Ground { location, source }
+    })?;
+    let ground_time = t1.elapsed();
+    let grounded = net.stats();
+    let t2 = Instant::now();
+    let passes = (!opts.no_optimize).then(|| passes::optimize(&mut net, &opts.optimize));
+    let optimize_time = t2.elapsed();
+    validate(&net).map_err(|source| PipelineError::Invalid { path: name.clone(), source })?;
+    let report = CompileReport {
+        path: name,
+        roles: net.roles.iter().map(|r| r.name.clone()).collect(),
+        warnings: game.warnings.iter().map(|w| w.to_string()).collect(),
+        parse_time,
+        ground_time,
+        optimize_time,
+        grounded,
+        stats: net.stats(),
+        passes,
+    };
+    Ok((net, report))
+}

@@ -1,0 +1,91 @@
+//! The bit-parallel CPU backend equals the reference backend, record for record, on real
+//! games compiled by the full pipeline (parse → check → ground → optimize → validate),
+//! including a simultaneous-move game, from the initial state and from mid-game states.
+
+use propnet_compiler::netlist::Netlist;
+use propnet_host::backend::{Backend, BatchRequest, Job, ReferenceBackend};
+use propnet_host::machine::NetMachine;
+use propnet_host::pipeline::{load_netlist, PipelineOptions};
+use propnet_host::sim::{CpuBackend, CpuOptions};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Loads a game; `None` (skip) when a shared-corpus file is absent, unless CI requires it.
+fn load(path: PathBuf) -> Option<Netlist> {
+    if !path.exists() {
+        assert!(std::env::var("PROPNET_REQUIRE_SHARED").as_deref() != Ok("1"), "missing {}", path.display());
+        eprintln!("skipping: {} not found", path.display());
+        return None;
+    }
+    let (net, _) = load_netlist(&path, &PipelineOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    Some(net)
+}
+
+/// A few states reached by playing the first legal joint move `k` times from the start.
+fn mid_game_states(net: &Netlist) -> Vec<Vec<bool>> {
+    let m = NetMachine::new(net);
+    let mut s = m.initial_state();
+    let mut out = Vec::new();
+    for k in 0..6 {
+        if m.is_terminal(&s) {
+            break;
+        }
+        let legal = m.legal_moves(&s);
+        if legal.iter().any(Vec::is_empty) {
+            break;
+        }
+        let joint: Vec<_> = legal.iter().map(|l| l[(k * 7) % l.len()]).collect();
+        s = m.next_state(&s, &joint);
+        if k % 2 == 1 {
+            out.push(s.clone());
+        }
+    }
+    out
+}
+
+fn check_game(net: &Netlist, count: u32, max_steps: u32) {
+    let mut jobs = vec![Job { start: net.initial_state(), first_playout: 0, count }];
+    for (i, s) in mid_game_states(net).into_iter().enumerate() {
+        jobs.push(Job { start: s, first_playout: 1000 * (i as u32 + 1), count: count / 2 + 1 });
+    }
+    let req = BatchRequest { jobs, seed: 0x00c0_ffee, max_steps, want_records: true };
+    let want = ReferenceBackend::new(net.clone()).run_batch(&req).unwrap();
+    for (threads, lanes) in [(1, 64), (2, 256)] {
+        let got = CpuBackend::new(net.clone(), CpuOptions { threads, lane_width: lanes }).unwrap().run_batch(&req).unwrap();
+        assert_eq!(got.records.len(), want.records.len());
+        for (g, w) in got.records.iter().zip(&want.records) {
+            assert_eq!(g, w, "playout {} ({threads} threads, {lanes} lanes)", w.index);
+        }
+        assert_eq!(got.jobs, want.jobs);
+    }
+    // The playouts actually went somewhere: some moves were made, and goals vary.
+    assert!(want.jobs[0].total_length > 0);
+}
+
+#[test]
+fn tictactoe() {
+    let net = load(root().join("bench-games/tictactoe.kif")).unwrap();
+    check_game(&net, 300, 200);
+}
+
+#[test]
+fn connect_four() {
+    let net = load(root().join("bench-games/connectfour.kif")).unwrap();
+    check_game(&net, 150, 200);
+}
+
+#[test]
+fn breakthrough_with_step_limit() {
+    let net = load(root().join("bench-games/breakthrough.kif")).unwrap();
+    // A step limit below typical game length exercises StepLimit ends on a real game.
+    check_game(&net, 70, 40);
+}
+
+#[test]
+fn simultaneous_move_tictactoe() {
+    let Some(net) = load(root().join("../shared/games/ggp-repository/ticTacToeParallel.kif")) else { return };
+    check_game(&net, 200, 200);
+}
