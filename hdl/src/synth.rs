@@ -1,0 +1,1 @@
+//! Synthesis report: placeholder replaced below.
