@@ -89,11 +89,11 @@ pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> 
         let _ = writeln!(
             s,
             "wire [{w1}:0] cnt_{ri} = pre_{ri}_{n};\n\
-             wire [{pw}:0] prod_{ri} = {{{{{w}{{1'b0}}}}, draw_{ri}}} * {{{{32{{1'b0}}}}, cnt_{ri}}};\n\
-             wire [{w1}:0] k_{ri} = prod_{ri}[{pw}:32];\n\
+             wire [{w1}:0] k_{ri};\n\
+             wire [31:0] frac_unused_{ri}; // k = (draw * count) >> 32; the low word is not needed\n\
+             assign {{k_{ri}, frac_unused_{ri}}} = {{{{{w}{{1'b0}}}}, draw_{ri}}} * {{{{32{{1'b0}}}}, cnt_{ri}}};\n\
              wire none_{ri} = (cnt_{ri} == {w}'d0);",
-            w1 = w - 1,
-            pw = 31 + w
+            w1 = w - 1
         );
         for (j, legal) in role.legal.iter().enumerate() {
             let _ = writeln!(s, "wire sel_{ri}_{j} = lg[{}] & (pre_{ri}_{j} == k_{ri});", off + j);
