@@ -174,3 +174,21 @@ fn bad_options_and_netlists_are_errors() {
     empty.latches.clear();
     assert!(generate(&empty, &Options::default()).is_err());
 }
+
+/// The synthesis flow end to end on a tiny netlist (yosys `synth_ice40` + nextpnr-ice40).
+#[test]
+fn tiny_netlist_synthesizes_for_ice40() {
+    if !have("yosys") || !have("nextpnr-ice40") {
+        return;
+    }
+    let spec = RandomSpec { roles: 1, moves_per_role: 3, latches: 8, view_gates: 12, next_gates: 12, max_fanin: 3 };
+    let net = random_netlist(2, &spec);
+    let design = generate(&net, &Options { rng_stages: 4, ..Default::default() }).unwrap();
+    let dir = scratch("synth");
+    let rep = propnet_hdl::synth::synthesize(&design, &dir, propnet_hdl::synth::Target::Ice40).unwrap_or_else(|e| panic!("{e}"));
+    assert!(rep.luts > 100, "a Threefry alone needs hundreds of LUTs: {rep:?}");
+    assert!(rep.ffs >= 8 + 4 * 32, "latches + pipeline registers: {rep:?}");
+    assert!(rep.fits);
+    assert!(rep.fmax_mhz.is_some_and(|f| f > 1.0), "{rep:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
