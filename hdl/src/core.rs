@@ -60,7 +60,12 @@ fn live_gates(net: &Netlist) -> Vec<bool> {
 /// `propnet_compiler::netlist::validate`, and have at least one latch, input and legal entry).
 pub fn write_core(net: &Netlist, module: &str) -> String {
     let shape = CoreShape::of(net);
-    let (l, i, nl, r) = (shape.latches, shape.inputs, shape.legal_total(), net.roles.len());
+    let (l, i, nl, r) = (
+        shape.latches,
+        shape.inputs,
+        shape.legal_total(),
+        net.roles.len(),
+    );
     let live = live_gates(net);
     let mut s = String::new();
     let _ = writeln!(
@@ -85,7 +90,12 @@ pub fn write_core(net: &Netlist, module: &str) -> String {
     );
     let mut latch_used = vec![false; l];
     let mut input_used = vec![false; i];
-    let join = |ops: &[GateId], op: &str| ops.iter().map(|o| format!("g{}", o.0)).collect::<Vec<_>>().join(op);
+    let join = |ops: &[GateId], op: &str| {
+        ops.iter()
+            .map(|o| format!("g{}", o.0))
+            .collect::<Vec<_>>()
+            .join(op)
+    };
     for (id, gate) in net.gates.iter().enumerate() {
         if !live[id] {
             continue;
@@ -94,13 +104,26 @@ pub fn write_core(net: &Netlist, module: &str) -> String {
             Gate::Const(c) => writeln!(s, "wire g{id} = 1'b{};", u8::from(*c)),
             Gate::Latch(x) => {
                 latch_used[x.index()] = true;
-                writeln!(s, "wire g{id} = st[{}]; // {}", x.0, comment(&net.latches[x.index()].name))
+                writeln!(
+                    s,
+                    "wire g{id} = st[{}]; // {}",
+                    x.0,
+                    comment(&net.latches[x.index()].name)
+                )
             }
             Gate::Input(x) => {
                 input_used[x.index()] = true;
                 let inp = &net.inputs[x.index()];
-                let role = net.roles.get(inp.role.index()).map_or("?", |r| r.name.as_str());
-                writeln!(s, "wire g{id} = mv[{}]; // does {}", x.0, comment(&format!("{role} {}", inp.name)))
+                let role = net
+                    .roles
+                    .get(inp.role.index())
+                    .map_or("?", |r| r.name.as_str());
+                writeln!(
+                    s,
+                    "wire g{id} = mv[{}]; // does {}",
+                    x.0,
+                    comment(&format!("{role} {}", inp.name))
+                )
             }
             Gate::Not(a) => writeln!(s, "wire g{id} = ~g{};", a.0),
             Gate::And(ops) if ops.is_empty() => writeln!(s, "wire g{id} = 1'b1;"),
@@ -110,13 +133,24 @@ pub fn write_core(net: &Netlist, module: &str) -> String {
         };
     }
     for (x, latch) in net.latches.iter().enumerate() {
-        let _ = writeln!(s, "assign nx[{x}] = g{}; // next {}", latch.next.0, comment(&latch.name));
+        let _ = writeln!(
+            s,
+            "assign nx[{x}] = g{}; // next {}",
+            latch.next.0,
+            comment(&latch.name)
+        );
     }
     let mut k = 0;
     for role in &net.roles {
         for legal in &role.legal {
             let name = &net.inputs[legal.input.index()].name;
-            let _ = writeln!(s, "assign lg[{k}] = g{}; // legal {} {}", legal.gate.0, comment(&role.name), comment(name));
+            let _ = writeln!(
+                s,
+                "assign lg[{k}] = g{}; // legal {} {}",
+                legal.gate.0,
+                comment(&role.name),
+                comment(name)
+            );
             k += 1;
         }
     }
@@ -126,15 +160,29 @@ pub fn write_core(net: &Netlist, module: &str) -> String {
         for goal in &role.goals {
             expr = format!("g{} ? 8'd{} : {expr}", goal.gate.0, goal.value);
         }
-        let _ = writeln!(s, "assign goal[{}:{}] = {expr}; // goal {}", 8 * ri + 7, 8 * ri, comment(&role.name));
+        let _ = writeln!(
+            s,
+            "assign goal[{}:{}] = {expr}; // goal {}",
+            8 * ri + 7,
+            8 * ri,
+            comment(&role.name)
+        );
     }
     let unused: Vec<String> = (0..l)
         .filter(|&x| !latch_used[x])
         .map(|x| format!("st[{x}]"))
-        .chain((0..i).filter(|&x| !input_used[x]).map(|x| format!("mv[{x}]")))
+        .chain(
+            (0..i)
+                .filter(|&x| !input_used[x])
+                .map(|x| format!("mv[{x}]")),
+        )
         .collect();
     if !unused.is_empty() {
-        let _ = writeln!(s, "// Ports no output depends on.\nwire _unused_ok = &{{1'b0, {}}};", unused.join(", "));
+        let _ = writeln!(
+            s,
+            "// Ports no output depends on.\nwire _unused_ok = &{{1'b0, {}}};",
+            unused.join(", ")
+        );
     }
     s.push_str("endmodule\n`default_nettype wire\n");
     s

@@ -30,7 +30,12 @@ fn zext(bit: &str, w: usize) -> String {
 /// engines in the design (the playout index stride).
 pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> String {
     let shape = CoreShape::of(net);
-    let (l, i, nl, r) = (shape.latches, shape.inputs, shape.legal_total(), net.roles.len());
+    let (l, i, nl, r) = (
+        shape.latches,
+        shape.inputs,
+        shape.legal_total(),
+        net.roles.len(),
+    );
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -61,7 +66,11 @@ pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> 
     let mut nones = Vec::new();
     for (ri, role) in net.roles.iter().enumerate() {
         let n = role.legal.len();
-        let _ = writeln!(s, "// Role {ri}: {} ({n} moves).", crate::names::comment(&role.name));
+        let _ = writeln!(
+            s,
+            "// Role {ri}: {} ({n} moves).",
+            crate::names::comment(&role.name)
+        );
         if n == 0 {
             let _ = writeln!(s, "wire none_{ri} = 1'b1;");
             nones.push(format!("none_{ri}"));
@@ -96,14 +105,22 @@ pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> 
             w1 = w - 1
         );
         for (j, legal) in role.legal.iter().enumerate() {
-            let _ = writeln!(s, "wire sel_{ri}_{j} = lg[{}] & (pre_{ri}_{j} == k_{ri});", off + j);
+            let _ = writeln!(
+                s,
+                "wire sel_{ri}_{j} = lg[{}] & (pre_{ri}_{j} == k_{ri});",
+                off + j
+            );
             sel_of_input[legal.input.index()].push(format!("sel_{ri}_{j}"));
         }
         nones.push(format!("none_{ri}"));
         off += n;
     }
     for (x, sels) in sel_of_input.iter().enumerate() {
-        let e = if sels.is_empty() { "1'b0".to_string() } else { sels.join(" | ") };
+        let e = if sels.is_empty() {
+            "1'b0".to_string()
+        } else {
+            sels.join(" | ")
+        };
         let _ = writeln!(s, "assign mv[{x}] = {e};");
     }
     let fill = stages > 0;
@@ -113,7 +130,10 @@ pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> 
         nones.join(" | ")
     );
     if fill {
-        let _ = writeln!(s, "reg filling;\nreg [4:0] fcnt;\nwire running = busy & ~filling;");
+        let _ = writeln!(
+            s,
+            "reg filling;\nreg [4:0] fcnt;\nwire running = busy & ~filling;"
+        );
     } else {
         let _ = writeln!(s, "wire running = busy;");
     }

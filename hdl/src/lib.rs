@@ -89,7 +89,11 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Self { prefix: "propnet".into(), engines: 1, rng_stages: 2 }
+        Self {
+            prefix: "propnet".into(),
+            engines: 1,
+            rng_stages: 2,
+        }
     }
 }
 
@@ -162,7 +166,13 @@ impl Names {
         let mut n = names::Namer::new();
         let p = n.fresh(prefix);
         let mut m = |s: &str| n.fresh(&format!("{p}_{s}"));
-        Self { core: m("core"), threefry: m("threefry"), engine: m("engine"), top: m("top"), testbench: m("tb") }
+        Self {
+            core: m("core"),
+            threefry: m("threefry"),
+            engine: m("engine"),
+            top: m("top"),
+            testbench: m("tb"),
+        }
     }
 }
 
@@ -207,13 +217,23 @@ impl Design {
     /// Writes all files into `dir` (created if needed); returns the source paths (without the
     /// testbench) and the testbench path.
     pub fn write_to(&self, dir: &Path) -> Result<(Vec<PathBuf>, PathBuf), Error> {
-        std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.into(), source })?;
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+            path: dir.into(),
+            source,
+        })?;
         let write = |f: &VerilogFile| -> Result<PathBuf, Error> {
             let p = dir.join(&f.name);
-            std::fs::write(&p, &f.text).map_err(|source| Error::Io { path: p.clone(), source })?;
+            std::fs::write(&p, &f.text).map_err(|source| Error::Io {
+                path: p.clone(),
+                source,
+            })?;
             Ok(p)
         };
-        let src = self.sources.iter().map(write).collect::<Result<Vec<_>, _>>()?;
+        let src = self
+            .sources
+            .iter()
+            .map(write)
+            .collect::<Result<Vec<_>, _>>()?;
         Ok((src, write(&self.testbench)?))
     }
 }
@@ -234,10 +254,16 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
         )));
     }
     if net.roles.len() > 256 {
-        return Err(Error::Unsupported(format!("{} roles; the RNG counter allows 256", net.roles.len())));
+        return Err(Error::Unsupported(format!(
+            "{} roles; the RNG counter allows 256",
+            net.roles.len()
+        )));
     }
     if net.latches.len() > (1 << 20) {
-        return Err(Error::Unsupported(format!("{} latches; the state bank allows 2^20", net.latches.len())));
+        return Err(Error::Unsupported(format!(
+            "{} latches; the state bank allows 2^20",
+            net.latches.len()
+        )));
     }
     if !threefry::VALID_STAGES.contains(&opts.rng_stages) {
         return Err(Error::BadOption(format!(
@@ -247,15 +273,30 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
         )));
     }
     if !(1..=4096).contains(&opts.engines) {
-        return Err(Error::BadOption(format!("engines = {}; must be 1..=4096", opts.engines)));
+        return Err(Error::BadOption(format!(
+            "engines = {}; must be 1..=4096",
+            opts.engines
+        )));
     }
     let names = Names::new(&opts.prefix);
-    let file = |module: &str, text: String| VerilogFile { name: format!("{module}.v"), text };
+    let file = |module: &str, text: String| VerilogFile {
+        name: format!("{module}.v"),
+        text,
+    };
     let sources = vec![
         file(&names.core, core::write_core(net, &names.core)),
-        file(&names.threefry, threefry::write_threefry(&names.threefry, opts.rng_stages)),
-        file(&names.engine, engine::write_engine(net, &names, opts.rng_stages, opts.engines)),
-        file(&names.top, top::write_top(net, &names, opts.rng_stages, opts.engines)),
+        file(
+            &names.threefry,
+            threefry::write_threefry(&names.threefry, opts.rng_stages),
+        ),
+        file(
+            &names.engine,
+            engine::write_engine(net, &names, opts.rng_stages, opts.engines),
+        ),
+        file(
+            &names.top,
+            top::write_top(net, &names, opts.rng_stages, opts.engines),
+        ),
     ];
     let testbench = file(&names.testbench, testbench::write_testbench(net, &names));
     let info = DesignInfo {
@@ -265,5 +306,10 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
         latches: net.latches.len(),
         gates: core::live_logic_gates(net),
     };
-    Ok(Design { names, sources, testbench, info })
+    Ok(Design {
+        names,
+        sources,
+        testbench,
+        info,
+    })
 }

@@ -39,21 +39,36 @@ pub struct SimOutput {
 }
 
 fn parse_err(what: &str, line: &str) -> Error {
-    Error::Parse { what: what.into(), line: line.into() }
+    Error::Parse {
+        what: what.into(),
+        line: line.into(),
+    }
 }
 
 /// Bits of a hex string, least significant first (`n` bits).
 fn hex_bits(hex: &str, n: usize, line: &str) -> Result<Vec<bool>, Error> {
-    let digits: Vec<u32> = hex.chars().rev().map(|c| c.to_digit(16)).collect::<Option<_>>().ok_or_else(|| parse_err("hex field", line))?;
-    Ok((0..n).map(|b| digits.get(b / 4).is_some_and(|d| d >> (b % 4) & 1 == 1)).collect())
+    let digits: Vec<u32> = hex
+        .chars()
+        .rev()
+        .map(|c| c.to_digit(16))
+        .collect::<Option<_>>()
+        .ok_or_else(|| parse_err("hex field", line))?;
+    Ok((0..n)
+        .map(|b| digits.get(b / 4).is_some_and(|d| d >> (b % 4) & 1 == 1))
+        .collect())
 }
 
 fn num<T: std::str::FromStr>(s: Option<&str>, line: &str) -> Result<T, Error> {
-    s.and_then(|s| s.parse().ok()).ok_or_else(|| parse_err("number", line))
+    s.and_then(|s| s.parse().ok())
+        .ok_or_else(|| parse_err("number", line))
 }
 
 /// Parses one `REC` line of a design with `roles` roles and `latches` latches.
-pub fn parse_record(line: &str, roles: usize, latches: usize) -> Result<(u32, PlayoutRecord), Error> {
+pub fn parse_record(
+    line: &str,
+    roles: usize,
+    latches: usize,
+) -> Result<(u32, PlayoutRecord), Error> {
     let mut f = line.split_whitespace();
     if f.next() != Some("REC") {
         return Err(parse_err("record", line));
@@ -72,14 +87,27 @@ pub fn parse_record(line: &str, roles: usize, latches: usize) -> Result<(u32, Pl
         PlayoutEnd::StepLimit
     } else {
         let bits: Vec<char> = none.chars().collect();
-        let r = (0..roles).find(|&r| bits.get(roles - 1 - r) == Some(&'1')).ok_or_else(|| parse_err("end kind", line))?;
+        let r = (0..roles)
+            .find(|&r| bits.get(roles - 1 - r) == Some(&'1'))
+            .ok_or_else(|| parse_err("end kind", line))?;
         PlayoutEnd::NoLegalMove(r as u32)
     };
     let gbits = hex_bits(goals_hex, 8 * roles, line)?;
-    let goals = (0..roles).map(|r| (0..8).fold(0u8, |acc, b| acc | (u8::from(gbits[8 * r + b]) << b))).collect();
+    let goals = (0..roles)
+        .map(|r| (0..8).fold(0u8, |acc, b| acc | (u8::from(gbits[8 * r + b]) << b)))
+        .collect();
     let state = hex_bits(state_hex, latches, line)?;
     let final_state = propnet_compiler::playout::pack_state(&state);
-    Ok((engine, PlayoutRecord { index, length, end, goals, final_state }))
+    Ok((
+        engine,
+        PlayoutRecord {
+            index,
+            length,
+            end,
+            goals,
+            final_state,
+        },
+    ))
 }
 
 /// Writes `design` into `dir`, compiles it with `iverilog -DPROPNET_TRACE`, runs `vvp` with
@@ -89,8 +117,18 @@ pub fn parse_record(line: &str, roles: usize, latches: usize) -> Result<(u32, Pl
 /// [`Error::Parse`] for unexpected output, including `TIMEOUT` (more than `max_cycles`).
 pub fn simulate(design: &Design, dir: &Path, run_cfg: &SimRun) -> Result<SimOutput, Error> {
     let (sources, tb) = design.write_to(dir)?;
-    let mut args: Vec<String> = vec!["-g2005".into(), "-DPROPNET_TRACE".into(), "-o".into(), "sim.vvp".into()];
-    args.extend(sources.iter().chain(std::iter::once(&tb)).map(|p| p.display().to_string()));
+    let mut args: Vec<String> = vec![
+        "-g2005".into(),
+        "-DPROPNET_TRACE".into(),
+        "-o".into(),
+        "sim.vvp".into(),
+    ];
+    args.extend(
+        sources
+            .iter()
+            .chain(std::iter::once(&tb))
+            .map(|p| p.display().to_string()),
+    );
     run("iverilog", &args, dir)?;
     let mut plus = vec![
         "-n".to_string(),
@@ -103,7 +141,9 @@ pub fn simulate(design: &Design, dir: &Path, run_cfg: &SimRun) -> Result<SimOutp
     if let Some(st) = &run_cfg.start {
         let mut hex = String::new();
         for d in (0..st.len().div_ceil(4)).rev() {
-            let v = (0..4).fold(0u32, |acc, b| acc | (u32::from(st.get(4 * d + b).copied().unwrap_or(false)) << b));
+            let v = (0..4).fold(0u32, |acc, b| {
+                acc | (u32::from(st.get(4 * d + b).copied().unwrap_or(false)) << b)
+            });
             hex.push(char::from_digit(v, 16).unwrap_or('0'));
         }
         plus.push(format!("+state={hex}"));
@@ -126,7 +166,10 @@ pub fn simulate(design: &Design, dir: &Path, run_cfg: &SimRun) -> Result<SimOutp
         }
     }
     if !ended {
-        return Err(parse_err("simulation output (no END line)", &crate::tools::tail(&text, 5)));
+        return Err(parse_err(
+            "simulation output (no END line)",
+            &crate::tools::tail(&text, 5),
+        ));
     }
     recs.sort_by_key(|(_, r)| r.index);
     Ok(SimOutput {

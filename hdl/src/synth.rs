@@ -31,7 +31,9 @@ impl std::str::FromStr for Target {
             "ice40" => Ok(Target::Ice40),
             "ecp5" => Ok(Target::Ecp5),
             "xc7" => Ok(Target::Xc7),
-            _ => Err(Error::BadOption(format!("synthesis target {s:?}; expected ice40, ecp5 or xc7"))),
+            _ => Err(Error::BadOption(format!(
+                "synthesis target {s:?}; expected ice40, ecp5 or xc7"
+            ))),
         }
     }
 }
@@ -130,7 +132,13 @@ pub fn parse_stat(text: &str) -> BTreeMap<String, u64> {
 
 /// LUT, FF and DSP counts of a cell table for a target.
 pub fn count_resources(target: Target, cells: &BTreeMap<String, u64>) -> (u64, u64, u64) {
-    let sum = |pred: &dyn Fn(&str) -> bool| cells.iter().filter(|(k, _)| pred(k)).map(|(_, v)| v).sum::<u64>();
+    let sum = |pred: &dyn Fn(&str) -> bool| {
+        cells
+            .iter()
+            .filter(|(k, _)| pred(k))
+            .map(|(_, v)| v)
+            .sum::<u64>()
+    };
     match target {
         Target::Ice40 => (
             sum(&|k| k == "SB_LUT4"),
@@ -154,7 +162,14 @@ pub fn count_resources(target: Target, cells: &BTreeMap<String, u64>) -> (u64, u
 pub fn parse_fmax(text: &str) -> Option<f64> {
     text.lines()
         .filter_map(|l| l.split("Max frequency for clock").nth(1))
-        .filter_map(|rest| rest.split(':').nth(1)?.split_whitespace().next()?.parse::<f64>().ok())
+        .filter_map(|rest| {
+            rest.split(':')
+                .nth(1)?
+                .split_whitespace()
+                .next()?
+                .parse::<f64>()
+                .ok()
+        })
         .last()
 }
 
@@ -166,21 +181,39 @@ pub fn parse_fmax(text: &str) -> Option<f64> {
 pub fn synthesize(design: &Design, dir: &Path, target: Target) -> Result<SynthReport, Error> {
     let (sources, _) = design.write_to(dir)?;
     let files: Vec<String> = sources.iter().map(|p| p.display().to_string()).collect();
-    let json = format!("{}_{}.json", design.names.top, target.device().to_lowercase().replace('-', "_"));
-    let stat = format!("{}_{}.stat", design.names.top, target.device().to_lowercase().replace('-', "_"));
+    let json = format!(
+        "{}_{}.json",
+        design.names.top,
+        target.device().to_lowercase().replace('-', "_")
+    );
+    let stat = format!(
+        "{}_{}.stat",
+        design.names.top,
+        target.device().to_lowercase().replace('-', "_")
+    );
     let script = format!(
         "read_verilog {}; {} -top {} {} -json {json}; tee -q -o {stat} stat",
         files.join(" "),
         target.yosys_command(),
         design.names.top,
-        if target == Target::Xc7 { "-flatten" } else { "" },
+        if target == Target::Xc7 {
+            "-flatten"
+        } else {
+            ""
+        },
     );
     run("yosys", &["-q".into(), "-p".into(), script], dir)?;
     let stat_path = dir.join(&stat);
-    let text = std::fs::read_to_string(&stat_path).map_err(|source| Error::Io { path: stat_path, source })?;
+    let text = std::fs::read_to_string(&stat_path).map_err(|source| Error::Io {
+        path: stat_path,
+        source,
+    })?;
     let cells = parse_stat(&text);
     if cells.is_empty() {
-        return Err(Error::Parse { what: "yosys stat".into(), line: crate::tools::tail(&text, 5) });
+        return Err(Error::Parse {
+            what: "yosys stat".into(),
+            line: crate::tools::tail(&text, 5),
+        });
     }
     let (luts, ffs, dsps) = count_resources(target, &cells);
     let fits = luts <= target.device_luts() && ffs <= target.device_ffs();
@@ -205,7 +238,16 @@ pub fn synthesize(design: &Design, dir: &Path, target: Target) -> Result<SynthRe
         )?;
         fmax_mhz = parse_fmax(&log);
     }
-    Ok(SynthReport { target, engines: design.info.engines, luts, ffs, dsps, cells, fmax_mhz, fits })
+    Ok(SynthReport {
+        target,
+        engines: design.info.engines,
+        luts,
+        ffs,
+        dsps,
+        cells,
+        fmax_mhz,
+        fits,
+    })
 }
 
 /// Throughput estimate from a synthesis report and the game's mean playout length.
@@ -233,7 +275,11 @@ pub fn estimate(report: &SynthReport, rng_stages: u32, mean_length: f64) -> Esti
     Estimate {
         mean_length,
         cycles_per_playout,
-        cycles_per_step: if mean_length > 0.0 { cycles_per_playout / mean_length } else { f64::INFINITY },
+        cycles_per_step: if mean_length > 0.0 {
+            cycles_per_playout / mean_length
+        } else {
+            f64::INFINITY
+        },
         playouts_per_s_engine: per_engine,
         engines_fit,
         playouts_per_s_device: per_engine.map(|p| p * engines_fit as f64),

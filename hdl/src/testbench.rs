@@ -55,8 +55,16 @@ pub fn write_testbench(net: &Netlist, names: &Names) -> String {
     for w in 0..l.div_ceil(32) {
         let lo = 32 * w;
         let hi = (lo + 32).min(l) - 1;
-        let val = if hi - lo == 31 { format!("state[{hi}:{lo}]") } else { format!("{{{}'d0, state[{hi}:{lo}]}}", 31 - (hi - lo)) };
-        let _ = writeln!(s, "    if (use_state) wr(16'h{:04X}, {val});", regs::STATE_BASE as usize + w);
+        let val = if hi - lo == 31 {
+            format!("state[{hi}:{lo}]")
+        } else {
+            format!("{{{}'d0, state[{hi}:{lo}]}}", 31 - (hi - lo))
+        };
+        let _ = writeln!(
+            s,
+            "    if (use_state) wr(16'h{:04X}, {val});",
+            regs::STATE_BASE as usize + w
+        );
     }
     let _ = writeln!(
         s,
@@ -76,12 +84,18 @@ pub fn write_testbench(net: &Netlist, names: &Names) -> String {
         ("roles", regs::INFO_ROLES),
     ];
     for (name, a) in counters {
-        let _ = writeln!(s, "    rd(16'h{a:04X}, lo); $display(\"CNT {name} %0d\", lo);");
+        let _ = writeln!(
+            s,
+            "    rd(16'h{a:04X}, lo); $display(\"CNT {name} %0d\", lo);"
+        );
     }
-    let wide: Vec<(String, u16)> = [("steps".to_string(), regs::STEPS_LO), ("cycles".to_string(), regs::CYCLES_LO)]
-        .into_iter()
-        .chain((0..r as u16).map(|ri| (format!("goal_sum_{ri}"), regs::GOAL_SUM_BASE + 2 * ri)))
-        .collect();
+    let wide: Vec<(String, u16)> = [
+        ("steps".to_string(), regs::STEPS_LO),
+        ("cycles".to_string(), regs::CYCLES_LO),
+    ]
+    .into_iter()
+    .chain((0..r as u16).map(|ri| (format!("goal_sum_{ri}"), regs::GOAL_SUM_BASE + 2 * ri)))
+    .collect();
     for (name, a) in wide {
         let _ = writeln!(
             s,

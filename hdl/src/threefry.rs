@@ -16,9 +16,17 @@ pub const VALID_STAGES: &[u32] = &[0, 1, 2, 4, 5, 10, 20];
 /// Writes module `module` with ports `clk` (only when `stages > 0`), `key0`, `key1`, `ctr0`,
 /// `ctr1` (32-bit inputs) and `draw` (32-bit output). `stages` must be in [`VALID_STAGES`].
 pub fn write_threefry(module: &str, stages: u32) -> String {
-    let per_stage = if stages == 0 { usize::MAX } else { ROUNDS / stages as usize };
+    let per_stage = if stages == 0 {
+        usize::MAX
+    } else {
+        ROUNDS / stages as usize
+    };
     let mut s = String::new();
-    let clk = if stages > 0 { "\n    input  wire clk," } else { "" };
+    let clk = if stages > 0 {
+        "\n    input  wire clk,"
+    } else {
+        ""
+    };
     let _ = writeln!(
         s,
         "// Threefry-2x32-20 (Salmon et al., SC 2011), word 0 only; {stages} pipeline stage(s).\n\
@@ -41,13 +49,22 @@ pub fn write_threefry(module: &str, stages: u32) -> String {
         let rot = ROTATIONS[r % 8];
         let _ = writeln!(s, "wire [31:0] a{r}_m = {a} + {b};");
         if !last {
-            let _ = writeln!(s, "wire [31:0] b{r}_m = {{{b}[{}:0], {b}[31:{}]}} ^ a{r}_m;", 31 - rot, 32 - rot);
+            let _ = writeln!(
+                s,
+                "wire [31:0] b{r}_m = {{{b}[{}:0], {b}[31:{}]}} ^ a{r}_m;",
+                31 - rot,
+                32 - rot
+            );
         }
         if r % 4 == 3 {
             let k = (r + 1) / 4;
             let _ = writeln!(s, "wire [31:0] a{r} = a{r}_m + {};", ks[k % 3]);
             if !last {
-                let _ = writeln!(s, "wire [31:0] b{r} = b{r}_m + {} + 32'd{k};", ks[(k + 1) % 3]);
+                let _ = writeln!(
+                    s,
+                    "wire [31:0] b{r} = b{r}_m + {} + 32'd{k};",
+                    ks[(k + 1) % 3]
+                );
             }
         } else {
             let _ = writeln!(s, "wire [31:0] a{r} = a{r}_m;");
@@ -61,7 +78,10 @@ pub fn write_threefry(module: &str, stages: u32) -> String {
             let _ = writeln!(s, "reg [31:0] a{r}_q;");
             if !last {
                 let _ = writeln!(s, "reg [31:0] b{r}_q;");
-                let _ = writeln!(s, "always @(posedge clk) begin a{r}_q <= a{r}; b{r}_q <= b{r}; end");
+                let _ = writeln!(
+                    s,
+                    "always @(posedge clk) begin a{r}_q <= a{r}; b{r}_q <= b{r}; end"
+                );
                 b = format!("b{r}_q");
             } else {
                 let _ = writeln!(s, "always @(posedge clk) a{r}_q <= a{r};");

@@ -47,8 +47,14 @@ pub fn write_top(net: &Netlist, names: &Names, stages: u32, engines: u32) -> Str
         l1 = l - 1,
         init = init_literal(net),
     );
-    let fields: [(&str, usize); 6] =
-        [("n_play", 32), ("n_steps", 48), ("n_term", 32), ("n_limit", 32), ("n_stuck", 32), ("gsum", 48 * r)];
+    let fields: [(&str, usize); 6] = [
+        ("n_play", 32),
+        ("n_steps", 48),
+        ("n_term", 32),
+        ("n_limit", 32),
+        ("n_stuck", 32),
+        ("gsum", 48 * r),
+    ];
     let mut busy = Vec::new();
     for e in 0..engines {
         let mut decl = format!("wire e{e}_busy;");
@@ -67,13 +73,20 @@ pub fn write_top(net: &Netlist, names: &Names, stages: u32, engines: u32) -> Str
     }
     let _ = writeln!(s, "assign busy_any = {};", busy.join(" | "));
     let sum = |f: &str, lo: usize, w: usize| -> String {
-        (0..engines).map(|e| format!("e{e}_{f}[{}:{lo}]", lo + w - 1)).collect::<Vec<_>>().join(" + ")
+        (0..engines)
+            .map(|e| format!("e{e}_{f}[{}:{lo}]", lo + w - 1))
+            .collect::<Vec<_>>()
+            .join(" + ")
     };
     for (f, w) in &fields[..5] {
         let _ = writeln!(s, "wire [{}:0] sum_{f} = {};", w - 1, sum(f, 0, *w));
     }
     for ri in 0..r {
-        let _ = writeln!(s, "wire [47:0] sum_gsum_{ri} = {};", sum("gsum", 48 * ri, 48));
+        let _ = writeln!(
+            s,
+            "wire [47:0] sum_gsum_{ri} = {};",
+            sum("gsum", 48 * ri, 48)
+        );
     }
     let _ = writeln!(
         s,
@@ -128,12 +141,18 @@ pub fn write_top(net: &Netlist, names: &Names, stages: u32, engines: u32) -> Str
     ];
     for ri in 0..r as u16 {
         cases.push((regs::GOAL_SUM_BASE + 2 * ri, format!("sum_gsum_{ri}[31:0]")));
-        cases.push((regs::GOAL_SUM_BASE + 2 * ri + 1, format!("{{16'd0, sum_gsum_{ri}[47:32]}}")));
+        cases.push((
+            regs::GOAL_SUM_BASE + 2 * ri + 1,
+            format!("{{16'd0, sum_gsum_{ri}[47:32]}}"),
+        ));
     }
     let _ = writeln!(s, "always @(posedge clk) begin\n    case (addr)");
     for (a, e) in cases {
         let _ = writeln!(s, "        16'h{a:04X}: rdata <= {e};");
     }
-    let _ = writeln!(s, "        default: rdata <= 32'd0;\n    endcase\nend\nendmodule\n`default_nettype wire");
+    let _ = writeln!(
+        s,
+        "        default: rdata <= 32'd0;\n    endcase\nend\nendmodule\n`default_nettype wire"
+    );
     s
 }

@@ -1,0 +1,3 @@
+//! Subcommands of the `propnet` binary, one module each.
+
+pub mod hdl;
