@@ -3,3 +3,4 @@
 
 pub mod backend;
 pub mod machine;
+pub mod perft;
