@@ -11,5 +11,6 @@ pub mod gdl;
 pub mod ground;
 pub mod kif;
 pub mod netlist;
+pub mod passes;
 pub mod playout;
 pub mod rng;
