@@ -14,7 +14,7 @@ use std::time::Duration;
 /// Arguments of `propnet hdl`.
 #[derive(clap::Args, Debug)]
 pub struct HdlArgs {
-    /// The game: a netlist as JSON (`.json`) or GDL (`.kif`, needs the GDL compiler).
+    /// The game: GDL (`.kif`; grounded and optimized) or a netlist as JSON (`.json`).
     pub game: PathBuf,
     /// Output directory for the Verilog files and tool logs.
     #[arg(short, long)]
@@ -47,10 +47,13 @@ fn load(path: &Path) -> anyhow::Result<Netlist> {
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     match path.extension().and_then(|e| e.to_str()) {
         Some("json") => serde_json::from_str(&text).with_context(|| format!("{}: not a netlist JSON", path.display())),
-        Some("kif") | Some("gdl") => bail!(
-            "{}: compiling GDL needs the grounder, which is not on this branch yet; pass a netlist .json",
-            path.display()
-        ),
+        Some("kif") | Some("gdl") => {
+            let game = propnet_compiler::gdl::load(path)?;
+            let mut net = propnet_compiler::ground::compile(&game.program, &Default::default())
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            propnet_compiler::passes::optimize(&mut net, &Default::default());
+            Ok(net)
+        }
         _ => bail!("{}: expected a .kif game or a .json netlist", path.display()),
     }
 }
