@@ -161,6 +161,7 @@ pub fn count_resources(target: Target, cells: &BTreeMap<String, u64>) -> (u64, u
 /// Parses the last `Max frequency for clock ...: X MHz` line of nextpnr output.
 pub fn parse_fmax(text: &str) -> Option<f64> {
     text.lines()
+        .rev()
         .filter_map(|l| l.split("Max frequency for clock").nth(1))
         .filter_map(|rest| {
             rest.split(':')
@@ -170,11 +171,12 @@ pub fn parse_fmax(text: &str) -> Option<f64> {
                 .parse::<f64>()
                 .ok()
         })
-        .last()
+        .next()
 }
 
 /// Synthesizes `design` (written into `dir`) for `target`; for iCE40 designs that fit the
-/// HX8K also places and routes with nextpnr-ice40 (package ct256) to measure Fmax.
+/// HX8K also places and routes with nextpnr-ice40 (package ct256) to measure Fmax; its log,
+/// with the critical path, is kept as `nextpnr-ice40.log` in `dir`.
 ///
 /// Slow: seconds for tiny netlists, minutes for real games. Errors: tool missing or failing,
 /// or a yosys run that reports no cells ([`Error::Parse`]).
@@ -236,6 +238,8 @@ pub fn synthesize(design: &Design, dir: &Path, target: Target) -> Result<SynthRe
             ],
             dir,
         )?;
+        let log_path = dir.join("nextpnr-ice40.log");
+        std::fs::write(&log_path, &log).map_err(|source| Error::Io { path: log_path, source })?;
         fmax_mhz = parse_fmax(&log);
     }
     Ok(SynthReport {
