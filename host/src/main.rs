@@ -27,6 +27,8 @@ enum Command {
     Perft(cli::perft::PerftArgs),
     /// Compare playout throughput across games, thread counts and the reference interpreter.
     Bench(cli::bench::BenchArgs),
+    /// Generate the Verilog playout engine and testbench; optionally synthesize and report.
+    Hdl(cli::hdl::HdlArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
         Command::Compile(a) => cli::compile::run(a),
         Command::Perft(a) => cli::perft::run(a),
         Command::Bench(a) => cli::bench::run(a),
+        Command::Hdl(a) => cli::hdl::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod check;
 pub mod compile;
+pub mod hdl;
 pub mod perft;
 pub mod run;
 

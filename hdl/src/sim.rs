@@ -1,0 +1,180 @@
+//! Runs the generated design in Icarus Verilog and parses the per-playout records and the
+//! host counters, for comparison with `propnet_compiler::playout::reference_playout`.
+//!
+//! Record line format (printed by each engine under `PROPNET_TRACE`):
+//! `REC <engine> <index> <length> <terminal 0/1> <step_limit 0/1> <no-legal bits, role R-1
+//! first> <goals hex, role r = byte r> <final state hex, bit l = latch l>`.
+
+use crate::tools::run;
+use crate::{Design, Error};
+use propnet_compiler::playout::{PlayoutEnd, PlayoutRecord};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One simulated run of the host interface.
+#[derive(Clone, Debug)]
+pub struct SimRun {
+    /// RNG seed.
+    pub seed: u64,
+    /// Playouts (indices `0..playouts`, spread over the engines).
+    pub playouts: u32,
+    /// Step limit per playout.
+    pub max_steps: u32,
+    /// Start state (one bool per latch); `None` = the game's init.
+    pub start: Option<Vec<bool>>,
+    /// Simulation cycle limit (guards against a hung design).
+    pub max_cycles: u64,
+}
+
+/// What the simulation printed.
+#[derive(Clone, Debug)]
+pub struct SimOutput {
+    /// Per-playout records, sorted by index.
+    pub records: Vec<PlayoutRecord>,
+    /// Engine that ran each record (same order as `records`).
+    pub engine_of: Vec<u32>,
+    /// Host counters read over the bus: `playouts`, `terminal`, `step_limit`, `no_legal`,
+    /// `roles`, `steps`, `cycles`, `goal_sum_<r>`.
+    pub counters: BTreeMap<String, u64>,
+}
+
+fn parse_err(what: &str, line: &str) -> Error {
+    Error::Parse {
+        what: what.into(),
+        line: line.into(),
+    }
+}
+
+/// Bits of a hex string, least significant first (`n` bits).
+fn hex_bits(hex: &str, n: usize, line: &str) -> Result<Vec<bool>, Error> {
+    let digits: Vec<u32> = hex
+        .chars()
+        .rev()
+        .map(|c| c.to_digit(16))
+        .collect::<Option<_>>()
+        .ok_or_else(|| parse_err("hex field", line))?;
+    Ok((0..n)
+        .map(|b| digits.get(b / 4).is_some_and(|d| d >> (b % 4) & 1 == 1))
+        .collect())
+}
+
+fn num<T: std::str::FromStr>(s: Option<&str>, line: &str) -> Result<T, Error> {
+    s.and_then(|s| s.parse().ok())
+        .ok_or_else(|| parse_err("number", line))
+}
+
+/// Parses one `REC` line of a design with `roles` roles and `latches` latches.
+pub fn parse_record(
+    line: &str,
+    roles: usize,
+    latches: usize,
+) -> Result<(u32, PlayoutRecord), Error> {
+    let mut f = line.split_whitespace();
+    if f.next() != Some("REC") {
+        return Err(parse_err("record", line));
+    }
+    let engine: u32 = num(f.next(), line)?;
+    let index: u32 = num(f.next(), line)?;
+    let length: u32 = num(f.next(), line)?;
+    let term: u8 = num(f.next(), line)?;
+    let limit: u8 = num(f.next(), line)?;
+    let none = f.next().ok_or_else(|| parse_err("record", line))?;
+    let goals_hex = f.next().ok_or_else(|| parse_err("record", line))?;
+    let state_hex = f.next().ok_or_else(|| parse_err("record", line))?;
+    let end = if term == 1 {
+        PlayoutEnd::Terminal
+    } else if limit == 1 {
+        PlayoutEnd::StepLimit
+    } else {
+        let bits: Vec<char> = none.chars().collect();
+        let r = (0..roles)
+            .find(|&r| bits.get(roles - 1 - r) == Some(&'1'))
+            .ok_or_else(|| parse_err("end kind", line))?;
+        PlayoutEnd::NoLegalMove(r as u32)
+    };
+    let gbits = hex_bits(goals_hex, 8 * roles, line)?;
+    let goals = (0..roles)
+        .map(|r| (0..8).fold(0u8, |acc, b| acc | (u8::from(gbits[8 * r + b]) << b)))
+        .collect();
+    let state = hex_bits(state_hex, latches, line)?;
+    let final_state = propnet_compiler::playout::pack_state(&state);
+    Ok((
+        engine,
+        PlayoutRecord {
+            index,
+            length,
+            end,
+            goals,
+            final_state,
+        },
+    ))
+}
+
+/// Writes `design` into `dir`, compiles it with `iverilog -DPROPNET_TRACE`, runs `vvp` with
+/// `run`'s plusargs and parses the output.
+///
+/// Errors: [`Error::ToolMissing`] / [`Error::ToolFailed`] for iverilog or vvp,
+/// [`Error::Parse`] for unexpected output, including `TIMEOUT` (more than `max_cycles`).
+pub fn simulate(design: &Design, dir: &Path, run_cfg: &SimRun) -> Result<SimOutput, Error> {
+    let (sources, tb) = design.write_to(dir)?;
+    let mut args: Vec<String> = vec![
+        "-g2005".into(),
+        "-DPROPNET_TRACE".into(),
+        "-o".into(),
+        "sim.vvp".into(),
+    ];
+    args.extend(
+        sources
+            .iter()
+            .chain(std::iter::once(&tb))
+            .map(|p| p.display().to_string()),
+    );
+    run("iverilog", &args, dir)?;
+    let mut plus = vec![
+        "-n".to_string(),
+        "sim.vvp".into(),
+        format!("+seed={:x}", run_cfg.seed),
+        format!("+playouts={}", run_cfg.playouts),
+        format!("+max_steps={}", run_cfg.max_steps),
+        format!("+max_cycles={}", run_cfg.max_cycles),
+    ];
+    if let Some(st) = &run_cfg.start {
+        let mut hex = String::new();
+        for d in (0..st.len().div_ceil(4)).rev() {
+            let v = (0..4).fold(0u32, |acc, b| {
+                acc | (u32::from(st.get(4 * d + b).copied().unwrap_or(false)) << b)
+            });
+            hex.push(char::from_digit(v, 16).unwrap_or('0'));
+        }
+        plus.push(format!("+state={hex}"));
+    }
+    let text = run("vvp", &plus, dir)?;
+    let mut recs = Vec::new();
+    let mut counters = BTreeMap::new();
+    let mut ended = false;
+    for line in text.lines() {
+        if line.starts_with("REC ") {
+            recs.push(parse_record(line, design.info.roles, design.info.latches)?);
+        } else if let Some(rest) = line.strip_prefix("CNT ") {
+            let mut f = rest.split_whitespace();
+            let name = f.next().ok_or_else(|| parse_err("counter", line))?;
+            counters.insert(name.to_string(), num(f.next(), line)?);
+        } else if line.starts_with("TIMEOUT") {
+            return Err(parse_err("simulation (cycle limit exceeded)", line));
+        } else if line == "END" {
+            ended = true;
+        }
+    }
+    if !ended {
+        return Err(parse_err(
+            "simulation output (no END line)",
+            &crate::tools::tail(&text, 5),
+        ));
+    }
+    recs.sort_by_key(|(_, r)| r.index);
+    Ok(SimOutput {
+        engine_of: recs.iter().map(|(e, _)| *e).collect(),
+        records: recs.into_iter().map(|(_, r)| r).collect(),
+        counters,
+    })
+}

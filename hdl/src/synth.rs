@@ -1,0 +1,326 @@
+//! Synthesis report: runs yosys (`synth_ice40`, `synth_ecp5`, `synth_xilinx`) on a design,
+//! counts LUTs / flip-flops, places and routes iCE40 designs with nextpnr-ice40 for Fmax,
+//! and estimates playouts per second per engine and per device.
+//!
+//! Estimates: cycles per playout = mean length + 1 + S (exact for this engine, see
+//! [`crate::engine`]; the mean length comes from reference playouts on the CPU);
+//! playouts/s per engine = Fmax / cycles per playout; engines that fit =
+//! floor(device LUTs / (design LUTs / engines)), which counts the host shell once per engine
+//! and so errs low.
+
+use crate::tools::run;
+use crate::{Design, Error};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A synthesis target family and the reference device its capacity is taken from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Lattice iCE40 (`synth_ice40`), device HX8K (7680 LUT4), placed with nextpnr-ice40.
+    Ice40,
+    /// Lattice ECP5 (`synth_ecp5`), device LFE5U-85F (83640 LUT4); no place and route here.
+    Ecp5,
+    /// AMD/Xilinx 7-series (`synth_xilinx`), device XC7A100T (63400 LUT6); no place and route.
+    Xc7,
+}
+
+impl std::str::FromStr for Target {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s {
+            "ice40" => Ok(Target::Ice40),
+            "ecp5" => Ok(Target::Ecp5),
+            "xc7" => Ok(Target::Xc7),
+            _ => Err(Error::BadOption(format!(
+                "synthesis target {s:?}; expected ice40, ecp5 or xc7"
+            ))),
+        }
+    }
+}
+
+impl Target {
+    /// Name of the yosys synthesis command.
+    pub fn yosys_command(self) -> &'static str {
+        match self {
+            Target::Ice40 => "synth_ice40",
+            Target::Ecp5 => "synth_ecp5",
+            Target::Xc7 => "synth_xilinx",
+        }
+    }
+    /// Reference device name.
+    pub fn device(self) -> &'static str {
+        match self {
+            Target::Ice40 => "iCE40-HX8K",
+            Target::Ecp5 => "LFE5U-85F",
+            Target::Xc7 => "XC7A100T",
+        }
+    }
+    /// LUTs of the reference device.
+    pub fn device_luts(self) -> u64 {
+        match self {
+            Target::Ice40 => 7680,
+            Target::Ecp5 => 83640,
+            Target::Xc7 => 63400,
+        }
+    }
+    /// Flip-flops of the reference device.
+    pub fn device_ffs(self) -> u64 {
+        match self {
+            Target::Ice40 => 7680,
+            Target::Ecp5 => 83640,
+            Target::Xc7 => 126_800,
+        }
+    }
+}
+
+/// Resource use of one synthesized design.
+#[derive(Clone, Debug)]
+pub struct SynthReport {
+    /// Target family.
+    pub target: Target,
+    /// Engines in the design.
+    pub engines: u32,
+    /// LUTs (iCE40: SB_LUT4; ECP5: LUT4 + 2 per CCU2C carry; xc7: LUT1..LUT6).
+    pub luts: u64,
+    /// Flip-flops.
+    pub ffs: u64,
+    /// Hard multipliers / DSP blocks used (0 on iCE40 HX).
+    pub dsps: u64,
+    /// Every cell type yosys reported, with its count.
+    pub cells: BTreeMap<String, u64>,
+    /// Maximum clock frequency after place and route (iCE40 only), MHz.
+    pub fmax_mhz: Option<f64>,
+    /// Whether the design fits the reference device (by LUTs and FFs).
+    pub fits: bool,
+}
+
+impl SynthReport {
+    /// Engines of this size that fit the reference device (LUTs and FFs, shell counted per
+    /// engine), at least 0.
+    pub fn engines_that_fit(&self) -> u64 {
+        let per_lut = (self.luts as f64 / f64::from(self.engines)).max(1.0);
+        let per_ff = (self.ffs as f64 / f64::from(self.engines)).max(1.0);
+        let by_lut = self.target.device_luts() as f64 / per_lut;
+        let by_ff = self.target.device_ffs() as f64 / per_ff;
+        by_lut.min(by_ff).floor() as u64
+    }
+}
+
+/// Parses the cell table of yosys `stat` output into cell type → count.
+pub fn parse_stat(text: &str) -> BTreeMap<String, u64> {
+    let mut cells = BTreeMap::new();
+    let mut in_cells = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("Number of cells:") {
+            in_cells = true;
+            cells.clear(); // keep only the last (top-level, flattened) table
+            continue;
+        }
+        if in_cells {
+            let mut f = t.split_whitespace();
+            match (f.next(), f.next(), f.next()) {
+                (Some(name), Some(n), None) if n.parse::<u64>().is_ok() => {
+                    *cells.entry(name.to_string()).or_insert(0) += n.parse::<u64>().unwrap_or(0);
+                }
+                _ => in_cells = false,
+            }
+        }
+    }
+    cells
+}
+
+/// LUT, FF and DSP counts of a cell table for a target.
+pub fn count_resources(target: Target, cells: &BTreeMap<String, u64>) -> (u64, u64, u64) {
+    let sum = |pred: &dyn Fn(&str) -> bool| {
+        cells
+            .iter()
+            .filter(|(k, _)| pred(k))
+            .map(|(_, v)| v)
+            .sum::<u64>()
+    };
+    match target {
+        Target::Ice40 => (
+            sum(&|k| k == "SB_LUT4"),
+            sum(&|k| k.starts_with("SB_DFF")),
+            sum(&|k| k.starts_with("SB_MAC16")),
+        ),
+        Target::Ecp5 => (
+            sum(&|k| k == "LUT4") + 2 * sum(&|k| k == "CCU2C"),
+            sum(&|k| k == "TRELLIS_FF"),
+            sum(&|k| k.starts_with("MULT18X18")),
+        ),
+        Target::Xc7 => (
+            sum(&|k| k.len() == 4 && k.starts_with("LUT")),
+            sum(&|k| matches!(k, "FDRE" | "FDSE" | "FDCE" | "FDPE")),
+            sum(&|k| k.starts_with("DSP48")),
+        ),
+    }
+}
+
+/// Parses the last `Max frequency for clock ...: X MHz` line of nextpnr output.
+pub fn parse_fmax(text: &str) -> Option<f64> {
+    text.lines()
+        .rev()
+        .filter_map(|l| l.split("Max frequency for clock").nth(1))
+        .filter_map(|rest| {
+            rest.split(':')
+                .nth(1)?
+                .split_whitespace()
+                .next()?
+                .parse::<f64>()
+                .ok()
+        })
+        .next()
+}
+
+/// Synthesizes `design` (written into `dir`) for `target`; for iCE40 designs that fit the
+/// HX8K also places and routes with nextpnr-ice40 (package ct256) to measure Fmax; its log,
+/// with the critical path, is kept as `nextpnr-ice40.log` in `dir`.
+///
+/// Slow: seconds for tiny netlists, minutes for real games. Errors: tool missing or failing,
+/// or a yosys run that reports no cells ([`Error::Parse`]).
+pub fn synthesize(design: &Design, dir: &Path, target: Target) -> Result<SynthReport, Error> {
+    let (sources, _) = design.write_to(dir)?;
+    let files: Vec<String> = sources.iter().map(|p| p.display().to_string()).collect();
+    let json = format!(
+        "{}_{}.json",
+        design.names.top,
+        target.device().to_lowercase().replace('-', "_")
+    );
+    let stat = format!(
+        "{}_{}.stat",
+        design.names.top,
+        target.device().to_lowercase().replace('-', "_")
+    );
+    let script = format!(
+        "read_verilog {}; {} -top {} {} -json {json}; tee -q -o {stat} stat",
+        files.join(" "),
+        target.yosys_command(),
+        design.names.top,
+        if target == Target::Xc7 {
+            "-flatten"
+        } else {
+            ""
+        },
+    );
+    run("yosys", &["-q".into(), "-p".into(), script], dir)?;
+    let stat_path = dir.join(&stat);
+    let text = std::fs::read_to_string(&stat_path).map_err(|source| Error::Io {
+        path: stat_path,
+        source,
+    })?;
+    let cells = parse_stat(&text);
+    if cells.is_empty() {
+        return Err(Error::Parse {
+            what: "yosys stat".into(),
+            line: crate::tools::tail(&text, 5),
+        });
+    }
+    let (luts, ffs, dsps) = count_resources(target, &cells);
+    let fits = luts <= target.device_luts() && ffs <= target.device_ffs();
+    let mut fmax_mhz = None;
+    if target == Target::Ice40 && fits {
+        let log = run(
+            "nextpnr-ice40",
+            &[
+                "--hx8k".into(),
+                "--package".into(),
+                "ct256".into(),
+                "--json".into(),
+                json,
+                "--pcf-allow-unconstrained".into(),
+                "--timing-allow-fail".into(),
+                "--freq".into(),
+                "12".into(),
+                "--seed".into(),
+                "1".into(),
+            ],
+            dir,
+        )?;
+        let log_path = dir.join("nextpnr-ice40.log");
+        std::fs::write(&log_path, &log).map_err(|source| Error::Io { path: log_path, source })?;
+        fmax_mhz = parse_fmax(&log);
+    }
+    Ok(SynthReport {
+        target,
+        engines: design.info.engines,
+        luts,
+        ffs,
+        dsps,
+        cells,
+        fmax_mhz,
+        fits,
+    })
+}
+
+/// Throughput estimate from a synthesis report and the game's mean playout length.
+#[derive(Clone, Debug)]
+pub struct Estimate {
+    /// Mean joint moves per playout (from reference playouts).
+    pub mean_length: f64,
+    /// Clock cycles per playout: mean length + 1 + RNG stages.
+    pub cycles_per_playout: f64,
+    /// Clock cycles per joint move (cycles per playout / mean length).
+    pub cycles_per_step: f64,
+    /// Playouts per second of one engine at Fmax (`None` without Fmax).
+    pub playouts_per_s_engine: Option<f64>,
+    /// Engines that fit the reference device.
+    pub engines_fit: u64,
+    /// Playouts per second of a full device (`None` without Fmax).
+    pub playouts_per_s_device: Option<f64>,
+}
+
+/// Estimates throughput: see the module docs for the formulas.
+pub fn estimate(report: &SynthReport, rng_stages: u32, mean_length: f64) -> Estimate {
+    let cycles_per_playout = mean_length + 1.0 + f64::from(rng_stages);
+    let per_engine = report.fmax_mhz.map(|f| f * 1e6 / cycles_per_playout);
+    let engines_fit = report.engines_that_fit();
+    Estimate {
+        mean_length,
+        cycles_per_playout,
+        cycles_per_step: if mean_length > 0.0 {
+            cycles_per_playout / mean_length
+        } else {
+            f64::INFINITY
+        },
+        playouts_per_s_engine: per_engine,
+        engines_fit,
+        playouts_per_s_device: per_engine.map(|p| p * engines_fit as f64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_yosys_stat_and_nextpnr_fmax() {
+        let stat = "=== top ===\n\n   Number of wires:   10\n   Number of cells:   7\n     SB_CARRY   2\n     SB_DFFE    3\n     SB_DFFSR   1\n     SB_LUT4   12\n\n";
+        let cells = parse_stat(stat);
+        assert_eq!(cells["SB_LUT4"], 12);
+        assert_eq!(count_resources(Target::Ice40, &cells), (12, 4, 0));
+        let log = "Info: Max frequency for clock 'clk$SB_IO_IN_$glb_clk': 40.10 MHz (PASS at 12.00 MHz)\n\
+                   Info: Max frequency for clock 'clk$SB_IO_IN_$glb_clk': 38.52 MHz (PASS at 12.00 MHz)\n";
+        assert_eq!(parse_fmax(log), Some(38.52));
+        assert_eq!(parse_fmax("nothing"), None);
+    }
+
+    #[test]
+    fn estimate_follows_cycles_per_playout() {
+        let r = SynthReport {
+            target: Target::Ice40,
+            engines: 2,
+            luts: 2000,
+            ffs: 500,
+            dsps: 0,
+            cells: BTreeMap::new(),
+            fmax_mhz: Some(50.0),
+            fits: true,
+        };
+        let e = estimate(&r, 2, 27.0);
+        assert_eq!(e.cycles_per_playout, 30.0);
+        assert_eq!(e.engines_fit, 7); // 7680 / 1000
+        assert!((e.playouts_per_s_engine.unwrap() - 50e6 / 30.0).abs() < 1e-6);
+    }
+}

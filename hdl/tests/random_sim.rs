@@ -1,0 +1,381 @@
+//! Generated engines on random netlists: simulated in iverilog, compared bit for bit with
+//! `reference_playout`; Threefry module alone against `rng::threefry2x32_20`; lint.
+
+use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
+use propnet_compiler::netlist::Netlist;
+use propnet_compiler::playout::{reference_playout, PlayoutEnd};
+use propnet_compiler::rng::threefry2x32_20;
+use propnet_hdl::sim::{simulate, SimRun};
+use propnet_hdl::{generate, tools, Options};
+use std::path::PathBuf;
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("propnet-hdl-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn have(tool: &str) -> bool {
+    if tools::available(tool) {
+        return true;
+    }
+    assert!(
+        std::env::var("PROPNET_REQUIRE_TOOLS").is_err(),
+        "{tool} is required but not installed"
+    );
+    eprintln!("skipping: {tool} not installed");
+    false
+}
+
+/// Simulates `net` and requires every record and counter to equal the reference.
+fn check(
+    net: &Netlist,
+    opts: &Options,
+    seed: u64,
+    playouts: u32,
+    max_steps: u32,
+    start: Option<Vec<bool>>,
+    tag: &str,
+) {
+    let design = generate(net, opts).expect("generate");
+    let dir = scratch(tag);
+    let run = SimRun {
+        seed,
+        playouts,
+        max_steps,
+        start: start.clone(),
+        max_cycles: 1_000_000,
+    };
+    let out = simulate(&design, &dir, &run).unwrap_or_else(|e| panic!("{tag}: {e}"));
+    let start = start.unwrap_or_else(|| net.initial_state());
+    let want: Vec<_> = (0..playouts)
+        .map(|p| reference_playout(net, &start, seed, p, max_steps))
+        .collect();
+    assert_eq!(out.records, want, "{tag}: records differ");
+    for (rec, e) in out.records.iter().zip(&out.engine_of) {
+        assert_eq!(
+            rec.index % opts.engines,
+            *e,
+            "{tag}: playout {} ran on engine {e}",
+            rec.index
+        );
+    }
+    let c = |k: &str| out.counters[k];
+    assert_eq!(c("playouts"), u64::from(playouts), "{tag}");
+    assert_eq!(
+        c("steps"),
+        want.iter().map(|r| u64::from(r.length)).sum::<u64>(),
+        "{tag}"
+    );
+    assert_eq!(
+        c("terminal"),
+        want.iter()
+            .filter(|r| r.end == PlayoutEnd::Terminal)
+            .count() as u64,
+        "{tag}"
+    );
+    assert_eq!(
+        c("step_limit"),
+        want.iter()
+            .filter(|r| r.end == PlayoutEnd::StepLimit)
+            .count() as u64,
+        "{tag}"
+    );
+    for ri in 0..net.roles.len() {
+        let sum: u64 = want.iter().map(|r| u64::from(r.goals[ri])).sum();
+        assert_eq!(
+            c(&format!("goal_sum_{ri}")),
+            sum,
+            "{tag}: goal sum of role {ri}"
+        );
+    }
+    // One joint move per cycle: each engine takes length + 1 + S cycles per playout.
+    let s = u64::from(opts.rng_stages);
+    let busiest = (0..opts.engines)
+        .map(|e| {
+            want.iter()
+                .filter(|r| r.index % opts.engines == e)
+                .map(|r| u64::from(r.length) + 1 + s)
+                .sum::<u64>()
+        })
+        .max()
+        .unwrap_or(0);
+    assert_eq!(c("cycles"), busiest, "{tag}: cycle count");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn random_netlists_match_reference() {
+    if !have("iverilog") {
+        return;
+    }
+    for seed in 0..6u64 {
+        let spec = RandomSpec {
+            roles: 1 + (seed as usize % 3),
+            ..Default::default()
+        };
+        let net = random_netlist(seed, &spec);
+        let opts = Options {
+            engines: 1 + (seed as u32 % 3),
+            rng_stages: [0, 1, 2, 4, 5, 20][seed as usize],
+            ..Default::default()
+        };
+        check(
+            &net,
+            &opts,
+            0x1234_5678_9abc + seed,
+            7,
+            30,
+            None,
+            &format!("rand{seed}"),
+        );
+    }
+}
+
+#[test]
+fn start_state_from_host_and_no_legal_move() {
+    if !have("iverilog") {
+        return;
+    }
+    let net = random_netlist(
+        11,
+        &RandomSpec {
+            roles: 2,
+            latches: 40,
+            ..Default::default()
+        },
+    );
+    // A start state that is not init, spanning two 32-bit words.
+    let start: Vec<bool> = (0..net.latches.len())
+        .map(|i| (i * 7 + 3) % 5 < 2)
+        .collect();
+    assert_ne!(start, net.initial_state());
+    check(
+        &net,
+        &Options {
+            engines: 2,
+            rng_stages: 4,
+            ..Default::default()
+        },
+        99,
+        5,
+        25,
+        Some(start),
+        "state",
+    );
+
+    // Make role 1's moves all illegal in some states: the engine must stop with NoLegalMove(1).
+    // Search the latches for one whose value blocks role 1 during some playout.
+    let net = (0..20u64)
+        .flat_map(|seed| {
+            let base = random_netlist(
+                seed,
+                &RandomSpec {
+                    roles: 2,
+                    ..Default::default()
+                },
+            );
+            (0..base.latches.len()).map(move |x| (base.clone(), x))
+        })
+        .map(|(base, x)| {
+            use propnet_compiler::netlist::{Gate, GateId};
+            let mut net = base.clone();
+            let latch = net
+                .gates
+                .iter()
+                .position(|g| matches!(g, Gate::Latch(l) if l.index() == x))
+                .unwrap();
+            let blocked = net.push(Gate::Not(GateId(latch as u32)));
+            for k in 0..net.roles[1].legal.len() {
+                let g = net.roles[1].legal[k].gate;
+                net.roles[1].legal[k].gate = net.push(Gate::And(vec![g, blocked]));
+            }
+            net
+        })
+        .find(|net| {
+            (0..12).any(|p| {
+                matches!(
+                    reference_playout(net, &net.initial_state(), 5, p, 40).end,
+                    PlayoutEnd::NoLegalMove(1)
+                )
+            })
+        })
+        .expect("some latch should block role 1 in a playout");
+    // Appended gates sit after the input gates; that is still topological.
+    propnet_compiler::netlist::validate(&net).unwrap();
+    check(
+        &net,
+        &Options {
+            engines: 3,
+            rng_stages: 0,
+            ..Default::default()
+        },
+        5,
+        12,
+        40,
+        None,
+        "stuck",
+    );
+}
+
+#[test]
+fn threefry_matches_rng() {
+    if !have("iverilog") {
+        return;
+    }
+    for stages in [0u32, 5] {
+        let dir = scratch(&format!("tf{stages}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = propnet_hdl::threefry::write_threefry("tf", stages);
+        std::fs::write(dir.join("tf.v"), text).unwrap();
+        let cases: Vec<([u32; 2], [u32; 2])> = (0..16u32)
+            .map(|i| {
+                let r = threefry2x32_20([i, 77], [i, 5]);
+                ([r[0], r[1]], [i.wrapping_mul(0x9e37_79b9), r[0] ^ r[1]])
+            })
+            .chain([([0, 0], [0, 0]), ([u32::MAX; 2], [u32::MAX; 2])])
+            .collect();
+        let mut tb =
+            String::from("module tb;\nreg clk = 0;\nreg [31:0] k0, k1, c0, c1;\nwire [31:0] d;\n");
+        let clk = if stages > 0 { ".clk(clk), " } else { "" };
+        tb += &format!(
+            "tf u ({clk}.key0(k0), .key1(k1), .ctr0(c0), .ctr1(c1), .draw(d));\ninitial begin\n"
+        );
+        for (k, c) in &cases {
+            tb += &format!(
+                "k0 = 32'h{:x}; k1 = 32'h{:x}; c0 = 32'h{:x}; c1 = 32'h{:x};\n",
+                k[0], k[1], c[0], c[1]
+            );
+            tb += &format!(
+                "repeat ({stages}) begin #1 clk = 1; #1 clk = 0; end\n#1 $display(\"D %h\", d);\n"
+            );
+        }
+        tb += "end\nendmodule\n";
+        std::fs::write(dir.join("tb.v"), tb).unwrap();
+        let ok = std::process::Command::new("iverilog")
+            .args(["-o", "t.vvp", "tf.v", "tb.v"])
+            .current_dir(&dir)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let out = std::process::Command::new("vvp")
+            .args(["-n", "t.vvp"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let got: Vec<u32> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.strip_prefix("D "))
+            .map(|h| u32::from_str_radix(h.trim(), 16).unwrap())
+            .collect();
+        let want: Vec<u32> = cases
+            .iter()
+            .map(|(k, c)| threefry2x32_20(*k, *c)[0])
+            .collect();
+        assert_eq!(got, want, "threefry with {stages} stages");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn generated_verilog_is_lint_clean() {
+    if !have("verilator") {
+        return;
+    }
+    for (seed, stages, engines) in [(3u64, 0u32, 1u32), (4, 2, 3)] {
+        let net = random_netlist(
+            seed,
+            &RandomSpec {
+                roles: 1 + seed as usize % 3,
+                ..Default::default()
+            },
+        );
+        let design = generate(
+            &net,
+            &Options {
+                engines,
+                rng_stages: stages,
+                prefix: "module".into(),
+            },
+        )
+        .unwrap();
+        assert_eq!(design.names.top, "module_1_top");
+        let dir = scratch(&format!("lint{seed}"));
+        let warnings = tools::lint(&design, &dir).unwrap_or_else(|e| panic!("{e}"));
+        assert!(warnings.is_empty(), "verilator -Wall warnings:\n{warnings}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn bad_options_and_netlists_are_errors() {
+    let net = random_netlist(1, &RandomSpec::default());
+    assert!(matches!(
+        generate(
+            &net,
+            &Options {
+                rng_stages: 3,
+                ..Default::default()
+            }
+        ),
+        Err(propnet_hdl::Error::BadOption(_))
+    ));
+    assert!(matches!(
+        generate(
+            &net,
+            &Options {
+                engines: 0,
+                ..Default::default()
+            }
+        ),
+        Err(propnet_hdl::Error::BadOption(_))
+    ));
+    let mut bad = net.clone();
+    bad.terminal = propnet_compiler::netlist::GateId(u32::MAX);
+    assert!(matches!(
+        generate(&bad, &Options::default()),
+        Err(propnet_hdl::Error::Invalid(_))
+    ));
+    let mut empty = net;
+    empty.latches.clear();
+    assert!(generate(&empty, &Options::default()).is_err());
+}
+
+/// The synthesis flow end to end on a tiny netlist (yosys `synth_ice40` + nextpnr-ice40).
+#[test]
+fn tiny_netlist_synthesizes_for_ice40() {
+    if !have("yosys") || !have("nextpnr-ice40") {
+        return;
+    }
+    let spec = RandomSpec {
+        roles: 1,
+        moves_per_role: 3,
+        latches: 8,
+        view_gates: 12,
+        next_gates: 12,
+        max_fanin: 3,
+    };
+    let net = random_netlist(2, &spec);
+    let design = generate(
+        &net,
+        &Options {
+            rng_stages: 4,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let dir = scratch("synth");
+    let rep = propnet_hdl::synth::synthesize(&design, &dir, propnet_hdl::synth::Target::Ice40)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        rep.luts > 100,
+        "a Threefry alone needs hundreds of LUTs: {rep:?}"
+    );
+    assert!(
+        rep.ffs >= 8 + 4 * 32,
+        "latches + pipeline registers: {rep:?}"
+    );
+    assert!(rep.fits);
+    assert!(rep.fmax_mhz.is_some_and(|f| f > 1.0), "{rep:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,173 @@
+//! `propnet hdl`: writes the Verilog playout engine and testbench for a game, optionally
+//! checks it in iverilog against the reference playouts and synthesizes it for an FPGA.
+
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
+use propnet_compiler::netlist::Netlist;
+use propnet_compiler::playout::reference_playout;
+use propnet_hdl::sim::{simulate, SimRun};
+use propnet_hdl::synth::{estimate, synthesize, Target};
+use propnet_hdl::{generate, Options};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Arguments of `propnet hdl`.
+#[derive(clap::Args, Debug)]
+pub struct HdlArgs {
+    /// The game: GDL (`.kif`; grounded and optimized) or a netlist as JSON (`.json`).
+    pub game: PathBuf,
+    /// Output directory for the Verilog files and tool logs.
+    #[arg(short, long)]
+    pub out: PathBuf,
+    /// Playout engines in the design.
+    #[arg(long, default_value_t = 1)]
+    pub engines: u32,
+    /// Threefry pipeline stages (0, 1, 2, 4, 5, 10 or 20).
+    #[arg(long, default_value_t = 2)]
+    pub rng_stages: u32,
+    /// Synthesize for this FPGA family and report LUTs, FFs, Fmax and playouts/s.
+    #[arg(long, value_parser = ["ice40", "ecp5", "xc7"])]
+    pub synth: Option<String>,
+    /// Simulate this many playouts in iverilog and require equality with the CPU reference.
+    #[arg(long, default_value_t = 0)]
+    pub check: u32,
+    /// Step limit per playout (simulation check and length estimate).
+    #[arg(long, default_value_t = 1000)]
+    pub max_steps: u32,
+    /// RNG seed (simulation check and length estimate).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Reference playouts used to estimate the mean playout length.
+    #[arg(long, default_value_t = 200)]
+    pub length_playouts: u32,
+}
+
+fn load(path: &Path) -> anyhow::Result<Netlist> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("json") => serde_json::from_str(&text).with_context(|| format!("{}: not a netlist JSON", path.display())),
+        Some("kif") | Some("gdl") => {
+            let game = propnet_compiler::gdl::load(path)?;
+            let mut net = propnet_compiler::ground::compile(&game.program, &Default::default())
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            propnet_compiler::passes::optimize(&mut net, &Default::default());
+            Ok(net)
+        }
+        _ => bail!("{}: expected a .kif game or a .json netlist", path.display()),
+    }
+}
+
+fn spinner(msg: String) -> ProgressBar {
+    let pb = ProgressBar::new_spinner();
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    pb.set_message(msg);
+    pb.enable_steady_tick(Duration::from_millis(200));
+    pb
+}
+
+/// Runs `propnet hdl`.
+pub fn run(args: HdlArgs) -> anyhow::Result<()> {
+    let net = load(&args.game)?;
+    let prefix = args
+        .game
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("propnet")
+        .to_string();
+    let opts = Options {
+        prefix,
+        engines: args.engines,
+        rng_stages: args.rng_stages,
+    };
+    let design = generate(&net, &opts)?;
+    let (sources, tb) = design.write_to(&args.out)?;
+    println!(
+        "wrote {} sources and {} ({} live gates, {} latches, {} roles)",
+        sources.len(),
+        tb.display(),
+        design.info.gates,
+        design.info.latches,
+        design.info.roles
+    );
+    println!(
+        "top module {}; host interface: see `cargo doc -p propnet-hdl`",
+        design.names.top
+    );
+    let start = net.initial_state();
+    if args.check > 0 {
+        let pb = spinner(format!("simulating {} playouts in iverilog", args.check));
+        let run = SimRun {
+            seed: args.seed,
+            playouts: args.check,
+            max_steps: args.max_steps,
+            start: None,
+            max_cycles: 100_000_000,
+        };
+        let out = simulate(&design, &args.out.join("sim"), &run)?;
+        pb.finish_and_clear();
+        let want: Vec<_> = (0..args.check)
+            .map(|p| reference_playout(&net, &start, args.seed, p, args.max_steps))
+            .collect();
+        if out.records != want {
+            let bad = out.records.iter().zip(&want).find(|(a, b)| a != b);
+            bail!(
+                "simulation differs from the reference: {bad:?} (got {} records)",
+                out.records.len()
+            );
+        }
+        println!(
+            "simulation: {} playouts equal to the reference, {} cycles",
+            args.check, out.counters["cycles"]
+        );
+    }
+    if let Some(t) = &args.synth {
+        let target: Target = t.parse()?;
+        let n = args.length_playouts.max(1);
+        let mean = (0..n)
+            .map(|p| {
+                f64::from(reference_playout(&net, &start, args.seed, p, args.max_steps).length)
+            })
+            .sum::<f64>()
+            / f64::from(n);
+        let pb = spinner(format!(
+            "yosys {} ({})",
+            target.yosys_command(),
+            target.device()
+        ));
+        let rep = synthesize(&design, &args.out.join(t), target)?;
+        pb.finish_and_clear();
+        let est = estimate(&rep, args.rng_stages, mean);
+        println!(
+            "{} ({}), {} engine(s):",
+            target.yosys_command(),
+            target.device(),
+            rep.engines
+        );
+        println!(
+            "  LUTs {}  FFs {}  DSPs {}  ({} the device: {} LUTs, {} FFs)",
+            rep.luts,
+            rep.ffs,
+            rep.dsps,
+            if rep.fits { "fits" } else { "does NOT fit" },
+            target.device_luts(),
+            target.device_ffs()
+        );
+        match rep.fmax_mhz {
+            Some(f) => println!("  Fmax {f:.2} MHz (nextpnr-ice40, hx8k ct256)"),
+            None if target == Target::Ice40 => {
+                println!("  Fmax: not placed (does not fit the HX8K; try --synth xc7)")
+            }
+            None => println!("  Fmax: not measured (no place and route for this family here)"),
+        }
+        println!("  mean playout length {:.2} joint moves; cycles per playout {:.2}; cycles per step {:.3}", est.mean_length, est.cycles_per_playout, est.cycles_per_step);
+        println!("  engines that fit: {}", est.engines_fit);
+        if let (Some(e), Some(d)) = (est.playouts_per_s_engine, est.playouts_per_s_device) {
+            println!("  estimated playouts/s: {e:.0} per engine, {d:.0} per device");
+        }
+    }
+    Ok(())
+}
