@@ -3,3 +3,8 @@
 
 pub mod backend;
 pub mod machine;
+pub mod fixtures;
+pub mod mcts;
+pub mod arena;
+pub mod player;
+pub mod solver;
