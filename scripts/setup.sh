@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what propnet's build and tests need on a fresh Debian/Ubuntu machine:
+# lavapipe (software Vulkan) for the GPU tests, yosys/iverilog/verilator/nextpnr for the
+# FPGA backend. Idempotent: does nothing when everything is already there.
+set -euo pipefail
+pkgs=(mesa-vulkan-drivers libvulkan1 yosys iverilog verilator nextpnr-ice40 fpga-icestorm)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+command -v cargo >/dev/null || { echo "setup: cargo not found; install Rust (rustup) first" >&2; exit 1; }
+echo "setup: ok"
