@@ -8,6 +8,8 @@
 #![deny(missing_docs)]
 
 pub mod gdl;
+pub mod ground;
+pub mod kif;
 pub mod netlist;
 pub mod playout;
 pub mod rng;
