@@ -15,8 +15,9 @@ fn backend(net: &Netlist) -> Box<dyn Backend> {
     Box::new(ReferenceBackend::new(net.clone()))
 }
 
-fn mcts(net: &Netlist, iterations: u64, seed: u64) -> Box<dyn Player> {
-    let params = MctsParams { seed, playouts_per_leaf: 4, ..Default::default() };
+/// An MCTS player with `playouts` rollouts per leaf on the reference backend.
+fn mcts(net: &Netlist, iterations: u64, playouts: u32, seed: u64) -> Box<dyn Player> {
+    let params = MctsParams { seed, playouts_per_leaf: playouts, ..Default::default() };
     Box::new(MctsPlayer::new(format!("mcts:{iterations}"), backend(net), params, Budget::Iterations(iterations)))
 }
 
@@ -110,7 +111,7 @@ fn score(e: &Estimate) -> String {
 #[test]
 fn mcts_never_loses_tictactoe_against_random() {
     let net = tictactoe();
-    let mut players = vec![mcts(&net, 300, 1), Box::new(RandomPlayer::new(2)) as Box<dyn Player>];
+    let mut players = vec![mcts(&net, 300, 4, 1), Box::new(RandomPlayer::new(2)) as Box<dyn Player>];
     let games = run_match(&net, &mut players, 100);
     for g in &games {
         assert_ne!(g.score_of(0), Some(0), "MCTS lost game {}: {:?}", g.index, g.moves);
@@ -123,19 +124,20 @@ fn mcts_never_loses_tictactoe_against_random() {
 #[test]
 fn mcts_scores_95_percent_against_random_on_connect_four() {
     let net = connect_four();
-    let mut players = vec![mcts(&net, 200, 3), Box::new(RandomPlayer::new(4)) as Box<dyn Player>];
+    let mut players = vec![mcts(&net, 100, 2, 3), Box::new(RandomPlayer::new(4)) as Box<dyn Player>];
     let games = run_match(&net, &mut players, 20);
     let s = player_scores(&games, 2);
-    eprintln!("connect four mcts:200 vs random: {} / {}", score(&s[0]), score(&s[1]));
+    eprintln!("connect four mcts:100 vs random: {} / {}", score(&s[0]), score(&s[1]));
     assert!(s[0].mean >= 95.0, "{}", score(&s[0]));
 }
 
 #[test]
 fn more_iterations_beat_fewer_on_connect_four() {
     let net = connect_four();
-    let mut players = vec![mcts(&net, 400, 5), mcts(&net, 40, 6)];
-    let games = run_match(&net, &mut players, 24);
+    // 20 games keep CI fast; the claim is the lower end of the 95% interval above 50.
+    let mut players = vec![mcts(&net, 200, 2, 5), mcts(&net, 20, 2, 6)];
+    let games = run_match(&net, &mut players, 20);
     let s = player_scores(&games, 2);
-    eprintln!("connect four mcts:400 vs mcts:40: {} / {}", score(&s[0]), score(&s[1]));
+    eprintln!("connect four mcts:200 vs mcts:20: {} / {}", score(&s[0]), score(&s[1]));
     assert!(s[0].low() > 50.0, "10x iterations: {}", score(&s[0]));
 }
