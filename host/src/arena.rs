@@ -124,3 +124,21 @@ pub fn player_scores(games: &[GameRecord], players: usize) -> Vec<Estimate> {
         .map(|p| Estimate::of(&games.iter().filter_map(|g| g.score_of(p)).map(f64::from).collect::<Vec<_>>()))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn estimate_uses_student_t_and_seats_rotate() {
+        let e = Estimate::of(&[0.0, 100.0, 50.0, 50.0]);
+        assert_eq!(e.mean, 50.0);
+        // s = sqrt(5000/3), t(3) = 3.182, half-width = t·s/2.
+        assert!((e.ci95 - 3.182 * (5000.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-9);
+        assert!(e.low() < 0.0 && e.high() > 100.0);
+        assert_eq!(Estimate::of(&[70.0]).ci95, 0.0);
+        assert_eq!(seats_for(0, 2, 2), vec![0, 1]);
+        assert_eq!(seats_for(1, 2, 2), vec![1, 0]);
+        assert_eq!(seats_for(2, 3, 3), vec![2, 0, 1]);
+    }
+}

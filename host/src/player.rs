@@ -10,6 +10,10 @@ use propnet_compiler::rng::{choose, key, threefry2x32_20};
 pub trait Player {
     /// Short label, e.g. `random` or `mcts:cpu:1000`.
     fn label(&self) -> String;
+    /// Search totals so far (iterations, wall time, backend time), for players that search.
+    fn totals(&self) -> Option<SearchTotals> {
+        None
+    }
     /// Called before each game with the seat's role and the game's index (for seeding).
     fn new_game(&mut self, role: usize, game: u64);
     /// Picks one of `legal[role]` (non-empty) in `state`; `legal` holds every role's legal
@@ -18,6 +22,32 @@ pub trait Player {
     /// # Errors
     /// A [`BackendError`] when the player's backend fails.
     fn choose(&mut self, net: &Netlist, state: &State, role: usize, legal: &[Vec<InputId>]) -> Result<InputId, BackendError>;
+}
+
+/// Accumulated search work of a player over a match.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct SearchTotals {
+    /// Searches run (forced moves are not searched).
+    pub searches: u64,
+    /// Iterations over all searches.
+    pub iterations: u64,
+    /// Rollouts over all searches.
+    pub playouts: u64,
+    /// Wall-clock time searching.
+    pub elapsed: std::time::Duration,
+    /// Time inside the backend.
+    pub backend_time: std::time::Duration,
+}
+
+impl SearchTotals {
+    /// Iterations per second of search time.
+    pub fn iterations_per_second(&self) -> f64 {
+        self.iterations as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+    /// Fraction of search time spent in the backend.
+    pub fn backend_fraction(&self) -> f64 {
+        self.backend_time.as_secs_f64() / self.elapsed.as_secs_f64().max(1e-9)
+    }
 }
 
 /// Plays a uniformly random legal move (project RNG keyed by seed and game, counter = move).
@@ -57,6 +87,7 @@ pub struct MctsPlayer {
     params: MctsParams,
     budget: Budget,
     search: Search,
+    totals: SearchTotals,
     /// The result of the last search (None when the move was forced).
     pub last: Option<SearchResult>,
 }
@@ -65,13 +96,16 @@ impl MctsPlayer {
     /// A player that searches with `params` for `budget` per move, rollouts on `backend`.
     pub fn new(label: String, backend: Box<dyn Backend>, params: MctsParams, budget: Budget) -> Self {
         let search = Search::new(params.clone());
-        Self { label, backend, params, budget, search, last: None }
+        Self { label, backend, params, budget, search, totals: SearchTotals::default(), last: None }
     }
 }
 
 impl Player for MctsPlayer {
     fn label(&self) -> String {
         self.label.clone()
+    }
+    fn totals(&self) -> Option<SearchTotals> {
+        Some(self.totals)
     }
     fn new_game(&mut self, role: usize, game: u64) {
         let seed = self.params.seed ^ game.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ ((role as u64) << 56);
@@ -84,6 +118,12 @@ impl Player for MctsPlayer {
         }
         let res = self.search.run(net, self.backend.as_mut(), state, self.budget)?;
         let m = res.best_move(role).unwrap_or(legal[role][0]);
+        let t = &mut self.totals;
+        t.searches += 1;
+        t.iterations += res.iterations;
+        t.playouts += res.playouts;
+        t.elapsed += res.elapsed;
+        t.backend_time += res.backend_time;
         self.last = Some(res);
         Ok(m)
     }

@@ -98,3 +98,23 @@ pub fn make_player(spec: &str, net: &Netlist, flags: &MctsFlags, seed: u64) -> a
         _ => bail!("bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET` (e.g. mcts:cpu:1s)"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_and_player_specs_parse() {
+        assert_eq!(parse_budget("1000").unwrap(), Budget::Iterations(1000));
+        assert_eq!(parse_budget("1s").unwrap(), Budget::Time(Duration::from_secs(1)));
+        assert_eq!(parse_budget("250ms").unwrap(), Budget::Time(Duration::from_millis(250)));
+        assert!(parse_budget("fast").is_err());
+        assert!(parse_budget("-1s").is_err());
+        let net = propnet_host::fixtures::tictactoe();
+        let flags = MctsFlags { exploration: 1.0, playouts_per_leaf: 1, leaves_per_batch: 1, expand_threshold: 1, max_steps: 10 };
+        assert_eq!(make_player("random", &net, &flags, 1).unwrap().label(), "random");
+        assert_eq!(make_player("mcts:cpu:1s", &net, &flags, 1).unwrap().label(), "mcts:cpu:1s");
+        assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
+        assert!(make_player("mcts:cpu", &net, &flags, 1).is_err());
+    }
+}

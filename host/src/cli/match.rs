@@ -54,7 +54,16 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
     let scores = player_scores(&games, players.len());
     println!("{} games of {}", args.games, args.game.display());
     for (p, e) in scores.iter().enumerate() {
-        println!("{:>24}: {:6.2} ± {:5.2} (95% CI, n={})", args.players[p], e.mean, e.ci95, e.n);
+        print!("{:>24}: {:6.2} ± {:5.2} (95% CI, n={})", args.players[p], e.mean, e.ci95, e.n);
+        match players[p].totals() {
+            Some(t) if t.searches > 0 => println!(
+                "   search: {:.0} iterations/s, {:.0} playouts/s, backend {:.0}% of the time",
+                t.iterations_per_second(),
+                t.playouts as f64 / t.elapsed.as_secs_f64().max(1e-9),
+                100.0 * t.backend_fraction()
+            ),
+            _ => println!(),
+        }
     }
     if let Some(path) = &args.json_out {
         let record = serde_json::json!({
