@@ -9,7 +9,9 @@
 
 pub mod gdl;
 pub mod ground;
+pub mod interp;
 pub mod kif;
 pub mod netlist;
+pub mod passes;
 pub mod playout;
 pub mod rng;

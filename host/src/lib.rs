@@ -8,4 +8,5 @@ pub mod machine;
 pub mod mcts;
 pub mod perft;
 pub mod player;
+pub mod sim;
 pub mod solver;

@@ -163,6 +163,12 @@ pub struct Netlist {
     pub roles: Vec<Role>,
     /// True in terminal states.
     pub terminal: GateId,
+    /// Fluents removed by optimization because they never change, with their constant value
+    /// (see `passes::drop_constant_latches`). Sorted by fluent text; disjoint from the latch
+    /// names. Together with the latches they make up the full game state
+    /// ([`Netlist::true_fluents`]).
+    #[serde(default)]
+    pub fixed_fluents: Vec<(String, bool)>,
 }
 
 /// Counts that describe a netlist's size, as printed by `propnet run` and the benches.
@@ -243,6 +249,23 @@ impl Netlist {
             s.depth = s.depth.max(level[i]);
         }
         s
+    }
+
+    /// Names of the fluents that hold in the state whose latch values are `latches` (one bool
+    /// per latch), including the true [`Netlist::fixed_fluents`]: the full game state, sorted
+    /// by fluent text in byte order. Panics if `latches.len() != self.latches.len()`.
+    pub fn true_fluents(&self, latches: &[bool]) -> Vec<&str> {
+        assert_eq!(latches.len(), self.latches.len(), "one value per latch");
+        let mut names: Vec<&str> = self
+            .latches
+            .iter()
+            .zip(latches)
+            .filter(|(_, &v)| v)
+            .map(|(l, _)| l.name.as_str())
+            .chain(self.fixed_fluents.iter().filter(|(_, v)| *v).map(|(n, _)| n.as_str()))
+            .collect();
+        names.sort_unstable();
+        names
     }
 
     /// Initial state as one bool per latch.

@@ -19,9 +19,18 @@
 //!
 //! No GDL types appear here: names are plain strings kept for printing and for mapping back.
 
+mod dot;
 mod ir;
+mod json;
 pub mod random;
+mod text;
 mod validate;
 
+#[cfg(test)]
+mod serial_tests;
+
+pub use dot::to_dot;
 pub use ir::*;
+pub use json::{from_json, to_json, JsonError};
+pub use text::{from_text, to_text, TextError};
 pub use validate::{validate, ValidateError};

@@ -51,7 +51,7 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
         Some(n) => Budget::Iterations(n),
         None => Budget::Time(Duration::from_secs_f64(args.seconds.max(0.0))),
     };
-    let mut backend = make_backend(&args.backend, &net)?;
+    let mut backend = make_backend(&args.backend, &net, args.mcts.threads)?;
     let mut search = Search::new(args.mcts.params(args.seed));
     let res = search.run(&net, backend.as_mut(), &state, budget)?;
     println!(

@@ -7,6 +7,7 @@ use propnet_compiler::netlist::{validate, Netlist};
 use propnet_host::backend::{Backend, ReferenceBackend};
 use propnet_host::mcts::{Budget, MctsParams};
 use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
+use propnet_host::sim::{CpuBackend, CpuOptions};
 use std::path::Path;
 use std::time::Duration;
 
@@ -24,11 +25,12 @@ pub fn load_game(path: &Path) -> anyhow::Result<Netlist> {
     Ok(net)
 }
 
-/// A backend by name: `ref` (scalar reference) or `cpu`; `gpu` when the GPU backend is built.
-pub fn make_backend(kind: &str, net: &Netlist) -> anyhow::Result<Box<dyn Backend>> {
+/// A backend by name: `cpu` (bit-parallel, `threads` workers, 0 = one per core) or `ref`
+/// (scalar reference); `gpu` when the GPU backend is built.
+pub fn make_backend(kind: &str, net: &Netlist, threads: usize) -> anyhow::Result<Box<dyn Backend>> {
     match kind {
-        // Until the bit-parallel CPU simulator is merged, `cpu` runs the scalar reference.
-        "cpu" | "ref" => Ok(Box::new(ReferenceBackend::new(net.clone()))),
+        "cpu" => Ok(Box::new(CpuBackend::new(net.clone(), CpuOptions { threads, ..CpuOptions::default() })?)),
+        "ref" => Ok(Box::new(ReferenceBackend::new(net.clone()))),
         "gpu" => bail!("backend `gpu` is not available in this build"),
         other => bail!("unknown backend `{other}` (expected cpu, gpu or ref)"),
     }
@@ -68,6 +70,9 @@ pub struct MctsFlags {
     /// Rollout depth cut-off in joint moves.
     #[arg(long, default_value_t = MctsParams::default().max_steps)]
     pub max_steps: u32,
+    /// Worker threads of the `cpu` backend (0 = one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
 }
 
 impl MctsFlags {
@@ -92,7 +97,7 @@ pub fn make_player(spec: &str, net: &Netlist, flags: &MctsFlags, seed: u64) -> a
     match parts.as_slice() {
         ["random"] => Ok(Box::new(RandomPlayer::new(seed))),
         ["mcts", backend, budget] => {
-            let b = make_backend(backend, net)?;
+            let b = make_backend(backend, net, flags.threads)?;
             Ok(Box::new(MctsPlayer::new(spec.to_string(), b, flags.params(seed), parse_budget(budget)?)))
         }
         _ => bail!("bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET` (e.g. mcts:cpu:1s)"),
@@ -111,7 +116,7 @@ mod tests {
         assert!(parse_budget("fast").is_err());
         assert!(parse_budget("-1s").is_err());
         let net = propnet_host::fixtures::tictactoe();
-        let flags = MctsFlags { exploration: 1.0, playouts_per_leaf: 1, leaves_per_batch: 1, expand_threshold: 1, max_steps: 10 };
+        let flags = MctsFlags { exploration: 1.0, playouts_per_leaf: 1, leaves_per_batch: 1, expand_threshold: 1, max_steps: 10, threads: 1 };
         assert_eq!(make_player("random", &net, &flags, 1).unwrap().label(), "random");
         assert_eq!(make_player("mcts:cpu:1s", &net, &flags, 1).unwrap().label(), "mcts:cpu:1s");
         assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());

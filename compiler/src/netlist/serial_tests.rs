@@ -1,0 +1,125 @@
+//! Round trips and error reports of the text and JSON forms, and the DOT picture.
+
+use super::random::{random_netlist, RandomSpec};
+use super::*;
+
+fn sample(seed: u64) -> Netlist {
+    let mut n = random_netlist(
+        seed,
+        &RandomSpec {
+            roles: 1 + seed as usize % 3,
+            ..Default::default()
+        },
+    );
+    n.fixed_fluents.push(("(fixed \"q\" \\ x)".into(), true));
+    n.roles[0].name = "white \"w\"".into();
+    n
+}
+
+#[test]
+fn text_round_trips() {
+    for seed in 0..20 {
+        let n = sample(seed);
+        let text = to_text(&n);
+        let back = from_text(&text).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+        assert_eq!(back, n, "seed {seed}");
+        assert_eq!(to_text(&back), text);
+    }
+}
+
+#[test]
+fn text_ignores_comments_and_blank_lines() {
+    let src = "; a game\n\nrole r0 \"p\" ; the only role\nlatch l0 \"(a)\" init 1\ninput i0 r0 \"(go)\"\n\
+               g0 = latch l0\ng1 = not g0\ng2 = input i0\ng3 = or g1 g2\nnext l0 g3\nlegal r0 i0 g0\n\
+               goal r0 100 g1\nterminal g1\n";
+    let n = from_text(src).unwrap();
+    assert_eq!(n.gates[3], Gate::Or(vec![GateId(1), GateId(2)]));
+    assert_eq!(n.latches[0].next, GateId(3));
+    assert_eq!(n.roles[0].goals[0].value, 100);
+    assert!(to_text(&n).contains("g3 = or g1 g2\n"));
+}
+
+fn syntax_error(src: &str) -> (usize, usize, String, String) {
+    match from_text(src) {
+        Err(TextError::Syntax {
+            line,
+            column,
+            msg,
+            token,
+        }) => (line, column, msg, token),
+        other => panic!("expected a syntax error, got {other:?}"),
+    }
+}
+
+#[test]
+fn text_errors_say_where() {
+    let (line, col, msg, tok) = syntax_error("role r0 \"p\"\ng0 = nand g1\n");
+    assert_eq!((line, col, tok.as_str()), (2, 6, "nand"), "{msg}");
+    let (line, col, _, tok) = syntax_error("role r0 \"p\"\ng1 = const 0\n");
+    assert_eq!((line, col, tok.as_str()), (2, 1, "g1"));
+    let (line, col, _, tok) = syntax_error("latch l0 \"(a) init 1\n");
+    assert_eq!((line, col, tok.as_str()), (1, 10, "\"(a) init 1"));
+    let (line, _, msg, _) = syntax_error("latch l0 \"(a)\" init 1\ng0 = latch l0\nterminal g0\n");
+    assert_eq!(line, 4);
+    assert!(msg.contains("next l0"), "{msg}");
+    let (_, _, _, tok) = syntax_error("g0 = const 2\n");
+    assert_eq!(tok, "2");
+    // Parses, but is not topological.
+    let e = from_text("g0 = not g0\nterminal g0\n").unwrap_err();
+    assert!(
+        matches!(e, TextError::Invalid(ValidateError::NotTopological { .. })),
+        "{e}"
+    );
+}
+
+#[test]
+fn json_round_trips_and_validates() {
+    for seed in 0..10 {
+        let n = sample(seed);
+        assert_eq!(from_json(&to_json(&n)).unwrap(), n);
+    }
+    // Older files without `fixed_fluents` still load.
+    let n = random_netlist(1, &RandomSpec::default());
+    let mut v: serde_json::Value = serde_json::from_str(&to_json(&n)).unwrap();
+    v.as_object_mut().unwrap().remove("fixed_fluents");
+    assert_eq!(from_json(&v.to_string()).unwrap(), n);
+    assert!(matches!(
+        from_json("{\"gates\": 3}"),
+        Err(JsonError::Syntax(_))
+    ));
+    let mut bad = n.clone();
+    bad.terminal = GateId(bad.gates.len() as u32);
+    assert!(matches!(
+        from_json(&to_json(&bad)),
+        Err(JsonError::Invalid(ValidateError::OutOfRange { .. }))
+    ));
+}
+
+#[test]
+fn dot_shows_every_gate_and_output() {
+    let n = sample(2);
+    let dot = to_dot(&n);
+    assert!(dot.starts_with("digraph netlist {") && dot.trim_end().ends_with('}'));
+    for i in 0..n.gates.len() {
+        assert!(
+            dot.contains(&format!("  g{i} [label=\"g{i} ")),
+            "gate g{i} missing"
+        );
+    }
+    let edges: usize = n.gates.iter().map(|g| g.operands().len()).sum();
+    assert_eq!(
+        dot.lines()
+            .filter(|l| l.contains(" -> g") && !l.contains("next"))
+            .count(),
+        edges
+    );
+    assert!(dot.contains("label=\"terminal\" shape=note"));
+    assert!(dot.contains("legal white \\\"w\\\" (m 00)"));
+    assert_eq!(
+        dot.matches("label=\"next\"").count(),
+        n.gates
+            .iter()
+            .filter(|g| matches!(g, Gate::Latch(_)))
+            .count()
+    );
+}

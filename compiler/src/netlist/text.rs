@@ -1,0 +1,405 @@
+//! Human-readable text form of a netlist (cranelift-style), written by [`to_text`] and read
+//! by [`from_text`]; used by the pass filetests and for debugging. One item per line, `;`
+//! starts a comment, names are double-quoted (`\"` and `\\` escaped):
+//!
+//! ```text
+//! role r0 "white"
+//! latch l0 "(cell 1 1 b)" init 1
+//! input i0 r0 "(mark 1 1)"
+//! fixed "(step 1)" 0
+//! g0 = const 0
+//! g1 = latch l0
+//! g2 = input i0
+//! g3 = and g1 g2
+//! g4 = not g3
+//! g5 = or
+//! next l0 g4
+//! legal r0 i0 g1
+//! goal r0 100 g5
+//! terminal g4
+//! ```
+//!
+//! Roles, latches, inputs and gates are numbered in order from 0 and must be written so;
+//! legal and goal lines keep their order. The parser validates the result.
+
+use super::ir::{Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId};
+use super::validate::{validate, ValidateError};
+use std::fmt::Write;
+
+/// Writes `net` in the text form (the inverse of [`from_text`]).
+pub fn to_text(net: &Netlist) -> String {
+    let mut s = String::new();
+    for (i, r) in net.roles.iter().enumerate() {
+        let _ = writeln!(s, "role r{i} {}", quote(&r.name));
+    }
+    for (i, l) in net.latches.iter().enumerate() {
+        let _ = writeln!(s, "latch l{i} {} init {}", quote(&l.name), l.init as u8);
+    }
+    for (i, x) in net.inputs.iter().enumerate() {
+        let _ = writeln!(s, "input i{i} r{} {}", x.role.0, quote(&x.name));
+    }
+    for (name, v) in &net.fixed_fluents {
+        let _ = writeln!(s, "fixed {} {}", quote(name), *v as u8);
+    }
+    for (i, g) in net.gates.iter().enumerate() {
+        let _ = write!(s, "g{i} = ");
+        let _ = match g {
+            Gate::Const(v) => write!(s, "const {}", *v as u8),
+            Gate::Input(x) => write!(s, "input {x}"),
+            Gate::Latch(l) => write!(s, "latch {l}"),
+            Gate::Not(a) => write!(s, "not {a}"),
+            Gate::And(ops) | Gate::Or(ops) => {
+                let _ = write!(s, "{}", g.kind());
+                ops.iter().try_for_each(|o| write!(s, " {o}"))
+            }
+        };
+        s.push('\n');
+    }
+    for (i, l) in net.latches.iter().enumerate() {
+        let _ = writeln!(s, "next l{i} {}", l.next);
+    }
+    for (r, role) in net.roles.iter().enumerate() {
+        for l in &role.legal {
+            let _ = writeln!(s, "legal r{r} {} {}", l.input, l.gate);
+        }
+        for g in &role.goals {
+            let _ = writeln!(s, "goal r{r} {} {}", g.value, g.gate);
+        }
+    }
+    let _ = writeln!(s, "terminal {}", net.terminal);
+    s
+}
+
+fn quote(name: &str) -> String {
+    format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// An error reading the text form.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TextError {
+    /// A line does not follow the syntax; `line` and `column` count from 1.
+    #[error("{line}:{column}: {msg}: `{token}`")]
+    Syntax {
+        /// Line number.
+        line: usize,
+        /// Column of the offending token (in characters).
+        column: usize,
+        /// What was expected.
+        msg: String,
+        /// The offending token (empty at end of line).
+        token: String,
+    },
+    /// The text parsed but the netlist breaks an invariant.
+    #[error("invalid netlist: {0}")]
+    Invalid(#[from] ValidateError),
+}
+
+/// One token of a line: its text (unquoted for strings), column, and whether it was quoted.
+struct Tok {
+    text: String,
+    col: usize,
+    quoted: bool,
+}
+
+fn tokenize(line: &str, ln: usize) -> Result<Vec<Tok>, TextError> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut toks = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == ';' {
+            break;
+        } else if c.is_whitespace() {
+            i += 1;
+        } else if c == '"' {
+            let col = i + 1;
+            let mut text = String::new();
+            i += 1;
+            loop {
+                match chars.get(i) {
+                    None => {
+                        return Err(TextError::Syntax {
+                            line: ln,
+                            column: col,
+                            msg: "unterminated string".into(),
+                            token: chars[col - 1..].iter().collect(),
+                        })
+                    }
+                    Some('"') => break,
+                    Some('\\') if i + 1 < chars.len() => {
+                        text.push(chars[i + 1]);
+                        i += 1;
+                    }
+                    Some(&ch) => text.push(ch),
+                }
+                i += 1;
+            }
+            toks.push(Tok {
+                text,
+                col,
+                quoted: true,
+            });
+            i += 1;
+        } else {
+            let start = i;
+            while i < chars.len() && !chars[i].is_whitespace() && chars[i] != ';' && chars[i] != '"'
+            {
+                i += 1;
+            }
+            toks.push(Tok {
+                text: chars[start..i].iter().collect(),
+                col: start + 1,
+                quoted: false,
+            });
+        }
+    }
+    Ok(toks)
+}
+
+/// Cursor over one line's tokens with typed readers that report line:column on error.
+struct Line {
+    toks: Vec<Tok>,
+    pos: usize,
+    ln: usize,
+    end_col: usize,
+}
+
+impl Line {
+    fn err(&self, msg: impl Into<String>) -> TextError {
+        let (column, token) = match self.toks.get(self.pos) {
+            Some(t) => (t.col, t.text.clone()),
+            None => (self.end_col, String::new()),
+        };
+        TextError::Syntax {
+            line: self.ln,
+            column,
+            msg: msg.into(),
+            token,
+        }
+    }
+    fn word(&mut self, what: &str) -> Result<&str, TextError> {
+        match self.toks.get(self.pos) {
+            Some(t) if !t.quoted => {
+                self.pos += 1;
+                Ok(&self.toks[self.pos - 1].text)
+            }
+            _ => Err(self.err(format!("expected {what}"))),
+        }
+    }
+    fn keyword(&mut self, kw: &str) -> Result<(), TextError> {
+        match self.toks.get(self.pos) {
+            Some(t) if !t.quoted && t.text == kw => {
+                self.pos += 1;
+                Ok(())
+            }
+            _ => Err(self.err(format!("expected `{kw}`"))),
+        }
+    }
+    fn string(&mut self) -> Result<String, TextError> {
+        match self.toks.get(self.pos) {
+            Some(t) if t.quoted => {
+                self.pos += 1;
+                Ok(t.text.clone())
+            }
+            _ => Err(self.err("expected a quoted name")),
+        }
+    }
+    /// A number with prefix `p` (`g12`, `l3`) or none (`p` empty).
+    fn num(&mut self, p: &str, what: &str) -> Result<u32, TextError> {
+        let v = self
+            .toks
+            .get(self.pos)
+            .filter(|t| !t.quoted)
+            .and_then(|t| t.text.strip_prefix(p))
+            .and_then(|d| {
+                if d.bytes().all(|b| b.is_ascii_digit()) {
+                    d.parse::<u32>().ok()
+                } else {
+                    None
+                }
+            });
+        match v {
+            Some(v) => {
+                self.pos += 1;
+                Ok(v)
+            }
+            None => Err(self.err(format!("expected {what}"))),
+        }
+    }
+    fn bit(&mut self) -> Result<bool, TextError> {
+        match self.num("", "0 or 1")? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => {
+                self.pos -= 1;
+                Err(self.err("expected 0 or 1"))
+            }
+        }
+    }
+    /// Checks a declaration's own index is the next one.
+    fn index(&mut self, p: &str, what: &str, expected: usize) -> Result<(), TextError> {
+        let v = self.num(p, what)?;
+        if v as usize != expected {
+            self.pos -= 1;
+            return Err(self.err(format!(
+                "expected {p}{expected} (items are numbered in order)"
+            )));
+        }
+        Ok(())
+    }
+    fn done(&self) -> Result<(), TextError> {
+        if self.pos < self.toks.len() {
+            return Err(self.err("unexpected token"));
+        }
+        Ok(())
+    }
+}
+
+/// Reads the text form written by [`to_text`].
+///
+/// # Errors
+/// [`TextError::Syntax`] with line and column for malformed lines, misnumbered items, a
+/// latch without `next` line or a missing `terminal`; [`TextError::Invalid`] when the result
+/// fails [`validate`].
+pub fn from_text(src: &str) -> Result<Netlist, TextError> {
+    let mut net = Netlist::default();
+    let mut next: Vec<Option<GateId>> = Vec::new();
+    let mut terminal = None;
+    let mut last_line = 0;
+    for (i, raw) in src.lines().enumerate() {
+        let ln = i + 1;
+        last_line = ln;
+        let toks = tokenize(raw, ln)?;
+        if toks.is_empty() {
+            continue;
+        }
+        let mut l = Line {
+            toks,
+            pos: 0,
+            ln,
+            end_col: raw.chars().count() + 1,
+        };
+        let head = l.word("a line kind")?.to_string();
+        match head.as_str() {
+            "role" => {
+                l.index("r", "role id", net.roles.len())?;
+                let name = l.string()?;
+                net.roles.push(Role {
+                    name,
+                    legal: Vec::new(),
+                    goals: Vec::new(),
+                });
+            }
+            "latch" => {
+                l.index("l", "latch id", net.latches.len())?;
+                let name = l.string()?;
+                l.keyword("init")?;
+                let init = l.bit()?;
+                net.latches.push(Latch {
+                    name,
+                    init,
+                    next: GateId(0),
+                });
+                next.push(None);
+            }
+            "input" => {
+                l.index("i", "input id", net.inputs.len())?;
+                let role = l.num("r", "role id")?;
+                if role as usize >= net.roles.len() {
+                    l.pos -= 1;
+                    return Err(l.err("role not declared"));
+                }
+                let name = l.string()?;
+                net.inputs.push(Input {
+                    role: RoleId(role),
+                    name,
+                });
+            }
+            "fixed" => {
+                let name = l.string()?;
+                let v = l.bit()?;
+                net.fixed_fluents.push((name, v));
+            }
+            "next" => {
+                let id = l.num("l", "latch id")? as usize;
+                if id >= next.len() {
+                    l.pos -= 1;
+                    return Err(l.err("latch not declared"));
+                }
+                next[id] = Some(GateId(l.num("g", "gate id")?));
+            }
+            "legal" => {
+                let r = role_ref(&mut l, &net)?;
+                let input = InputId(l.num("i", "input id")?);
+                let gate = GateId(l.num("g", "gate id")?);
+                net.roles[r].legal.push(Legal { input, gate });
+            }
+            "goal" => {
+                let r = role_ref(&mut l, &net)?;
+                let value = l.num("", "goal value")?;
+                let value = u8::try_from(value).map_err(|_| {
+                    l.pos -= 1;
+                    l.err("goal value out of range")
+                })?;
+                let gate = GateId(l.num("g", "gate id")?);
+                net.roles[r].goals.push(Goal { value, gate });
+            }
+            "terminal" => terminal = Some(GateId(l.num("g", "gate id")?)),
+            h if h.starts_with('g') => {
+                l.pos = 0;
+                l.index("g", "gate id", net.gates.len())?;
+                l.keyword("=")?;
+                let kind = l.word("a gate kind")?.to_string();
+                let gate = match kind.as_str() {
+                    "const" => Gate::Const(l.bit()?),
+                    "input" => Gate::Input(InputId(l.num("i", "input id")?)),
+                    "latch" => Gate::Latch(LatchId(l.num("l", "latch id")?)),
+                    "not" => Gate::Not(GateId(l.num("g", "gate id")?)),
+                    k @ ("and" | "or") => {
+                        let is_and = k == "and";
+                        let mut ops = Vec::new();
+                        while l.pos < l.toks.len() {
+                            ops.push(GateId(l.num("g", "gate id")?));
+                        }
+                        if is_and {
+                            Gate::And(ops)
+                        } else {
+                            Gate::Or(ops)
+                        }
+                    }
+                    _ => {
+                        l.pos -= 1;
+                        return Err(l.err("unknown gate kind (const, input, latch, not, and, or)"));
+                    }
+                };
+                net.gates.push(gate);
+            }
+            _ => {
+                l.pos = 0;
+                return Err(l.err("unknown line kind"));
+            }
+        }
+        l.done()?;
+    }
+    let missing = |msg: String| TextError::Syntax {
+        line: last_line + 1,
+        column: 1,
+        msg,
+        token: String::new(),
+    };
+    for (i, n) in next.into_iter().enumerate() {
+        net.latches[i].next = n.ok_or_else(|| missing(format!("no `next l{i}` line")))?;
+    }
+    net.terminal = terminal.ok_or_else(|| missing("no `terminal` line".into()))?;
+    validate(&net)?;
+    Ok(net)
+}
+
+fn role_ref(l: &mut Line, net: &Netlist) -> Result<usize, TextError> {
+    let r = l.num("r", "role id")? as usize;
+    if r >= net.roles.len() {
+        l.pos -= 1;
+        return Err(l.err("role not declared"));
+    }
+    Ok(r)
+}

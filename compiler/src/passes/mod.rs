@@ -1,0 +1,182 @@
+//! Netlist optimization passes (in the style of yosys `opt`), run to a fixpoint by
+//! [`optimize`], and a playout-based equivalence check ([`check_equivalent`]).
+//!
+//! Each pass is a module with `pub fn run(net: &mut Netlist) -> bool` (true when it changed
+//! something). Every pass keeps the [`crate::netlist`] invariants: topological arena, one
+//! gate per latch/input at most, outputs free of inputs, legal lists sorted by move text. A
+//! pass may leave unused gates behind; [`remove_dead`] drops them. Game behaviour from the
+//! initial state is preserved exactly: legal moves (by text and order), goals, terminal and
+//! the full fluent state ([`Netlist::true_fluents`]), which [`check_equivalent`] tests.
+
+pub mod absorb_not;
+mod check_equivalent;
+pub mod collapse_single;
+pub mod drop_constant_latches;
+pub mod fold_constants;
+pub mod merge_equivalent;
+mod rebuild;
+pub mod remove_dead;
+
+pub use check_equivalent::{check_equivalent, EquivOptions, Mismatch};
+
+use crate::netlist::{validate, Netlist, NetlistStats};
+
+/// A pass: rewrites the netlist in place, returns true when it changed something.
+pub type PassFn = fn(&mut Netlist) -> bool;
+
+/// Every pass by name, in the order [`optimize`] runs them in one iteration.
+pub const PASSES: &[(&str, PassFn)] = &[
+    ("fold_constants", fold_constants::run),
+    ("drop_constant_latches", drop_constant_latches::run),
+    ("merge_equivalent", merge_equivalent::run),
+    ("collapse_single", collapse_single::run),
+    ("absorb_not", absorb_not::run),
+    ("remove_dead", remove_dead::run),
+];
+
+/// The pass with this name, if any.
+pub fn pass_by_name(name: &str) -> Option<PassFn> {
+    PASSES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+}
+
+/// Settings of [`optimize`].
+#[derive(Clone, Debug)]
+pub struct OptimizeOptions {
+    /// Stop after this many rounds over all passes even if the last one still changed something.
+    pub max_iterations: usize,
+    /// Whether to replace never-changing latches by constants ([`drop_constant_latches`]).
+    pub drop_constant_latches: bool,
+    /// Run [`validate`] after every pass and panic on a broken invariant (a pass bug).
+    /// Defaults to on in debug builds.
+    pub validate_each_pass: bool,
+}
+
+impl Default for OptimizeOptions {
+    fn default() -> Self {
+        Self {
+            max_iterations: 32,
+            drop_constant_latches: true,
+            validate_each_pass: cfg!(debug_assertions),
+        }
+    }
+}
+
+/// What one pass did in one iteration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PassStep {
+    /// Iteration number, from 1.
+    pub iteration: usize,
+    /// Pass name (see [`PASSES`]).
+    pub pass: &'static str,
+    /// Whether the pass reported a change.
+    pub changed: bool,
+    /// Arena length (all gates, including sources and dead ones) before the pass.
+    pub gates_before: usize,
+    /// Arena length after the pass.
+    pub gates_after: usize,
+    /// Logic gates (`And`/`Or`/`Not`) before the pass.
+    pub logic_before: usize,
+    /// Logic gates after the pass.
+    pub logic_after: usize,
+}
+
+/// The outcome of [`optimize`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PassReport {
+    /// Size before optimization.
+    pub before: NetlistStats,
+    /// Size after optimization.
+    pub after: NetlistStats,
+    /// Rounds over all passes that were run (the last one changed nothing unless the limit hit).
+    pub iterations: usize,
+    /// True when a round changed nothing (false: `max_iterations` was reached first).
+    pub converged: bool,
+    /// Every pass run, in order.
+    pub steps: Vec<PassStep>,
+}
+
+impl std::fmt::Display for PassReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (b, a) = (&self.before, &self.after);
+        writeln!(
+            f,
+            "optimize: {} iterations{}; logic gates {} -> {}, latches {} -> {}, inputs {} -> {}, edges {} -> {}, depth {} -> {}",
+            self.iterations,
+            if self.converged { "" } else { " (limit reached)" },
+            b.and + b.or + b.not,
+            a.and + a.or + a.not,
+            b.latches,
+            a.latches,
+            b.inputs,
+            a.inputs,
+            b.edges,
+            a.edges,
+            b.depth,
+            a.depth
+        )?;
+        for s in self.steps.iter().filter(|s| s.changed) {
+            writeln!(
+                f,
+                "  #{:<2} {:<22} gates {:>8} -> {:>8}  logic {:>8} -> {:>8}",
+                s.iteration, s.pass, s.gates_before, s.gates_after, s.logic_before, s.logic_after
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs all passes in [`PASSES`] order, round after round, until a round changes nothing or
+/// `opts.max_iterations` rounds ran. The result plays exactly like the input from the
+/// initial state (same legal moves, goals, terminal and full fluent state).
+///
+/// # Panics
+/// With `opts.validate_each_pass`, if a pass breaks a netlist invariant (a bug in the pass);
+/// the input must be valid.
+pub fn optimize(net: &mut Netlist, opts: &OptimizeOptions) -> PassReport {
+    let before = net.stats();
+    let mut steps = Vec::new();
+    let mut iterations = 0;
+    let mut converged = false;
+    while iterations < opts.max_iterations {
+        iterations += 1;
+        let mut any = false;
+        for &(name, pass) in PASSES {
+            if name == "drop_constant_latches" && !opts.drop_constant_latches {
+                continue;
+            }
+            let (gates_before, logic_before) = (net.gates.len(), net.logic_gate_count());
+            let changed = pass(net);
+            if opts.validate_each_pass {
+                if let Err(e) = validate(net) {
+                    panic!("pass {name} broke the netlist invariants: {e}");
+                }
+            }
+            any |= changed;
+            steps.push(PassStep {
+                iteration: iterations,
+                pass: name,
+                changed,
+                gates_before,
+                gates_after: net.gates.len(),
+                logic_before,
+                logic_after: net.logic_gate_count(),
+            });
+        }
+        if !any {
+            converged = true;
+            break;
+        }
+    }
+    PassReport {
+        before,
+        after: net.stats(),
+        iterations,
+        converged,
+        steps,
+    }
+}
+
+#[cfg(test)]
+mod filetests;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,176 @@
+//! Shared machinery of the rewriting passes: rebuilds the gate arena in topological order,
+//! letting a pass replace each gate by a new gate or by an already rebuilt one. It keeps one
+//! `Const` gate per value; it does not remove gates that lose their users (`remove_dead` does).
+
+use crate::netlist::{Gate, GateId, Netlist};
+
+/// What a pass makes of one gate (whose operands are already in the new arena's ids).
+pub(crate) enum Rewrite {
+    /// Put this gate into the new arena (unchanged or rewritten).
+    Gate(Gate),
+    /// Replace every use of the gate by this gate of the new arena.
+    To(GateId),
+}
+
+const NONE: u32 = u32::MAX;
+
+/// The new arena under construction, with what a pass may ask about it.
+pub(crate) struct Rebuilder {
+    gates: Vec<Gate>,
+    /// Per new gate: the old gate it was made from, or `NONE` for gates a pass synthesized.
+    origin: Vec<u32>,
+    /// Per new gate: whether some other old gate was redirected to it (more users than counted).
+    shared: Vec<bool>,
+    /// Per old gate: number of uses (operand occurrences plus outputs) in the old netlist.
+    uses: Vec<u32>,
+    consts: [Option<GateId>; 2],
+}
+
+impl Rebuilder {
+    /// The gate with this id in the new arena.
+    pub(crate) fn gate(&self, id: GateId) -> &Gate {
+        &self.gates[id.index()]
+    }
+
+    /// Appends a gate a pass synthesized; its operands must already be in the new arena.
+    pub(crate) fn push(&mut self, gate: Gate) -> GateId {
+        self.push_from(gate, NONE)
+    }
+
+    /// The id the next pushed gate will get.
+    pub(crate) fn next_id(&self) -> GateId {
+        GateId(self.gates.len() as u32)
+    }
+
+    /// The gate holding constant `value`, created on first use.
+    pub(crate) fn constant(&mut self, value: bool) -> GateId {
+        match self.consts[value as usize] {
+            Some(id) => id,
+            None => self.push(Gate::Const(value)),
+        }
+    }
+
+    /// The constant value of a new gate, if it is a `Const`.
+    pub(crate) fn const_value(&self, id: GateId) -> Option<bool> {
+        match self.gates[id.index()] {
+            Gate::Const(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// True when the new gate `id` has exactly one user: it was rebuilt from an old gate with a
+    /// single use and nothing else was redirected to it. The user is whoever asks about it
+    /// while holding it as an operand.
+    pub(crate) fn single_use(&self, id: GateId) -> bool {
+        let o = self.origin[id.index()];
+        o != NONE && self.uses[o as usize] == 1 && !self.shared[id.index()]
+    }
+
+    fn push_from(&mut self, gate: Gate, origin: u32) -> GateId {
+        if let Gate::Const(v) = gate {
+            if let Some(id) = self.consts[v as usize] {
+                return id;
+            }
+        }
+        let id = GateId(self.gates.len() as u32);
+        if let Gate::Const(v) = gate {
+            self.consts[v as usize] = Some(id);
+        }
+        self.gates.push(gate);
+        self.origin.push(origin);
+        self.shared.push(false);
+        id
+    }
+}
+
+/// Use counts of every gate: operand occurrences plus references from outputs
+/// (latch `next`, legal, goal, terminal).
+pub(crate) fn use_counts(net: &Netlist) -> Vec<u32> {
+    let mut uses = vec![0u32; net.gates.len()];
+    for g in &net.gates {
+        for o in g.operands() {
+            uses[o.index()] += 1;
+        }
+    }
+    for_each_output(net, |id| uses[id.index()] += 1);
+    uses
+}
+
+/// Calls `f` on every output gate reference: latch `next`, legal, goal, terminal.
+pub(crate) fn for_each_output(net: &Netlist, mut f: impl FnMut(GateId)) {
+    for l in &net.latches {
+        f(l.next);
+    }
+    for r in &net.roles {
+        r.legal.iter().for_each(|l| f(l.gate));
+        r.goals.iter().for_each(|g| f(g.gate));
+    }
+    f(net.terminal);
+}
+
+/// Rewrites every output gate reference in place through `map`.
+pub(crate) fn map_outputs(net: &mut Netlist, map: impl Fn(GateId) -> GateId) {
+    for l in &mut net.latches {
+        l.next = map(l.next);
+    }
+    for r in &mut net.roles {
+        r.legal.iter_mut().for_each(|l| l.gate = map(l.gate));
+        r.goals.iter_mut().for_each(|g| g.gate = map(g.gate));
+    }
+    net.terminal = map(net.terminal);
+}
+
+/// Rebuilds `net`'s arena: for each old gate in order, `f` gets the builder, the old id and
+/// the gate with operands renamed into the new arena, and says what replaces it. Outputs are
+/// renamed at the end. Returns true when anything was rewritten.
+pub(crate) fn rebuild(
+    net: &mut Netlist,
+    mut f: impl FnMut(&mut Rebuilder, GateId, Gate) -> Rewrite,
+) -> bool {
+    let n = net.gates.len();
+    let mut rb = Rebuilder {
+        gates: Vec::with_capacity(n),
+        origin: Vec::with_capacity(n),
+        shared: Vec::with_capacity(n),
+        uses: use_counts(net),
+        consts: [None, None],
+    };
+    let mut map: Vec<GateId> = Vec::with_capacity(n);
+    let mut changed = false;
+    for (i, old) in std::mem::take(&mut net.gates).into_iter().enumerate() {
+        let mapped = rename(old.clone(), &map);
+        changed |= mapped != old;
+        let new = match f(&mut rb, GateId(i as u32), mapped.clone()) {
+            Rewrite::Gate(g) => {
+                changed |= g != mapped;
+                let before = rb.gates.len();
+                let id = rb.push_from(g, i as u32);
+                if id.index() < before {
+                    // An existing constant was reused.
+                    changed = true;
+                    rb.shared[id.index()] = true;
+                }
+                id
+            }
+            Rewrite::To(id) => {
+                changed = true;
+                rb.shared[id.index()] = true;
+                id
+            }
+        };
+        map.push(new);
+    }
+    net.gates = rb.gates;
+    map_outputs(net, |g| map[g.index()]);
+    changed
+}
+
+/// The gate with its operands renamed through `map`.
+pub(crate) fn rename(gate: Gate, map: &[GateId]) -> Gate {
+    match gate {
+        Gate::Not(a) => Gate::Not(map[a.index()]),
+        Gate::And(ops) => Gate::And(ops.into_iter().map(|o| map[o.index()]).collect()),
+        Gate::Or(ops) => Gate::Or(ops.into_iter().map(|o| map[o.index()]).collect()),
+        g => g,
+    }
+}
