@@ -1,8 +1,13 @@
 //! propnet runtime: the [`backend::Backend`] interface and its implementations
 //! (reference, bit-parallel CPU, GPU), the netlist state machine, MCTS, benches.
 
+pub mod arena;
 pub mod backend;
+pub mod fixtures;
 pub mod machine;
+pub mod mcts;
 pub mod perft;
+pub mod player;
 pub mod sim;
 pub mod pipeline;
+pub mod solver;

@@ -29,6 +29,12 @@ enum Command {
     Bench(cli::bench::BenchArgs),
     /// Generate the Verilog playout engine and testbench; optionally synthesize and report.
     Hdl(cli::hdl::HdlArgs),
+    /// Solve a small turn-taking game exactly and print its value.
+    Solve(cli::solve::SolveArgs),
+    /// Play a match between players (random, MCTS) and print each player's mean score.
+    Match(cli::r#match::MatchArgs),
+    /// Search one state with MCTS and print the chosen move and the root's statistics.
+    Best(cli::best::BestArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +45,9 @@ fn main() -> ExitCode {
         Command::Perft(a) => cli::perft::run(a),
         Command::Bench(a) => cli::bench::run(a),
         Command::Hdl(a) => cli::hdl::run(a),
+        Command::Solve(a) => cli::solve::run(a),
+        Command::Match(a) => cli::r#match::run(a),
+        Command::Best(a) => cli::best::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,11 +2,15 @@
 //! `run(XArgs) -> anyhow::Result<()>`.
 
 pub mod bench;
+pub mod best;
 pub mod check;
+pub mod common;
 pub mod compile;
 pub mod hdl;
+pub mod r#match;
 pub mod perft;
 pub mod run;
+pub mod solve;
 
 use propnet_compiler::netlist::Netlist;
 use propnet_host::pipeline::{load_netlist, CompileReport, PipelineOptions};

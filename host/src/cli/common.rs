@@ -1,0 +1,125 @@
+//! Helpers shared by subcommands: loading a game, building backends, parsing player specs.
+
+use anyhow::{anyhow, bail, Context};
+use propnet_compiler::gdl;
+use propnet_compiler::ground::{compile, CompileOptions};
+use propnet_compiler::netlist::{validate, Netlist};
+use propnet_host::backend::{Backend, ReferenceBackend};
+use propnet_host::mcts::{Budget, MctsParams};
+use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
+use propnet_host::sim::{CpuBackend, CpuOptions};
+use std::path::Path;
+use std::time::Duration;
+
+/// Loads a game: a `.json` netlist as written by the compiler, or GDL (KIF) text that is
+/// checked and grounded.
+pub fn load_game(path: &Path) -> anyhow::Result<Netlist> {
+    let net = if path.extension().is_some_and(|e| e == "json") {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("{}: not a netlist", path.display()))?
+    } else {
+        let game = gdl::load(path)?;
+        compile(&game.program, &CompileOptions::default()).with_context(|| format!("grounding {}", path.display()))?
+    };
+    validate(&net).with_context(|| format!("{}: invalid netlist", path.display()))?;
+    Ok(net)
+}
+
+/// A backend by name: `cpu` (bit-parallel, `threads` workers, 0 = one per core) or `ref`
+/// (scalar reference); `gpu` when the GPU backend is built.
+pub fn make_backend(kind: &str, net: &Netlist, threads: usize) -> anyhow::Result<Box<dyn Backend>> {
+    match kind {
+        "cpu" => Ok(Box::new(CpuBackend::new(net.clone(), CpuOptions { threads, ..CpuOptions::default() })?)),
+        "ref" => Ok(Box::new(ReferenceBackend::new(net.clone()))),
+        "gpu" => bail!("backend `gpu` is not available in this build"),
+        other => bail!("unknown backend `{other}` (expected cpu, gpu or ref)"),
+    }
+}
+
+/// Parses a budget: `N` iterations, or a time `1.5s` / `200ms`.
+pub fn parse_budget(text: &str) -> anyhow::Result<Budget> {
+    let bad = || anyhow!("bad budget `{text}`: expected iterations (`1000`) or time (`1s`, `250ms`)");
+    if let Some(ms) = text.strip_suffix("ms") {
+        return Ok(Budget::Time(Duration::from_secs_f64(ms.parse::<f64>().map_err(|_| bad())? / 1000.0)));
+    }
+    if let Some(s) = text.strip_suffix('s') {
+        let s: f64 = s.parse().map_err(|_| bad())?;
+        if !(s.is_finite() && s >= 0.0) {
+            return Err(bad());
+        }
+        return Ok(Budget::Time(Duration::from_secs_f64(s)));
+    }
+    text.parse::<u64>().map(Budget::Iterations).map_err(|_| bad())
+}
+
+/// MCTS tuning flags shared by `match` and `best`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct MctsFlags {
+    /// UCB1 exploration constant (goals scaled to 0..1).
+    #[arg(long, default_value_t = MctsParams::default().exploration)]
+    pub exploration: f64,
+    /// Rollouts per selected leaf.
+    #[arg(long, default_value_t = MctsParams::default().playouts_per_leaf)]
+    pub playouts_per_leaf: u32,
+    /// Leaves collected (with virtual loss) per backend batch.
+    #[arg(long, default_value_t = MctsParams::default().leaves_per_batch)]
+    pub leaves_per_batch: u32,
+    /// Visits before a node is expanded.
+    #[arg(long, default_value_t = MctsParams::default().expand_threshold)]
+    pub expand_threshold: u32,
+    /// Rollout depth cut-off in joint moves.
+    #[arg(long, default_value_t = MctsParams::default().max_steps)]
+    pub max_steps: u32,
+    /// Worker threads of the `cpu` backend (0 = one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+}
+
+impl MctsFlags {
+    /// The parameters with this seed.
+    pub fn params(&self, seed: u64) -> MctsParams {
+        MctsParams {
+            exploration: self.exploration,
+            expand_threshold: self.expand_threshold,
+            playouts_per_leaf: self.playouts_per_leaf,
+            leaves_per_batch: self.leaves_per_batch,
+            max_steps: self.max_steps,
+            seed,
+            ..MctsParams::default()
+        }
+    }
+}
+
+/// Builds a player from a spec: `random`, or `mcts:BACKEND:BUDGET` (e.g. `mcts:cpu:1s`,
+/// `mcts:cpu:2000`).
+pub fn make_player(spec: &str, net: &Netlist, flags: &MctsFlags, seed: u64) -> anyhow::Result<Box<dyn Player>> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    match parts.as_slice() {
+        ["random"] => Ok(Box::new(RandomPlayer::new(seed))),
+        ["mcts", backend, budget] => {
+            let b = make_backend(backend, net, flags.threads)?;
+            Ok(Box::new(MctsPlayer::new(spec.to_string(), b, flags.params(seed), parse_budget(budget)?)))
+        }
+        _ => bail!("bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET` (e.g. mcts:cpu:1s)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_and_player_specs_parse() {
+        assert_eq!(parse_budget("1000").unwrap(), Budget::Iterations(1000));
+        assert_eq!(parse_budget("1s").unwrap(), Budget::Time(Duration::from_secs(1)));
+        assert_eq!(parse_budget("250ms").unwrap(), Budget::Time(Duration::from_millis(250)));
+        assert!(parse_budget("fast").is_err());
+        assert!(parse_budget("-1s").is_err());
+        let net = propnet_host::fixtures::tictactoe();
+        let flags = MctsFlags { exploration: 1.0, playouts_per_leaf: 1, leaves_per_batch: 1, expand_threshold: 1, max_steps: 10, threads: 1 };
+        assert_eq!(make_player("random", &net, &flags, 1).unwrap().label(), "random");
+        assert_eq!(make_player("mcts:cpu:1s", &net, &flags, 1).unwrap().label(), "mcts:cpu:1s");
+        assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
+        assert!(make_player("mcts:cpu", &net, &flags, 1).is_err());
+    }
+}

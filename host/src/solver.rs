@@ -1,0 +1,187 @@
+//! Exact game-theoretic solver for small turn-taking games: depth-first backward induction
+//! over the netlist state machine with a transposition table of packed states.
+//!
+//! # Semantics
+//! - A state *ends the game* when `terminal` holds or some role has no legal move (as in
+//!   playouts); its value is the goal vector there (goal of each role, 0..=100).
+//! - In every other reachable state at most one role may have more than one legal move
+//!   (the *mover*; when none has, role 0's single move is taken). The value of the state is
+//!   the value of the child that maximises the mover's own goal; ties go to the first move
+//!   in choice order (netlist order). This is **max^n** (Luckhardt & Irani, AAAI 1986).
+//! - For two-player constant-sum games (e.g. win/loss/draw with goals summing to 100) max^n
+//!   is exactly minimax, so the value is *the* game value for each role with the side to
+//!   move playing first. For general-sum or n-player games the result is one subgame-perfect
+//!   equilibrium (the one selected by the tie rule), not a security value.
+//! - States where two or more roles have a real choice (simultaneous moves) are refused with
+//!   [`SolveError::Simultaneous`]: their value needs mixed strategies (a matrix game per
+//!   state), which this solver does not compute. A repeated state on the current path (the
+//!   game does not terminate) is refused with [`SolveError::Cycle`].
+
+use crate::machine::State;
+use propnet_compiler::netlist::{InputId, Netlist};
+use propnet_compiler::playout::{eval_gates, goals_of, pack_state};
+use std::collections::{HashMap, HashSet};
+
+/// Limits of [`solve`].
+#[derive(Clone, Debug)]
+pub struct SolveOptions {
+    /// Largest number of distinct states stored before giving up. Default 20 million.
+    pub max_states: usize,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        Self { max_states: 20_000_000 }
+    }
+}
+
+/// Why a game could not be solved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SolveError {
+    /// Two or more roles have several legal moves in a reachable state.
+    #[error("simultaneous moves: roles {roles:?} all have a choice in state {{{fluents}}}; the solver handles turn-taking games only")]
+    Simultaneous {
+        /// Names of the roles with more than one legal move.
+        roles: Vec<String>,
+        /// True fluents of the state.
+        fluents: String,
+    },
+    /// A state repeats on the current path.
+    #[error("the game does not terminate: state {{{fluents}}} repeats on a path")]
+    Cycle {
+        /// True fluents of the state.
+        fluents: String,
+    },
+    /// More than `max_states` distinct states.
+    #[error("more than {0} distinct states; raise the limit or pick a smaller game")]
+    TooLarge(usize),
+}
+
+/// The solved value of a state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Solution {
+    /// Goal per role (0..=100) under optimal play from the state.
+    pub values: Vec<u8>,
+    /// The role to move (with a real choice) and its optimal move, `None` when the state
+    /// ends the game or nobody has a choice.
+    pub best: Option<(usize, InputId)>,
+    /// Distinct non-final states visited.
+    pub states: usize,
+}
+
+struct Expanded {
+    mover: usize,
+    joint: Vec<InputId>,
+    choices: Vec<InputId>,
+}
+
+enum Eval {
+    Final(Vec<u8>),
+    Open(Expanded),
+}
+
+fn fluents(net: &Netlist, s: &[bool]) -> String {
+    net.latches.iter().zip(s).filter(|(_, &b)| b).map(|(l, _)| l.name.as_str()).collect::<Vec<_>>().join(" ")
+}
+
+fn evaluate(net: &Netlist, s: &[bool]) -> Result<Eval, SolveError> {
+    let v = eval_gates(net, s, &vec![false; net.inputs.len()]);
+    let legal: Vec<Vec<InputId>> =
+        net.roles.iter().map(|r| r.legal.iter().filter(|l| v[l.gate.index()]).map(|l| l.input).collect()).collect();
+    if v[net.terminal.index()] || legal.iter().any(Vec::is_empty) {
+        return Ok(Eval::Final(goals_of(net, &v)));
+    }
+    let movers: Vec<usize> = (0..legal.len()).filter(|&r| legal[r].len() > 1).collect();
+    if movers.len() > 1 {
+        let roles = movers.iter().map(|&r| net.roles[r].name.clone()).collect();
+        return Err(SolveError::Simultaneous { roles, fluents: fluents(net, s) });
+    }
+    let mover = movers.first().copied().unwrap_or(0);
+    let joint = legal.iter().map(|l| l[0]).collect();
+    Ok(Eval::Open(Expanded { mover, joint, choices: legal[mover].clone() }))
+}
+
+fn next(net: &Netlist, s: &[bool], joint: &[InputId]) -> State {
+    let mut inputs = vec![false; net.inputs.len()];
+    for m in joint {
+        inputs[m.index()] = true;
+    }
+    let v = eval_gates(net, s, &inputs);
+    net.latches.iter().map(|l| v[l.next.index()]).collect()
+}
+
+struct Frame {
+    key: Vec<u64>,
+    state: State,
+    e: Expanded,
+    next: usize,
+    best: Option<(Vec<u8>, InputId)>,
+}
+
+/// Solves the game from `root` (see the module docs for the semantics). `progress` is
+/// called with the number of stored states every 65 536 new states.
+///
+/// # Errors
+/// [`SolveError`] for simultaneous moves, non-terminating games or too many states.
+pub fn solve(net: &Netlist, root: &State, opts: &SolveOptions, progress: &mut dyn FnMut(usize)) -> Result<Solution, SolveError> {
+    let e = match evaluate(net, root)? {
+        Eval::Final(values) => return Ok(Solution { values, best: None, states: 0 }),
+        Eval::Open(e) => e,
+    };
+    let mut table: HashMap<Vec<u64>, Vec<u8>> = HashMap::new();
+    let mut on_path: HashSet<Vec<u64>> = HashSet::new();
+    let root_key = pack_state(root);
+    on_path.insert(root_key.clone());
+    let mut stack = vec![Frame { key: root_key, state: root.clone(), e, next: 0, best: None }];
+    loop {
+        let top = stack.last_mut().expect("stack holds the root until it returns");
+        if top.next == top.e.choices.len() {
+            let f = stack.pop().expect("non-empty");
+            on_path.remove(&f.key);
+            let (values, mv) = f.best.expect("a frame has at least one move");
+            let Some(parent) = stack.last_mut() else {
+                let best = (f.e.choices.len() > 1).then_some((f.e.mover, mv));
+                return Ok(Solution { values, best, states: table.len() + 1 });
+            };
+            table.insert(f.key, values.clone());
+            if table.len() % 65_536 == 0 {
+                progress(table.len());
+            }
+            combine(parent, values);
+            continue;
+        }
+        let mv = top.e.choices[top.next];
+        let mut joint = top.e.joint.clone();
+        joint[top.e.mover] = mv;
+        let child = next(net, &top.state, &joint);
+        let key = pack_state(&child);
+        if let Some(v) = table.get(&key) {
+            let v = v.clone();
+            combine(top, v);
+            continue;
+        }
+        if on_path.contains(&key) {
+            return Err(SolveError::Cycle { fluents: fluents(net, &child) });
+        }
+        match evaluate(net, &child)? {
+            Eval::Final(values) => combine(top, values),
+            Eval::Open(e) => {
+                if table.len() >= opts.max_states {
+                    return Err(SolveError::TooLarge(opts.max_states));
+                }
+                on_path.insert(key.clone());
+                stack.push(Frame { key, state: child, e, next: 0, best: None });
+            }
+        }
+    }
+}
+
+/// Folds a child's value into its parent frame and advances to the next move.
+fn combine(f: &mut Frame, values: Vec<u8>) {
+    let mv = f.e.choices[f.next];
+    f.next += 1;
+    let better = f.best.as_ref().is_none_or(|(b, _)| values[f.e.mover] > b[f.e.mover]);
+    if better {
+        f.best = Some((values, mv));
+    }
+}
