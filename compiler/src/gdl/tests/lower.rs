@@ -186,3 +186,18 @@ fn syntax_errors_pass_through_with_location() {
         "g.kif:2:4: invalid UTF-8 byte sequence `\\xc3`"
     );
 }
+
+#[test]
+fn deepest_accepted_nesting_loads_without_overflow() {
+    let depth = crate::kif::MAX_DEPTH - 2;
+    let term = format!("{}a{}", "(f ".repeat(depth), ")".repeat(depth));
+    let text = format!("(role a)\n(<= (p {term}) (q {term}))\n(q {term})");
+    let g = game(&text);
+    assert_eq!(g.program.rules.len(), 3);
+    let deeper = format!(
+        "(role a)\n(p {}a{})",
+        "(f ".repeat(depth + 2),
+        ")".repeat(depth + 2)
+    );
+    assert!(error(&deeper).contains("nested deeper than"));
+}
