@@ -119,7 +119,7 @@ fn malformed_sentences_are_located_errors() {
         ),
         (
             "(role a)\n(<=)",
-            "g.kif:2:1: `<=` takes 1 argument, found 0 in `(<=)`",
+            "g.kif:2:1: `(<=)` is not a sentence (expected a fact or `(<= head body…)`)",
         ),
         ("(role a)\n()", "g.kif:2:1: empty list `()` in `()`"),
         ("(role a)\n(p ())", "g.kif:2:4: empty list `()` in `(p ())`"),
