@@ -72,6 +72,21 @@ fn expected_rejection(rel: &str) -> Option<fn(&GdlError) -> bool> {
 }
 
 #[test]
+fn every_bench_game_loads_without_warnings() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-games");
+    let mut files = Vec::new();
+    kif_files(&dir, &mut files);
+    assert!(!files.is_empty(), "no games in {}", dir.display());
+    for path in &files {
+        let game = gdl::load(path).unwrap_or_else(|e| panic!("{e}"));
+        let w: Vec<String> = game.warnings.iter().map(|w| w.to_string()).collect();
+        assert!(w.is_empty(), "{}: {w:#?}", path.display());
+        assert!(!game.program.roles.is_empty());
+    }
+    eprintln!("bench-games: {} loaded", files.len());
+}
+
+#[test]
 fn every_corpus_game_loads_or_is_rejected_for_the_listed_reason() {
     let Some(shared) = shared() else { return };
     let mut files = Vec::new();

@@ -56,6 +56,7 @@ pub fn check(
         });
     }
     cx.does_dependencies()?;
+    cx.init_is_static(warnings);
     cx.negation(warnings)?;
     cx.undefined_relations(warnings);
     cx.recursion_restriction(warnings);
@@ -243,6 +244,30 @@ impl Checker<'_> {
             return Err(self.fail(rule, v));
         }
         Ok(())
+    }
+
+    /// Warns when `init` depends on `true` (the spec forbids it; evaluators compute `init`
+    /// before any state exists, i.e. with `true` empty).
+    fn init_is_static(&self, warnings: &mut Vec<Diagnostic>) {
+        let syms = &self.program.symbols;
+        let (Some(init), Some(tru)) =
+            (self.info.id(syms, "init", 1), self.info.id(syms, "true", 1))
+        else {
+            return;
+        };
+        if self.info.is_static(init) {
+            return;
+        }
+        let (chain, first_rule) = self.path(init, tru);
+        let rule = &self.program.rules[first_rule];
+        warnings.push(Diagnostic {
+            loc: self.src.loc(rule.span.start),
+            message: format!(
+                "`init` depends on `true` (through {chain}); it is evaluated with no state, \
+                 in rule `{}`",
+                self.quote(rule)
+            ),
+        });
     }
 
     /// Shortest dependency chain from `from` to `to` as `a/1 -> b/2 -> …`, and the rule of

@@ -228,8 +228,24 @@ impl RelationInfo {
     /// of j. Negation inside one SCC of that graph is a genuine negative cycle.
     fn analyse_rules(&mut self, program: &Program) {
         let rules = &program.rules;
+        // Facts have no dependencies and stratum 0, so they are left out of the graph (a
+        // relation may have thousands); a negated relation with facts only raises the
+        // negating rule to stratum 1.
+        let n = self.relations.len();
+        let mut proper_rules: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut has_fact = vec![false; n];
+        for (rel, of) in self.rules_of.iter().enumerate() {
+            for &j in of {
+                if rules[j].body.is_empty() {
+                    has_fact[rel] = true;
+                } else {
+                    proper_rules[rel].push(j);
+                }
+            }
+        }
         let mut succ: Vec<Vec<usize>> = vec![Vec::new(); rules.len()];
         let mut neg_edges: Vec<Vec<usize>> = vec![Vec::new(); rules.len()];
+        let mut min_stratum = vec![0u32; rules.len()];
         for (i, r) in rules.iter().enumerate() {
             for l in &r.body {
                 let (a, negative) = match l {
@@ -237,8 +253,11 @@ impl RelationInfo {
                     Lit::Neg(a) => (a, true),
                     _ => continue,
                 };
-                let rel = self.index[&RelKey::of(a)];
-                for &j in &self.rules_of[rel.ix()] {
+                let rel = self.index[&RelKey::of(a)].ix();
+                if negative && has_fact[rel] {
+                    min_stratum[i] = 1;
+                }
+                for &j in &proper_rules[rel] {
                     if may_match(&a.args, &rules[j].head.args) {
                         succ[i].push(j);
                         if negative {
@@ -258,7 +277,7 @@ impl RelationInfo {
         self.rule_stratum = vec![0; rules.len()];
         self.negative_cycle = None;
         for (ci, comp) in comps.iter().enumerate() {
-            let mut stratum = 0u32;
+            let mut stratum = comp.iter().map(|&i| min_stratum[i]).max().unwrap_or(0);
             for &i in comp {
                 for &j in &succ[i] {
                     if comp_of[j] != ci {

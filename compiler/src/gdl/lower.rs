@@ -107,15 +107,8 @@ impl Lowerer<'_> {
         if let SExpr::List { items, .. } = e {
             if items.first().and_then(SExpr::as_atom) == Some("<=") {
                 let Some(head) = items.get(1) else {
-                    return Err(self.invalid(
-                        span,
-                        Violation::KeywordArity {
-                            keyword: "<=".into(),
-                            expected: 1,
-                            found: 0,
-                            text: self.text(e),
-                        },
-                    ));
+                    let v = Violation::NotASentence { text: self.text(e) };
+                    return Err(self.invalid(span, v));
                 };
                 let head = self.atom(head, "rule head")?;
                 let body = items[2..]

@@ -190,3 +190,14 @@ fn recursion_restriction_and_undefined_relations_are_warnings() {
         "{w:?}"
     );
 }
+
+#[test]
+fn init_depending_on_true_is_a_warning() {
+    let g = game("(role a)\n(<= (s ?x) (true (c ?x)))\n(<= (init (c 1)) (not (s 2)))");
+    let w = warnings(&g);
+    assert_eq!(
+        w,
+        ["g.kif:3:1: warning: `init` depends on `true` (through init/1 -> s/1 -> true/1); it is \
+          evaluated with no state, in rule `(<= (init (c 1)) (not (s 2)))`"]
+    );
+}

@@ -6,7 +6,8 @@ fn static_dynamic_recursive_and_strata() {
         "(role a)\n(succ 1 2)\n(<= (less ?x ?y) (succ ?x ?y))\n\
          (<= (less ?x ?z) (succ ?x ?y) (less ?y ?z))\n\
          (<= (free ?x) (true (cell ?x)) (not (taken ?x)))\n(<= (taken ?x) (true (mark ?x)))\n\
-         (<= (next (cell ?x)) (does a ?x) (free ?x))\n(<= big (not (less 2 1)))",
+         (<= (next (cell ?x)) (does a ?x) (free ?x))\n(<= big (not (less 2 1)))\n\
+         (<= nosucc (not (succ 5 6)))",
     );
     let (s, i) = (&g.program.symbols, &g.info);
     let id = |n: &str, k| i.id(s, n, k).unwrap_or_else(|| panic!("no {n}/{k}"));
@@ -36,6 +37,9 @@ fn static_dynamic_recursive_and_strata() {
             .unwrap()
     };
     assert!(i.rule_stratum[rule_of("free")] > i.rule_stratum[rule_of("taken")]);
+    assert!(i.rule_stratum[rule_of("big")] > i.rule_stratum[rule_of("less")]);
+    // Negating a relation defined by facts only (facts are stratum 0).
+    assert!(i.rule_stratum[rule_of("nosucc")] > i.rule_stratum[rule_of("succ")]);
 }
 
 #[test]

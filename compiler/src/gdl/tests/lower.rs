@@ -119,7 +119,7 @@ fn malformed_sentences_are_located_errors() {
         ),
         (
             "(role a)\n(<=)",
-            "g.kif:2:1: `<=` takes 1 argument, found 0 in `(<=)`",
+            "g.kif:2:1: `(<=)` is not a sentence (expected a fact or `(<= head body…)`)",
         ),
         ("(role a)\n()", "g.kif:2:1: empty list `()` in `()`"),
         ("(role a)\n(p ())", "g.kif:2:4: empty list `()` in `(p ())`"),
@@ -185,4 +185,19 @@ fn syntax_errors_pass_through_with_location() {
         e.to_string(),
         "g.kif:2:4: invalid UTF-8 byte sequence `\\xc3`"
     );
+}
+
+#[test]
+fn deepest_accepted_nesting_loads_without_overflow() {
+    let depth = crate::kif::MAX_DEPTH - 2;
+    let term = format!("{}a{}", "(f ".repeat(depth), ")".repeat(depth));
+    let text = format!("(role a)\n(<= (p {term}) (q {term}))\n(q {term})");
+    let g = game(&text);
+    assert_eq!(g.program.rules.len(), 3);
+    let deeper = format!(
+        "(role a)\n(p {}a{})",
+        "(f ".repeat(depth + 2),
+        ")".repeat(depth + 2)
+    );
+    assert!(error(&deeper).contains("nested deeper than"));
 }
