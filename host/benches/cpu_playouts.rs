@@ -14,12 +14,20 @@ fn games() -> Vec<(String, Netlist)> {
     let mut out: Vec<(String, Netlist)> = ["tictactoe", "connectfour", "breakthrough"]
         .iter()
         .filter_map(|g| {
-            let (net, _) = load_netlist(&root.join(format!("{g}.kif")), &PipelineOptions::default()).ok()?;
+            let (net, _) =
+                load_netlist(&root.join(format!("{g}.kif")), &PipelineOptions::default()).ok()?;
             Some((g.to_string(), net))
         })
         .collect();
     if out.is_empty() {
-        let spec = RandomSpec { roles: 2, moves_per_role: 8, latches: 100, view_gates: 400, next_gates: 400, max_fanin: 4 };
+        let spec = RandomSpec {
+            roles: 2,
+            moves_per_role: 8,
+            latches: 100,
+            view_gates: 400,
+            next_gates: 400,
+            max_fanin: 4,
+        };
         out.push(("random-800".into(), random_netlist(1, &spec)));
     }
     out
@@ -32,14 +40,27 @@ fn bench(c: &mut Criterion) {
         g.throughput(Throughput::Elements(u64::from(PLAYOUTS)));
         g.sample_size(10);
         for lanes in [64, 128, 256, 512] {
-            let mut b = CpuBackend::new(net.clone(), CpuOptions { threads: 1, lane_width: lanes }).expect("backend");
+            let mut b = CpuBackend::new(
+                net.clone(),
+                CpuOptions {
+                    threads: 1,
+                    lane_width: lanes,
+                },
+            )
+            .expect("backend");
             let req = BatchRequest {
-                jobs: vec![Job { start: net.initial_state(), first_playout: 0, count: PLAYOUTS }],
+                jobs: vec![Job {
+                    start: net.initial_state(),
+                    first_playout: 0,
+                    count: PLAYOUTS,
+                }],
                 seed: 1,
                 max_steps: 1000,
                 want_records: false,
             };
-            g.bench_function(format!("lanes{lanes}"), |bch| bch.iter(|| b.run_batch(&req).expect("batch")));
+            g.bench_function(format!("lanes{lanes}"), |bch| {
+                bch.iter(|| b.run_batch(&req).expect("batch"))
+            });
         }
         g.finish();
     }

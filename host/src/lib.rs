@@ -4,5 +4,5 @@
 pub mod backend;
 pub mod machine;
 pub mod perft;
-pub mod sim;
 pub mod pipeline;
+pub mod sim;

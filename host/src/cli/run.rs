@@ -86,7 +86,13 @@ pub fn measure(
 ) -> anyhow::Result<Totals> {
     let start = backend.netlist().initial_state();
     let roles = backend.netlist().roles.len();
-    let mut t = Totals { agg: JobResult { goal_sums: vec![0; roles], ..Default::default() }, ..Default::default() };
+    let mut t = Totals {
+        agg: JobResult {
+            goal_sums: vec![0; roles],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
     let cpu0 = process_cpu_time();
     let t0 = Instant::now();
     let mut batch = 1024u64;
@@ -106,11 +112,17 @@ pub fn measure(
             break;
         }
         if next_index + count > u64::from(u32::MAX) + 1 {
-            bail!("more than 2^32 playouts in one run: the playout index (RNG counter) would repeat");
+            bail!(
+                "more than 2^32 playouts in one run: the playout index (RNG counter) would repeat"
+            );
         }
         let bt = Instant::now();
         let req = BatchRequest {
-            jobs: vec![Job { start: start.clone(), first_playout: next_index as u32, count: count as u32 }],
+            jobs: vec![Job {
+                start: start.clone(),
+                first_playout: next_index as u32,
+                count: count as u32,
+            }],
             seed,
             max_steps,
             want_records: false,
@@ -135,7 +147,9 @@ pub fn measure(
         }
     }
     t.elapsed = t0.elapsed();
-    t.cpu = process_cpu_time().zip(cpu0).map(|(a, b)| a.saturating_sub(b));
+    t.cpu = process_cpu_time()
+        .zip(cpu0)
+        .map(|(a, b)| a.saturating_sub(b));
     Ok(t)
 }
 
@@ -149,7 +163,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         (p, _) => p,
     };
     let mut backend: Box<dyn Backend> = match args.backend {
-        BackendKind::Cpu => Box::new(CpuBackend::new(net.clone(), CpuOptions { threads: args.threads, lane_width: args.lanes })?),
+        BackendKind::Cpu => Box::new(CpuBackend::new(
+            net.clone(),
+            CpuOptions {
+                threads: args.threads,
+                lane_width: args.lanes,
+            },
+        )?),
         BackendKind::Reference => Box::new(ReferenceBackend::new(net.clone())),
     };
     let hidden = args.json || !std::io::stderr().is_terminal();
@@ -161,8 +181,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     if hidden {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
-    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")?);
-    let t = measure(backend.as_mut(), playouts, args.seconds, args.seed, args.max_steps, &bar)?;
+    bar.set_style(ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} {elapsed} {msg}",
+    )?);
+    let t = measure(
+        backend.as_mut(),
+        playouts,
+        args.seconds,
+        args.seed,
+        args.max_steps,
+        &bar,
+    )?;
     bar.finish_and_clear();
     let secs = t.elapsed.as_secs_f64().max(1e-9);
     let n = t.agg.playouts.max(1) as f64;
@@ -212,7 +241,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     );
     println!(
         "netlist      {} and, {} or, {} not, {} const; {} latches, {} inputs, {} edges, depth {}",
-        stats.and, stats.or, stats.not, stats.constants, stats.latches, stats.inputs, stats.edges, stats.depth
+        stats.and,
+        stats.or,
+        stats.not,
+        stats.constants,
+        stats.latches,
+        stats.inputs,
+        stats.edges,
+        stats.depth
     );
     println!("playouts     {} in {:.3} s", t.agg.playouts, secs);
     println!("playouts/s   {pps:.0}");
@@ -221,9 +257,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     println!("states/s     {sps:.0} (joint moves)");
     println!("gate-evals/s {gps:.3e} ({logic} logic gates per state)");
-    let goals: Vec<String> = report.roles.iter().zip(&mean_goals).map(|(r, g)| format!("{r} {g:.2}")).collect();
+    let goals: Vec<String> = report
+        .roles
+        .iter()
+        .zip(&mean_goals)
+        .map(|(r, g)| format!("{r} {g:.2}"))
+        .collect();
     println!("mean goal    {}", goals.join(", "));
     println!("mean length  {mean_len:.2}");
-    println!("step limit   {}   no legal move {}", t.agg.step_limit, t.agg.no_legal_move);
+    println!(
+        "step limit   {}   no legal move {}",
+        t.agg.step_limit, t.agg.no_legal_move
+    );
     Ok(())
 }

@@ -207,7 +207,9 @@ impl<'p, const W: usize> Engine<'p, W> {
         spec: &RunSpec<'_>,
         refills: &mut Vec<(u32, Block<W>)>,
     ) -> bool {
-        let Some((job, offset)) = take() else { return false };
+        let Some((job, offset)) = take() else {
+            return false;
+        };
         self.job[lane] = job;
         self.offset[lane] = offset;
         self.playout[lane] = spec.first_playout[job as usize].wrapping_add(offset);
@@ -238,7 +240,13 @@ impl<'p, const W: usize> Engine<'p, W> {
 
     /// Picks role `r`'s move in every `live` lane; lanes without a legal move move from
     /// `live` to `fin`.
-    fn choose_moves(&mut self, spec: &RunSpec<'_>, r: usize, live: &mut Block<W>, fin: &mut Block<W>) {
+    fn choose_moves(
+        &mut self,
+        spec: &RunSpec<'_>,
+        r: usize,
+        live: &mut Block<W>,
+        fin: &mut Block<W>,
+    ) {
         let prog = self.prog;
         let mm = self.max_moves;
         for_each_lane(live, |lane| self.cnt[lane] = 0);
@@ -273,7 +281,13 @@ impl<'p, const W: usize> Engine<'p, W> {
         });
         if !self.need_lane.is_empty() {
             self.need_draw.resize(self.need_lane.len(), 0);
-            draws(spec.seed, r as u32, &self.need_playout, &self.need_step, &mut self.need_draw);
+            draws(
+                spec.seed,
+                r as u32,
+                &self.need_playout,
+                &self.need_step,
+                &mut self.need_draw,
+            );
             for (&lane, &x) in self.need_lane.iter().zip(&self.need_draw) {
                 let lane = lane as usize;
                 let k = choose(x, self.cnt[lane]) as usize;
@@ -282,7 +296,9 @@ impl<'p, const W: usize> Engine<'p, W> {
             }
         }
         if !is_zero(&stuck) {
-            for_each_lane(&stuck, |lane| self.end[lane] = PlayoutEnd::NoLegalMove(r as u32));
+            for_each_lane(&stuck, |lane| {
+                self.end[lane] = PlayoutEnd::NoLegalMove(r as u32)
+            });
             for j in 0..W {
                 live[j] &= !stuck[j];
                 fin[j] |= stuck[j];
@@ -297,7 +313,13 @@ impl<'p, const W: usize> Engine<'p, W> {
             .prog
             .goals
             .iter()
-            .map(|g| g.iter().find(|&&(op, _)| (self.vals[slot(op)][j] ^ 0u64.wrapping_sub(u64::from(op & 1))) & bit != 0).map_or(0, |&(_, v)| v))
+            .map(|g| {
+                g.iter()
+                    .find(|&&(op, _)| {
+                        (self.vals[slot(op)][j] ^ 0u64.wrapping_sub(u64::from(op & 1))) & bit != 0
+                    })
+                    .map_or(0, |&(_, v)| v)
+            })
             .collect();
         let length = self.step[lane];
         let end = self.end[lane];
@@ -322,7 +344,17 @@ impl<'p, const W: usize> Engine<'p, W> {
                 }
             }
             let index = self.playout[lane];
-            out.records.push((job as u32, self.offset[lane], PlayoutRecord { index, length, end, goals, final_state }));
+            out.records.push((
+                job as u32,
+                self.offset[lane],
+                PlayoutRecord {
+                    index,
+                    length,
+                    end,
+                    goals,
+                    final_state,
+                },
+            ));
         }
     }
 }

@@ -109,7 +109,11 @@ impl Program {
                 Gate::And(v) | Gate::Or(v) => {
                     let is_or = matches!(g, Gate::Or(_));
                     // Absorbing / neutral constants.
-                    let (absorb, neutral) = if is_or { (true_op, false_op) } else { (false_op, true_op) };
+                    let (absorb, neutral) = if is_or {
+                        (true_op, false_op)
+                    } else {
+                        (false_op, true_op)
+                    };
                     let mut kept = Vec::with_capacity(v.len());
                     let mut absorbed = false;
                     for &o in v {
@@ -152,7 +156,9 @@ impl Program {
                     let (b, neg) = base[a.index()];
                     base[i] = (b, !neg);
                 }
-                Gate::And(_) | Gate::Or(_) if ops[i].len() == 1 => base[i] = base[ops[i][0].index()],
+                Gate::And(_) | Gate::Or(_) if ops[i].len() == 1 => {
+                    base[i] = base[ops[i][0].index()]
+                }
                 _ => {}
             }
         }
@@ -181,8 +187,19 @@ impl Program {
             }
             mark
         };
-        let lt = closure(&mut net.roles.iter().flat_map(|r| r.legal.iter().map(|x| x.gate)).chain([net.terminal]));
-        let go = closure(&mut net.roles.iter().flat_map(|r| r.goals.iter().map(|x| x.gate)));
+        let lt = closure(
+            &mut net
+                .roles
+                .iter()
+                .flat_map(|r| r.legal.iter().map(|x| x.gate))
+                .chain([net.terminal]),
+        );
+        let go = closure(
+            &mut net
+                .roles
+                .iter()
+                .flat_map(|r| r.goals.iter().map(|x| x.gate)),
+        );
         let nx = closure(&mut net.latches.iter().map(|x| x.next));
 
         // 3. Place instructions phase by phase in arena (topological) order.
@@ -205,7 +222,9 @@ impl Program {
                     continue;
                 }
                 let is_or = matches!(net.gates[i], Gate::Or(_));
-                phase.codes.push(((ops[i].len() as u32) << 1) | u32::from(is_or));
+                phase
+                    .codes
+                    .push(((ops[i].len() as u32) << 1) | u32::from(is_or));
                 for &o in &ops[i] {
                     let op = operand(&src, &base, &slot_of, net, o);
                     phase.args.push(op);
@@ -225,8 +244,22 @@ impl Program {
             goal,
             next,
             terminal: op_of(net.terminal),
-            legal: net.roles.iter().map(|r| r.legal.iter().map(|x| (op_of(x.gate), x.input.0)).collect()).collect(),
-            goals: net.roles.iter().map(|r| r.goals.iter().rev().map(|x| (op_of(x.gate), x.value)).collect()).collect(),
+            legal: net
+                .roles
+                .iter()
+                .map(|r| r.legal.iter().map(|x| (op_of(x.gate), x.input.0)).collect())
+                .collect(),
+            goals: net
+                .roles
+                .iter()
+                .map(|r| {
+                    r.goals
+                        .iter()
+                        .rev()
+                        .map(|x| (op_of(x.gate), x.value))
+                        .collect()
+                })
+                .collect(),
             next_state: net.latches.iter().map(|x| op_of(x.next)).collect(),
         }
     }
@@ -246,7 +279,13 @@ fn resolved(src: &[Src], _net: &Netlist, g: GateId) -> Option<Operand> {
 }
 
 /// The operand of gate `g` after its instruction has been placed.
-fn operand(src: &[Src], base: &[(u32, bool)], slot_of: &[u32], _net: &Netlist, g: GateId) -> Operand {
+fn operand(
+    src: &[Src],
+    base: &[(u32, bool)],
+    slot_of: &[u32],
+    _net: &Netlist,
+    g: GateId,
+) -> Operand {
     match src[g.index()] {
         Src::Op(o) => o,
         Src::Pending => {
