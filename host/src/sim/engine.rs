@@ -148,6 +148,7 @@ impl<'p, const W: usize> Engine<'p, W> {
         }
         self.apply_refills(spec, &mut refills);
 
+        let mut block_steps = 0u64;
         while !is_zero(&self.active) {
             run_phase(&mut self.vals, &prog.core);
             // 1. Terminal or step limit.
@@ -155,7 +156,11 @@ impl<'p, const W: usize> Engine<'p, W> {
             let mut fin: Block<W> = std::array::from_fn(|j| term[j] & self.active[j]);
             for_each_lane(&fin, |lane| self.end[lane] = PlayoutEnd::Terminal);
             let mut at_limit = [0u64; W];
-            for (j, w) in at_limit.iter_mut().enumerate() {
+            // A lane's step never exceeds the block's step count, so the check is
+            // needed only once the block has made `max_steps` steps.
+            let may_hit_limit = block_steps >= u64::from(spec.max_steps);
+            block_steps += 1;
+            for (j, w) in at_limit.iter_mut().enumerate().filter(|_| may_hit_limit) {
                 for b in 0..64 {
                     *w |= u64::from(self.step[64 * j + b] == spec.max_steps) << b;
                 }
@@ -309,25 +314,20 @@ impl<'p, const W: usize> Engine<'p, W> {
     /// Adds the finished playout in `lane` to `out` (state and goal phase are current).
     fn record(&self, spec: &RunSpec<'_>, lane: usize, out: &mut Outcome) {
         let (j, bit) = (lane / 64, 1u64 << (lane % 64));
-        let goals: Vec<u8> = self
-            .prog
-            .goals
-            .iter()
-            .map(|g| {
-                g.iter()
-                    .find(|&&(op, _)| {
-                        (self.vals[slot(op)][j] ^ 0u64.wrapping_sub(u64::from(op & 1))) & bit != 0
-                    })
-                    .map_or(0, |&(_, v)| v)
-            })
-            .collect();
+        let goal_of = |g: &Vec<(u32, u8)>| {
+            g.iter()
+                .find(|&&(op, _)| {
+                    (self.vals[slot(op)][j] ^ 0u64.wrapping_sub(u64::from(op & 1))) & bit != 0
+                })
+                .map_or(0, |&(_, v)| v)
+        };
         let length = self.step[lane];
         let end = self.end[lane];
         let job = self.job[lane] as usize;
         let jr = &mut out.jobs[job];
         jr.playouts += 1;
-        for (s, &g) in jr.goal_sums.iter_mut().zip(&goals) {
-            *s += u64::from(g);
+        for (s, g) in jr.goal_sums.iter_mut().zip(&self.prog.goals) {
+            *s += u64::from(goal_of(g));
         }
         jr.total_length += u64::from(length);
         match end {
@@ -343,6 +343,7 @@ impl<'p, const W: usize> Engine<'p, W> {
                     final_state[l / 64] |= 1 << (l % 64);
                 }
             }
+            let goals = self.prog.goals.iter().map(goal_of).collect();
             let index = self.playout[lane];
             out.records.push((
                 job as u32,

@@ -117,7 +117,7 @@ impl Program {
                     let mut kept = Vec::with_capacity(v.len());
                     let mut absorbed = false;
                     for &o in v {
-                        match resolved(&src, net, o) {
+                        match resolved(&src, o) {
                             Some(x) if x == absorb => absorbed = true,
                             Some(x) if x == neutral => {}
                             _ => kept.push(o),
@@ -130,7 +130,7 @@ impl Program {
                     } else if kept.is_empty() {
                         Src::Op(neutral)
                     } else if kept.len() == 1 {
-                        match resolved(&src, net, kept[0]) {
+                        match resolved(&src, kept[0]) {
                             Some(x) => Src::Op(x),
                             None => {
                                 ops[i] = kept;
@@ -226,14 +226,14 @@ impl Program {
                     .codes
                     .push(((ops[i].len() as u32) << 1) | u32::from(is_or));
                 for &o in &ops[i] {
-                    let op = operand(&src, &base, &slot_of, net, o);
+                    let op = operand(&src, &base, &slot_of, o);
                     phase.args.push(op);
                 }
                 slot_of[i] = next_slot as u32;
                 next_slot += 1;
             }
         }
-        let op_of = |g: GateId| operand(&src, &base, &slot_of, net, g);
+        let op_of = |g: GateId| operand(&src, &base, &slot_of, g);
         let [core, goal, next] = phases;
         Program {
             latches: l,
@@ -271,7 +271,7 @@ impl Program {
 }
 
 /// The operand of gate `g` if it is already known without placing instructions.
-fn resolved(src: &[Src], _net: &Netlist, g: GateId) -> Option<Operand> {
+fn resolved(src: &[Src], g: GateId) -> Option<Operand> {
     match src[g.index()] {
         Src::Op(o) => Some(o),
         Src::Pending => None,
@@ -279,13 +279,7 @@ fn resolved(src: &[Src], _net: &Netlist, g: GateId) -> Option<Operand> {
 }
 
 /// The operand of gate `g` after its instruction has been placed.
-fn operand(
-    src: &[Src],
-    base: &[(u32, bool)],
-    slot_of: &[u32],
-    _net: &Netlist,
-    g: GateId,
-) -> Operand {
+fn operand(src: &[Src], base: &[(u32, bool)], slot_of: &[u32], g: GateId) -> Operand {
     match src[g.index()] {
         Src::Op(o) => o,
         Src::Pending => {
