@@ -24,11 +24,18 @@ enum Command {
     Bench(cli::bench::BenchArgs),
 }
 
-fn main() -> anyhow::Result<()> {
-    match Cli::parse().command {
+fn main() -> std::process::ExitCode {
+    let result = match Cli::parse().command {
         Command::Run(a) => cli::run::run(a),
         Command::Compile(a) => cli::compile::run(a),
         Command::Perft(a) => cli::perft::run(a),
         Command::Bench(a) => cli::bench::run(a),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
     }
 }

@@ -132,6 +132,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             let secs = t.elapsed.as_secs_f64();
             let pps = t.agg.playouts as f64 / secs;
             let gps = t.agg.total_length as f64 / secs * logic;
+            // On a shared machine wall-clock rates undercount; per CPU-second is shown too.
+            let per_cpu = t
+                .cpu
+                .map(|c| t.agg.playouts as f64 / c.as_secs_f64().max(1e-9));
             let key = format!("{name}/t{threads}");
             let prev = previous
                 .get(&key)
@@ -143,12 +147,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             }
             rows.push(serde_json::json!({
                 "game": name, "threads": threads, "playouts_per_second": pps, "gate_evals_per_second": gps,
-                "interp_playouts_per_second": interp, "previous_best": prev,
+                "interp_playouts_per_second": interp, "playouts_per_cpu_second": per_cpu, "previous_best": prev,
                 "logic_gates": logic, "compile_seconds": report.total_time().as_secs_f64(),
             }));
             if !args.json {
                 println!(
-                    "{name:<16} t{threads:<2} {pps:>12.0} playouts/s {gps:>10.3e} gate-evals/s  interp {:>10}  prev best {:>12}",
+                    "{name:<16} t{threads:<2} {pps:>12.0} playouts/s ({:>10} per CPU-s) {gps:>10.3e} gate-evals/s  interp {:>10}  prev best {:>12}",
+                    per_cpu.map_or("-".into(), |v| format!("{v:.0}")),
                     interp.map_or("-".into(), |v| format!("{v:.1}/s")),
                     prev.map_or("-".into(), |v| format!("{v:.0}/s"))
                 );

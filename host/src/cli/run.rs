@@ -162,6 +162,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         (None, None) => Some(100_000),
         (p, _) => p,
     };
+    let program = CpuBackend::new(
+        net.clone(),
+        CpuOptions {
+            threads: 1,
+            lane_width: 64,
+        },
+    )
+    .ok()
+    .map(|b| {
+        let p = b.program();
+        let ops = p.core.args.len() + p.goal.args.len() + p.next.args.len();
+        (p.core.len(), p.goal.len(), p.next.len(), ops)
+    });
     let mut backend: Box<dyn Backend> = match args.backend {
         BackendKind::Cpu => Box::new(CpuBackend::new(
             net.clone(),
@@ -209,6 +222,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             "compile_seconds": report.total_time().as_secs_f64(),
             "netlist": {"and": stats.and, "or": stats.or, "not": stats.not, "const": stats.constants,
                         "latches": stats.latches, "inputs": stats.inputs, "edges": stats.edges, "depth": stats.depth},
+            "program": program.map(|(c, g, n, o)| serde_json::json!({"core": c, "goal": g, "next": n, "operands": o})),
             "playouts": t.agg.playouts,
             "seconds": secs,
             "playouts_per_second": pps,
@@ -250,6 +264,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         stats.edges,
         stats.depth
     );
+    if let Some((c, g, n, o)) = program {
+        println!("cpu program  {c} core + {g} goal + {n} next instructions, {o} operands");
+    }
     println!("playouts     {} in {:.3} s", t.agg.playouts, secs);
     println!("playouts/s   {pps:.0}");
     if let (Some(c), Some(p)) = (cpu_secs, pp_cpu_s) {
