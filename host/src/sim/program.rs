@@ -290,3 +290,58 @@ fn operand(src: &[Src], base: &[(u32, bool)], slot_of: &[u32], g: GateId) -> Ope
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
+
+    /// Each logic gate becomes at most one instruction (Not gates none), every operand
+    /// reads an earlier slot, and phases are laid out back to back.
+    #[test]
+    fn instructions_are_few_and_ordered() {
+        for seed in 0..20 {
+            let net = random_netlist(
+                seed,
+                &RandomSpec {
+                    roles: 1 + seed as usize % 3,
+                    ..Default::default()
+                },
+            );
+            let p = Program::compile(&net);
+            let and_or = net
+                .gates
+                .iter()
+                .filter(|g| matches!(g, Gate::And(_) | Gate::Or(_)))
+                .count();
+            assert!(
+                p.instructions() <= and_or,
+                "seed {seed}: {} > {and_or}",
+                p.instructions()
+            );
+            assert_eq!(p.goal.first_slot, p.core.first_slot + p.core.len());
+            assert_eq!(p.next.first_slot, p.goal.first_slot + p.goal.len());
+            assert_eq!(p.slots, p.next.first_slot + p.next.len());
+            for ph in [&p.core, &p.goal, &p.next] {
+                let mut args = ph.args.as_slice();
+                for (k, &code) in ph.codes.iter().enumerate() {
+                    let (ops, rest) = args.split_at((code >> 1) as usize);
+                    args = rest;
+                    assert!(ops.len() >= 2, "seed {seed}: trivial gates are aliases");
+                    assert!(
+                        ops.iter().all(|&o| slot(o) < ph.first_slot + k),
+                        "seed {seed}: operand not earlier"
+                    );
+                }
+                // Goal-only instructions are never read by the core or next phases.
+                if !std::ptr::eq(ph, &p.goal) {
+                    let goal = p.goal.first_slot..p.next.first_slot;
+                    assert!(
+                        ph.args.iter().all(|&o| !goal.contains(&slot(o))),
+                        "seed {seed}"
+                    );
+                }
+            }
+        }
+    }
+}
