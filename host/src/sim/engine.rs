@@ -254,50 +254,56 @@ impl<'p, const W: usize> Engine<'p, W> {
     ) {
         let prog = self.prog;
         let mm = self.max_moves;
-        for_each_lane(live, |lane| self.cnt[lane] = 0);
-        for (m, &(op, _)) in prog.legal[r].iter().enumerate() {
-            let v = read(&self.vals, op);
+        let legal = &prog.legal[r];
+        // Disjoint borrows so the hot loops keep buffer pointers in registers.
+        let Engine {
+            vals,
+            cnt,
+            list,
+            need_lane,
+            need_playout,
+            need_step,
+            need_draw,
+            playout,
+            step,
+            ..
+        } = self;
+        for_each_lane(live, |lane| cnt[lane] = 0);
+        // The list holds the input *slot* of each legal move, in choice order.
+        for &(op, input) in legal {
+            let v = read(vals, op);
+            let input_slot = (prog.input_base + input as usize) as u32;
             for j in 0..W {
                 let mut w = v[j] & live[j];
                 while w != 0 {
                     let lane = 64 * j + w.trailing_zeros() as usize;
-                    let c = &mut self.cnt[lane];
-                    self.list[lane * mm + *c as usize] = m as u32;
+                    let c = &mut cnt[lane];
+                    list[lane * mm + *c as usize] = input_slot;
                     *c += 1;
                     w &= w - 1;
                 }
             }
         }
-        self.need_lane.clear();
-        self.need_playout.clear();
-        self.need_step.clear();
+        need_lane.clear();
+        need_playout.clear();
+        need_step.clear();
         let mut stuck = [0u64; W];
-        for_each_lane(live, |lane| match self.cnt[lane] {
+        for_each_lane(live, |lane| match cnt[lane] {
             0 => set_bit(&mut stuck, lane),
-            1 => {
-                let (_, input) = prog.legal[r][self.list[lane * mm] as usize];
-                set_bit(&mut self.vals[prog.input_base + input as usize], lane);
-            }
+            1 => set_bit(&mut vals[list[lane * mm] as usize], lane),
             _ => {
-                self.need_lane.push(lane as u32);
-                self.need_playout.push(self.playout[lane]);
-                self.need_step.push(self.step[lane]);
+                need_lane.push(lane as u32);
+                need_playout.push(playout[lane]);
+                need_step.push(step[lane]);
             }
         });
-        if !self.need_lane.is_empty() {
-            self.need_draw.resize(self.need_lane.len(), 0);
-            draws(
-                spec.seed,
-                r as u32,
-                &self.need_playout,
-                &self.need_step,
-                &mut self.need_draw,
-            );
-            for (&lane, &x) in self.need_lane.iter().zip(&self.need_draw) {
+        if !need_lane.is_empty() {
+            need_draw.resize(need_lane.len(), 0);
+            draws(spec.seed, r as u32, need_playout, need_step, need_draw);
+            for (&lane, &x) in need_lane.iter().zip(need_draw.iter()) {
                 let lane = lane as usize;
-                let k = choose(x, self.cnt[lane]) as usize;
-                let (_, input) = prog.legal[r][self.list[lane * mm + k] as usize];
-                set_bit(&mut self.vals[prog.input_base + input as usize], lane);
+                let k = choose(x, cnt[lane]) as usize;
+                set_bit(&mut vals[list[lane * mm + k] as usize], lane);
             }
         }
         if !is_zero(&stuck) {
