@@ -7,7 +7,7 @@ pub mod fixtures;
 pub mod machine;
 pub mod mcts;
 pub mod perft;
+pub mod pipeline;
 pub mod player;
 pub mod sim;
-pub mod pipeline;
 pub mod solver;

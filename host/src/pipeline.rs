@@ -77,7 +77,10 @@ pub enum PipelineError {
 ///
 /// # Errors
 /// [`PipelineError`] with the file location of the offending rule or term.
-pub fn load_netlist(path: &Path, opts: &PipelineOptions) -> Result<(Netlist, CompileReport), PipelineError> {
+pub fn load_netlist(
+    path: &Path,
+    opts: &PipelineOptions,
+) -> Result<(Netlist, CompileReport), PipelineError> {
     let t0 = Instant::now();
     let game = gdl::load(path)?;
     compile_game(&game, t0.elapsed(), opts)
@@ -87,7 +90,11 @@ pub fn load_netlist(path: &Path, opts: &PipelineOptions) -> Result<(Netlist, Com
 ///
 /// # Errors
 /// As [`load_netlist`], without the front-end errors.
-pub fn compile_game(game: &Game, parse_time: Duration, opts: &PipelineOptions) -> Result<(Netlist, CompileReport), PipelineError> {
+pub fn compile_game(
+    game: &Game,
+    parse_time: Duration,
+    opts: &PipelineOptions,
+) -> Result<(Netlist, CompileReport), PipelineError> {
     let name = game.source.name().to_string();
     let t1 = Instant::now();
     let mut net = ground::compile(&game.program, &opts.ground).map_err(|source| {
@@ -102,7 +109,10 @@ pub fn compile_game(game: &Game, parse_time: Duration, opts: &PipelineOptions) -
     let t2 = Instant::now();
     let passes = (!opts.no_optimize).then(|| passes::optimize(&mut net, &opts.optimize));
     let optimize_time = t2.elapsed();
-    validate(&net).map_err(|source| PipelineError::Invalid { path: name.clone(), source })?;
+    validate(&net).map_err(|source| PipelineError::Invalid {
+        path: name.clone(),
+        source,
+    })?;
     let report = CompileReport {
         path: name,
         roles: net.roles.iter().map(|r| r.name.clone()).collect(),

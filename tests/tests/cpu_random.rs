@@ -9,25 +9,45 @@ use propnet_host::backend::{Backend, BatchRequest, BatchResult, Job, ReferenceBa
 use propnet_host::sim::{CpuBackend, CpuOptions};
 
 fn cpu(net: &Netlist, threads: usize, lane_width: usize) -> CpuBackend {
-    CpuBackend::new(net.clone(), CpuOptions { threads, lane_width }).expect("cpu backend")
+    CpuBackend::new(
+        net.clone(),
+        CpuOptions {
+            threads,
+            lane_width,
+        },
+    )
+    .expect("cpu backend")
 }
 
 fn reference(net: &Netlist, req: &BatchRequest) -> BatchResult {
-    ReferenceBackend::new(net.clone()).run_batch(req).expect("reference")
+    ReferenceBackend::new(net.clone())
+        .run_batch(req)
+        .expect("reference")
 }
 
 /// A pseudo-random state: bit `i` from the RNG keyed by `salt`.
 fn random_state(latches: usize, salt: u32) -> Vec<bool> {
-    (0..latches).map(|i| threefry2x32_20([salt, 77], [i as u32, 1])[0] & 1 == 1).collect()
+    (0..latches)
+        .map(|i| threefry2x32_20([salt, 77], [i as u32, 1])[0] & 1 == 1)
+        .collect()
 }
 
 fn req(jobs: Vec<Job>, seed: u64, max_steps: u32) -> BatchRequest {
-    BatchRequest { jobs, seed, max_steps, want_records: true }
+    BatchRequest {
+        jobs,
+        seed,
+        max_steps,
+        want_records: true,
+    }
 }
 
 fn assert_same(net: &Netlist, r: &BatchRequest, got: &BatchResult, what: &str) {
     let want = reference(net, r);
-    assert_eq!(got.records.len(), want.records.len(), "{what}: record count");
+    assert_eq!(
+        got.records.len(),
+        want.records.len(),
+        "{what}: record count"
+    );
     for (g, w) in got.records.iter().zip(&want.records) {
         assert_eq!(g, w, "{what}: playout {}", w.index);
     }
@@ -50,31 +70,83 @@ fn equals_reference_on_random_netlists() {
         validate(&net).unwrap();
         let lane_width = [64, 128, 256, 512][seed as usize % 4];
         let count = [1u32, 63, 65, 200, 130, 7][seed as usize % 6];
-        let r = req(vec![Job { start: net.initial_state(), first_playout: seed as u32 * 1000, count }], seed ^ 0x5555, 1 + (seed as u32 * 5) % 40);
+        let r = req(
+            vec![Job {
+                start: net.initial_state(),
+                first_playout: seed as u32 * 1000,
+                count,
+            }],
+            seed ^ 0x5555,
+            1 + (seed as u32 * 5) % 40,
+        );
         let got = cpu(&net, 2, lane_width).run_batch(&r).unwrap();
         assert_same(&net, &r, &got, &format!("seed {seed}"));
         ends.extend(got.records.iter().map(|x| std::mem::discriminant(&x.end)));
     }
-    assert!(ends.len() >= 2, "cases should end both by terminal and by step limit");
+    assert!(
+        ends.len() >= 2,
+        "cases should end both by terminal and by step limit"
+    );
 }
 
 #[test]
 fn equals_reference_on_long_batches_and_many_jobs() {
-    let spec = RandomSpec { roles: 3, moves_per_role: 4, latches: 40, view_gates: 80, next_gates: 80, max_fanin: 4 };
+    let spec = RandomSpec {
+        roles: 3,
+        moves_per_role: 4,
+        latches: 40,
+        view_gates: 80,
+        next_gates: 80,
+        max_fanin: 4,
+    };
     let net = random_netlist(99, &spec);
     // Over 1000 playouts in one job: many refills per lane.
-    let r = req(vec![Job { start: net.initial_state(), first_playout: 0, count: 1500 }], 3, 30);
-    assert_same(&net, &r, &cpu(&net, 2, 64).run_batch(&r).unwrap(), "1500 playouts");
+    let r = req(
+        vec![Job {
+            start: net.initial_state(),
+            first_playout: 0,
+            count: 1500,
+        }],
+        3,
+        30,
+    );
+    assert_same(
+        &net,
+        &r,
+        &cpu(&net, 2, 64).run_batch(&r).unwrap(),
+        "1500 playouts",
+    );
     // Several jobs with different start states, one empty, one near the u32 wrap.
     let jobs = vec![
-        Job { start: random_state(40, 1), first_playout: 5, count: 70 },
-        Job { start: random_state(40, 2), first_playout: 0, count: 0 },
-        Job { start: net.initial_state(), first_playout: u32::MAX - 3, count: 9 },
-        Job { start: random_state(40, 3), first_playout: 5, count: 300 },
+        Job {
+            start: random_state(40, 1),
+            first_playout: 5,
+            count: 70,
+        },
+        Job {
+            start: random_state(40, 2),
+            first_playout: 0,
+            count: 0,
+        },
+        Job {
+            start: net.initial_state(),
+            first_playout: u32::MAX - 3,
+            count: 9,
+        },
+        Job {
+            start: random_state(40, 3),
+            first_playout: 5,
+            count: 300,
+        },
     ];
     let r = req(jobs, 11, 25);
     for lw in [64, 256, 512] {
-        assert_same(&net, &r, &cpu(&net, 2, lw).run_batch(&r).unwrap(), &format!("multi-job, {lw} lanes"));
+        assert_same(
+            &net,
+            &r,
+            &cpu(&net, 2, lw).run_batch(&r).unwrap(),
+            &format!("multi-job, {lw} lanes"),
+        );
     }
 }
 
@@ -82,7 +154,15 @@ fn equals_reference_on_long_batches_and_many_jobs() {
 fn step_limits_zero_and_one() {
     let net = random_netlist(5, &RandomSpec::default());
     for max_steps in [0u32, 1, 2] {
-        let r = req(vec![Job { start: random_state(net.latches.len(), 9), first_playout: 0, count: 100 }], 1, max_steps);
+        let r = req(
+            vec![Job {
+                start: random_state(net.latches.len(), 9),
+                first_playout: 0,
+                count: 100,
+            }],
+            1,
+            max_steps,
+        );
         let got = cpu(&net, 1, 128).run_batch(&r).unwrap();
         assert!(got.records.iter().all(|x| x.length <= max_steps));
         assert_same(&net, &r, &got, &format!("max_steps {max_steps}"));
@@ -92,8 +172,20 @@ fn step_limits_zero_and_one() {
 /// A random netlist where each role's last move is legal by an arbitrary view gate instead
 /// of "no other move is legal", so roles can be left without a legal move.
 fn stuck_netlist(seed: u64, roles: usize) -> Netlist {
-    let mut net = random_netlist(seed, &RandomSpec { roles, moves_per_role: 2, ..Default::default() });
-    let views: Vec<_> = net.roles.iter().flat_map(|r| r.goals.iter().map(|g| g.gate)).chain([net.terminal]).collect();
+    let mut net = random_netlist(
+        seed,
+        &RandomSpec {
+            roles,
+            moves_per_role: 2,
+            ..Default::default()
+        },
+    );
+    let views: Vec<_> = net
+        .roles
+        .iter()
+        .flat_map(|r| r.goals.iter().map(|g| g.gate))
+        .chain([net.terminal])
+        .collect();
     for (i, role) in net.roles.iter_mut().enumerate() {
         let last = role.legal.len() - 1;
         role.legal[last].gate = views[(i + seed as usize) % views.len()];
@@ -109,7 +201,15 @@ fn no_legal_move_ends_like_reference() {
     let mut stuck_roles = std::collections::HashSet::new();
     for seed in 0..16 {
         let net = stuck_netlist(seed, 1 + seed as usize % 3);
-        let r = req(vec![Job { start: random_state(net.latches.len(), seed as u32), first_playout: 0, count: 150 }], seed, 20);
+        let r = req(
+            vec![Job {
+                start: random_state(net.latches.len(), seed as u32),
+                first_playout: 0,
+                count: 150,
+            }],
+            seed,
+            20,
+        );
         let got = cpu(&net, 2, 64 << (seed % 4)).run_batch(&r).unwrap();
         assert_same(&net, &r, &got, &format!("stuck seed {seed}"));
         for x in &got.records {
@@ -118,15 +218,36 @@ fn no_legal_move_ends_like_reference() {
             }
         }
     }
-    assert!(stuck_roles.len() >= 2, "several roles should get stuck: {stuck_roles:?}");
+    assert!(
+        stuck_roles.len() >= 2,
+        "several roles should get stuck: {stuck_roles:?}"
+    );
 }
 
 #[test]
 fn results_do_not_depend_on_threads_or_lane_width() {
-    let net = random_netlist(42, &RandomSpec { roles: 2, moves_per_role: 6, latches: 60, view_gates: 150, next_gates: 150, max_fanin: 5 });
+    let net = random_netlist(
+        42,
+        &RandomSpec {
+            roles: 2,
+            moves_per_role: 6,
+            latches: 60,
+            view_gates: 150,
+            next_gates: 150,
+            max_fanin: 5,
+        },
+    );
     let jobs = vec![
-        Job { start: net.initial_state(), first_playout: 0, count: 3000 },
-        Job { start: random_state(60, 4), first_playout: 100, count: 777 },
+        Job {
+            start: net.initial_state(),
+            first_playout: 0,
+            count: 3000,
+        },
+        Job {
+            start: random_state(60, 4),
+            first_playout: 100,
+            count: 777,
+        },
     ];
     let r = req(jobs, 2024, 60);
     let base = cpu(&net, 1, 64).run_batch(&r).unwrap();
@@ -147,8 +268,23 @@ fn results_do_not_depend_on_threads_or_lane_width() {
 #[test]
 fn rejects_bad_input() {
     let net = random_netlist(1, &RandomSpec::default());
-    assert!(CpuBackend::new(net.clone(), CpuOptions { threads: 1, lane_width: 100 }).is_err());
+    assert!(CpuBackend::new(
+        net.clone(),
+        CpuOptions {
+            threads: 1,
+            lane_width: 100
+        }
+    )
+    .is_err());
     let mut b = cpu(&net, 1, 64);
-    let r = req(vec![Job { start: vec![true; 3], first_playout: 0, count: 1 }], 0, 5);
+    let r = req(
+        vec![Job {
+            start: vec![true; 3],
+            first_playout: 0,
+            count: 1,
+        }],
+        0,
+        5,
+    );
     assert!(b.run_batch(&r).is_err());
 }

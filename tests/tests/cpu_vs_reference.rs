@@ -16,11 +16,16 @@ fn root() -> PathBuf {
 /// Loads a game; `None` (skip) when a shared-corpus file is absent, unless CI requires it.
 fn load(path: PathBuf) -> Option<Netlist> {
     if !path.exists() {
-        assert!(std::env::var("PROPNET_REQUIRE_SHARED").as_deref() != Ok("1"), "missing {}", path.display());
+        assert!(
+            std::env::var("PROPNET_REQUIRE_SHARED").as_deref() != Ok("1"),
+            "missing {}",
+            path.display()
+        );
         eprintln!("skipping: {} not found", path.display());
         return None;
     }
-    let (net, _) = load_netlist(&path, &PipelineOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let (net, _) =
+        load_netlist(&path, &PipelineOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     Some(net)
 }
 
@@ -47,17 +52,43 @@ fn mid_game_states(net: &Netlist) -> Vec<Vec<bool>> {
 }
 
 fn check_game(net: &Netlist, count: u32, max_steps: u32) {
-    let mut jobs = vec![Job { start: net.initial_state(), first_playout: 0, count }];
+    let mut jobs = vec![Job {
+        start: net.initial_state(),
+        first_playout: 0,
+        count,
+    }];
     for (i, s) in mid_game_states(net).into_iter().enumerate() {
-        jobs.push(Job { start: s, first_playout: 1000 * (i as u32 + 1), count: count / 2 + 1 });
+        jobs.push(Job {
+            start: s,
+            first_playout: 1000 * (i as u32 + 1),
+            count: count / 2 + 1,
+        });
     }
-    let req = BatchRequest { jobs, seed: 0x00c0_ffee, max_steps, want_records: true };
+    let req = BatchRequest {
+        jobs,
+        seed: 0x00c0_ffee,
+        max_steps,
+        want_records: true,
+    };
     let want = ReferenceBackend::new(net.clone()).run_batch(&req).unwrap();
     for (threads, lanes) in [(1, 64), (2, 256)] {
-        let got = CpuBackend::new(net.clone(), CpuOptions { threads, lane_width: lanes }).unwrap().run_batch(&req).unwrap();
+        let got = CpuBackend::new(
+            net.clone(),
+            CpuOptions {
+                threads,
+                lane_width: lanes,
+            },
+        )
+        .unwrap()
+        .run_batch(&req)
+        .unwrap();
         assert_eq!(got.records.len(), want.records.len());
         for (g, w) in got.records.iter().zip(&want.records) {
-            assert_eq!(g, w, "playout {} ({threads} threads, {lanes} lanes)", w.index);
+            assert_eq!(
+                g, w,
+                "playout {} ({threads} threads, {lanes} lanes)",
+                w.index
+            );
         }
         assert_eq!(got.jobs, want.jobs);
     }
@@ -86,6 +117,9 @@ fn breakthrough_with_step_limit() {
 
 #[test]
 fn simultaneous_move_tictactoe() {
-    let Some(net) = load(root().join("../shared/games/ggp-repository/ticTacToeParallel.kif")) else { return };
+    let Some(net) = load(root().join("../shared/games/ggp-repository/ticTacToeParallel.kif"))
+    else {
+        return;
+    };
     check_game(&net, 200, 200);
 }

@@ -18,6 +18,9 @@ use std::path::Path;
 
 /// Loads a game through the shared pipeline, with the error as the user should see it.
 pub fn load(path: &Path, no_optimize: bool) -> anyhow::Result<(Netlist, CompileReport)> {
-    let opts = PipelineOptions { no_optimize, ..Default::default() };
+    let opts = PipelineOptions {
+        no_optimize,
+        ..Default::default()
+    };
     Ok(load_netlist(path, &opts)?)
 }

@@ -29,11 +29,23 @@ pub fn run(args: PerftArgs) -> anyhow::Result<()> {
                     "distinct_states": l.distinct_states, "no_legal_move": l.no_legal_move_nodes})
             })
             .collect();
-        println!("{}", serde_json::json!({"game": args.game.display().to_string(), "layers": v}));
+        println!(
+            "{}",
+            serde_json::json!({"game": args.game.display().to_string(), "layers": v})
+        );
     } else {
-        println!("{:>5} {:>16} {:>14} {:>12}", "depth", "nodes", "terminal", "states");
+        println!(
+            "{:>5} {:>16} {:>14} {:>12}",
+            "depth", "nodes", "terminal", "states"
+        );
         for (i, l) in layers.iter().enumerate() {
-            println!("{:>5} {:>16} {:>14} {:>12}", i + 1, l.nodes, l.terminal_nodes, l.distinct_states);
+            println!(
+                "{:>5} {:>16} {:>14} {:>12}",
+                i + 1,
+                l.nodes,
+                l.terminal_nodes,
+                l.distinct_states
+            );
         }
     }
     Ok(())

@@ -86,7 +86,13 @@ pub fn measure(
 ) -> anyhow::Result<Totals> {
     let start = backend.netlist().initial_state();
     let roles = backend.netlist().roles.len();
-    let mut t = Totals { agg: JobResult { goal_sums: vec![0; roles], ..Default::default() }, ..Default::default() };
+    let mut t = Totals {
+        agg: JobResult {
+            goal_sums: vec![0; roles],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
     let cpu0 = process_cpu_time();
     let t0 = Instant::now();
     let mut batch = 1024u64;
@@ -106,11 +112,17 @@ pub fn measure(
             break;
         }
         if next_index + count > u64::from(u32::MAX) + 1 {
-            bail!("more than 2^32 playouts in one run: the playout index (RNG counter) would repeat");
+            bail!(
+                "more than 2^32 playouts in one run: the playout index (RNG counter) would repeat"
+            );
         }
         let bt = Instant::now();
         let req = BatchRequest {
-            jobs: vec![Job { start: start.clone(), first_playout: next_index as u32, count: count as u32 }],
+            jobs: vec![Job {
+                start: start.clone(),
+                first_playout: next_index as u32,
+                count: count as u32,
+            }],
             seed,
             max_steps,
             want_records: false,
@@ -135,7 +147,9 @@ pub fn measure(
         }
     }
     t.elapsed = t0.elapsed();
-    t.cpu = process_cpu_time().zip(cpu0).map(|(a, b)| a.saturating_sub(b));
+    t.cpu = process_cpu_time()
+        .zip(cpu0)
+        .map(|(a, b)| a.saturating_sub(b));
     Ok(t)
 }
 
@@ -148,8 +162,27 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         (None, None) => Some(100_000),
         (p, _) => p,
     };
+    let program = CpuBackend::new(
+        net.clone(),
+        CpuOptions {
+            threads: 1,
+            lane_width: 64,
+        },
+    )
+    .ok()
+    .map(|b| {
+        let p = b.program();
+        let ops = p.core.args.len() + p.goal.args.len() + p.next.args.len();
+        (p.core.len(), p.goal.len(), p.next.len(), ops)
+    });
     let mut backend: Box<dyn Backend> = match args.backend {
-        BackendKind::Cpu => Box::new(CpuBackend::new(net.clone(), CpuOptions { threads: args.threads, lane_width: args.lanes })?),
+        BackendKind::Cpu => Box::new(CpuBackend::new(
+            net.clone(),
+            CpuOptions {
+                threads: args.threads,
+                lane_width: args.lanes,
+            },
+        )?),
         BackendKind::Reference => Box::new(ReferenceBackend::new(net.clone())),
     };
     let hidden = args.json || !std::io::stderr().is_terminal();
@@ -161,8 +194,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     if hidden {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
-    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")?);
-    let t = measure(backend.as_mut(), playouts, args.seconds, args.seed, args.max_steps, &bar)?;
+    bar.set_style(ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} {elapsed} {msg}",
+    )?);
+    let t = measure(
+        backend.as_mut(),
+        playouts,
+        args.seconds,
+        args.seed,
+        args.max_steps,
+        &bar,
+    )?;
     bar.finish_and_clear();
     let secs = t.elapsed.as_secs_f64().max(1e-9);
     let n = t.agg.playouts.max(1) as f64;
@@ -180,6 +222,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             "compile_seconds": report.total_time().as_secs_f64(),
             "netlist": {"and": stats.and, "or": stats.or, "not": stats.not, "const": stats.constants,
                         "latches": stats.latches, "inputs": stats.inputs, "edges": stats.edges, "depth": stats.depth},
+            "program": program.map(|(c, g, n, o)| serde_json::json!({"core": c, "goal": g, "next": n, "operands": o})),
             "playouts": t.agg.playouts,
             "seconds": secs,
             "playouts_per_second": pps,
@@ -212,8 +255,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     );
     println!(
         "netlist      {} and, {} or, {} not, {} const; {} latches, {} inputs, {} edges, depth {}",
-        stats.and, stats.or, stats.not, stats.constants, stats.latches, stats.inputs, stats.edges, stats.depth
+        stats.and,
+        stats.or,
+        stats.not,
+        stats.constants,
+        stats.latches,
+        stats.inputs,
+        stats.edges,
+        stats.depth
     );
+    if let Some((c, g, n, o)) = program {
+        println!("cpu program  {c} core + {g} goal + {n} next instructions, {o} operands");
+    }
     println!("playouts     {} in {:.3} s", t.agg.playouts, secs);
     println!("playouts/s   {pps:.0}");
     if let (Some(c), Some(p)) = (cpu_secs, pp_cpu_s) {
@@ -221,9 +274,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     println!("states/s     {sps:.0} (joint moves)");
     println!("gate-evals/s {gps:.3e} ({logic} logic gates per state)");
-    let goals: Vec<String> = report.roles.iter().zip(&mean_goals).map(|(r, g)| format!("{r} {g:.2}")).collect();
+    let goals: Vec<String> = report
+        .roles
+        .iter()
+        .zip(&mean_goals)
+        .map(|(r, g)| format!("{r} {g:.2}"))
+        .collect();
     println!("mean goal    {}", goals.join(", "));
     println!("mean length  {mean_len:.2}");
-    println!("step limit   {}   no legal move {}", t.agg.step_limit, t.agg.no_legal_move);
+    println!(
+        "step limit   {}   no legal move {}",
+        t.agg.step_limit, t.agg.no_legal_move
+    );
     Ok(())
 }

@@ -39,7 +39,13 @@ impl CpuBackend {
             .build()
             .map_err(|e| SimError::ThreadPool(e.to_string()))?;
         let prog = Program::compile(&net);
-        Ok(CpuBackend { net, prog, opts, pool, steps: 0 })
+        Ok(CpuBackend {
+            net,
+            prog,
+            opts,
+            pool,
+            steps: 0,
+        })
     }
 
     /// The compiled program (instruction counts per phase, slots).
@@ -72,7 +78,11 @@ fn chunks(req: &BatchRequest, chunk: u64) -> Vec<Vec<Segment>> {
         let mut offset = 0u32;
         while offset < job.count {
             let n = u64::from(job.count - offset).min(room) as u32;
-            cur.push(Segment { job: j as u32, offset, count: n });
+            cur.push(Segment {
+                job: j as u32,
+                offset,
+                count: n,
+            });
             offset += n;
             room -= u64::from(n);
             if room == 0 {
@@ -87,13 +97,24 @@ fn chunks(req: &BatchRequest, chunk: u64) -> Vec<Vec<Segment>> {
     out
 }
 
-fn run_chunks<const W: usize>(prog: &Program, spec: &RunSpec<'_>, work: &[Vec<Segment>], roles: usize) -> Vec<Outcome> {
+fn run_chunks<const W: usize>(
+    prog: &Program,
+    spec: &RunSpec<'_>,
+    work: &[Vec<Segment>],
+    roles: usize,
+) -> Vec<Outcome> {
     work.par_iter()
         .map_init(
             || Engine::<W>::new(prog),
             |eng, segs| {
                 let mut out = Outcome {
-                    jobs: vec![JobResult { goal_sums: vec![0; roles], ..Default::default() }; spec.starts.len()],
+                    jobs: vec![
+                        JobResult {
+                            goal_sums: vec![0; roles],
+                            ..Default::default()
+                        };
+                        spec.starts.len()
+                    ],
                     ..Default::default()
                 };
                 eng.run(spec, segs, &mut out);
@@ -105,7 +126,11 @@ fn run_chunks<const W: usize>(prog: &Program, spec: &RunSpec<'_>, work: &[Vec<Se
 
 impl Backend for CpuBackend {
     fn describe(&self) -> String {
-        format!("cpu (bit-parallel, {} lanes/block, {} threads)", self.opts.lane_width, self.threads())
+        format!(
+            "cpu (bit-parallel, {} lanes/block, {} threads)",
+            self.opts.lane_width,
+            self.threads()
+        )
     }
 
     fn netlist(&self) -> &Netlist {
@@ -114,15 +139,29 @@ impl Backend for CpuBackend {
 
     fn run_batch(&mut self, req: &BatchRequest) -> Result<BatchResult, BackendError> {
         let latches = self.net.latches.len();
-        if let Some((j, job)) = req.jobs.iter().enumerate().find(|(_, j)| j.start.len() != latches) {
+        if let Some((j, job)) = req
+            .jobs
+            .iter()
+            .enumerate()
+            .find(|(_, j)| j.start.len() != latches)
+        {
             return Err(BackendError::Failed {
                 backend: "cpu".into(),
-                message: format!("job {j}: start state has {} values, netlist has {latches} latches", job.start.len()),
+                message: format!(
+                    "job {j}: start state has {} values, netlist has {latches} latches",
+                    job.start.len()
+                ),
             });
         }
         let starts: Vec<&[bool]> = req.jobs.iter().map(|j| j.start.as_slice()).collect();
         let first: Vec<u32> = req.jobs.iter().map(|j| j.first_playout).collect();
-        let spec = RunSpec { starts: &starts, first_playout: &first, seed: req.seed, max_steps: req.max_steps, want_records: req.want_records };
+        let spec = RunSpec {
+            starts: &starts,
+            first_playout: &first,
+            seed: req.seed,
+            max_steps: req.max_steps,
+            want_records: req.want_records,
+        };
         let total: u64 = req.jobs.iter().map(|j| u64::from(j.count)).sum();
         let lanes = self.opts.lane_width as u64;
         // Enough chunks to balance threads, each long enough (>= 16 lane refills) that the
@@ -139,7 +178,13 @@ impl Backend for CpuBackend {
             _ => run_chunks::<8>(prog, &spec, &work, roles),
         });
         let mut res = BatchResult {
-            jobs: vec![JobResult { goal_sums: vec![0; roles], ..Default::default() }; req.jobs.len()],
+            jobs: vec![
+                JobResult {
+                    goal_sums: vec![0; roles],
+                    ..Default::default()
+                };
+                req.jobs.len()
+            ],
             records: Vec::new(),
         };
         let mut records = Vec::new();

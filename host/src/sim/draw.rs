@@ -88,12 +88,18 @@ mod tests {
     fn lane_draws_equal_scalar_rng() {
         for seed in [0u64, 1, 0xdead_beef_1234_5678, u64::MAX] {
             for n in [1usize, 7, 8, 9, 33] {
-                let playout: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+                let playout: Vec<u32> = (0..n as u32)
+                    .map(|i| i.wrapping_mul(2_654_435_761))
+                    .collect();
                 let step: Vec<u32> = (0..n as u32).map(|i| i * 3 + (1 << 23)).collect();
                 let mut out = vec![0; n];
                 draws(seed, 5, &playout, &step, &mut out);
                 for i in 0..n {
-                    assert_eq!(out[i], draw(seed, playout[i], step[i], 5), "seed {seed} lane {i}");
+                    assert_eq!(
+                        out[i],
+                        draw(seed, playout[i], step[i], 5),
+                        "seed {seed} lane {i}"
+                    );
                 }
             }
         }

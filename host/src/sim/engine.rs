@@ -148,6 +148,7 @@ impl<'p, const W: usize> Engine<'p, W> {
         }
         self.apply_refills(spec, &mut refills);
 
+        let mut block_steps = 0u64;
         while !is_zero(&self.active) {
             run_phase(&mut self.vals, &prog.core);
             // 1. Terminal or step limit.
@@ -155,7 +156,11 @@ impl<'p, const W: usize> Engine<'p, W> {
             let mut fin: Block<W> = std::array::from_fn(|j| term[j] & self.active[j]);
             for_each_lane(&fin, |lane| self.end[lane] = PlayoutEnd::Terminal);
             let mut at_limit = [0u64; W];
-            for (j, w) in at_limit.iter_mut().enumerate() {
+            // A lane's step never exceeds the block's step count, so the check is
+            // needed only once the block has made `max_steps` steps.
+            let may_hit_limit = block_steps >= u64::from(spec.max_steps);
+            block_steps += 1;
+            for (j, w) in at_limit.iter_mut().enumerate().filter(|_| may_hit_limit) {
                 for b in 0..64 {
                     *w |= u64::from(self.step[64 * j + b] == spec.max_steps) << b;
                 }
@@ -207,7 +212,9 @@ impl<'p, const W: usize> Engine<'p, W> {
         spec: &RunSpec<'_>,
         refills: &mut Vec<(u32, Block<W>)>,
     ) -> bool {
-        let Some((job, offset)) = take() else { return false };
+        let Some((job, offset)) = take() else {
+            return false;
+        };
         self.job[lane] = job;
         self.offset[lane] = offset;
         self.playout[lane] = spec.first_playout[job as usize].wrapping_add(offset);
@@ -238,51 +245,71 @@ impl<'p, const W: usize> Engine<'p, W> {
 
     /// Picks role `r`'s move in every `live` lane; lanes without a legal move move from
     /// `live` to `fin`.
-    fn choose_moves(&mut self, spec: &RunSpec<'_>, r: usize, live: &mut Block<W>, fin: &mut Block<W>) {
+    fn choose_moves(
+        &mut self,
+        spec: &RunSpec<'_>,
+        r: usize,
+        live: &mut Block<W>,
+        fin: &mut Block<W>,
+    ) {
         let prog = self.prog;
         let mm = self.max_moves;
-        for_each_lane(live, |lane| self.cnt[lane] = 0);
-        for (m, &(op, _)) in prog.legal[r].iter().enumerate() {
-            let v = read(&self.vals, op);
+        let legal = &prog.legal[r];
+        // Disjoint borrows so the hot loops keep buffer pointers in registers.
+        let Engine {
+            vals,
+            cnt,
+            list,
+            need_lane,
+            need_playout,
+            need_step,
+            need_draw,
+            playout,
+            step,
+            ..
+        } = self;
+        for_each_lane(live, |lane| cnt[lane] = 0);
+        // The list holds the input *slot* of each legal move, in choice order.
+        for &(op, input) in legal {
+            let v = read(vals, op);
+            let input_slot = (prog.input_base + input as usize) as u32;
             for j in 0..W {
                 let mut w = v[j] & live[j];
                 while w != 0 {
                     let lane = 64 * j + w.trailing_zeros() as usize;
-                    let c = &mut self.cnt[lane];
-                    self.list[lane * mm + *c as usize] = m as u32;
+                    let c = &mut cnt[lane];
+                    list[lane * mm + *c as usize] = input_slot;
                     *c += 1;
                     w &= w - 1;
                 }
             }
         }
-        self.need_lane.clear();
-        self.need_playout.clear();
-        self.need_step.clear();
+        need_lane.clear();
+        need_playout.clear();
+        need_step.clear();
         let mut stuck = [0u64; W];
-        for_each_lane(live, |lane| match self.cnt[lane] {
+        for_each_lane(live, |lane| match cnt[lane] {
             0 => set_bit(&mut stuck, lane),
-            1 => {
-                let (_, input) = prog.legal[r][self.list[lane * mm] as usize];
-                set_bit(&mut self.vals[prog.input_base + input as usize], lane);
-            }
+            1 => set_bit(&mut vals[list[lane * mm] as usize], lane),
             _ => {
-                self.need_lane.push(lane as u32);
-                self.need_playout.push(self.playout[lane]);
-                self.need_step.push(self.step[lane]);
+                need_lane.push(lane as u32);
+                need_playout.push(playout[lane]);
+                need_step.push(step[lane]);
             }
         });
-        if !self.need_lane.is_empty() {
-            self.need_draw.resize(self.need_lane.len(), 0);
-            draws(spec.seed, r as u32, &self.need_playout, &self.need_step, &mut self.need_draw);
-            for (&lane, &x) in self.need_lane.iter().zip(&self.need_draw) {
+        if !need_lane.is_empty() {
+            need_draw.resize(need_lane.len(), 0);
+            draws(spec.seed, r as u32, need_playout, need_step, need_draw);
+            for (&lane, &x) in need_lane.iter().zip(need_draw.iter()) {
                 let lane = lane as usize;
-                let k = choose(x, self.cnt[lane]) as usize;
-                let (_, input) = prog.legal[r][self.list[lane * mm + k] as usize];
-                set_bit(&mut self.vals[prog.input_base + input as usize], lane);
+                let k = choose(x, cnt[lane]) as usize;
+                set_bit(&mut vals[list[lane * mm + k] as usize], lane);
             }
         }
         if !is_zero(&stuck) {
-            for_each_lane(&stuck, |lane| self.end[lane] = PlayoutEnd::NoLegalMove(r as u32));
+            for_each_lane(&stuck, |lane| {
+                self.end[lane] = PlayoutEnd::NoLegalMove(r as u32)
+            });
             for j in 0..W {
                 live[j] &= !stuck[j];
                 fin[j] |= stuck[j];
@@ -293,19 +320,20 @@ impl<'p, const W: usize> Engine<'p, W> {
     /// Adds the finished playout in `lane` to `out` (state and goal phase are current).
     fn record(&self, spec: &RunSpec<'_>, lane: usize, out: &mut Outcome) {
         let (j, bit) = (lane / 64, 1u64 << (lane % 64));
-        let goals: Vec<u8> = self
-            .prog
-            .goals
-            .iter()
-            .map(|g| g.iter().find(|&&(op, _)| (self.vals[slot(op)][j] ^ 0u64.wrapping_sub(u64::from(op & 1))) & bit != 0).map_or(0, |&(_, v)| v))
-            .collect();
+        let goal_of = |g: &Vec<(u32, u8)>| {
+            g.iter()
+                .find(|&&(op, _)| {
+                    (self.vals[slot(op)][j] ^ 0u64.wrapping_sub(u64::from(op & 1))) & bit != 0
+                })
+                .map_or(0, |&(_, v)| v)
+        };
         let length = self.step[lane];
         let end = self.end[lane];
         let job = self.job[lane] as usize;
         let jr = &mut out.jobs[job];
         jr.playouts += 1;
-        for (s, &g) in jr.goal_sums.iter_mut().zip(&goals) {
-            *s += u64::from(g);
+        for (s, g) in jr.goal_sums.iter_mut().zip(&self.prog.goals) {
+            *s += u64::from(goal_of(g));
         }
         jr.total_length += u64::from(length);
         match end {
@@ -321,8 +349,19 @@ impl<'p, const W: usize> Engine<'p, W> {
                     final_state[l / 64] |= 1 << (l % 64);
                 }
             }
+            let goals = self.prog.goals.iter().map(goal_of).collect();
             let index = self.playout[lane];
-            out.records.push((job as u32, self.offset[lane], PlayoutRecord { index, length, end, goals, final_state }));
+            out.records.push((
+                job as u32,
+                self.offset[lane],
+                PlayoutRecord {
+                    index,
+                    length,
+                    end,
+                    goals,
+                    final_state,
+                },
+            ));
         }
     }
 }

@@ -35,7 +35,11 @@ pub fn run_phase<const W: usize>(vals: &mut [Block<W>], phase: &Phase) {
         // phase (`out[..k]`).
         let get = |op: Operand| -> Block<W> {
             let s = slot(op);
-            let v = if s < phase.first_slot { done[s] } else { out[s - phase.first_slot] };
+            let v = if s < phase.first_slot {
+                done[s]
+            } else {
+                out[s - phase.first_slot]
+            };
             let m = neg_mask(op);
             std::array::from_fn(|j| v[j] ^ m)
         };

@@ -30,7 +30,10 @@ pub struct CpuOptions {
 
 impl Default for CpuOptions {
     fn default() -> Self {
-        CpuOptions { threads: 0, lane_width: 256 }
+        CpuOptions {
+            threads: 0,
+            lane_width: 256,
+        }
     }
 }
 

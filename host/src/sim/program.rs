@@ -109,11 +109,15 @@ impl Program {
                 Gate::And(v) | Gate::Or(v) => {
                     let is_or = matches!(g, Gate::Or(_));
                     // Absorbing / neutral constants.
-                    let (absorb, neutral) = if is_or { (true_op, false_op) } else { (false_op, true_op) };
+                    let (absorb, neutral) = if is_or {
+                        (true_op, false_op)
+                    } else {
+                        (false_op, true_op)
+                    };
                     let mut kept = Vec::with_capacity(v.len());
                     let mut absorbed = false;
                     for &o in v {
-                        match resolved(&src, net, o) {
+                        match resolved(&src, o) {
                             Some(x) if x == absorb => absorbed = true,
                             Some(x) if x == neutral => {}
                             _ => kept.push(o),
@@ -126,7 +130,7 @@ impl Program {
                     } else if kept.is_empty() {
                         Src::Op(neutral)
                     } else if kept.len() == 1 {
-                        match resolved(&src, net, kept[0]) {
+                        match resolved(&src, kept[0]) {
                             Some(x) => Src::Op(x),
                             None => {
                                 ops[i] = kept;
@@ -152,7 +156,9 @@ impl Program {
                     let (b, neg) = base[a.index()];
                     base[i] = (b, !neg);
                 }
-                Gate::And(_) | Gate::Or(_) if ops[i].len() == 1 => base[i] = base[ops[i][0].index()],
+                Gate::And(_) | Gate::Or(_) if ops[i].len() == 1 => {
+                    base[i] = base[ops[i][0].index()]
+                }
                 _ => {}
             }
         }
@@ -181,8 +187,19 @@ impl Program {
             }
             mark
         };
-        let lt = closure(&mut net.roles.iter().flat_map(|r| r.legal.iter().map(|x| x.gate)).chain([net.terminal]));
-        let go = closure(&mut net.roles.iter().flat_map(|r| r.goals.iter().map(|x| x.gate)));
+        let lt = closure(
+            &mut net
+                .roles
+                .iter()
+                .flat_map(|r| r.legal.iter().map(|x| x.gate))
+                .chain([net.terminal]),
+        );
+        let go = closure(
+            &mut net
+                .roles
+                .iter()
+                .flat_map(|r| r.goals.iter().map(|x| x.gate)),
+        );
         let nx = closure(&mut net.latches.iter().map(|x| x.next));
 
         // 3. Place instructions phase by phase in arena (topological) order.
@@ -205,16 +222,18 @@ impl Program {
                     continue;
                 }
                 let is_or = matches!(net.gates[i], Gate::Or(_));
-                phase.codes.push(((ops[i].len() as u32) << 1) | u32::from(is_or));
+                phase
+                    .codes
+                    .push(((ops[i].len() as u32) << 1) | u32::from(is_or));
                 for &o in &ops[i] {
-                    let op = operand(&src, &base, &slot_of, net, o);
+                    let op = operand(&src, &base, &slot_of, o);
                     phase.args.push(op);
                 }
                 slot_of[i] = next_slot as u32;
                 next_slot += 1;
             }
         }
-        let op_of = |g: GateId| operand(&src, &base, &slot_of, net, g);
+        let op_of = |g: GateId| operand(&src, &base, &slot_of, g);
         let [core, goal, next] = phases;
         Program {
             latches: l,
@@ -225,8 +244,22 @@ impl Program {
             goal,
             next,
             terminal: op_of(net.terminal),
-            legal: net.roles.iter().map(|r| r.legal.iter().map(|x| (op_of(x.gate), x.input.0)).collect()).collect(),
-            goals: net.roles.iter().map(|r| r.goals.iter().rev().map(|x| (op_of(x.gate), x.value)).collect()).collect(),
+            legal: net
+                .roles
+                .iter()
+                .map(|r| r.legal.iter().map(|x| (op_of(x.gate), x.input.0)).collect())
+                .collect(),
+            goals: net
+                .roles
+                .iter()
+                .map(|r| {
+                    r.goals
+                        .iter()
+                        .rev()
+                        .map(|x| (op_of(x.gate), x.value))
+                        .collect()
+                })
+                .collect(),
             next_state: net.latches.iter().map(|x| op_of(x.next)).collect(),
         }
     }
@@ -238,7 +271,7 @@ impl Program {
 }
 
 /// The operand of gate `g` if it is already known without placing instructions.
-fn resolved(src: &[Src], _net: &Netlist, g: GateId) -> Option<Operand> {
+fn resolved(src: &[Src], g: GateId) -> Option<Operand> {
     match src[g.index()] {
         Src::Op(o) => Some(o),
         Src::Pending => None,
@@ -246,7 +279,7 @@ fn resolved(src: &[Src], _net: &Netlist, g: GateId) -> Option<Operand> {
 }
 
 /// The operand of gate `g` after its instruction has been placed.
-fn operand(src: &[Src], base: &[(u32, bool)], slot_of: &[u32], _net: &Netlist, g: GateId) -> Operand {
+fn operand(src: &[Src], base: &[(u32, bool)], slot_of: &[u32], g: GateId) -> Operand {
     match src[g.index()] {
         Src::Op(o) => o,
         Src::Pending => {
@@ -254,6 +287,61 @@ fn operand(src: &[Src], base: &[(u32, bool)], slot_of: &[u32], _net: &Netlist, g
             let s = slot_of[b as usize];
             debug_assert!(s != u32::MAX, "gate g{b} used before placement");
             (s << 1) | u32::from(neg)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
+
+    /// Each logic gate becomes at most one instruction (Not gates none), every operand
+    /// reads an earlier slot, and phases are laid out back to back.
+    #[test]
+    fn instructions_are_few_and_ordered() {
+        for seed in 0..20 {
+            let net = random_netlist(
+                seed,
+                &RandomSpec {
+                    roles: 1 + seed as usize % 3,
+                    ..Default::default()
+                },
+            );
+            let p = Program::compile(&net);
+            let and_or = net
+                .gates
+                .iter()
+                .filter(|g| matches!(g, Gate::And(_) | Gate::Or(_)))
+                .count();
+            assert!(
+                p.instructions() <= and_or,
+                "seed {seed}: {} > {and_or}",
+                p.instructions()
+            );
+            assert_eq!(p.goal.first_slot, p.core.first_slot + p.core.len());
+            assert_eq!(p.next.first_slot, p.goal.first_slot + p.goal.len());
+            assert_eq!(p.slots, p.next.first_slot + p.next.len());
+            for ph in [&p.core, &p.goal, &p.next] {
+                let mut args = ph.args.as_slice();
+                for (k, &code) in ph.codes.iter().enumerate() {
+                    let (ops, rest) = args.split_at((code >> 1) as usize);
+                    args = rest;
+                    assert!(ops.len() >= 2, "seed {seed}: trivial gates are aliases");
+                    assert!(
+                        ops.iter().all(|&o| slot(o) < ph.first_slot + k),
+                        "seed {seed}: operand not earlier"
+                    );
+                }
+                // Goal-only instructions are never read by the core or next phases.
+                if !std::ptr::eq(ph, &p.goal) {
+                    let goal = p.goal.first_slot..p.next.first_slot;
+                    assert!(
+                        ph.args.iter().all(|&o| !goal.contains(&slot(o))),
+                        "seed {seed}"
+                    );
+                }
+            }
         }
     }
 }
