@@ -12,10 +12,25 @@ use std::time::Instant;
 fn main() {
     println!(
         "{:<28} {:>9} {:>9} {:>7} {:>7} {:>6} {:>6} {:>9} {:>9} {:>5} {:>5} {:>4} {:>8} {:>6}",
-        "game", "logic0", "logic1", "latch0", "latch1", "in0", "in1", "edges0", "edges1", "dep0", "dep1", "it", "opt_ms", "equiv"
+        "game",
+        "logic0",
+        "logic1",
+        "latch0",
+        "latch1",
+        "in0",
+        "in1",
+        "edges0",
+        "edges1",
+        "dep0",
+        "dep1",
+        "it",
+        "opt_ms",
+        "equiv"
     );
     for path in std::env::args().skip(1) {
-        let name = std::path::Path::new(&path).file_stem().map_or(path.clone(), |s| s.to_string_lossy().into_owned());
+        let name = std::path::Path::new(&path)
+            .file_stem()
+            .map_or(path.clone(), |s| s.to_string_lossy().into_owned());
         let game = match load(std::path::Path::new(&path)) {
             Ok(g) => g,
             Err(e) => {
@@ -32,10 +47,21 @@ fn main() {
         };
         let mut out = net.clone();
         let t = Instant::now();
-        let opts = OptimizeOptions { validate_each_pass: false, ..Default::default() };
+        let opts = OptimizeOptions {
+            validate_each_pass: false,
+            ..Default::default()
+        };
         let r = optimize(&mut out, &opts);
         let ms = t.elapsed().as_secs_f64() * 1e3;
-        let equiv = check_equivalent(&net, &out, &EquivOptions { seed: 5, playouts: 20, max_steps: 300 });
+        let equiv = check_equivalent(
+            &net,
+            &out,
+            &EquivOptions {
+                seed: 5,
+                playouts: 20,
+                max_steps: 300,
+            },
+        );
         let (b, a) = (&r.before, &r.after);
         println!(
             "{name:<28} {:>9} {:>9} {:>7} {:>7} {:>6} {:>6} {:>9} {:>9} {:>5} {:>5} {:>4} {:>8.1} {:>6}",

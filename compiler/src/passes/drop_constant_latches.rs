@@ -69,8 +69,20 @@ pub fn constant_latches(net: &Netlist) -> Vec<bool> {
         v[i] = eval(net, &v, &candidate, i);
     }
     // Users of every gate, and latches by their next gate (compressed adjacency lists).
-    let users = Adjacency::new(n, net.gates.iter().enumerate().flat_map(|(u, g)| g.operands().iter().map(move |o| (o.index(), u))));
-    let fed = Adjacency::new(n, net.latches.iter().enumerate().map(|(l, x)| (x.next.index(), l)));
+    let users = Adjacency::new(
+        n,
+        net.gates
+            .iter()
+            .enumerate()
+            .flat_map(|(u, g)| g.operands().iter().map(move |o| (o.index(), u))),
+    );
+    let fed = Adjacency::new(
+        n,
+        net.latches
+            .iter()
+            .enumerate()
+            .map(|(l, x)| (x.next.index(), l)),
+    );
     let mut unknown: Vec<usize> = Vec::new();
     let withdraw = |l: usize, candidate: &mut [bool], v: &mut [Tri], unknown: &mut Vec<usize>| {
         candidate[l] = false;
@@ -143,7 +155,9 @@ impl Adjacency {
         Adjacency { start, items }
     }
     fn of(&self, k: usize) -> impl Iterator<Item = usize> + '_ {
-        self.items[self.start[k] as usize..self.start[k + 1] as usize].iter().map(|&x| x as usize)
+        self.items[self.start[k] as usize..self.start[k + 1] as usize]
+            .iter()
+            .map(|&x| x as usize)
     }
 }
 

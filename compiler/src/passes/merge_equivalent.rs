@@ -6,10 +6,42 @@
 use super::rebuild::{rebuild, Rebuilder, Rewrite};
 use crate::netlist::{Gate, GateId, Netlist};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A fast non-cryptographic hasher for gate keys (multiply-rotate over machine words);
+/// gate ids are not attacker-controlled, so SipHash's protection is not needed.
+#[derive(Default)]
+struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x.into());
+    }
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(x.into());
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
 
 /// Runs the pass; returns true when the netlist changed.
 pub fn run(net: &mut Netlist) -> bool {
-    let mut table: HashMap<Gate, GateId> = HashMap::with_capacity(net.gates.len());
+    let mut table: HashMap<Gate, GateId, BuildHasherDefault<WordHasher>> =
+        HashMap::with_capacity_and_hasher(net.gates.len(), Default::default());
     rebuild(net, |rb, _, gate| {
         let canon = match gate {
             Gate::And(ops) | Gate::Or(ops) => match canonical(rb, ops) {
@@ -56,7 +88,10 @@ fn canonical(rb: &Rebuilder, ops: &[GateId]) -> Canonical {
         owned = v;
         &owned[..]
     };
-    if ops.iter().any(|&o| matches!(rb.gate(o), Gate::Not(x) if ops.binary_search(x).is_ok())) {
+    if ops
+        .iter()
+        .any(|&o| matches!(rb.gate(o), Gate::Not(x) if ops.binary_search(x).is_ok()))
+    {
         Canonical::Complementary
     } else if sorted {
         Canonical::Same

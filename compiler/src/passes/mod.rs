@@ -116,7 +116,11 @@ impl std::fmt::Display for PassReport {
             b.depth,
             a.depth
         )?;
-        for s in self.steps.iter().filter(|s| s.changed || s.time.as_millis() >= 10) {
+        for s in self
+            .steps
+            .iter()
+            .filter(|s| s.changed || s.time.as_millis() >= 10)
+        {
             writeln!(
                 f,
                 "  #{:<2} {:<22} gates {:>8} -> {:>8}  logic {:>8} -> {:>8}  {:>8.1} ms",

@@ -248,8 +248,13 @@ fn optimize_game(path: &std::path::Path) -> PassReport {
     let mut out = net.clone();
     let report = optimize(&mut out, &OptimizeOptions::default());
     assert!(report.converged, "{}: {report}", path.display());
-    let opts = EquivOptions { seed: 3, playouts: 8, max_steps: 200 };
-    check_equivalent(&net, &out, &opts).unwrap_or_else(|e| panic!("{}: {e}\n{report}", path.display()));
+    let opts = EquivOptions {
+        seed: 3,
+        playouts: 8,
+        max_steps: 200,
+    };
+    check_equivalent(&net, &out, &opts)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{report}", path.display()));
     assert!(out.logic_gate_count() <= net.logic_gate_count());
     report
 }
@@ -264,9 +269,14 @@ fn optimized_bench_games_play_like_the_originals() {
 
 #[test]
 fn optimized_corpus_games_play_like_the_originals() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/games/ggp-repository");
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/games/ggp-repository");
     if !dir.is_dir() {
-        assert!(std::env::var_os("PROPNET_REQUIRE_SHARED").is_none(), "{} missing", dir.display());
+        assert!(
+            std::env::var_os("PROPNET_REQUIRE_SHARED").is_none(),
+            "{} missing",
+            dir.display()
+        );
         eprintln!("skipping: {} not found", dir.display());
         return;
     }
