@@ -59,20 +59,31 @@ pub struct Trace {
 }
 
 fn strings(v: &Value) -> Vec<String> {
-    v.as_array().expect("list").iter().map(|s| s.as_str().expect("string").to_string()).collect()
+    v.as_array()
+        .expect("list")
+        .iter()
+        .map(|s| s.as_str().expect("string").to_string())
+        .collect()
 }
 
 /// Reads an oracle trace file. Panics with the line number on malformed input (test data).
 pub fn read_trace(path: &Path) -> Trace {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-    let (_, header) = lines.next().unwrap_or_else(|| panic!("{}: empty trace", path.display()));
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (_, header) = lines
+        .next()
+        .unwrap_or_else(|| panic!("{}: empty trace", path.display()));
     let header: Value = serde_json::from_str(header).expect("header JSON");
     let roles = strings(&header["roles"]);
     let steps = lines
         .map(|(n, l)| {
-            let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1));
-            let per_role = |key: &str| -> Vec<&Value> { roles.iter().map(|r| &v[key][r.as_str()]).collect() };
+            let v: Value = serde_json::from_str(l)
+                .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1));
+            let per_role =
+                |key: &str| -> Vec<&Value> { roles.iter().map(|r| &v[key][r.as_str()]).collect() };
             TraceStep {
                 playout: v["playout"].as_u64().expect("playout"),
                 step: v["step"].as_u64().expect("step"),
@@ -83,19 +94,35 @@ pub fn read_trace(path: &Path) -> Trace {
                     .into_iter()
                     .map(|g| match g {
                         Value::Null => vec![],
-                        Value::Array(xs) => xs.iter().map(|x| x.as_i64().expect("int goal") as i128).collect(),
+                        Value::Array(xs) => xs
+                            .iter()
+                            .map(|x| x.as_i64().expect("int goal") as i128)
+                            .collect(),
                         x => vec![x.as_i64().expect("int goal") as i128],
                     })
                     .collect(),
-                joint: v.get("joint").map(|_| per_role("joint").into_iter().map(|m| m.as_str().expect("move").to_string()).collect()),
+                joint: v.get("joint").map(|_| {
+                    per_role("joint")
+                        .into_iter()
+                        .map(|m| m.as_str().expect("move").to_string())
+                        .collect()
+                }),
             }
         })
         .collect();
     Trace { roles, steps }
 }
 
-fn mismatch(s: &TraceStep, what: &str, got: impl std::fmt::Debug, want: impl std::fmt::Debug) -> String {
-    format!("playout {} step {}: {what}: got {got:?}, oracle {want:?}", s.playout, s.step)
+fn mismatch(
+    s: &TraceStep,
+    what: &str,
+    got: impl std::fmt::Debug,
+    want: impl std::fmt::Debug,
+) -> String {
+    format!(
+        "playout {} step {}: {what}: got {got:?}, oracle {want:?}",
+        s.playout, s.step
+    )
 }
 
 /// Replays `trace` through the reference interpreter: at every line the state, terminal
@@ -122,17 +149,28 @@ pub fn replay_interp(program: &Program, trace: &Trace) -> Result<usize, String> 
         if it.terminal_in(&pos) != s.terminal {
             return Err(mismatch(s, "terminal", !s.terminal, s.terminal));
         }
-        let legal: Vec<_> = (0..trace.roles.len()).map(|r| it.legal_in(&pos, r)).collect();
+        let legal: Vec<_> = (0..trace.roles.len())
+            .map(|r| it.legal_in(&pos, r))
+            .collect();
         for (r, l) in legal.iter().enumerate() {
             let texts: Vec<&str> = l.iter().map(|(t, _)| t.as_str()).collect();
             if texts != s.legal[r] {
-                return Err(mismatch(s, &format!("legal of {}", trace.roles[r]), texts, &s.legal[r]));
+                return Err(mismatch(
+                    s,
+                    &format!("legal of {}", trace.roles[r]),
+                    texts,
+                    &s.legal[r],
+                ));
             }
         }
         let goals: Vec<Vec<i128>> = it
             .goals_in(&pos)
             .into_iter()
-            .map(|g| g.into_iter().map(|v| if let GoalValue::Int(n) = v { n } else { -1 }).collect())
+            .map(|g| {
+                g.into_iter()
+                    .map(|v| if let GoalValue::Int(n) = v { n } else { -1 })
+                    .collect()
+            })
             .collect();
         if goals != s.goals {
             return Err(mismatch(s, "goals", goals, &s.goals));
@@ -141,7 +179,12 @@ pub fn replay_interp(program: &Program, trace: &Trace) -> Result<usize, String> 
             let ids: Vec<_> = joint
                 .iter()
                 .zip(&legal)
-                .map(|(m, l)| l.iter().find(|(t, _)| t == m).map(|(_, id)| *id).ok_or_else(|| format!("{m} not legal")))
+                .map(|(m, l)| {
+                    l.iter()
+                        .find(|(t, _)| t == m)
+                        .map(|(_, id)| *id)
+                        .ok_or_else(|| format!("{m} not legal"))
+                })
                 .collect::<Result<_, _>>()?;
             state = Some(it.next_from(&pos, &ids).map_err(|e| e.to_string())?);
         }
@@ -185,14 +228,25 @@ pub fn replay_netlist(net: &Netlist, trace: &Trace) -> Result<usize, String> {
                 .collect();
             let texts: Vec<&str> = l.iter().map(|(t, _)| *t).collect();
             if texts != s.legal[r] {
-                return Err(mismatch(s, &format!("legal of {}", trace.roles[r]), texts, &s.legal[r]));
+                return Err(mismatch(
+                    s,
+                    &format!("legal of {}", trace.roles[r]),
+                    texts,
+                    &s.legal[r],
+                ));
             }
             legal.push(l);
         }
         let goals: Vec<Vec<i128>> = net
             .roles
             .iter()
-            .map(|r| r.goals.iter().filter(|g| view[g.gate.index()]).map(|g| g.value as i128).collect())
+            .map(|r| {
+                r.goals
+                    .iter()
+                    .filter(|g| view[g.gate.index()])
+                    .map(|g| g.value as i128)
+                    .collect()
+            })
             .collect();
         if goals != s.goals {
             return Err(mismatch(s, "goals", goals, &s.goals));
@@ -200,7 +254,11 @@ pub fn replay_netlist(net: &Netlist, trace: &Trace) -> Result<usize, String> {
         if let Some(joint) = &s.joint {
             let mut inputs = no_inputs.clone();
             for (m, l) in joint.iter().zip(&legal) {
-                let id = l.iter().find(|(t, _)| t == m).map(|(_, id)| *id).ok_or_else(|| format!("{m} not legal"))?;
+                let id = l
+                    .iter()
+                    .find(|(t, _)| t == m)
+                    .map(|(_, id)| *id)
+                    .ok_or_else(|| format!("{m} not legal"))?;
                 inputs[id.index()] = true;
             }
             let v = eval_gates(net, &st, &inputs);
