@@ -131,11 +131,6 @@ mod tests {
         assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
         assert!(make_player("mcts:cpu", &net, &flags, 1).is_err());
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
 
     #[test]
     fn budgets_and_seconds_reject_negative_and_non_finite_values() {
