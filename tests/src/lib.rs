@@ -1,1 +1,269 @@
-//! Shared helpers for the integration and conformance tests in `tests/tests/`.
+//! Shared helpers for the integration and conformance tests in `tests/tests/`: locating the
+//! workspace and shared corpus, reading oracle traces (`shared/oracle/README.md`), and
+//! replaying them through the reference interpreter and through a compiled netlist.
+
+use propnet_compiler::gdl::Program;
+use propnet_compiler::interp::{GoalValue, Interp};
+use propnet_compiler::netlist::{InputId, Netlist};
+use propnet_compiler::playout::eval_gates;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The workspace root (the folder holding `bench-games/`, `compiler/`, ...).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The shared test data folder, or `None` (skip, with a message) when it is absent and
+/// `PROPNET_REQUIRE_SHARED=1` is not set; with it set, absence panics.
+pub fn shared_dir() -> Option<PathBuf> {
+    let dir = workspace_root().join("../shared");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("PROPNET_REQUIRE_SHARED").as_deref() != Ok("1"),
+        "shared test data missing at {} (PROPNET_REQUIRE_SHARED=1)",
+        dir.display()
+    );
+    eprintln!("skipping: shared test data not found at {}", dir.display());
+    None
+}
+
+/// One step line of an oracle trace.
+#[derive(Clone, Debug)]
+pub struct TraceStep {
+    /// Playout number (from 0).
+    pub playout: u64,
+    /// Step number within the playout (0 = initial state).
+    pub step: u64,
+    /// Sorted canonical fluent texts.
+    pub state: Vec<String>,
+    /// Terminal flag.
+    pub terminal: bool,
+    /// Sorted legal move texts per role (role order).
+    pub legal: Vec<Vec<String>>,
+    /// Goal values per role: empty = `null`, else the sorted values (integers only).
+    pub goals: Vec<Vec<i128>>,
+    /// The joint move texts (role order) taken from here, `None` on a playout's last line.
+    pub joint: Option<Vec<String>>,
+}
+
+/// A whole oracle trace: roles from the header and the step lines in file order.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    /// Role names in order.
+    pub roles: Vec<String>,
+    /// Step lines.
+    pub steps: Vec<TraceStep>,
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .expect("list")
+        .iter()
+        .map(|s| s.as_str().expect("string").to_string())
+        .collect()
+}
+
+/// Reads an oracle trace file. Panics with the line number on malformed input (test data).
+pub fn read_trace(path: &Path) -> Trace {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (_, header) = lines
+        .next()
+        .unwrap_or_else(|| panic!("{}: empty trace", path.display()));
+    let header: Value = serde_json::from_str(header).expect("header JSON");
+    let roles = strings(&header["roles"]);
+    let steps = lines
+        .map(|(n, l)| {
+            let v: Value = serde_json::from_str(l)
+                .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1));
+            let per_role =
+                |key: &str| -> Vec<&Value> { roles.iter().map(|r| &v[key][r.as_str()]).collect() };
+            TraceStep {
+                playout: v["playout"].as_u64().expect("playout"),
+                step: v["step"].as_u64().expect("step"),
+                state: strings(&v["state"]),
+                terminal: v["terminal"].as_bool().expect("terminal"),
+                legal: per_role("legal").into_iter().map(strings).collect(),
+                goals: per_role("goals")
+                    .into_iter()
+                    .map(|g| match g {
+                        Value::Null => vec![],
+                        Value::Array(xs) => xs
+                            .iter()
+                            .map(|x| x.as_i64().expect("int goal") as i128)
+                            .collect(),
+                        x => vec![x.as_i64().expect("int goal") as i128],
+                    })
+                    .collect(),
+                joint: v.get("joint").map(|_| {
+                    per_role("joint")
+                        .into_iter()
+                        .map(|m| m.as_str().expect("move").to_string())
+                        .collect()
+                }),
+            }
+        })
+        .collect();
+    Trace { roles, steps }
+}
+
+fn mismatch(
+    s: &TraceStep,
+    what: &str,
+    got: impl std::fmt::Debug,
+    want: impl std::fmt::Debug,
+) -> String {
+    format!(
+        "playout {} step {}: {what}: got {got:?}, oracle {want:?}",
+        s.playout, s.step
+    )
+}
+
+/// Replays `trace` through the reference interpreter: at every line the state, terminal
+/// flag, legal moves and goals must equal the oracle's; the oracle's joint move is played.
+///
+/// # Errors
+/// The first difference, as `playout P step S: what: got .., oracle ..`.
+pub fn replay_interp(program: &Program, trace: &Trace) -> Result<usize, String> {
+    let mut it = Interp::new(program).map_err(|e| e.to_string())?;
+    if it.role_names() != trace.roles.as_slice() {
+        return Err(format!("roles {:?} != {:?}", it.role_names(), trace.roles));
+    }
+    let mut state = None;
+    for s in &trace.steps {
+        if s.step == 0 {
+            state = Some(it.initial_state().map_err(|e| e.to_string())?);
+        }
+        let st = state.take().ok_or("trace does not start at step 0")?;
+        let pos = it.evaluate(&st).map_err(|e| e.to_string())?;
+        let got_state = it.state_text(pos.state());
+        if got_state != s.state {
+            return Err(mismatch(s, "state", got_state, &s.state));
+        }
+        if it.terminal_in(&pos) != s.terminal {
+            return Err(mismatch(s, "terminal", !s.terminal, s.terminal));
+        }
+        let legal: Vec<_> = (0..trace.roles.len())
+            .map(|r| it.legal_in(&pos, r))
+            .collect();
+        for (r, l) in legal.iter().enumerate() {
+            let texts: Vec<&str> = l.iter().map(|(t, _)| t.as_str()).collect();
+            if texts != s.legal[r] {
+                return Err(mismatch(
+                    s,
+                    &format!("legal of {}", trace.roles[r]),
+                    texts,
+                    &s.legal[r],
+                ));
+            }
+        }
+        let goals: Vec<Vec<i128>> = it
+            .goals_in(&pos)
+            .into_iter()
+            .map(|g| {
+                g.into_iter()
+                    .map(|v| if let GoalValue::Int(n) = v { n } else { -1 })
+                    .collect()
+            })
+            .collect();
+        if goals != s.goals {
+            return Err(mismatch(s, "goals", goals, &s.goals));
+        }
+        if let Some(joint) = &s.joint {
+            let ids: Vec<_> = joint
+                .iter()
+                .zip(&legal)
+                .map(|(m, l)| {
+                    l.iter()
+                        .find(|(t, _)| t == m)
+                        .map(|(_, id)| *id)
+                        .ok_or_else(|| format!("{m} not legal"))
+                })
+                .collect::<Result<_, _>>()?;
+            state = Some(it.next_from(&pos, &ids).map_err(|e| e.to_string())?);
+        }
+    }
+    Ok(trace.steps.len())
+}
+
+/// Replays `trace` through a compiled netlist, as [`replay_interp`] does: full state
+/// (latches plus fixed fluents), terminal, legal moves (by text), and the set of true goal
+/// values per role must equal the oracle's at every line.
+///
+/// # Errors
+/// The first difference, as [`replay_interp`].
+pub fn replay_netlist(net: &Netlist, trace: &Trace) -> Result<usize, String> {
+    let roles: Vec<&str> = net.roles.iter().map(|r| r.name.as_str()).collect();
+    if roles != trace.roles {
+        return Err(format!("roles {roles:?} != {:?}", trace.roles));
+    }
+    let no_inputs = vec![false; net.inputs.len()];
+    let mut state = None;
+    for s in &trace.steps {
+        if s.step == 0 {
+            state = Some(net.initial_state());
+        }
+        let st = state.take().ok_or("trace does not start at step 0")?;
+        let view = eval_gates(net, &st, &no_inputs);
+        let got_state = net.true_fluents(&st);
+        if got_state != s.state {
+            return Err(mismatch(s, "state", got_state, &s.state));
+        }
+        if view[net.terminal.index()] != s.terminal {
+            return Err(mismatch(s, "terminal", !s.terminal, s.terminal));
+        }
+        let mut legal: Vec<Vec<(&str, InputId)>> = Vec::new();
+        for (r, role) in net.roles.iter().enumerate() {
+            let l: Vec<_> = role
+                .legal
+                .iter()
+                .filter(|l| view[l.gate.index()])
+                .map(|l| (net.inputs[l.input.index()].name.as_str(), l.input))
+                .collect();
+            let texts: Vec<&str> = l.iter().map(|(t, _)| *t).collect();
+            if texts != s.legal[r] {
+                return Err(mismatch(
+                    s,
+                    &format!("legal of {}", trace.roles[r]),
+                    texts,
+                    &s.legal[r],
+                ));
+            }
+            legal.push(l);
+        }
+        let goals: Vec<Vec<i128>> = net
+            .roles
+            .iter()
+            .map(|r| {
+                r.goals
+                    .iter()
+                    .filter(|g| view[g.gate.index()])
+                    .map(|g| g.value as i128)
+                    .collect()
+            })
+            .collect();
+        if goals != s.goals {
+            return Err(mismatch(s, "goals", goals, &s.goals));
+        }
+        if let Some(joint) = &s.joint {
+            let mut inputs = no_inputs.clone();
+            for (m, l) in joint.iter().zip(&legal) {
+                let id = l
+                    .iter()
+                    .find(|(t, _)| t == m)
+                    .map(|(_, id)| *id)
+                    .ok_or_else(|| format!("{m} not legal"))?;
+                inputs[id.index()] = true;
+            }
+            let v = eval_gates(net, &st, &inputs);
+            state = Some(net.latches.iter().map(|l| v[l.next.index()]).collect());
+        }
+    }
+    Ok(trace.steps.len())
+}

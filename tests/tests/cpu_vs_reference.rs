@@ -123,3 +123,15 @@ fn simultaneous_move_tictactoe() {
     };
     check_game(&net, 200, 200);
 }
+
+#[test]
+fn niu_jiao_qi() {
+    let net = load(root().join("bench-games/niujiaoqi.kif")).unwrap();
+    check_game(&net, 300, 200);
+}
+
+#[test]
+fn amazons() {
+    let net = load(root().join("bench-games/amazons.kif")).unwrap();
+    check_game(&net, 24, 300);
+}

@@ -21,7 +21,7 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', default_value = "1,2")]
     pub threads: Vec<usize>,
     /// Seconds per measurement.
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = 2.0, value_parser = super::common::parse_seconds)]
     pub seconds: f64,
     /// Step limit per playout.
     #[arg(long, default_value_t = 1000)]

@@ -20,7 +20,7 @@ pub struct BestArgs {
     #[arg(long, value_delimiter = ',')]
     pub moves: Vec<String>,
     /// Search time in seconds.
-    #[arg(long, default_value_t = 1.0, conflicts_with = "iterations")]
+    #[arg(long, default_value_t = 1.0, conflicts_with = "iterations", value_parser = super::common::parse_seconds)]
     pub seconds: f64,
     /// Search a fixed number of iterations instead (deterministic).
     #[arg(long)]

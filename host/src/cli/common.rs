@@ -36,20 +36,29 @@ pub fn make_backend(kind: &str, net: &Netlist, threads: usize) -> anyhow::Result
     }
 }
 
-/// Parses a budget: `N` iterations, or a time `1.5s` / `200ms`.
+/// Parses a budget: `N` iterations, or a time `1.5s` / `200ms` (finite, not negative).
 pub fn parse_budget(text: &str) -> anyhow::Result<Budget> {
     let bad = || anyhow!("bad budget `{text}`: expected iterations (`1000`) or time (`1s`, `250ms`)");
-    if let Some(ms) = text.strip_suffix("ms") {
-        return Ok(Budget::Time(Duration::from_secs_f64(ms.parse::<f64>().map_err(|_| bad())? / 1000.0)));
-    }
-    if let Some(s) = text.strip_suffix('s') {
-        let s: f64 = s.parse().map_err(|_| bad())?;
-        if !(s.is_finite() && s >= 0.0) {
-            return Err(bad());
-        }
-        return Ok(Budget::Time(Duration::from_secs_f64(s)));
-    }
-    text.parse::<u64>().map(Budget::Iterations).map_err(|_| bad())
+    let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
+        (ms, 1e-3)
+    } else if let Some(s) = text.strip_suffix('s') {
+        (s, 1.0)
+    } else {
+        return text.parse::<u64>().map(Budget::Iterations).map_err(|_| bad());
+    };
+    let secs = number.parse::<f64>().map_err(|_| bad())? * scale;
+    Duration::try_from_secs_f64(secs).map(Budget::Time).map_err(|_| bad())
+}
+
+/// Parses a `--seconds` value: a finite, non-negative number of seconds (clap value parser).
+///
+/// # Errors
+/// A message naming the value when it is not a number, negative, infinite or NaN, or too
+/// large for a [`Duration`].
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
+    let s: f64 = text.trim().parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    Duration::try_from_secs_f64(s).map_err(|_| format!("`{text}`: seconds must be finite and not negative"))?;
+    Ok(s)
 }
 
 /// MCTS tuning flags shared by `match` and `best`.
@@ -121,5 +130,19 @@ mod tests {
         assert_eq!(make_player("mcts:cpu:1s", &net, &flags, 1).unwrap().label(), "mcts:cpu:1s");
         assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
         assert!(make_player("mcts:cpu", &net, &flags, 1).is_err());
+    }
+
+    #[test]
+    fn budgets_and_seconds_reject_negative_and_non_finite_values() {
+        assert!(matches!(parse_budget("250ms").unwrap(), Budget::Time(d) if d == Duration::from_millis(250)));
+        assert!(matches!(parse_budget("2s").unwrap(), Budget::Time(d) if d == Duration::from_secs(2)));
+        assert!(matches!(parse_budget("300").unwrap(), Budget::Iterations(300)));
+        for bad in ["-5ms", "nanms", "infs", "-1s", "1e400ms", "x", ""] {
+            assert!(parse_budget(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_seconds("0.5"), Ok(0.5));
+        for bad in ["nan", "inf", "-1", "1e300", "abc"] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
+        }
     }
 }

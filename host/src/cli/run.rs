@@ -23,10 +23,10 @@ pub struct RunArgs {
     /// Game file (.kif).
     pub game: PathBuf,
     /// Number of playouts (default 100000 unless --seconds is given).
-    #[arg(long, conflicts_with = "seconds")]
+    #[arg(long, conflicts_with = "seconds", value_parser = clap::value_parser!(u64).range(1..))]
     pub playouts: Option<u64>,
     /// Run for this many seconds instead of a fixed count.
-    #[arg(long)]
+    #[arg(long, value_parser = super::common::parse_seconds)]
     pub seconds: Option<f64>,
     /// RNG seed.
     #[arg(long, default_value_t = 1)]

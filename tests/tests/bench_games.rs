@@ -1,0 +1,221 @@
+//! Facts about the project's bench games (`bench-games/*.kif`), checked through the front
+//! end, the reference interpreter and the compiled, optimized netlist: clean loading,
+//! oracle trace replay, perft counts computed by the independent oracle, the Amazons
+//! first-turn count and a Niu Jiao Qi ending.
+
+use propnet_compiler::gdl::{self, Game};
+use propnet_compiler::netlist::{validate, Netlist};
+use propnet_host::machine::NetMachine;
+use propnet_host::perft::perft;
+use propnet_host::pipeline::{compile_game, PipelineOptions};
+use propnet_tests::{read_trace, replay_interp, replay_netlist, workspace_root};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+const GAMES: [&str; 5] = [
+    "tictactoe",
+    "connectfour",
+    "breakthrough",
+    "niujiaoqi",
+    "amazons",
+];
+
+/// A bench game loaded once per test binary: the front end's result, its warnings and
+/// the optimized netlist.
+struct Bench {
+    game: Game,
+    warnings: Vec<String>,
+    net: Netlist,
+}
+
+fn bench(name: &str) -> &'static Bench {
+    static CACHE: [OnceLock<Bench>; 5] = [const { OnceLock::new() }; 5];
+    let i = GAMES
+        .iter()
+        .position(|g| *g == name)
+        .expect("bench game name");
+    CACHE[i].get_or_init(|| {
+        let path = workspace_root().join(format!("bench-games/{name}.kif"));
+        let game = gdl::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let (net, report) = compile_game(&game, Duration::ZERO, &PipelineOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        Bench {
+            game,
+            warnings: report.warnings,
+            net,
+        }
+    })
+}
+
+#[test]
+fn every_bench_game_loads_without_warnings_and_validates() {
+    for name in GAMES {
+        let b = bench(name);
+        assert!(b.warnings.is_empty(), "{name}: {:?}", b.warnings);
+        validate(&b.net).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(b.net.roles.len(), 2, "{name}: two-player game");
+        assert!(
+            !b.net.latches.is_empty() && !b.net.inputs.is_empty(),
+            "{name}"
+        );
+    }
+}
+
+fn replay(name: &str) {
+    let b = bench(name);
+    let trace = read_trace(&workspace_root().join(format!("bench-games/traces/{name}.jsonl")));
+    assert!(
+        trace.steps.len() > 10,
+        "{name}: trace too short to mean much"
+    );
+    let n = replay_interp(&b.game.program, &trace)
+        .unwrap_or_else(|e| panic!("{name} (interpreter): {e}"));
+    assert_eq!(n, trace.steps.len());
+    let n = replay_netlist(&b.net, &trace).unwrap_or_else(|e| panic!("{name} (netlist): {e}"));
+    assert_eq!(n, trace.steps.len());
+}
+
+#[test]
+fn tictactoe_trace_replays() {
+    replay("tictactoe");
+}
+
+#[test]
+fn connectfour_trace_replays() {
+    replay("connectfour");
+}
+
+#[test]
+fn breakthrough_trace_replays() {
+    replay("breakthrough");
+}
+
+#[test]
+fn niujiaoqi_trace_replays() {
+    replay("niujiaoqi");
+}
+
+#[test]
+fn amazons_trace_replays() {
+    replay("amazons");
+}
+
+fn perft_nodes(name: &str, depth: u32) -> Vec<u64> {
+    perft(&bench(name).net, depth)
+        .into_iter()
+        .map(|l| l.nodes)
+        .collect()
+}
+
+#[test]
+fn tictactoe_perft() {
+    assert_eq!(
+        perft_nodes("tictactoe", 6),
+        [9, 72, 504, 3024, 15120, 54720]
+    );
+}
+
+#[test]
+fn connectfour_perft() {
+    assert_eq!(
+        perft_nodes("connectfour", 6),
+        [7, 49, 343, 2401, 16807, 117649]
+    );
+}
+
+#[test]
+fn breakthrough_perft() {
+    assert_eq!(perft_nodes("breakthrough", 3), [22, 484, 11132]);
+}
+
+#[test]
+fn niujiaoqi_perft() {
+    assert_eq!(perft_nodes("niujiaoqi", 6), [2, 6, 21, 83, 255, 955]);
+}
+
+#[test]
+fn amazons_first_turn_has_80_queen_moves_and_2176_move_shot_pairs() {
+    let net = &bench("amazons").net;
+    let m = NetMachine::new(net);
+    let s0 = m.initial_state();
+    let white = net.roles.iter().position(|r| r.name == "white").unwrap();
+    let black = 1 - white;
+    let legal = m.legal_moves(&s0);
+    assert_eq!(legal[white].len(), 80);
+    assert!(legal[white]
+        .iter()
+        .all(|&mv| m.move_name(mv).starts_with("(move ")));
+    assert_eq!(
+        legal[black]
+            .iter()
+            .map(|&mv| m.move_name(mv))
+            .collect::<Vec<_>>(),
+        ["noop"]
+    );
+    let mut pairs = 0;
+    for &mv in &legal[white] {
+        let mut joint = vec![legal[black][0]; 2];
+        joint[white] = mv;
+        let s1 = m.next_state(&s0, &joint);
+        assert!(!m.is_terminal(&s1));
+        let shots = m.legal_moves(&s1);
+        assert!(shots[white]
+            .iter()
+            .all(|&s| m.move_name(s).starts_with("(shoot ")));
+        assert!(
+            !shots[white].is_empty(),
+            "{} leaves no shot",
+            m.move_name(mv)
+        );
+        assert_eq!(
+            shots[black]
+                .iter()
+                .map(|&s| m.move_name(s))
+                .collect::<Vec<_>>(),
+            ["noop"]
+        );
+        pairs += shots[white].len();
+    }
+    assert_eq!(pairs, 2176);
+}
+
+#[test]
+fn niujiaoqi_smothered_red_loses() {
+    let net = &bench("niujiaoqi").net;
+    let m = NetMachine::new(net);
+    let fluents = [
+        "(red 0)",
+        "(blue 1)",
+        "(blue 2)",
+        "(control red)",
+        "(ply 10)",
+    ];
+    let state: Vec<bool> = net
+        .latches
+        .iter()
+        .map(|l| fluents.contains(&l.name.as_str()))
+        .collect();
+    for f in fluents {
+        assert!(net.latches.iter().any(|l| l.name == f), "no latch {f}");
+    }
+    assert!(m.is_terminal(&state));
+    let red = net.roles.iter().position(|r| r.name == "red").unwrap();
+    let blue = net.roles.iter().position(|r| r.name == "blue").unwrap();
+    let goals = m.goals(&state);
+    assert_eq!((goals[red], goals[blue]), (0, 100));
+    // One step away the same position is not yet decided: red on 0, blue on 1 and 3.
+    let open = [
+        "(red 0)",
+        "(blue 1)",
+        "(blue 3)",
+        "(control red)",
+        "(ply 10)",
+    ];
+    let state: Vec<bool> = net
+        .latches
+        .iter()
+        .map(|l| open.contains(&l.name.as_str()))
+        .collect();
+    assert!(!m.is_terminal(&state));
+    assert_eq!(m.goals(&state), vec![50, 50]);
+}
