@@ -218,7 +218,7 @@ pub fn trace(interp: &mut Interp, opts: &TraceOptions, mut emit: impl FnMut(&str
         let mut state = start.clone();
         let mut step = 0u64;
         loop {
-            let pos = interp.evaluate(&state)?;
+            let mut pos = interp.evaluate(&state)?;
             let v = StepView::of(interp, &pos);
             let mut joint = Vec::with_capacity(roles.len());
             let end = match v.forced_end() {
@@ -238,7 +238,7 @@ pub fn trace(interp: &mut Interp, opts: &TraceOptions, mut emit: impl FnMut(&str
             if !matches!(end, LineEnd::Joint(_)) {
                 break;
             }
-            state = interp.next_from(&pos, &joint)?;
+            state = interp.next_from(&mut pos, &joint)?;
             step += 1;
         }
     }

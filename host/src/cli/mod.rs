@@ -1,0 +1,3 @@
+//! Subcommands of the `propnet` binary, one file each.
+
+pub mod trace;
