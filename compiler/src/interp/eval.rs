@@ -11,7 +11,7 @@ use super::store::{RelFacts, Store, Tuple};
 use super::terms::{GroundTerm, GroundTermId, TermTable};
 use super::{InterpError, Limits};
 use crate::gdl::Symbols;
-use std::collections::{HashMap, HashSet};
+use super::hash::{IdMap, IdSet};
 use std::rc::Rc;
 
 const UNBOUND: GroundTermId = GroundTermId(u32::MAX);
@@ -19,7 +19,7 @@ const UNBOUND: GroundTermId = GroundTermId(u32::MAX);
 /// Memoized answers of on-demand relations, per call (relation, bound arguments).
 #[derive(Clone, Debug, Default)]
 pub struct Memo {
-    map: HashMap<(RelId, Box<[Option<GroundTermId>]>), Rc<[Tuple]>>,
+    map: IdMap<(RelId, Box<[Option<GroundTermId>]>), Rc<[Tuple]>>,
     /// Number of answers held.
     pub total: usize,
 }
@@ -375,7 +375,7 @@ pub fn call(eng: &mut Engine<'_>, rel: RelId, key: Box<[Option<GroundTermId>]>) 
         }
     }
     let mut answers: Vec<Tuple> = Vec::new();
-    let mut seen: HashSet<Tuple> = HashSet::new();
+    let mut seen: IdSet<Tuple> = IdSet::default();
     for &ri in &ctx.plans.rules_of[rel.0 as usize] {
         let rule = &ctx.rules.rules[ri];
         let Some(steps) = ctx.plans.adorned.get(&(ri, mask)).or_else(|| ctx.plans.adorned.get(&(ri, 0)))
@@ -506,7 +506,7 @@ fn semi_naive(
     let ci = class_ix(st.class);
     // per rule: flattened bindings of new solutions
     let mut found: Vec<(usize, Vec<GroundTermId>)> = Vec::new();
-    let mut start: HashMap<RelId, usize> = st.rels.iter().map(|&r| (r, 0)).collect();
+    let mut start: IdMap<RelId, usize> = st.rels.iter().map(|&r| (r, 0)).collect();
     let mut first = true;
     loop {
         found.clear();

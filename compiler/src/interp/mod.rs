@@ -15,6 +15,7 @@
 //! more than [`Limits::max_facts`] facts.
 
 pub mod eval;
+pub mod hash;
 pub mod machine;
 pub mod plan;
 pub mod rules;

@@ -13,7 +13,7 @@
 //! (`legal`, `goal`, `terminal`, `next`, `init`) by propagation.
 
 use super::rules::{CAtom, CLit, CRule, Class, Pat, RelId, Rules};
-use std::collections::HashMap;
+use super::hash::IdMap;
 use crate::gdl::Sym;
 
 /// One component of an index key, extracted from a fact's arguments.
@@ -120,7 +120,7 @@ pub struct Plans {
     /// Plans of materialized rules (`None` for demand rules).
     pub materialized: Vec<Option<RulePlans>>,
     /// Plans of demand rules per (rule, adornment).
-    pub adorned: HashMap<(usize, Mask), Vec<Step>>,
+    pub adorned: IdMap<(usize, Mask), Vec<Step>>,
     /// Index specs of materialized relations.
     pub registry: Registry,
 }
@@ -153,7 +153,7 @@ pub fn plan_all(rules: &Rules, queries: &[(RelId, Mask)]) -> Plans {
         demand,
         rules_of,
         materialized: vec![None; rules.rules.len()],
-        adorned: HashMap::new(),
+        adorned: IdMap::default(),
         registry: Registry { specs: vec![Vec::new(); n] },
     };
     let mut work: Vec<(RelId, Mask)> = queries.to_vec();

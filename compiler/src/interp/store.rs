@@ -4,7 +4,7 @@
 use super::plan::{IndexSpec, KeyPart, Registry};
 use super::rules::RelId;
 use super::terms::{GroundTerm, GroundTermId, TermTable};
-use std::collections::{HashMap, HashSet};
+use super::hash::{IdMap, IdSet};
 
 /// A ground tuple (the arguments of a fact).
 pub type Tuple = Box<[GroundTermId]>;
@@ -15,7 +15,7 @@ pub struct Index {
     /// Which parts make the key.
     pub spec: IndexSpec,
     /// Key → row numbers, increasing.
-    pub map: HashMap<Vec<GroundTermId>, Vec<u32>>,
+    pub map: IdMap<Vec<GroundTermId>, Vec<u32>>,
 }
 
 /// The facts of one relation.
@@ -24,7 +24,7 @@ pub struct RelFacts {
     /// Rows in insertion order.
     pub rows: Vec<Tuple>,
     /// The same rows, for membership tests.
-    pub set: HashSet<Tuple>,
+    pub set: IdSet<Tuple>,
     /// Indexes, numbered as in the [`Registry`].
     pub indexes: Vec<Index>,
 }
@@ -78,7 +78,7 @@ impl Store {
             .enumerate()
             .map(|(i, specs)| RelFacts {
                 indexes: if member(RelId(i as u32)) {
-                    specs.iter().map(|s| Index { spec: s.clone(), map: HashMap::new() }).collect()
+                    specs.iter().map(|s| Index { spec: s.clone(), map: IdMap::default() }).collect()
                 } else {
                     Vec::new()
                 },
