@@ -19,7 +19,12 @@ fn legal_texts(i: &mut Interp, role: usize) -> Vec<String> {
 }
 
 fn lines(i: &mut Interp, playouts: u64, max_steps: u64) -> Vec<String> {
-    let opts = TraceOptions { game: "test.kif".into(), playouts, seed: 1, max_steps };
+    let opts = TraceOptions {
+        game: "test.kif".into(),
+        playouts,
+        seed: 1,
+        max_steps,
+    };
     let mut v = Vec::new();
     trace(i, &opts, |l| v.push(l.to_string())).expect("trace");
     v
@@ -42,7 +47,10 @@ const EDGES: &str = "
 #[test]
 fn left_and_right_recursion_over_the_state() {
     let mut i = load(EDGES);
-    assert_eq!(legal_texts(&mut i, 0), ["(l b)", "(l c)", "(l d)", "(r a)", "(r b)", "(r c)"]);
+    assert_eq!(
+        legal_texts(&mut i, 0),
+        ["(l b)", "(l c)", "(l d)", "(r a)", "(r b)", "(r c)"]
+    );
 }
 
 #[test]
@@ -53,7 +61,10 @@ fn tests_written_before_their_binders() {
          (<= (legal p (same ?x ?y)) (not (distinct ?x ?y)) (cell ?x) (cell ?y))
          (<= terminal (true done)) (goal p 0)",
     );
-    assert_eq!(legal_texts(&mut i, 0), ["(m a)", "(same a a)", "(same b b)", "(same c c)"]);
+    assert_eq!(
+        legal_texts(&mut i, 0),
+        ["(m a)", "(same a a)", "(same b b)", "(same c c)"]
+    );
 }
 
 #[test]
@@ -67,7 +78,15 @@ fn or_nested_uneven_and_negated() {
     );
     // (and ?y) is an ordinary, undefined relation: that alternative never holds
     let l = legal_texts(&mut i, 0);
-    let want = ["(neither c)", "(neither d)", "(pick a)", "(pick b)", "(pick c)", "(pick d)", "(uneven a)"];
+    let want = [
+        "(neither c)",
+        "(neither d)",
+        "(pick a)",
+        "(pick b)",
+        "(pick c)",
+        "(pick d)",
+        "(uneven a)",
+    ];
     assert_eq!(l, want);
 }
 
@@ -83,9 +102,21 @@ fn function_terms_of_any_depth_and_zero_arity() {
     );
     let out = lines(&mut i, 1, 10);
     assert_eq!(out.len(), 3, "{out:?}");
-    assert!(out[1].contains(r#""state":["(flag)","(pos (f (g a)))","flag"]"#), "{}", out[1]);
-    assert!(out[1].contains(r#""joint":{"p":"(wrap (f (g a)))"}"#), "{}", out[1]);
-    assert!(out[2].contains(r#""state":["(flag)","(pos (h (f (g a))))"]"#), "{}", out[2]);
+    assert!(
+        out[1].contains(r#""state":["(flag)","(pos (f (g a)))","flag"]"#),
+        "{}",
+        out[1]
+    );
+    assert!(
+        out[1].contains(r#""joint":{"p":"(wrap (f (g a)))"}"#),
+        "{}",
+        out[1]
+    );
+    assert!(
+        out[2].contains(r#""state":["(flag)","(pos (h (f (g a))))"]"#),
+        "{}",
+        out[2]
+    );
     assert!(out[2].contains(r#""terminal":true"#));
 }
 
@@ -122,14 +153,21 @@ fn simultaneous_moves_use_both_does() {
     let pos = i.evaluate(&s0).expect("eval");
     let la = i.legal_in(&pos, 0);
     let lb = i.legal_in(&pos, 1);
-    let x1 = la.iter().find(|(t, _)| t == "(x 1)").expect("(x 1) legal").1;
+    let x1 = la
+        .iter()
+        .find(|(t, _)| t == "(x 1)")
+        .expect("(x 1) legal")
+        .1;
     let go = lb.iter().find(|(t, _)| t == "go").expect("go legal").1;
     let wait = lb.iter().find(|(t, _)| t == "wait").expect("wait legal").1;
     let moved = i.next_state(&s0, &[x1, go]).expect("next");
     assert_eq!(i.state_text(&moved), ["(count 1)"]);
     let stayed = i.next_state(&s0, &[x1, wait]).expect("next");
     assert_eq!(i.state_text(&stayed), ["(count 0)"]);
-    assert_eq!(i.goals(&s0).expect("goals"), vec![vec![GoalValue::Int(0)], vec![GoalValue::Int(0)]]);
+    assert_eq!(
+        i.goals(&s0).expect("goals"),
+        vec![vec![GoalValue::Int(0)], vec![GoalValue::Int(0)]]
+    );
 }
 
 #[test]
@@ -142,7 +180,13 @@ fn no_legal_move_ends_the_playout_with_an_error() {
     );
     let out = lines(&mut i, 1, 10);
     assert_eq!(out.len(), 2);
-    assert!(out[1].ends_with(r#""legal":{"a":["go"],"b":[]},"goals":{"a":0,"b":0},"error":"no legal move for b"}"#), "{}", out[1]);
+    assert!(
+        out[1].ends_with(
+            r#""legal":{"a":["go"],"b":[]},"goals":{"a":0,"b":0},"error":"no legal move for b"}"#
+        ),
+        "{}",
+        out[1]
+    );
 }
 
 #[test]
@@ -192,7 +236,10 @@ fn fact_budget_stops_with_an_error_naming_the_relation() {
                (<= (pair ?x ?y ?z) (d ?x) (d ?y) (d ?z)) (<= (legal p a) (pair 1 2 3)) (goal p 0)
                (<= terminal (d z))";
     let game = gdl::parse_source("t.kif", src.as_bytes()).expect("valid GDL");
-    let limits = Limits { max_facts: 500, ..Limits::default() };
+    let limits = Limits {
+        max_facts: 500,
+        ..Limits::default()
+    };
     match Interp::with_limits(&game.program, limits) {
         Err(e @ InterpError::FactBudget { .. }) => assert!(e.to_string().contains("pair/3"), "{e}"),
         other => panic!("expected a fact budget error, got {other:?}"),

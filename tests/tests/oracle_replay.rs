@@ -16,7 +16,10 @@ const REJECTED: &[(&str, &str)] = &[
     ("ggp-base-tests/test_case_3e.kif", "unsafe variable ?p"),
     ("ggp-base-tests/test_case_3f.kif", "unsafe variable ?p"),
     ("ggpserver-benderng/Corridor.kif", "unsafe variable ?role"),
-    ("ggpserver-benderng/DresdenSinglePlayer2.kif", "unsafe variable ?nownst"),
+    (
+        "ggpserver-benderng/DresdenSinglePlayer2.kif",
+        "unsafe variable ?nownst",
+    ),
 ];
 
 /// Outcome of one corpus game.
@@ -40,7 +43,9 @@ fn check_game(shared: &Path, t: &Path) -> Outcome {
         }
         (Err(e), None) => return Outcome::Failed(format!("{rel}: front end rejects it: {e}")),
         (Ok(_), Some((_, why))) => {
-            return Outcome::Failed(format!("{rel}: expected a rejection for {why:?}, but it loads"))
+            return Outcome::Failed(format!(
+                "{rel}: expected a rejection for {why:?}, but it loads"
+            ))
         }
         (Ok(g), None) => g.program,
     };
@@ -61,7 +66,10 @@ fn shared_dir() -> Option<PathBuf> {
         return Some(dir);
     }
     if std::env::var("PROPNET_REQUIRE_SHARED").as_deref() == Ok("1") {
-        panic!("shared data missing at {} (PROPNET_REQUIRE_SHARED=1)", dir.display());
+        panic!(
+            "shared data missing at {} (PROPNET_REQUIRE_SHARED=1)",
+            dir.display()
+        );
     }
     eprintln!("skipping: shared data not found at {}", dir.display());
     None
@@ -86,7 +94,9 @@ fn traces(dir: &Path) -> Vec<PathBuf> {
 
 /// The game of a trace: same relative path under `games`, `.kif`.
 fn game_of(shared: &Path, trace: &Path) -> (String, PathBuf) {
-    let rel = trace.strip_prefix(shared.join("traces")).expect("under traces");
+    let rel = trace
+        .strip_prefix(shared.join("traces"))
+        .expect("under traces");
     let rel = rel.with_extension("kif");
     (rel.display().to_string(), shared.join("games").join(&rel))
 }
@@ -111,17 +121,25 @@ fn replay(interp: &mut Interp, text: &str) -> Result<usize, String> {
     let mut checked = 0;
     for (no, line) in lines.enumerate() {
         let rec: Value = serde_json::from_str(line).map_err(|e| format!("line {}: {e}", no + 2))?;
-        let (playout, step) = (rec["playout"].as_u64().unwrap_or(0), rec["step"].as_u64().unwrap_or(0));
+        let (playout, step) = (
+            rec["playout"].as_u64().unwrap_or(0),
+            rec["step"].as_u64().unwrap_or(0),
+        );
         if step == 0 {
             state = init.clone();
         }
-        let mut pos = interp.evaluate(&state).map_err(|e| format!("line {}: {e}", no + 2))?;
+        let mut pos = interp
+            .evaluate(&state)
+            .map_err(|e| format!("line {}: {e}", no + 2))?;
         let v = StepView::of(interp, &pos);
         let end = match v.forced_end() {
             Some(e) => e,
             None => match (&rec["joint"], &rec["truncated"]) {
                 (Value::Object(j), _) => LineEnd::Joint(
-                    roles.iter().map(|r| j.get(r).and_then(Value::as_str).unwrap_or("").to_string()).collect(),
+                    roles
+                        .iter()
+                        .map(|r| j.get(r).and_then(Value::as_str).unwrap_or("").to_string())
+                        .collect(),
                 ),
                 (_, Value::Bool(true)) => LineEnd::Truncated,
                 _ => LineEnd::Last,
@@ -129,7 +147,10 @@ fn replay(interp: &mut Interp, text: &str) -> Result<usize, String> {
         };
         let ours = propnet_compiler::interp::trace::step_line(&roles, playout, step, &v, &end);
         if ours != line {
-            return Err(format!("line {} differs:\n  oracle: {line}\n  interp: {ours}", no + 2));
+            return Err(format!(
+                "line {} differs:\n  oracle: {line}\n  interp: {ours}",
+                no + 2
+            ));
         }
         checked += 1;
         if let LineEnd::Joint(texts) = &end {
@@ -140,7 +161,9 @@ fn replay(interp: &mut Interp, text: &str) -> Result<usize, String> {
                     None => return Err(format!("line {}: move {t} not legal", no + 2)),
                 }
             }
-            state = interp.next_from(&mut pos, &joint).map_err(|e| format!("line {}: {e}", no + 2))?;
+            state = interp
+                .next_from(&mut pos, &joint)
+                .map_err(|e| format!("line {}: {e}", no + 2))?;
         }
     }
     Ok(checked)
@@ -150,10 +173,16 @@ fn replay(interp: &mut Interp, text: &str) -> Result<usize, String> {
 fn oracle_traces_replay_identically() {
     let Some(shared) = shared_dir() else { return };
     let files = traces(&shared);
-    assert!(files.len() >= 100, "expected the corpus traces, found {}", files.len());
+    assert!(
+        files.len() >= 100,
+        "expected the corpus traces, found {}",
+        files.len()
+    );
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(Vec::new());
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(4);
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(4);
     std::thread::scope(|s| {
         for _ in 0..workers {
             s.spawn(|| loop {
@@ -183,7 +212,12 @@ fn oracle_traces_replay_identically() {
         "oracle replay: {passed} of {} games identical ({lines} lines), {rejected} rejected as invalid",
         files.len()
     );
-    assert!(failures.is_empty(), "{} games differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} games differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert_eq!(passed + rejected, files.len());
     assert_eq!(rejected, REJECTED.len());
 }
@@ -197,11 +231,14 @@ fn check_generated(shared: &Path, rel: &str) {
     let oracle: Vec<&str> = lines.collect();
     assert!(!oracle.is_empty(), "{rel}: trace has no step lines");
     assert!(
-        !oracle.last().is_some_and(|l| l.contains("\"truncated\":true")),
+        !oracle
+            .last()
+            .is_some_and(|l| l.contains("\"truncated\":true")),
         "{rel}: trace was cut by its size cap; pick a complete one"
     );
     let playouts = oracle.iter().filter(|l| l.contains("\"step\":0,")).count() as u64;
-    let game = gdl::load(&shared.join("games").join(rel).with_extension("kif")).expect("game loads");
+    let game =
+        gdl::load(&shared.join("games").join(rel).with_extension("kif")).expect("game loads");
     let mut interp = Interp::new(&game.program).expect("interpreter");
     let opts = TraceOptions {
         game: header["game"].as_str().expect("game name").to_string(),

@@ -5,21 +5,24 @@
 //! one exists. An on-demand relation is computed per call pattern (bound arguments pushed
 //! into its rules) and memoized; such relations are never recursive, so calls terminate.
 
+use super::hash::{IdMap, IdSet};
 use super::plan::{Plans, Step};
 use super::rules::{CAtom, CLit, CRule, Class, Pat, RelId, Rules, Stratum};
 use super::store::{RelFacts, Store, Tuple};
 use super::terms::{GroundTerm, GroundTermId, TermTable};
 use super::{InterpError, Limits};
 use crate::gdl::Symbols;
-use super::hash::{IdMap, IdSet};
 use std::rc::Rc;
 
 const UNBOUND: GroundTermId = GroundTermId(u32::MAX);
 
+/// A call of an on-demand relation: the relation and its bound arguments.
+pub type CallKey = (RelId, Box<[Option<GroundTermId>]>);
+
 /// Memoized answers of on-demand relations, per call (relation, bound arguments).
 #[derive(Clone, Debug, Default)]
 pub struct Memo {
-    map: IdMap<(RelId, Box<[Option<GroundTermId>]>), Rc<[Tuple]>>,
+    map: IdMap<CallKey, Rc<[Tuple]>>,
     /// Number of answers held.
     pub total: usize,
 }
@@ -103,7 +106,9 @@ impl<'a> Join<'_, 'a> {
                     _ => return false,
                 }
                 for (i, p) in ps.iter().enumerate() {
-                    let GroundTerm::Fn(_, args) = self.eng.terms.get(t) else { return false };
+                    let GroundTerm::Fn(_, args) = self.eng.terms.get(t) else {
+                        return false;
+                    };
                     let a = args[i];
                     if !self.unify(p, a) {
                         return false;
@@ -169,7 +174,9 @@ impl<'a> Join<'_, 'a> {
             },
             (Pat::Ground(g), q) | (q, Pat::Ground(g)) => self.eq_tp(*g, q),
             (Pat::Fn(f, ps), Pat::Fn(g, qs)) => {
-                f == g && ps.len() == qs.len() && ps.iter().zip(qs.iter()).all(|(p, q)| self.eq(p, q))
+                f == g
+                    && ps.len() == qs.len()
+                    && ps.iter().zip(qs.iter()).all(|(p, q)| self.eq(p, q))
             }
         }
     }
@@ -178,7 +185,13 @@ impl<'a> Join<'_, 'a> {
     fn call_key(&mut self, a: &CAtom) -> Box<[Option<GroundTermId>]> {
         a.args
             .iter()
-            .map(|p| if self.ground(p) { Some(build(self.eng.terms, p, &self.binds)) } else { None })
+            .map(|p| {
+                if self.ground(p) {
+                    Some(build(self.eng.terms, p, &self.binds))
+                } else {
+                    None
+                }
+            })
             .collect()
     }
 
@@ -204,7 +217,9 @@ impl<'a> Join<'_, 'a> {
             return Ok(found);
         }
         let facts: &'a RelFacts = match self.eng.neg {
-            Some((store, stratum)) if self.eng.ctx.rules.rels[a.rel.0 as usize].stratum == stratum => {
+            Some((store, stratum))
+                if self.eng.ctx.rules.rels[a.rel.0 as usize].stratum == stratum =>
+            {
                 store.rel(a.rel)
             }
             _ => self.facts(a.rel),
@@ -255,14 +270,18 @@ impl<'a> Join<'_, 'a> {
                 }
             }
             Step::Delta { lit } => {
-                let CLit::Pos(a) = &rule.body[lit] else { return Ok(()) };
+                let CLit::Pos(a) = &rule.body[lit] else {
+                    return Ok(());
+                };
                 let facts = self.facts(a.rel);
                 for row in &facts.rows[self.delta.0..self.delta.1] {
                     self.try_row(k, a, row)?;
                 }
             }
             Step::Call { lit } => {
-                let CLit::Pos(a) = &rule.body[lit] else { return Ok(()) };
+                let CLit::Pos(a) = &rule.body[lit] else {
+                    return Ok(());
+                };
                 let key = self.call_key(a);
                 let answers = call(self.eng, a.rel, key)?;
                 for row in answers.iter() {
@@ -270,7 +289,9 @@ impl<'a> Join<'_, 'a> {
                 }
             }
             Step::Scan { lit, index } => {
-                let CLit::Pos(a) = &rule.body[lit] else { return Ok(()) };
+                let CLit::Pos(a) = &rule.body[lit] else {
+                    return Ok(());
+                };
                 let facts = self.facts(a.rel);
                 match index {
                     None => {
@@ -280,7 +301,9 @@ impl<'a> Join<'_, 'a> {
                     }
                     Some(ix) => {
                         let ix = &facts.indexes[ix as usize];
-                        let Some(key) = self.key(a, &ix.spec) else { return Ok(()) };
+                        let Some(key) = self.key(a, &ix.spec) else {
+                            return Ok(());
+                        };
                         if let Some(rows) = ix.map.get(&key) {
                             for &r in rows {
                                 self.try_row(k, a, &facts.rows[r as usize])?;
@@ -310,7 +333,9 @@ impl<'a> Join<'_, 'a> {
                 KeyPart::Whole(col) => key.push(self.inst(&a.args[col]).ok()??),
                 KeyPart::Shape { .. } => {}
                 KeyPart::Sub { col, j, .. } => {
-                    let Pat::Fn(_, sub) = &a.args[col] else { return None };
+                    let Pat::Fn(_, sub) = &a.args[col] else {
+                        return None;
+                    };
                     key.push(self.inst(&sub[j]).ok()??);
                 }
             }
@@ -360,7 +385,11 @@ fn heads(
 /// memoized.
 ///
 /// Errors: [`InterpError::TermDepth`], [`InterpError::FactBudget`].
-pub fn call(eng: &mut Engine<'_>, rel: RelId, key: Box<[Option<GroundTermId>]>) -> Result<Rc<[Tuple]>, InterpError> {
+pub fn call(
+    eng: &mut Engine<'_>,
+    rel: RelId,
+    key: Box<[Option<GroundTermId>]>,
+) -> Result<Rc<[Tuple]>, InterpError> {
     let ctx = eng.ctx;
     let c = class_ix(ctx.rules.rels[rel.0 as usize].class);
     let memo_key = (rel, key);
@@ -378,7 +407,11 @@ pub fn call(eng: &mut Engine<'_>, rel: RelId, key: Box<[Option<GroundTermId>]>) 
     let mut seen: IdSet<Tuple> = IdSet::default();
     for &ri in &ctx.plans.rules_of[rel.0 as usize] {
         let rule = &ctx.rules.rules[ri];
-        let Some(steps) = ctx.plans.adorned.get(&(ri, mask)).or_else(|| ctx.plans.adorned.get(&(ri, 0)))
+        let Some(steps) = ctx
+            .plans
+            .adorned
+            .get(&(ri, mask))
+            .or_else(|| ctx.plans.adorned.get(&(ri, 0)))
         else {
             continue;
         };
@@ -421,7 +454,11 @@ pub fn call(eng: &mut Engine<'_>, rel: RelId, key: Box<[Option<GroundTermId>]>) 
 
 /// Answers of any relation for the call `key`: a memoized call for an on-demand relation,
 /// else the matching stored facts.
-pub fn query(eng: &mut Engine<'_>, rel: RelId, key: &[Option<GroundTermId>]) -> Result<Vec<Tuple>, InterpError> {
+pub fn query(
+    eng: &mut Engine<'_>,
+    rel: RelId,
+    key: &[Option<GroundTermId>],
+) -> Result<Vec<Tuple>, InterpError> {
     if eng.ctx.plans.demand[rel.0 as usize] {
         return Ok(call(eng, rel, key.into())?.to_vec());
     }
@@ -459,7 +496,10 @@ pub fn eval_stratum(
     }
     // alternating fixpoint: J_{k+1} = Γ(J_k), J_0 = ∅
     let mut history: Vec<Vec<(RelId, Tuple)>> = Vec::new();
-    let mut approx = Store { rels: vec![RelFacts::default(); target.rels.len()], total: 0 };
+    let mut approx = Store {
+        rels: vec![RelFacts::default(); target.rels.len()],
+        total: 0,
+    };
     for _ in 0..ctx.limits.max_rounds {
         for &r in &st.rels {
             target.clear_rel(r);
@@ -474,13 +514,18 @@ pub fn eval_stratum(
                 relation: ctx.rules.rel_name(ctx.syms, st.rels[0]),
             });
         }
-        approx = Store { rels: vec![RelFacts::default(); target.rels.len()], total: 0 };
+        approx = Store {
+            rels: vec![RelFacts::default(); target.rels.len()],
+            total: 0,
+        };
         for (r, t) in &snap {
             approx.insert(terms, *r, t.clone());
         }
         history.push(snap);
     }
-    Err(InterpError::NotStratified { relation: ctx.rules.rel_name(ctx.syms, st.rels[0]) })
+    Err(InterpError::NotStratified {
+        relation: ctx.rules.rel_name(ctx.syms, st.rels[0]),
+    })
 }
 
 fn snapshot(st: &Stratum, store: &Store) -> Vec<(RelId, Tuple)> {
@@ -522,14 +567,18 @@ fn semi_naive(
                 neg: neg.map(|s| (s, si)),
             };
             for &ri in &st.rules {
-                let Some(plans) = &ctx.plans.materialized[ri] else { continue };
+                let Some(plans) = &ctx.plans.materialized[ri] else {
+                    continue;
+                };
                 let rule = &ctx.rules.rules[ri];
                 let mut runs: Vec<(&[Step], (usize, usize))> = Vec::new();
                 if first {
                     runs.push((&plans.full, (0, 0)));
                 } else {
                     for (lit, plan) in &plans.deltas {
-                        let CLit::Pos(a) = &rule.body[*lit] else { continue };
+                        let CLit::Pos(a) = &rule.body[*lit] else {
+                            continue;
+                        };
                         let d = (start[&a.rel], target.rel(a.rel).rows.len());
                         if d.0 < d.1 {
                             runs.push((plan, d));

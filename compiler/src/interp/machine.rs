@@ -114,7 +114,12 @@ impl Interp {
         let empty = Store::new(reg, |_| false);
         let mut static_memo = Memo::default();
         {
-            let ctx = Ctx { rules: &rules, plans: &plans, syms: &syms, limits: &limits };
+            let ctx = Ctx {
+                rules: &rules,
+                plans: &plans,
+                syms: &syms,
+                limits: &limits,
+            };
             let (mut m1, mut m2) = (Memo::default(), Memo::default());
             for (si, st) in rules.strata.iter().enumerate() {
                 if st.class == Class::Static {
@@ -190,7 +195,12 @@ impl Interp {
         }
         let mut moves = Store::new(reg, |r| class(r) == Class::Move);
         let (mut memo, mut move_memo) = (Memo::default(), Memo::default());
-        let ctx = Ctx { rules: &self.rules, plans: &self.plans, syms: &self.syms, limits: &self.limits };
+        let ctx = Ctx {
+            rules: &self.rules,
+            plans: &self.plans,
+            syms: &self.syms,
+            limits: &self.limits,
+        };
         for (si, st) in self.rules.strata.iter().enumerate() {
             if st.class == Class::State && st.recursive {
                 let others = [&self.static_store, &self.empty, &self.empty];
@@ -219,20 +229,25 @@ impl Interp {
         let mut legal_terms = Vec::with_capacity(self.roles.len());
         let mut goal_terms = Vec::with_capacity(self.roles.len());
         for &role in &self.roles {
-            let ask = |eng: &mut Engine<'_>, r: Option<RelId>| -> Result<Vec<GroundTermId>, InterpError> {
+            let ask = |eng: &mut Engine<'_>,
+                       r: Option<RelId>|
+             -> Result<Vec<GroundTermId>, InterpError> {
                 Ok(match r {
-                    Some(r) => query(eng, r, &[Some(role), None])?.iter().map(|t| t[1]).collect(),
+                    Some(r) => query(eng, r, &[Some(role), None])?
+                        .iter()
+                        .map(|t| t[1])
+                        .collect(),
                     None => Vec::new(),
                 })
             };
             legal_terms.push(ask(&mut eng, self.legal)?);
             goal_terms.push(ask(&mut eng, self.goal)?);
         }
-        drop(eng);
         let legal = legal_terms
             .into_iter()
             .map(|ms| {
-                let mut v: Vec<(String, GroundTermId)> = ms.into_iter().map(|m| (self.term_text(m), m)).collect();
+                let mut v: Vec<(String, GroundTermId)> =
+                    ms.into_iter().map(|m| (self.term_text(m), m)).collect();
                 v.sort();
                 v.dedup_by(|a, b| a.0 == b.0);
                 v
@@ -249,7 +264,14 @@ impl Interp {
                 vals
             })
             .collect();
-        Ok(Position { state: state.clone(), store, memo, legal, terminal, goals })
+        Ok(Position {
+            state: state.clone(),
+            store,
+            memo,
+            legal,
+            terminal,
+            goals,
+        })
     }
 
     /// Evaluates the `does`-dependent relations for `joint` (one move per role, in role
@@ -266,7 +288,12 @@ impl Interp {
             moves.insert(&self.terms, self.rules.does_rel, Box::new([role, m]));
         }
         let mut move_memo = Memo::default();
-        let ctx = Ctx { rules: &self.rules, plans: &self.plans, syms: &self.syms, limits: &self.limits };
+        let ctx = Ctx {
+            rules: &self.rules,
+            plans: &self.plans,
+            syms: &self.syms,
+            limits: &self.limits,
+        };
         for (si, st) in self.rules.strata.iter().enumerate() {
             if st.class == Class::Move && st.recursive {
                 let others = [&self.static_store, &pos.store, &self.empty];
@@ -319,14 +346,26 @@ impl Interp {
 
     /// The successor of `pos` under `joint` (one move term per role, role order): every
     /// `(next F)` that holds. Fills `pos`'s memo with what the transition needed.
-    pub fn next_from(&mut self, pos: &mut Position, joint: &[GroundTermId]) -> Result<State, InterpError> {
+    pub fn next_from(
+        &mut self,
+        pos: &mut Position,
+        joint: &[GroundTermId],
+    ) -> Result<State, InterpError> {
         Ok(State::new(self.transition(pos, joint, self.next)?))
     }
 
     /// Legal moves of role number `role` in `state` (see [`Interp::legal_in`]).
-    pub fn legal_moves(&mut self, state: &State, role: usize) -> Result<Vec<GroundTermId>, InterpError> {
+    pub fn legal_moves(
+        &mut self,
+        state: &State,
+        role: usize,
+    ) -> Result<Vec<GroundTermId>, InterpError> {
         let pos = self.evaluate(state)?;
-        Ok(self.legal_in(&pos, role).into_iter().map(|(_, m)| m).collect())
+        Ok(self
+            .legal_in(&pos, role)
+            .into_iter()
+            .map(|(_, m)| m)
+            .collect())
     }
 
     /// Whether `state` is terminal.
@@ -342,7 +381,11 @@ impl Interp {
     }
 
     /// The successor of `state` under `joint` (see [`Interp::next_from`]).
-    pub fn next_state(&mut self, state: &State, joint: &[GroundTermId]) -> Result<State, InterpError> {
+    pub fn next_state(
+        &mut self,
+        state: &State,
+        joint: &[GroundTermId],
+    ) -> Result<State, InterpError> {
         let mut pos = self.evaluate(state)?;
         self.next_from(&mut pos, joint)
     }

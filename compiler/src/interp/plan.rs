@@ -12,8 +12,8 @@
 //! per *adornment* (which head arguments the call binds), found from the queries
 //! (`legal`, `goal`, `terminal`, `next`, `init`) by propagation.
 
-use super::rules::{CAtom, CLit, CRule, Class, Pat, RelId, Rules};
 use super::hash::IdMap;
+use super::rules::{CAtom, CLit, CRule, Class, Pat, RelId, Rules};
 use crate::gdl::Sym;
 
 /// One component of an index key, extracted from a fact's arguments.
@@ -146,7 +146,9 @@ pub fn plan_all(rules: &Rules, queries: &[(RelId, Mask)]) -> Plans {
     let demand: Vec<bool> = (0..n)
         .map(|r| {
             let info = &rules.rels[r];
-            info.class != Class::Static && !rules.strata[info.stratum].recursive && !rules_of[r].is_empty()
+            info.class != Class::Static
+                && !rules.strata[info.stratum].recursive
+                && !rules_of[r].is_empty()
         })
         .collect();
     let mut p = Plans {
@@ -154,7 +156,9 @@ pub fn plan_all(rules: &Rules, queries: &[(RelId, Mask)]) -> Plans {
         rules_of,
         materialized: vec![None; rules.rules.len()],
         adorned: IdMap::default(),
-        registry: Registry { specs: vec![Vec::new(); n] },
+        registry: Registry {
+            specs: vec![Vec::new(); n],
+        },
     };
     let mut work: Vec<(RelId, Mask)> = queries.to_vec();
     for (ri, r) in rules.rules.iter().enumerate() {
@@ -203,10 +207,19 @@ pub fn key_spec(atom: &CAtom, bound: &[bool]) -> IndexSpec {
         if ground_at(p, bound) {
             parts.push(KeyPart::Whole(col));
         } else if let Pat::Fn(f, sub) = p {
-            parts.push(KeyPart::Shape { col, f: *f, n: sub.len() });
+            parts.push(KeyPart::Shape {
+                col,
+                f: *f,
+                n: sub.len(),
+            });
             for (j, s) in sub.iter().enumerate() {
                 if ground_at(s, bound) {
-                    parts.push(KeyPart::Sub { col, f: *f, n: sub.len(), j });
+                    parts.push(KeyPart::Sub {
+                        col,
+                        f: *f,
+                        n: sub.len(),
+                        j,
+                    });
                 }
             }
         }
@@ -215,7 +228,10 @@ pub fn key_spec(atom: &CAtom, bound: &[bool]) -> IndexSpec {
 }
 
 fn selectivity(spec: &IndexSpec) -> usize {
-    spec.parts.iter().filter(|p| !matches!(p, KeyPart::Shape { .. })).count()
+    spec.parts
+        .iter()
+        .filter(|p| !matches!(p, KeyPart::Shape { .. }))
+        .count()
 }
 
 fn plan_rule(
@@ -272,12 +288,18 @@ fn plan_rule(
             }
         }
         let Some((i, _, spec)) = best else { break };
-        let CLit::Pos(a) = &rule.body[i] else { unreachable!("best is positive") };
+        let CLit::Pos(a) = &rule.body[i] else {
+            unreachable!("best is positive")
+        };
         if p.demand[a.rel.0 as usize] {
             work.push((a.rel, mask_of(&a.args, &bound)));
             steps.push(Step::Call { lit: i });
         } else {
-            let index = if spec.parts.is_empty() { None } else { Some(p.registry.add(a.rel, spec)) };
+            let index = if spec.parts.is_empty() {
+                None
+            } else {
+                Some(p.registry.add(a.rel, spec))
+            };
             steps.push(Step::Scan { lit: i, index });
         }
         placed[i] = true;
