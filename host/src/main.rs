@@ -35,6 +35,8 @@ enum Command {
     Match(cli::r#match::MatchArgs),
     /// Search one state with MCTS and print the chosen move and the root's statistics.
     Best(cli::best::BestArgs),
+    /// Print random playouts through the reference interpreter in the oracle's JSON-lines format.
+    Trace(cli::trace::TraceArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Command::Solve(a) => cli::solve::run(a),
         Command::Match(a) => cli::r#match::run(a),
         Command::Best(a) => cli::best::run(a),
+        Command::Trace(a) => cli::trace::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

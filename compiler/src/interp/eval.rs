@@ -1,22 +1,42 @@
-//! Bottom-up evaluation of one stratum: semi-naive rounds of nested-loop joins over hash
-//! indexes; a stratum with a negative cycle (only locally stratified) is evaluated by the
-//! alternating fixpoint of Van Gelder ("The alternating fixpoint of logic programs with
-//! negation", PODS 1989), which gives its unique two-valued model when one exists.
+//! Evaluation: nested-loop joins over hash indexes. A materialized stratum is computed
+//! bottom-up in semi-naive rounds; a stratum with a negative cycle (only locally
+//! stratified) by the alternating fixpoint of Van Gelder ("The alternating fixpoint of
+//! logic programs with negation", PODS 1989), which gives its unique two-valued model when
+//! one exists. An on-demand relation is computed per call pattern (bound arguments pushed
+//! into its rules) and memoized; such relations are never recursive, so calls terminate.
 
-use super::plan::{RulePlans, Step};
+use super::hash::{IdMap, IdSet};
+use super::plan::{Plans, Step};
 use super::rules::{CAtom, CLit, CRule, Class, Pat, RelId, Rules, Stratum};
 use super::store::{RelFacts, Store, Tuple};
 use super::terms::{GroundTerm, GroundTermId, TermTable};
 use super::{InterpError, Limits};
 use crate::gdl::Symbols;
-use std::collections::HashMap;
+use std::rc::Rc;
 
 const UNBOUND: GroundTermId = GroundTermId(u32::MAX);
 
-/// The stores an evaluation reads, by relation class.
-pub struct View<'a> {
-    /// `[static, state, move]`.
-    pub by_class: [&'a Store; 3],
+/// A call of an on-demand relation: the relation and its bound arguments.
+pub type CallKey = (RelId, Box<[Option<GroundTermId>]>);
+
+/// Memoized answers of on-demand relations, per call (relation, bound arguments).
+#[derive(Clone, Debug, Default)]
+pub struct Memo {
+    map: IdMap<CallKey, Rc<[Tuple]>>,
+    /// Number of answers held.
+    pub total: usize,
+}
+
+/// What an evaluation reads and the memos it fills.
+pub struct Engine<'a> {
+    /// Program and plans.
+    pub ctx: &'a Ctx<'a>,
+    /// Materialized facts `[static, state, move]`.
+    pub stores: [&'a Store; 3],
+    /// Memos `[static, state, move]`.
+    pub memos: [&'a mut Memo; 3],
+    /// The term table.
+    pub terms: &'a mut TermTable,
     /// For an alternating-fixpoint round: the approximation that `not` on the stratum's own
     /// relations reads.
     pub neg: Option<(&'a Store, usize)>,
@@ -34,30 +54,29 @@ fn class_ix(c: Class) -> usize {
 pub struct Ctx<'a> {
     /// The lowered program.
     pub rules: &'a Rules,
-    /// Join plans, like `rules.rules`.
-    pub plans: &'a [RulePlans],
+    /// Join plans.
+    pub plans: &'a Plans,
     /// Symbols (for error messages).
     pub syms: &'a Symbols,
     /// Budgets.
     pub limits: &'a Limits,
 }
 
-struct Join<'a> {
-    rules: &'a Rules,
-    view: &'a View<'a>,
-    terms: &'a TermTable,
+struct Join<'e, 'a> {
+    eng: &'e mut Engine<'a>,
     rule: &'a CRule,
     steps: &'a [Step],
     delta: (usize, usize),
     binds: Vec<GroundTermId>,
     trail: Vec<u16>,
-    out: &'a mut Vec<GroundTermId>,
+    out: Vec<GroundTermId>,
 }
 
-impl<'a> Join<'a> {
+impl<'a> Join<'_, 'a> {
     fn facts(&self, rel: RelId) -> &'a RelFacts {
-        let c = self.rules.rels[rel.0 as usize].class;
-        self.view.by_class[class_ix(c)].rel(rel)
+        let c = self.eng.ctx.rules.rels[rel.0 as usize].class;
+        let store: &'a Store = self.eng.stores[class_ix(c)];
+        store.rel(rel)
     }
 
     fn undo(&mut self, mark: usize) {
@@ -81,12 +100,22 @@ impl<'a> Join<'a> {
                 }
             }
             Pat::Ground(g) => *g == t,
-            Pat::Fn(f, ps) => match self.terms.get(t) {
-                GroundTerm::Fn(g, args) if g == f && args.len() == ps.len() => {
-                    ps.iter().zip(args.iter()).all(|(p, &a)| self.unify(p, a))
+            Pat::Fn(f, ps) => {
+                match self.eng.terms.get(t) {
+                    GroundTerm::Fn(g, args) if g == f && args.len() == ps.len() => {}
+                    _ => return false,
                 }
-                _ => false,
-            },
+                for (i, p) in ps.iter().enumerate() {
+                    let GroundTerm::Fn(_, args) = self.eng.terms.get(t) else {
+                        return false;
+                    };
+                    let a = args[i];
+                    if !self.unify(p, a) {
+                        return false;
+                    }
+                }
+                true
+            }
         }
     }
 
@@ -115,7 +144,7 @@ impl<'a> Join<'a> {
                 if missing {
                     return Ok(None);
                 }
-                Ok(self.terms.lookup(&GroundTerm::Fn(*f, args.into())))
+                Ok(self.eng.terms.lookup(&GroundTerm::Fn(*f, args.into())))
             }
         }
     }
@@ -125,7 +154,7 @@ impl<'a> Join<'a> {
         match p {
             Pat::Var(v) => self.binds[*v as usize] == t,
             Pat::Ground(g) => *g == t,
-            Pat::Fn(f, ps) => match self.terms.get(t) {
+            Pat::Fn(f, ps) => match self.eng.terms.get(t) {
                 GroundTerm::Fn(g, args) if g == f && args.len() == ps.len() => {
                     ps.iter().zip(args.iter()).all(|(p, &a)| self.eq_tp(a, p))
                 }
@@ -145,16 +174,52 @@ impl<'a> Join<'a> {
             },
             (Pat::Ground(g), q) | (q, Pat::Ground(g)) => self.eq_tp(*g, q),
             (Pat::Fn(f, ps), Pat::Fn(g, qs)) => {
-                f == g && ps.len() == qs.len() && ps.iter().zip(qs.iter()).all(|(p, q)| self.eq(p, q))
+                f == g
+                    && ps.len() == qs.len()
+                    && ps.iter().zip(qs.iter()).all(|(p, q)| self.eq(p, q))
             }
         }
     }
 
+    /// The call key of `a` now: bound arguments interned, others `None`.
+    fn call_key(&mut self, a: &CAtom) -> Box<[Option<GroundTermId>]> {
+        a.args
+            .iter()
+            .map(|p| {
+                if self.ground(p) {
+                    Some(build(self.eng.terms, p, &self.binds))
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+
+    fn ground(&self, p: &Pat) -> bool {
+        match p {
+            Pat::Var(v) => self.binds[*v as usize] != UNBOUND,
+            Pat::Ground(_) => true,
+            Pat::Fn(_, ps) => ps.iter().all(|p| self.ground(p)),
+        }
+    }
+
     /// True when some fact of `a`'s relation matches `a` (used by `not`).
-    fn exists(&mut self, a: &CAtom) -> bool {
-        let view: &'a View<'a> = self.view;
-        let facts: &'a RelFacts = match view.neg {
-            Some((store, stratum)) if self.rules.rels[a.rel.0 as usize].stratum == stratum => {
+    fn exists(&mut self, a: &CAtom) -> Result<bool, InterpError> {
+        if self.eng.ctx.plans.demand[a.rel.0 as usize] {
+            let key = self.call_key(a);
+            let answers = call(self.eng, a.rel, key)?;
+            let mark = self.trail.len();
+            let found = answers.iter().any(|row| {
+                let ok = self.unify_row(&a.args, row);
+                self.undo(mark);
+                ok
+            });
+            return Ok(found);
+        }
+        let facts: &'a RelFacts = match self.eng.neg {
+            Some((store, stratum))
+                if self.eng.ctx.rules.rels[a.rel.0 as usize].stratum == stratum =>
+            {
                 store.rel(a.rel)
             }
             _ => self.facts(a.rel),
@@ -163,7 +228,7 @@ impl<'a> Join<'a> {
         for p in a.args.iter() {
             match self.inst(p) {
                 Ok(Some(t)) => tuple.push(t),
-                Ok(None) => return false,
+                Ok(None) => return Ok(false),
                 Err(()) => {
                     // unsafe: unbound variables match anything
                     let mark = self.trail.len();
@@ -172,74 +237,92 @@ impl<'a> Join<'a> {
                         self.undo(mark);
                         ok
                     });
-                    return found;
+                    return Ok(found);
                 }
             }
         }
-        facts.set.contains(tuple.as_slice())
+        Ok(facts.set.contains(tuple.as_slice()))
     }
 
-    fn test(&mut self, lit: &CLit) -> bool {
-        match lit {
-            CLit::Pos(a) => self.exists(a),
-            CLit::Neg(a) => !self.exists(a),
+    fn test(&mut self, lit: &CLit) -> Result<bool, InterpError> {
+        Ok(match lit {
+            CLit::Pos(a) => self.exists(a)?,
+            CLit::Neg(a) => !self.exists(a)?,
             CLit::Distinct(x, y) => !self.eq(x, y),
             CLit::Equal(x, y) => self.eq(x, y),
-        }
+        })
     }
 
-    fn run(&mut self, k: usize) {
+    fn run(&mut self, k: usize) -> Result<(), InterpError> {
         let Some(step) = self.steps.get(k) else {
             if self.binds.is_empty() {
                 self.out.push(UNBOUND); // one solution of a rule without variables
             } else {
                 self.out.extend_from_slice(&self.binds);
             }
-            return;
+            return Ok(());
         };
         let rule = self.rule;
         match *step {
             Step::Test { lit } => {
-                if self.test(&rule.body[lit]) {
-                    self.run(k + 1);
+                if self.test(&rule.body[lit])? {
+                    self.run(k + 1)?;
                 }
             }
             Step::Delta { lit } => {
-                let CLit::Pos(a) = &rule.body[lit] else { return };
+                let CLit::Pos(a) = &rule.body[lit] else {
+                    return Ok(());
+                };
                 let facts = self.facts(a.rel);
                 for row in &facts.rows[self.delta.0..self.delta.1] {
-                    self.try_row(k, a, row);
+                    self.try_row(k, a, row)?;
+                }
+            }
+            Step::Call { lit } => {
+                let CLit::Pos(a) = &rule.body[lit] else {
+                    return Ok(());
+                };
+                let key = self.call_key(a);
+                let answers = call(self.eng, a.rel, key)?;
+                for row in answers.iter() {
+                    self.try_row(k, a, row)?;
                 }
             }
             Step::Scan { lit, index } => {
-                let CLit::Pos(a) = &rule.body[lit] else { return };
+                let CLit::Pos(a) = &rule.body[lit] else {
+                    return Ok(());
+                };
                 let facts = self.facts(a.rel);
                 match index {
                     None => {
                         for row in &facts.rows {
-                            self.try_row(k, a, row);
+                            self.try_row(k, a, row)?;
                         }
                     }
                     Some(ix) => {
                         let ix = &facts.indexes[ix as usize];
-                        let Some(key) = self.key(a, &ix.spec) else { return };
+                        let Some(key) = self.key(a, &ix.spec) else {
+                            return Ok(());
+                        };
                         if let Some(rows) = ix.map.get(&key) {
                             for &r in rows {
-                                self.try_row(k, a, &facts.rows[r as usize]);
+                                self.try_row(k, a, &facts.rows[r as usize])?;
                             }
                         }
                     }
                 }
             }
         }
+        Ok(())
     }
 
-    fn try_row(&mut self, k: usize, a: &CAtom, row: &[GroundTermId]) {
+    fn try_row(&mut self, k: usize, a: &CAtom, row: &[GroundTermId]) -> Result<(), InterpError> {
         let mark = self.trail.len();
         if self.unify_row(&a.args, row) {
-            self.run(k + 1);
+            self.run(k + 1)?;
         }
         self.undo(mark);
+        Ok(())
     }
 
     fn key(&self, a: &CAtom, spec: &super::plan::IndexSpec) -> Option<Vec<GroundTermId>> {
@@ -250,7 +333,9 @@ impl<'a> Join<'a> {
                 KeyPart::Whole(col) => key.push(self.inst(&a.args[col]).ok()??),
                 KeyPart::Shape { .. } => {}
                 KeyPart::Sub { col, j, .. } => {
-                    let Pat::Fn(_, sub) = &a.args[col] else { return None };
+                    let Pat::Fn(_, sub) = &a.args[col] else {
+                        return None;
+                    };
                     key.push(self.inst(&sub[j]).ok()??);
                 }
             }
@@ -271,40 +356,132 @@ fn build(terms: &mut TermTable, p: &Pat, binds: &[GroundTermId]) -> GroundTermId
     }
 }
 
-/// Runs one plan of rule `ri`; appends the variable bindings of every solution to `out`.
-fn run_plan(
+/// Instantiates the head of `rule` for every solution in `out` (bindings, `nvars` each).
+fn heads(
     ctx: &Ctx<'_>,
-    view: &View<'_>,
-    terms: &TermTable,
-    ri: usize,
-    steps: &[Step],
-    delta: (usize, usize),
-    out: &mut Vec<GroundTermId>,
-) {
-    let rule = &ctx.rules.rules[ri];
-    let mut j = Join {
-        rules: ctx.rules,
-        view,
-        terms,
-        rule,
-        steps,
-        delta,
-        binds: vec![UNBOUND; rule.nvars],
-        trail: Vec::new(),
-        out,
-    };
-    j.run(0);
+    terms: &mut TermTable,
+    rule: &CRule,
+    out: &[GroundTermId],
+    mut emit: impl FnMut(&TermTable, Tuple),
+) -> Result<(), InterpError> {
+    for binds in out.chunks(rule.nvars.max(1)) {
+        let mut tuple = Vec::with_capacity(rule.head.args.len());
+        for p in rule.head.args.iter() {
+            let t = build(terms, p, binds);
+            if terms.depth(t) > ctx.limits.max_term_depth {
+                return Err(InterpError::TermDepth {
+                    relation: ctx.rules.rel_name(ctx.syms, rule.head.rel),
+                    limit: ctx.limits.max_term_depth,
+                });
+            }
+            tuple.push(t);
+        }
+        emit(terms, tuple.into());
+    }
+    Ok(())
 }
 
-/// Evaluates stratum `si` into `target` (the store of the stratum's class), reading the
-/// other classes from `others` (`[static, state, move]`; the entry of the target's class is
-/// ignored).
+/// Answers of the on-demand relation `rel` for the call `key` (bound arguments `Some`),
+/// memoized.
+///
+/// Errors: [`InterpError::TermDepth`], [`InterpError::FactBudget`].
+pub fn call(
+    eng: &mut Engine<'_>,
+    rel: RelId,
+    key: Box<[Option<GroundTermId>]>,
+) -> Result<Rc<[Tuple]>, InterpError> {
+    let ctx = eng.ctx;
+    let c = class_ix(ctx.rules.rels[rel.0 as usize].class);
+    let memo_key = (rel, key);
+    if let Some(a) = eng.memos[c].map.get(&memo_key) {
+        return Ok(a.clone());
+    }
+    let key = &memo_key.1;
+    let mut mask = 0u64;
+    for (i, k) in key.iter().enumerate().take(64) {
+        if k.is_some() {
+            mask |= 1 << i;
+        }
+    }
+    let mut answers: Vec<Tuple> = Vec::new();
+    let mut seen: IdSet<Tuple> = IdSet::default();
+    for &ri in &ctx.plans.rules_of[rel.0 as usize] {
+        let rule = &ctx.rules.rules[ri];
+        let Some(steps) = ctx
+            .plans
+            .adorned
+            .get(&(ri, mask))
+            .or_else(|| ctx.plans.adorned.get(&(ri, 0)))
+        else {
+            continue;
+        };
+        let mut j = Join {
+            eng: &mut *eng,
+            rule,
+            steps,
+            delta: (0, 0),
+            binds: vec![UNBOUND; rule.nvars],
+            trail: Vec::new(),
+            out: Vec::new(),
+        };
+        let unified = rule.head.args.iter().zip(key.iter()).all(|(p, k)| match k {
+            Some(t) => j.unify(p, *t),
+            None => true,
+        });
+        if !unified {
+            continue;
+        }
+        j.run(0)?;
+        let out = std::mem::take(&mut j.out);
+        heads(ctx, eng.terms, rule, &out, |_, t| {
+            if seen.insert(t.clone()) {
+                answers.push(t);
+            }
+        })?;
+    }
+    let memo = &mut *eng.memos[c];
+    memo.total += answers.len();
+    if memo.total > ctx.limits.max_facts {
+        return Err(InterpError::FactBudget {
+            relation: ctx.rules.rel_name(ctx.syms, rel),
+            limit: ctx.limits.max_facts,
+        });
+    }
+    let rc: Rc<[Tuple]> = answers.into();
+    memo.map.insert(memo_key, rc.clone());
+    Ok(rc)
+}
+
+/// Answers of any relation for the call `key`: a memoized call for an on-demand relation,
+/// else the matching stored facts.
+pub fn query(
+    eng: &mut Engine<'_>,
+    rel: RelId,
+    key: &[Option<GroundTermId>],
+) -> Result<Vec<Tuple>, InterpError> {
+    if eng.ctx.plans.demand[rel.0 as usize] {
+        return Ok(call(eng, rel, key.into())?.to_vec());
+    }
+    let c = class_ix(eng.ctx.rules.rels[rel.0 as usize].class);
+    Ok(eng.stores[c]
+        .rel(rel)
+        .rows
+        .iter()
+        .filter(|row| row.iter().zip(key).all(|(t, k)| k.is_none_or(|k| k == *t)))
+        .cloned()
+        .collect())
+}
+
+/// Evaluates materialized stratum `si` into `target` (the store of the stratum's class),
+/// reading the other classes from `others` (`[static, state, move]`; the entry of the
+/// target's class is ignored) and calling on-demand relations through `memos`.
 ///
 /// Errors: [`InterpError::TermDepth`], [`InterpError::FactBudget`],
 /// [`InterpError::NotStratified`].
 pub fn eval_stratum(
     ctx: &Ctx<'_>,
     terms: &mut TermTable,
+    memos: [&mut Memo; 3],
     si: usize,
     others: [&Store; 3],
     target: &mut Store,
@@ -313,17 +490,21 @@ pub fn eval_stratum(
     if st.rules.is_empty() {
         return Ok(());
     }
+    let mut memos = memos;
     if !st.negative_cycle {
-        return semi_naive(ctx, terms, si, others, target, None);
+        return semi_naive(ctx, terms, &mut memos, si, others, target, None);
     }
     // alternating fixpoint: J_{k+1} = Γ(J_k), J_0 = ∅
     let mut history: Vec<Vec<(RelId, Tuple)>> = Vec::new();
-    let mut approx = Store { rels: vec![RelFacts::default(); target.rels.len()], total: 0 };
+    let mut approx = Store {
+        rels: vec![RelFacts::default(); target.rels.len()],
+        total: 0,
+    };
     for _ in 0..ctx.limits.max_rounds {
         for &r in &st.rels {
             target.clear_rel(r);
         }
-        semi_naive(ctx, terms, si, others, target, Some(&approx))?;
+        semi_naive(ctx, terms, &mut memos, si, others, target, Some(&approx))?;
         let snap = snapshot(st, target);
         if history.last() == Some(&snap) {
             return Ok(());
@@ -333,13 +514,18 @@ pub fn eval_stratum(
                 relation: ctx.rules.rel_name(ctx.syms, st.rels[0]),
             });
         }
-        approx = Store { rels: vec![RelFacts::default(); target.rels.len()], total: 0 };
+        approx = Store {
+            rels: vec![RelFacts::default(); target.rels.len()],
+            total: 0,
+        };
         for (r, t) in &snap {
             approx.insert(terms, *r, t.clone());
         }
         history.push(snap);
     }
-    Err(InterpError::NotStratified { relation: ctx.rules.rel_name(ctx.syms, st.rels[0]) })
+    Err(InterpError::NotStratified {
+        relation: ctx.rules.rel_name(ctx.syms, st.rels[0]),
+    })
 }
 
 fn snapshot(st: &Stratum, store: &Store) -> Vec<(RelId, Tuple)> {
@@ -355,6 +541,7 @@ fn snapshot(st: &Stratum, store: &Store) -> Vec<(RelId, Tuple)> {
 fn semi_naive(
     ctx: &Ctx<'_>,
     terms: &mut TermTable,
+    memos: &mut [&mut Memo; 3],
     si: usize,
     others: [&Store; 3],
     target: &mut Store,
@@ -364,26 +551,53 @@ fn semi_naive(
     let ci = class_ix(st.class);
     // per rule: flattened bindings of new solutions
     let mut found: Vec<(usize, Vec<GroundTermId>)> = Vec::new();
-    let mut start: HashMap<RelId, usize> = st.rels.iter().map(|&r| (r, 0)).collect();
+    let mut start: IdMap<RelId, usize> = st.rels.iter().map(|&r| (r, 0)).collect();
     let mut first = true;
     loop {
         found.clear();
         {
-            let mut by_class = others;
-            by_class[ci] = &*target;
-            let view = View { by_class, neg: neg.map(|s| (s, si)) };
+            let mut stores = others;
+            stores[ci] = &*target;
+            let [m0, m1, m2] = memos;
+            let mut eng = Engine {
+                ctx,
+                stores,
+                memos: [&mut **m0, &mut **m1, &mut **m2],
+                terms: &mut *terms,
+                neg: neg.map(|s| (s, si)),
+            };
             for &ri in &st.rules {
-                let mut out = Vec::new();
+                let Some(plans) = &ctx.plans.materialized[ri] else {
+                    continue;
+                };
+                let rule = &ctx.rules.rules[ri];
+                let mut runs: Vec<(&[Step], (usize, usize))> = Vec::new();
                 if first {
-                    run_plan(ctx, &view, terms, ri, &ctx.plans[ri].full, (0, 0), &mut out);
+                    runs.push((&plans.full, (0, 0)));
                 } else {
-                    for (lit, plan) in &ctx.plans[ri].deltas {
-                        let CLit::Pos(a) = &ctx.rules.rules[ri].body[*lit] else { continue };
+                    for (lit, plan) in &plans.deltas {
+                        let CLit::Pos(a) = &rule.body[*lit] else {
+                            continue;
+                        };
                         let d = (start[&a.rel], target.rel(a.rel).rows.len());
                         if d.0 < d.1 {
-                            run_plan(ctx, &view, terms, ri, plan, d, &mut out);
+                            runs.push((plan, d));
                         }
                     }
+                }
+                let mut out = Vec::new();
+                for (steps, delta) in runs {
+                    let mut j = Join {
+                        eng: &mut eng,
+                        rule,
+                        steps,
+                        delta,
+                        binds: vec![UNBOUND; rule.nvars],
+                        trail: Vec::new(),
+                        out: Vec::new(),
+                    };
+                    j.run(0)?;
+                    out.append(&mut j.out);
                 }
                 if !out.is_empty() {
                     found.push((ri, out));
@@ -397,26 +611,14 @@ fn semi_naive(
         let mut added = false;
         for (ri, out) in &found {
             let rule = &ctx.rules.rules[*ri];
-            let n = rule.nvars.max(1);
-            for binds in out.chunks(n) {
-                let mut tuple = Vec::with_capacity(rule.head.args.len());
-                for p in rule.head.args.iter() {
-                    let t = build(terms, p, binds);
-                    if terms.depth(t) > ctx.limits.max_term_depth {
-                        return Err(InterpError::TermDepth {
-                            relation: ctx.rules.rel_name(ctx.syms, rule.head.rel),
-                            limit: ctx.limits.max_term_depth,
-                        });
-                    }
-                    tuple.push(t);
-                }
-                added |= target.insert(terms, rule.head.rel, tuple.into());
-                if target.total > ctx.limits.max_facts {
-                    return Err(InterpError::FactBudget {
-                        relation: ctx.rules.rel_name(ctx.syms, rule.head.rel),
-                        limit: ctx.limits.max_facts,
-                    });
-                }
+            heads(ctx, terms, rule, out, |terms, t| {
+                added |= target.insert(terms, rule.head.rel, t);
+            })?;
+            if target.total > ctx.limits.max_facts {
+                return Err(InterpError::FactBudget {
+                    relation: ctx.rules.rel_name(ctx.syms, rule.head.rel),
+                    limit: ctx.limits.max_facts,
+                });
             }
         }
         if !added || !st.recursive {

@@ -1,8 +1,8 @@
 //! The game state machine over the bottom-up evaluator: initial state, legal moves,
 //! transition, terminal, goals.
 
-use super::eval::{eval_stratum, Ctx};
-use super::plan::{plan_all, Registry, RulePlans};
+use super::eval::{eval_stratum, query, Ctx, Engine, Memo};
+use super::plan::{plan_all, Plans};
 use super::rules::{lower, Class, RelId, Rules};
 use super::store::Store;
 use super::terms::{GroundTerm, GroundTermId, TermTable};
@@ -29,13 +29,17 @@ impl State {
     }
 }
 
-/// A state with its state-dependent relations evaluated (`legal`, `goal`, `terminal` and
-/// everything they use). Made by [`Interp::evaluate`].
+/// A state with its state-dependent relations evaluated: `legal`, `goal`, `terminal`,
+/// the recursive relations, and memoized answers of the on-demand relations used so far.
+/// Made by [`Interp::evaluate`].
 #[derive(Clone, Debug)]
 pub struct Position {
     state: State,
     store: Store,
-    moves: Store,
+    memo: Memo,
+    legal: Vec<Vec<(String, GroundTermId)>>,
+    terminal: bool,
+    goals: Vec<Vec<GoalValue>>,
 }
 
 impl Position {
@@ -54,10 +58,10 @@ pub struct Interp {
     syms: Symbols,
     terms: TermTable,
     rules: Rules,
-    plans: Vec<RulePlans>,
-    reg: Registry,
+    plans: Plans,
     limits: Limits,
     static_store: Store,
+    static_memo: Memo,
     empty: Store,
     roles: Vec<GroundTermId>,
     role_names: Vec<String>,
@@ -85,8 +89,16 @@ impl Interp {
         }
         let mut terms = TermTable::new();
         let rules = lower(program, &mut terms)?;
-        let (plans, reg) = plan_all(&rules);
         let syms = program.symbols.clone();
+        let rel = |n: &str, a: usize| syms.get(n).and_then(|s| rules.rel(s, a));
+        let (legal, goal, terminal) = (rel("legal", 2), rel("goal", 2), rel("terminal", 0));
+        let (next, init) = (rel("next", 1), rel("init", 1));
+        let queries: Vec<(RelId, u64)> =
+            [(legal, 1), (goal, 1), (terminal, 0), (next, 0), (init, 0)]
+                .iter()
+                .filter_map(|&(r, m)| r.map(|r| (r, m)))
+                .collect();
+        let plans = plan_all(&rules, &queries);
         let mut roles = Vec::new();
         for &r in &program.roles {
             let id = terms.constant(r);
@@ -95,18 +107,24 @@ impl Interp {
             }
         }
         let role_names = roles.iter().map(|&r| terms.text(&syms, r)).collect();
-        let rel = |n: &str, a: usize| syms.get(n).and_then(|s| rules.rel(s, a));
-        let (legal, goal, terminal) = (rel("legal", 2), rel("goal", 2), rel("terminal", 0));
-        let (next, init) = (rel("next", 1), rel("init", 1));
         let query_move_strata = move_strata_used_by(&rules, &[legal, goal, terminal]);
         let class = |r: RelId| rules.rels[r.0 as usize].class;
-        let mut static_store = Store::new(&reg, |r| class(r) == Class::Static);
-        let empty = Store::new(&reg, |_| false);
+        let reg = &plans.registry;
+        let mut static_store = Store::new(reg, |r| class(r) == Class::Static);
+        let empty = Store::new(reg, |_| false);
+        let mut static_memo = Memo::default();
         {
-            let ctx = Ctx { rules: &rules, plans: &plans, syms: &syms, limits: &limits };
+            let ctx = Ctx {
+                rules: &rules,
+                plans: &plans,
+                syms: &syms,
+                limits: &limits,
+            };
+            let (mut m1, mut m2) = (Memo::default(), Memo::default());
             for (si, st) in rules.strata.iter().enumerate() {
                 if st.class == Class::Static {
-                    eval_stratum(&ctx, &mut terms, si, [&empty, &empty, &empty], &mut static_store)?;
+                    let memos = [&mut static_memo, &mut m1, &mut m2];
+                    eval_stratum(&ctx, &mut terms, memos, si, [&empty; 3], &mut static_store)?;
                 }
             }
         }
@@ -115,9 +133,9 @@ impl Interp {
             terms,
             rules,
             plans,
-            reg,
             limits,
             static_store,
+            static_memo,
             empty,
             roles,
             role_names,
@@ -163,114 +181,158 @@ impl Interp {
         v
     }
 
-    fn store_of<'a>(&'a self, r: RelId, store: &'a Store, moves: &'a Store) -> &'a Store {
-        match self.rules.rels[r.0 as usize].class {
-            Class::Static => &self.static_store,
-            Class::State => store,
-            Class::Move => moves,
-        }
-    }
-
-    /// Evaluates the state-dependent relations of `state`.
+    /// Evaluates `state`: its recursive state-dependent relations, then `terminal`, `legal`
+    /// and `goal` (on-demand relations are computed as these need them).
     ///
     /// Errors: [`InterpError::TermDepth`], [`InterpError::FactBudget`],
     /// [`InterpError::NotStratified`].
     pub fn evaluate(&mut self, state: &State) -> Result<Position, InterpError> {
         let class = |r: RelId| self.rules.rels[r.0 as usize].class;
-        let mut store = Store::new(&self.reg, |r| class(r) == Class::State);
+        let reg = &self.plans.registry;
+        let mut store = Store::new(reg, |r| class(r) == Class::State);
         for &f in &state.fluents {
             store.insert(&self.terms, self.rules.true_rel, Box::new([f]));
         }
-        let ctx = Ctx { rules: &self.rules, plans: &self.plans, syms: &self.syms, limits: &self.limits };
+        let mut moves = Store::new(reg, |r| class(r) == Class::Move);
+        let (mut memo, mut move_memo) = (Memo::default(), Memo::default());
+        let ctx = Ctx {
+            rules: &self.rules,
+            plans: &self.plans,
+            syms: &self.syms,
+            limits: &self.limits,
+        };
         for (si, st) in self.rules.strata.iter().enumerate() {
-            if st.class == Class::State {
+            if st.class == Class::State && st.recursive {
                 let others = [&self.static_store, &self.empty, &self.empty];
-                eval_stratum(&ctx, &mut self.terms, si, others, &mut store)?;
+                let memos = [&mut self.static_memo, &mut memo, &mut move_memo];
+                eval_stratum(&ctx, &mut self.terms, memos, si, others, &mut store)?;
             }
         }
-        let mut moves = Store::new(&self.reg, |r| class(r) == Class::Move);
         for &si in &self.query_move_strata {
-            let others = [&self.static_store, &store, &self.empty];
-            eval_stratum(&ctx, &mut self.terms, si, others, &mut moves)?;
+            if self.rules.strata[si].recursive {
+                let others = [&self.static_store, &store, &self.empty];
+                let memos = [&mut self.static_memo, &mut memo, &mut move_memo];
+                eval_stratum(&ctx, &mut self.terms, memos, si, others, &mut moves)?;
+            }
         }
-        Ok(Position { state: state.clone(), store, moves })
+        let mut eng = Engine {
+            ctx: &ctx,
+            stores: [&self.static_store, &store, &moves],
+            memos: [&mut self.static_memo, &mut memo, &mut move_memo],
+            terms: &mut self.terms,
+            neg: None,
+        };
+        let terminal = match self.terminal {
+            Some(r) => !query(&mut eng, r, &[])?.is_empty(),
+            None => false,
+        };
+        let mut legal_terms = Vec::with_capacity(self.roles.len());
+        let mut goal_terms = Vec::with_capacity(self.roles.len());
+        for &role in &self.roles {
+            let ask = |eng: &mut Engine<'_>,
+                       r: Option<RelId>|
+             -> Result<Vec<GroundTermId>, InterpError> {
+                Ok(match r {
+                    Some(r) => query(eng, r, &[Some(role), None])?
+                        .iter()
+                        .map(|t| t[1])
+                        .collect(),
+                    None => Vec::new(),
+                })
+            };
+            legal_terms.push(ask(&mut eng, self.legal)?);
+            goal_terms.push(ask(&mut eng, self.goal)?);
+        }
+        let legal = legal_terms
+            .into_iter()
+            .map(|ms| {
+                let mut v: Vec<(String, GroundTermId)> =
+                    ms.into_iter().map(|m| (self.term_text(m), m)).collect();
+                v.sort();
+                v.dedup_by(|a, b| a.0 == b.0);
+                v
+            })
+            .collect();
+        let goals = goal_terms
+            .into_iter()
+            .map(|gs| {
+                let mut gs = gs;
+                gs.sort_unstable();
+                gs.dedup();
+                let mut vals: Vec<GoalValue> = gs.into_iter().map(|g| self.goal_value(g)).collect();
+                vals.sort();
+                vals
+            })
+            .collect();
+        Ok(Position {
+            state: state.clone(),
+            store,
+            memo,
+            legal,
+            terminal,
+            goals,
+        })
     }
 
     /// Evaluates the `does`-dependent relations for `joint` (one move per role, in role
-    /// order; `None` = no `does` fact for that role).
-    fn move_store(&mut self, pos: &Position, joint: &[Option<GroundTermId>]) -> Result<Store, InterpError> {
+    /// order; empty = no `does` facts) and returns the first arguments of `rel`'s facts.
+    fn transition(
+        &mut self,
+        pos: &mut Position,
+        joint: &[GroundTermId],
+        rel: Option<RelId>,
+    ) -> Result<Vec<GroundTermId>, InterpError> {
         let class = |r: RelId| self.rules.rels[r.0 as usize].class;
-        let mut moves = Store::new(&self.reg, |r| class(r) == Class::Move);
-        for (&role, m) in self.roles.iter().zip(joint) {
-            if let Some(m) = *m {
-                moves.insert(&self.terms, self.rules.does_rel, Box::new([role, m]));
-            }
+        let mut moves = Store::new(&self.plans.registry, |r| class(r) == Class::Move);
+        for (&role, &m) in self.roles.iter().zip(joint) {
+            moves.insert(&self.terms, self.rules.does_rel, Box::new([role, m]));
         }
-        let ctx = Ctx { rules: &self.rules, plans: &self.plans, syms: &self.syms, limits: &self.limits };
+        let mut move_memo = Memo::default();
+        let ctx = Ctx {
+            rules: &self.rules,
+            plans: &self.plans,
+            syms: &self.syms,
+            limits: &self.limits,
+        };
         for (si, st) in self.rules.strata.iter().enumerate() {
-            if st.class == Class::Move {
+            if st.class == Class::Move && st.recursive {
                 let others = [&self.static_store, &pos.store, &self.empty];
-                eval_stratum(&ctx, &mut self.terms, si, others, &mut moves)?;
+                let memos = [&mut self.static_memo, &mut pos.memo, &mut move_memo];
+                eval_stratum(&ctx, &mut self.terms, memos, si, others, &mut moves)?;
             }
         }
-        Ok(moves)
-    }
-
-    fn unary_facts(&self, rel: Option<RelId>, store: &Store, moves: &Store) -> Vec<GroundTermId> {
-        let Some(r) = rel else { return Vec::new() };
-        self.store_of(r, store, moves).rel(r).rows.iter().map(|t| t[0]).collect()
+        let Some(r) = rel else { return Ok(Vec::new()) };
+        let mut eng = Engine {
+            ctx: &ctx,
+            stores: [&self.static_store, &pos.store, &moves],
+            memos: [&mut self.static_memo, &mut pos.memo, &mut move_memo],
+            terms: &mut self.terms,
+            neg: None,
+        };
+        Ok(query(&mut eng, r, &[None])?.iter().map(|t| t[0]).collect())
     }
 
     /// The initial state: every `(init F)` (evaluated in the empty state).
     pub fn initial_state(&mut self) -> Result<State, InterpError> {
-        let pos = self.evaluate(&State::default())?;
-        let moves = match self.init.map(|r| self.rules.rels[r.0 as usize].class) {
-            Some(Class::Move) => self.move_store(&pos, &[])?,
-            _ => pos.moves.clone(),
-        };
-        Ok(State::new(self.unary_facts(self.init, &pos.store, &moves)))
+        let mut pos = self.evaluate(&State::default())?;
+        Ok(State::new(self.transition(&mut pos, &[], self.init)?))
     }
 
     /// Legal moves of role number `role` in `pos`, as (canonical text, term) sorted by text
     /// without duplicate texts — the order moves are chosen from.
     pub fn legal_in(&self, pos: &Position, role: usize) -> Vec<(String, GroundTermId)> {
-        let Some(r) = self.legal else { return Vec::new() };
-        let rid = self.roles[role];
-        let mut v: Vec<(String, GroundTermId)> = self
-            .store_of(r, &pos.store, &pos.moves)
-            .rel(r)
-            .rows
-            .iter()
-            .filter(|t| t[0] == rid)
-            .map(|t| (self.term_text(t[1]), t[1]))
-            .collect();
-        v.sort();
-        v.dedup_by(|a, b| a.0 == b.0);
-        v
+        pos.legal.get(role).cloned().unwrap_or_default()
     }
 
     /// Whether `terminal` holds in `pos`.
     pub fn terminal_in(&self, pos: &Position) -> bool {
-        self.terminal.is_some_and(|r| !self.store_of(r, &pos.store, &pos.moves).rel(r).rows.is_empty())
+        pos.terminal
     }
 
     /// Goal values per role in `pos`: empty when none is derivable, several when the rules
     /// derive several (numbers first by value, then non-numeric texts by byte order).
     pub fn goals_in(&self, pos: &Position) -> Vec<Vec<GoalValue>> {
-        let facts = self.goal.map(|r| self.store_of(r, &pos.store, &pos.moves).rel(r));
-        self.roles
-            .iter()
-            .map(|&rid| {
-                let mut vals: Vec<GoalValue> = facts
-                    .iter()
-                    .flat_map(|f| f.rows.iter())
-                    .filter(|t| t[0] == rid)
-                    .map(|t| self.goal_value(t[1]))
-                    .collect();
-                vals.sort();
-                vals
-            })
-            .collect()
+        pos.goals.clone()
     }
 
     fn goal_value(&self, t: GroundTermId) -> GoalValue {
@@ -283,17 +345,27 @@ impl Interp {
     }
 
     /// The successor of `pos` under `joint` (one move term per role, role order): every
-    /// `(next F)` that holds.
-    pub fn next_from(&mut self, pos: &Position, joint: &[GroundTermId]) -> Result<State, InterpError> {
-        let j: Vec<Option<GroundTermId>> = joint.iter().map(|&m| Some(m)).collect();
-        let moves = self.move_store(pos, &j)?;
-        Ok(State::new(self.unary_facts(self.next, &pos.store, &moves)))
+    /// `(next F)` that holds. Fills `pos`'s memo with what the transition needed.
+    pub fn next_from(
+        &mut self,
+        pos: &mut Position,
+        joint: &[GroundTermId],
+    ) -> Result<State, InterpError> {
+        Ok(State::new(self.transition(pos, joint, self.next)?))
     }
 
     /// Legal moves of role number `role` in `state` (see [`Interp::legal_in`]).
-    pub fn legal_moves(&mut self, state: &State, role: usize) -> Result<Vec<GroundTermId>, InterpError> {
+    pub fn legal_moves(
+        &mut self,
+        state: &State,
+        role: usize,
+    ) -> Result<Vec<GroundTermId>, InterpError> {
         let pos = self.evaluate(state)?;
-        Ok(self.legal_in(&pos, role).into_iter().map(|(_, m)| m).collect())
+        Ok(self
+            .legal_in(&pos, role)
+            .into_iter()
+            .map(|(_, m)| m)
+            .collect())
     }
 
     /// Whether `state` is terminal.
@@ -309,9 +381,13 @@ impl Interp {
     }
 
     /// The successor of `state` under `joint` (see [`Interp::next_from`]).
-    pub fn next_state(&mut self, state: &State, joint: &[GroundTermId]) -> Result<State, InterpError> {
-        let pos = self.evaluate(state)?;
-        self.next_from(&pos, joint)
+    pub fn next_state(
+        &mut self,
+        state: &State,
+        joint: &[GroundTermId],
+    ) -> Result<State, InterpError> {
+        let mut pos = self.evaluate(state)?;
+        self.next_from(&mut pos, joint)
     }
 }
 

@@ -15,6 +15,7 @@
 //! more than [`Limits::max_facts`] facts.
 
 pub mod eval;
+pub mod hash;
 pub mod machine;
 pub mod plan;
 pub mod rules;
@@ -40,7 +41,11 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_term_depth: 256, max_facts: 4_000_000, max_rounds: 1000 }
+        Limits {
+            max_term_depth: 256,
+            max_facts: 4_000_000,
+            max_rounds: 1000,
+        }
     }
 }
 
@@ -58,7 +63,9 @@ pub enum GoalValue {
 #[derive(Debug, thiserror::Error)]
 pub enum InterpError {
     /// A head variable does not occur in any positive body literal.
-    #[error("unsafe rule for {rule}: head variable {var} does not occur in a positive body literal")]
+    #[error(
+        "unsafe rule for {rule}: head variable {var} does not occur in a positive body literal"
+    )]
     UnsafeRule {
         /// The rule head's text.
         rule: String,
@@ -115,7 +122,9 @@ pub fn parse_integer(s: &str) -> Option<i128> {
         if digits.is_empty() {
             return None;
         }
-        i128::from_str_radix(digits, r).ok().filter(|_| digits.bytes().all(|b| b.is_ascii_alphanumeric()))
+        i128::from_str_radix(digits, r)
+            .ok()
+            .filter(|_| digits.bytes().all(|b| b.is_ascii_alphanumeric()))
     };
     let v = if let Some(h) = body.strip_prefix("0x") {
         radix(h, 16)?
@@ -132,7 +141,10 @@ pub fn parse_integer(s: &str) -> Option<i128> {
         ch as i128
     } else {
         let groups: Vec<&str> = body.split('_').collect();
-        if groups.iter().any(|g| g.is_empty() || !g.bytes().all(|b| b.is_ascii_digit())) {
+        if groups
+            .iter()
+            .any(|g| g.is_empty() || !g.bytes().all(|b| b.is_ascii_digit()))
+        {
             return None;
         }
         groups.concat().parse::<i128>().ok()?

@@ -4,8 +4,16 @@
 //! arguments already bound (source order breaks ties); every test (`not`, `distinct`,
 //! equality) runs as soon as all its variables are bound, so games that write them before
 //! their binders work. Tests whose variables are never bound (unsafe rules) run last.
+//!
+//! Relations are either *materialized* (static relations, `true`/`does`, and recursive
+//! dynamic strata: computed bottom-up into a store) or evaluated *on demand* (the other
+//! dynamic relations: computed per call pattern and memoized, so a relation only ever
+//! checked with bound arguments is never enumerated in full). A demand rule gets one plan
+//! per *adornment* (which head arguments the call binds), found from the queries
+//! (`legal`, `goal`, `terminal`, `next`, `init`) by propagation.
 
-use super::rules::{CAtom, CLit, CRule, Pat, RelId, Rules};
+use super::hash::IdMap;
+use super::rules::{CAtom, CLit, CRule, Class, Pat, RelId, Rules};
 use crate::gdl::Sym;
 
 /// One component of an index key, extracted from a fact's arguments.
@@ -63,10 +71,19 @@ pub enum Step {
         /// Body literal.
         lit: usize,
     },
+    /// Match a positive literal of an on-demand relation: call it with the arguments bound
+    /// now and join its answers.
+    Call {
+        /// Body literal.
+        lit: usize,
+    },
 }
 
-/// Join plans of one rule: the full plan and, for each body literal on the rule's own
-/// stratum, a plan starting with that literal's delta.
+/// Bit `i` set = argument `i` is bound by the call (arguments past 63 count as free).
+pub type Mask = u64;
+
+/// Join plans of one materialized rule: the full plan and, for each body literal on the
+/// rule's own stratum, a plan starting with that literal's delta.
 #[derive(Clone, Debug)]
 pub struct RulePlans {
     /// All literals over all facts.
@@ -93,30 +110,86 @@ impl Registry {
     }
 }
 
-/// Plans every rule; returns the plans (indexed like `rules.rules`) and the index specs.
-pub fn plan_all(rules: &Rules) -> (Vec<RulePlans>, Registry) {
-    let mut reg = Registry { specs: vec![Vec::new(); rules.rels.len()] };
-    let plans = rules
-        .rules
-        .iter()
+/// All plans of a program.
+#[derive(Clone, Debug, Default)]
+pub struct Plans {
+    /// `demand[rel]`: relation is evaluated on demand (else materialized).
+    pub demand: Vec<bool>,
+    /// Rules per head relation.
+    pub rules_of: Vec<Vec<usize>>,
+    /// Plans of materialized rules (`None` for demand rules).
+    pub materialized: Vec<Option<RulePlans>>,
+    /// Plans of demand rules per (rule, adornment).
+    pub adorned: IdMap<(usize, Mask), Vec<Step>>,
+    /// Index specs of materialized relations.
+    pub registry: Registry,
+}
+
+/// The adornment of calling `args` with the variables in `bound` bound.
+pub fn mask_of(args: &[Pat], bound: &[bool]) -> Mask {
+    let mut m = 0;
+    for (i, a) in args.iter().enumerate().take(64) {
+        if ground_at(a, bound) {
+            m |= 1 << i;
+        }
+    }
+    m
+}
+
+/// Plans every rule for the given queries (relation, adornment).
+pub fn plan_all(rules: &Rules, queries: &[(RelId, Mask)]) -> Plans {
+    let n = rules.rels.len();
+    let mut rules_of = vec![Vec::new(); n];
+    for (i, r) in rules.rules.iter().enumerate() {
+        rules_of[r.head.rel.0 as usize].push(i);
+    }
+    let demand: Vec<bool> = (0..n)
         .map(|r| {
-            let stratum = rules.rels[r.head.rel.0 as usize].stratum;
-            let full = plan_rule(r, None, &mut reg);
-            let deltas = r
-                .body
-                .iter()
-                .enumerate()
-                .filter_map(|(i, l)| match l {
-                    CLit::Pos(a) if rules.rels[a.rel.0 as usize].stratum == stratum => {
-                        Some((i, plan_rule(r, Some(i), &mut reg)))
-                    }
-                    _ => None,
-                })
-                .collect();
-            RulePlans { full, deltas }
+            let info = &rules.rels[r];
+            info.class != Class::Static
+                && !rules.strata[info.stratum].recursive
+                && !rules_of[r].is_empty()
         })
         .collect();
-    (plans, reg)
+    let mut p = Plans {
+        demand,
+        rules_of,
+        materialized: vec![None; rules.rules.len()],
+        adorned: IdMap::default(),
+        registry: Registry {
+            specs: vec![Vec::new(); n],
+        },
+    };
+    let mut work: Vec<(RelId, Mask)> = queries.to_vec();
+    for (ri, r) in rules.rules.iter().enumerate() {
+        let head = r.head.rel.0 as usize;
+        if p.demand[head] {
+            work.push((r.head.rel, 0));
+            continue;
+        }
+        let stratum = rules.rels[head].stratum;
+        let full = plan_rule(r, None, None, &mut p, &mut work);
+        let mut deltas = Vec::new();
+        for (i, l) in r.body.iter().enumerate() {
+            if let CLit::Pos(a) = l {
+                if rules.rels[a.rel.0 as usize].stratum == stratum {
+                    deltas.push((i, plan_rule(r, Some(i), None, &mut p, &mut work)));
+                }
+            }
+        }
+        p.materialized[ri] = Some(RulePlans { full, deltas });
+    }
+    let mut done = std::collections::HashSet::new();
+    while let Some((rel, mask)) = work.pop() {
+        if !p.demand[rel.0 as usize] || !done.insert((rel, mask)) {
+            continue;
+        }
+        for ri in p.rules_of[rel.0 as usize].clone() {
+            let steps = plan_rule(&rules.rules[ri], None, Some(mask), &mut p, &mut work);
+            p.adorned.insert((ri, mask), steps);
+        }
+    }
+    p
 }
 
 fn ground_at(p: &Pat, bound: &[bool]) -> bool {
@@ -134,10 +207,19 @@ pub fn key_spec(atom: &CAtom, bound: &[bool]) -> IndexSpec {
         if ground_at(p, bound) {
             parts.push(KeyPart::Whole(col));
         } else if let Pat::Fn(f, sub) = p {
-            parts.push(KeyPart::Shape { col, f: *f, n: sub.len() });
+            parts.push(KeyPart::Shape {
+                col,
+                f: *f,
+                n: sub.len(),
+            });
             for (j, s) in sub.iter().enumerate() {
                 if ground_at(s, bound) {
-                    parts.push(KeyPart::Sub { col, f: *f, n: sub.len(), j });
+                    parts.push(KeyPart::Sub {
+                        col,
+                        f: *f,
+                        n: sub.len(),
+                        j,
+                    });
                 }
             }
         }
@@ -146,10 +228,19 @@ pub fn key_spec(atom: &CAtom, bound: &[bool]) -> IndexSpec {
 }
 
 fn selectivity(spec: &IndexSpec) -> usize {
-    spec.parts.iter().filter(|p| !matches!(p, KeyPart::Shape { .. })).count()
+    spec.parts
+        .iter()
+        .filter(|p| !matches!(p, KeyPart::Shape { .. }))
+        .count()
 }
 
-fn plan_rule(rule: &CRule, first: Option<usize>, reg: &mut Registry) -> Vec<Step> {
+fn plan_rule(
+    rule: &CRule,
+    first: Option<usize>,
+    head_mask: Option<Mask>,
+    p: &mut Plans,
+    work: &mut Vec<(RelId, Mask)>,
+) -> Vec<Step> {
     let n = rule.nvars;
     let mut bound = vec![false; n];
     let mut placed = vec![false; rule.body.len()];
@@ -159,6 +250,13 @@ fn plan_rule(rule: &CRule, first: Option<usize>, reg: &mut Registry) -> Vec<Step
             *b |= v;
         }
     };
+    if let Some(m) = head_mask {
+        for (i, a) in rule.head.args.iter().enumerate().take(64) {
+            if m & (1 << i) != 0 {
+                a.vars(&mut bound);
+            }
+        }
+    }
     if let Some(i) = first {
         steps.push(Step::Delta { lit: i });
         placed[i] = true;
@@ -170,6 +268,9 @@ fn plan_rule(rule: &CRule, first: Option<usize>, reg: &mut Registry) -> Vec<Step
             if !placed[i] && !matches!(l, CLit::Pos(_)) {
                 let vs = l.vars(n);
                 if vs.iter().zip(&bound).all(|(v, b)| !v || *b) {
+                    if let CLit::Neg(a) = l {
+                        work.push((a.rel, mask_of(&a.args, &bound)));
+                    }
                     steps.push(Step::Test { lit: i });
                     placed[i] = true;
                 }
@@ -187,15 +288,29 @@ fn plan_rule(rule: &CRule, first: Option<usize>, reg: &mut Registry) -> Vec<Step
             }
         }
         let Some((i, _, spec)) = best else { break };
-        let CLit::Pos(a) = &rule.body[i] else { unreachable!("best is positive") };
-        let index = if spec.parts.is_empty() { None } else { Some(reg.add(a.rel, spec)) };
-        steps.push(Step::Scan { lit: i, index });
+        let CLit::Pos(a) = &rule.body[i] else {
+            unreachable!("best is positive")
+        };
+        if p.demand[a.rel.0 as usize] {
+            work.push((a.rel, mask_of(&a.args, &bound)));
+            steps.push(Step::Call { lit: i });
+        } else {
+            let index = if spec.parts.is_empty() {
+                None
+            } else {
+                Some(p.registry.add(a.rel, spec))
+            };
+            steps.push(Step::Scan { lit: i, index });
+        }
         placed[i] = true;
         bind(&mut bound, &rule.body[i]);
     }
     // unsafe leftovers
-    for (i, p) in placed.iter().enumerate() {
-        if !p {
+    for (i, pl) in placed.iter().enumerate() {
+        if !pl {
+            if let CLit::Neg(a) = &rule.body[i] {
+                work.push((a.rel, mask_of(&a.args, &bound)));
+            }
             steps.push(Step::Test { lit: i });
         }
     }

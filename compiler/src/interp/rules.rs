@@ -173,7 +173,12 @@ impl Lower<'_> {
     fn rel(&mut self, name: Sym, arity: usize) -> RelId {
         let n = self.rels.len() as u32;
         *self.rel_map.entry((name, arity)).or_insert_with(|| {
-            self.rels.push(RelInfo { name, arity, class: Class::Static, stratum: 0 });
+            self.rels.push(RelInfo {
+                name,
+                arity,
+                class: Class::Static,
+                stratum: 0,
+            });
             RelId(n)
         })
     }
@@ -219,7 +224,12 @@ impl Lower<'_> {
 /// Errors: [`InterpError::UnsafeRule`], [`InterpError::ReservedHead`].
 pub fn lower(program: &Program, terms: &mut TermTable) -> Result<Rules, InterpError> {
     let syms = &program.symbols;
-    let mut lw = Lower { program, terms, rels: Vec::new(), rel_map: HashMap::new() };
+    let mut lw = Lower {
+        program,
+        terms,
+        rels: Vec::new(),
+        rel_map: HashMap::new(),
+    };
     let true_sym = sym_of(&program.symbols, "true");
     let does_sym = sym_of(&program.symbols, "does");
     let mut rules = Vec::new();
@@ -240,7 +250,10 @@ pub fn lower(program: &Program, terms: &mut TermTable) -> Result<Rules, InterpEr
         if (Some(r.head.rel) == true_sym && r.head.args.len() == 1)
             || (Some(r.head.rel) == does_sym && r.head.args.len() == 2)
         {
-            return Err(InterpError::ReservedHead { rule: head_name, span: r.span });
+            return Err(InterpError::ReservedHead {
+                rule: head_name,
+                span: r.span,
+            });
         }
         let nvars = vars.len();
         let mut bound = vec![false; nvars];
@@ -260,13 +273,28 @@ pub fn lower(program: &Program, terms: &mut TermTable) -> Result<Rules, InterpEr
                 span: r.span,
             });
         }
-        rules.push(CRule { head, body, nvars, var_names: vars, span: r.span });
+        rules.push(CRule {
+            head,
+            body,
+            nvars,
+            var_names: vars,
+            span: r.span,
+        });
     }
     let true_rel = lw.rel(true_sym.unwrap_or(Sym(u32::MAX)), 1);
     let does_rel = lw.rel(does_sym.unwrap_or(Sym(u32::MAX - 1)), 2);
-    let Lower { mut rels, rel_map, .. } = lw;
+    let Lower {
+        mut rels, rel_map, ..
+    } = lw;
     let strata = stratify(&mut rels, &rules, true_rel, does_rel);
-    Ok(Rules { rels, rel_map, rules, strata, true_rel, does_rel })
+    Ok(Rules {
+        rels,
+        rel_map,
+        rules,
+        strata,
+        true_rel,
+        does_rel,
+    })
 }
 
 fn sym_of(syms: &crate::gdl::Symbols, name: &str) -> Option<Sym> {
@@ -323,7 +351,10 @@ fn stratify(rels: &mut [RelInfo], rules: &[CRule], t: RelId, d: RelId) -> Vec<St
             rels[v].class = class;
             rels[v].stratum = ci;
         }
-        let mut rs: Vec<usize> = c.iter().flat_map(|&v| rules_of[v].iter().copied()).collect();
+        let mut rs: Vec<usize> = c
+            .iter()
+            .flat_map(|&v| rules_of[v].iter().copied())
+            .collect();
         rs.sort_unstable();
         strata.push(Stratum {
             rels: c.iter().map(|&v| RelId(v as u32)).collect(),
@@ -402,7 +433,12 @@ mod tests {
     #[test]
     fn tarjan_orders_dependencies_first() {
         // 0 -> 1 -> 2 -> 1, 3 -> 0
-        let e = vec![vec![(1, false)], vec![(2, false)], vec![(1, false)], vec![(0, false)]];
+        let e = vec![
+            vec![(1, false)],
+            vec![(2, false)],
+            vec![(1, false)],
+            vec![(0, false)],
+        ];
         let c = tarjan(&e);
         assert_eq!(c, vec![vec![1, 2], vec![0], vec![3]]);
     }

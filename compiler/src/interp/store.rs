@@ -1,10 +1,10 @@
 //! Fact storage: per relation, the ground tuples (append-only rows plus a set) and the
 //! hash indexes that the join plans asked for.
 
+use super::hash::{IdMap, IdSet};
 use super::plan::{IndexSpec, KeyPart, Registry};
 use super::rules::RelId;
 use super::terms::{GroundTerm, GroundTermId, TermTable};
-use std::collections::{HashMap, HashSet};
 
 /// A ground tuple (the arguments of a fact).
 pub type Tuple = Box<[GroundTermId]>;
@@ -15,7 +15,7 @@ pub struct Index {
     /// Which parts make the key.
     pub spec: IndexSpec,
     /// Key → row numbers, increasing.
-    pub map: HashMap<Vec<GroundTermId>, Vec<u32>>,
+    pub map: IdMap<Vec<GroundTermId>, Vec<u32>>,
 }
 
 /// The facts of one relation.
@@ -24,7 +24,7 @@ pub struct RelFacts {
     /// Rows in insertion order.
     pub rows: Vec<Tuple>,
     /// The same rows, for membership tests.
-    pub set: HashSet<Tuple>,
+    pub set: IdSet<Tuple>,
     /// Indexes, numbered as in the [`Registry`].
     pub indexes: Vec<Index>,
 }
@@ -50,7 +50,11 @@ pub struct Store {
 }
 
 /// The key of `row` for `spec`, or `None` when the row does not have the spec's shape.
-pub fn key_of(spec: &IndexSpec, row: &[GroundTermId], terms: &TermTable) -> Option<Vec<GroundTermId>> {
+pub fn key_of(
+    spec: &IndexSpec,
+    row: &[GroundTermId],
+    terms: &TermTable,
+) -> Option<Vec<GroundTermId>> {
     let mut key = Vec::with_capacity(spec.parts.len());
     for part in &spec.parts {
         match *part {
@@ -78,7 +82,13 @@ impl Store {
             .enumerate()
             .map(|(i, specs)| RelFacts {
                 indexes: if member(RelId(i as u32)) {
-                    specs.iter().map(|s| Index { spec: s.clone(), map: HashMap::new() }).collect()
+                    specs
+                        .iter()
+                        .map(|s| Index {
+                            spec: s.clone(),
+                            map: IdMap::default(),
+                        })
+                        .collect()
                 } else {
                     Vec::new()
                 },

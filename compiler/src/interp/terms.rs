@@ -1,7 +1,7 @@
 //! Hash-consed table of ground terms: every distinct ground term gets one [`GroundTermId`].
 
+use super::hash::IdMap;
 use crate::gdl::{Sym, Symbols};
-use std::collections::HashMap;
 
 /// Handle of a ground term in a [`TermTable`]. Two ids are equal iff the terms are equal.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -22,7 +22,7 @@ pub enum GroundTerm {
 pub struct TermTable {
     terms: Vec<GroundTerm>,
     depth: Vec<u32>,
-    map: HashMap<GroundTerm, GroundTermId>,
+    map: IdMap<GroundTerm, GroundTermId>,
 }
 
 impl TermTable {
@@ -39,7 +39,11 @@ impl TermTable {
         let d = match &t {
             GroundTerm::Const(_) => 0,
             GroundTerm::Fn(_, args) => {
-                1 + args.iter().map(|a| self.depth[a.0 as usize]).max().unwrap_or(0)
+                1 + args
+                    .iter()
+                    .map(|a| self.depth[a.0 as usize])
+                    .max()
+                    .unwrap_or(0)
             }
         };
         let id = GroundTermId(self.terms.len() as u32);

@@ -96,7 +96,9 @@ impl StepView {
         StepView {
             state: interp.state_text(pos.state()),
             terminal: interp.terminal_in(pos),
-            legal: (0..interp.roles().len()).map(|r| interp.legal_in(pos, r)).collect(),
+            legal: (0..interp.roles().len())
+                .map(|r| interp.legal_in(pos, r))
+                .collect(),
             goals: interp.goals_in(pos),
         }
     }
@@ -107,14 +109,19 @@ impl StepView {
         if self.terminal {
             return Some(LineEnd::Last);
         }
-        self.legal.iter().position(|l| l.is_empty()).map(LineEnd::NoLegalMove)
+        self.legal
+            .iter()
+            .position(|l| l.is_empty())
+            .map(LineEnd::NoLegalMove)
     }
 }
 
 /// One step line, byte-identical to the oracle's.
 pub fn step_line(roles: &[String], playout: u64, step: u64, v: &StepView, end: &LineEnd) -> String {
     let mut o = String::with_capacity(256);
-    o.push_str(&format!("{{\"playout\":{playout},\"step\":{step},\"state\":"));
+    o.push_str(&format!(
+        "{{\"playout\":{playout},\"step\":{step},\"state\":"
+    ));
     json_list(&mut o, v.state.iter().map(String::as_str));
     o.push_str(",\"terminal\":");
     o.push_str(if v.terminal { "true" } else { "false" });
@@ -150,8 +157,12 @@ pub fn step_line(roles: &[String], playout: u64, step: u64, v: &StepView, end: &
         }
     }
     o.push('}');
-    let multi: Vec<&str> =
-        roles.iter().zip(&v.goals).filter(|(_, g)| g.len() > 1).map(|(r, _)| r.as_str()).collect();
+    let multi: Vec<&str> = roles
+        .iter()
+        .zip(&v.goals)
+        .filter(|(_, g)| g.len() > 1)
+        .map(|(r, _)| r.as_str())
+        .collect();
     if !multi.is_empty() {
         o.push_str(",\"multiple_goals\":");
         json_list(&mut o, multi);
@@ -200,7 +211,10 @@ pub fn header_line(roles: &[String], opts: &TraceOptions) -> String {
     o.push_str(",\"roles\":");
     json_list(&mut o, roles.iter().map(String::as_str));
     o.push_str(",\"oracle\":\"propnet-interp\"");
-    o.push_str(&format!(",\"seed\":{},\"rng\":\"splitmix64\",\"max_steps\":{}}}", opts.seed, opts.max_steps));
+    o.push_str(&format!(
+        ",\"seed\":{},\"rng\":\"splitmix64\",\"max_steps\":{}}}",
+        opts.seed, opts.max_steps
+    ));
     o
 }
 
@@ -209,7 +223,11 @@ pub fn header_line(roles: &[String], opts: &TraceOptions) -> String {
 /// order, `legal[x mod len]` with `x` the next SplitMix64 output.
 ///
 /// Errors: evaluation errors of the interpreter.
-pub fn trace(interp: &mut Interp, opts: &TraceOptions, mut emit: impl FnMut(&str)) -> Result<(), InterpError> {
+pub fn trace(
+    interp: &mut Interp,
+    opts: &TraceOptions,
+    mut emit: impl FnMut(&str),
+) -> Result<(), InterpError> {
     let roles = interp.role_names().to_vec();
     emit(&header_line(&roles, opts));
     let mut rng = SplitMix64::new(opts.seed as u64);
@@ -218,7 +236,7 @@ pub fn trace(interp: &mut Interp, opts: &TraceOptions, mut emit: impl FnMut(&str
         let mut state = start.clone();
         let mut step = 0u64;
         loop {
-            let pos = interp.evaluate(&state)?;
+            let mut pos = interp.evaluate(&state)?;
             let v = StepView::of(interp, &pos);
             let mut joint = Vec::with_capacity(roles.len());
             let end = match v.forced_end() {
@@ -238,7 +256,7 @@ pub fn trace(interp: &mut Interp, opts: &TraceOptions, mut emit: impl FnMut(&str
             if !matches!(end, LineEnd::Joint(_)) {
                 break;
             }
-            state = interp.next_from(&pos, &joint)?;
+            state = interp.next_from(&mut pos, &joint)?;
             step += 1;
         }
     }
