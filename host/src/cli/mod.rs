@@ -7,14 +7,11 @@ pub mod check;
 pub mod common;
 pub mod compile;
 pub mod hdl;
-pub mod perft;
-pub mod run;
-pub mod solve;
-pub mod trace;
 pub mod r#match;
 pub mod perft;
 pub mod run;
 pub mod solve;
+pub mod trace;
 
 use propnet_compiler::netlist::Netlist;
 use propnet_host::pipeline::{load_netlist, CompileReport, PipelineOptions};
