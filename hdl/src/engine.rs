@@ -33,7 +33,11 @@ fn zext(bit: &str, w: usize) -> String {
 fn write_prefix_counts(s: &mut String, ri: usize, n: usize, w: usize, off: usize) {
     let w1 = w - 1;
     for j in 0..n {
-        let _ = writeln!(s, "wire [{w1}:0] ps_{ri}_0_{j} = {};", zext(&format!("lg[{}]", off + j), w));
+        let _ = writeln!(
+            s,
+            "wire [{w1}:0] ps_{ri}_0_{j} = {};",
+            zext(&format!("lg[{}]", off + j), w)
+        );
     }
     let mut level = 0;
     while (1usize << level) < n {

@@ -239,7 +239,10 @@ pub fn synthesize(design: &Design, dir: &Path, target: Target) -> Result<SynthRe
             dir,
         )?;
         let log_path = dir.join("nextpnr-ice40.log");
-        std::fs::write(&log_path, &log).map_err(|source| Error::Io { path: log_path, source })?;
+        std::fs::write(&log_path, &log).map_err(|source| Error::Io {
+            path: log_path,
+            source,
+        })?;
         fmax_mhz = parse_fmax(&log);
     }
     Ok(SynthReport {
