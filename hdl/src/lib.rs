@@ -64,6 +64,7 @@
 //! | tic-tac-toe | 5 | 4768 | 1210 | 39.88 | 13.56 | 1.79 | 2.94 M |
 //! | tic-tac-toe | 10 | 4779 | 1848 | 39.51 | 18.56 | 2.46 | 2.13 M |
 //! | connect four | 2 | 5290 | 968 | 19.33 | 23.39 | 1.15 | 0.83 M |
+//! | connect four | 5 | 5069 | 1352 | 37.74 | 26.39 | 1.29 | 1.43 M |
 //! | connect four | 10 | 5070 | 1990 | 39.19 | 31.39 | 1.54 | 1.25 M |
 //!
 //! (tic-tac-toe S = 2, 5 and connect four S = 2 were measured before the Kogge-Stone prefix
@@ -73,7 +74,7 @@
 //! dominates small games. Breakthrough (38.8 k live gates after `optimize`) does not fit the
 //! HX8K; its xc7 LUT count was not measured in this session (yosys on it takes longer than
 //! the time left). Against the ~50 k playouts/s of a Java propnet on connect four, one iCE40
-//! engine is ~25×, short of the 100× target: the critical path after S ≥ 5 is
+//! engine (1.43 M/s) is ~29×, short of the 100× target: the critical path after S ≥ 5 is
 //! legal → prefix count → `(x·count)>>32` multiplier → one-hot select → next-state logic.
 //! Next steps: precompute `k_c = (x·c)>>32` for every count c one cycle ahead (x is known
 //! in advance), which removes the multiplier from the step path; prefetch the first S draws

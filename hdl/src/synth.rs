@@ -194,7 +194,7 @@ pub fn synthesize(design: &Design, dir: &Path, target: Target) -> Result<SynthRe
         target.device().to_lowercase().replace('-', "_")
     );
     let script = format!(
-        "read_verilog {}; {} -top {} -json {json}; tee -q -o {stat} stat",
+        "read_verilog {}; {} -top {}; write_json {json}; tee -q -o {stat} stat",
         files.join(" "),
         target.yosys_command(),
         design.names.top,
