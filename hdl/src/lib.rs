@@ -73,7 +73,9 @@
 //! unrolled Threefry instances (one per role, ~1.8 k LUT4 each), so the RNG, not the game,
 //! dominates small games. Breakthrough (38.8 k live gates after `optimize`) does not fit the
 //! HX8K; its xc7 LUT count was not measured in this session (yosys on it takes longer than
-//! the time left). Against the ~50 k playouts/s of a Java propnet on connect four, one iCE40
+//! the time left). xc7 (`synth_xilinx`, XC7A100T, S = 5): tic-tac-toe 3538 LUT6, 1212 FF,
+//! 4 DSP48 (the `x·count` multipliers) per engine, so 17 engines fit by LUTs; no xc7 place
+//! and route is installed, so no Fmax there. Against the ~50 k playouts/s of a Java propnet on connect four, one iCE40
 //! engine (1.43 M/s) is ~29×, short of the 100× target: the critical path after S ≥ 5 is
 //! legal → prefix count → `(x·count)>>32` multiplier → one-hot select → next-state logic.
 //! Next steps: precompute `k_c = (x·c)>>32` for every count c one cycle ahead (x is known
