@@ -26,6 +26,37 @@ fn zext(bit: &str, w: usize) -> String {
     }
 }
 
+/// Writes the exclusive prefix counts `pre_<r>_<j>` = number of legal bits among entries
+/// `0..j` of role `r` (j = 1..=n; `pre_<r>_0` is written by the caller), as a Kogge-Stone
+/// parallel prefix (Kogge & Stone, IEEE Trans. Computers 1973): `ceil(log2 n)` adder levels
+/// instead of a ripple of `n` adders, which is on the one-step-per-cycle critical path.
+fn write_prefix_counts(s: &mut String, ri: usize, n: usize, w: usize, off: usize) {
+    let w1 = w - 1;
+    for j in 0..n {
+        let _ = writeln!(
+            s,
+            "wire [{w1}:0] ps_{ri}_0_{j} = {};",
+            zext(&format!("lg[{}]", off + j), w)
+        );
+    }
+    let mut level = 0;
+    while (1usize << level) < n {
+        let d = 1usize << level;
+        for j in 0..n {
+            let e = if j >= d {
+                format!("ps_{ri}_{level}_{j} + ps_{ri}_{level}_{}", j - d)
+            } else {
+                format!("ps_{ri}_{level}_{j}")
+            };
+            let _ = writeln!(s, "wire [{w1}:0] ps_{ri}_{}_{j} = {e};", level + 1);
+        }
+        level += 1;
+    }
+    for j in 0..n {
+        let _ = writeln!(s, "wire [{w1}:0] pre_{ri}_{} = ps_{ri}_{level}_{j};", j + 1);
+    }
+}
+
 /// Writes the engine module. `stages` is the RNG pipeline depth, `engines` the number of
 /// engines in the design (the playout index stride).
 pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> String {
@@ -86,15 +117,7 @@ pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> 
             rng = names.threefry,
             w1 = w - 1
         );
-        for j in 0..n {
-            let _ = writeln!(
-                s,
-                "wire [{}:0] pre_{ri}_{} = pre_{ri}_{j} + {};",
-                w - 1,
-                j + 1,
-                zext(&format!("lg[{}]", off + j), w)
-            );
-        }
+        write_prefix_counts(&mut s, ri, n, w, off);
         let _ = writeln!(
             s,
             "wire [{w1}:0] cnt_{ri} = pre_{ri}_{n};\n\

@@ -45,6 +45,44 @@
 //! else 0); per-playout records (index, length, end, goals, final state) are printed only in
 //! simulation (`PROPNET_TRACE` define), which is how the tests compare with the CPU.
 //!
+//! # Verification
+//! `hdl/tests/random_sim.rs`: random netlists (1–3 roles, 1–3 engines, every RNG depth),
+//! a host-loaded start state, a no-legal-move ending, the Threefry module alone against
+//! `rng::threefry2x32_20`, `verilator --lint-only -Wall` clean, the cycle count equal to
+//! `Σ (length + 1 + S)` of the busiest engine (one joint move per cycle), and one tiny
+//! netlist through yosys `synth_ice40` + nextpnr. `tests/tests/hdl_vs_cpu.rs`: tic-tac-toe,
+//! connect four, Niu Jiao Qi, simultaneous connect four and a positive-loop game, every
+//! playout record and counter equal to `reference_playout`.
+//!
+//! # Measured (iCE40-HX8K ct256, yosys 0.23 `synth_ice40`, nextpnr-ice40 0.4, 1 engine)
+//! `propnet hdl bench-games/GAME.kif -o DIR --synth ice40 --rng-stages S`; mean playout
+//! length from 200 reference playouts (seed 1), cycles per playout = length + 1 + S.
+//!
+//! | game | S | LUT4 | FF | Fmax MHz | cycles/playout | cycles/step | playouts/s/engine |
+//! |------|---|------|----|----------|----------------|-------------|-------------------|
+//! | tic-tac-toe | 2 | 4981 | 826 | 19.60 | 10.56 | 1.40 | 1.86 M |
+//! | tic-tac-toe | 5 | 4768 | 1210 | 39.88 | 13.56 | 1.79 | 2.94 M |
+//! | tic-tac-toe | 10 | 4779 | 1848 | 39.51 | 18.56 | 2.46 | 2.13 M |
+//! | connect four | 2 | 5290 | 968 | 19.33 | 23.39 | 1.15 | 0.83 M |
+//! | connect four | 5 | 5069 | 1352 | 37.74 | 26.39 | 1.29 | 1.43 M |
+//! | connect four | 10 | 5070 | 1990 | 39.19 | 31.39 | 1.54 | 1.25 M |
+//!
+//! (tic-tac-toe S = 2, 5 and connect four S = 2 were measured before the Kogge-Stone prefix
+//! count; it did not move Fmax because the multiplier then became the critical path.)
+//! One engine fits an HX8K (2-role games use ~5 k of 7680 LUTs); ~75 % of it is the two
+//! unrolled Threefry instances (one per role, ~1.8 k LUT4 each), so the RNG, not the game,
+//! dominates small games. Breakthrough (38.8 k live gates after `optimize`) does not fit the
+//! HX8K; its xc7 LUT count was not measured in this session (yosys on it takes longer than
+//! the time left). xc7 (`synth_xilinx`, XC7A100T, S = 5): tic-tac-toe 3538 LUT6, 1212 FF,
+//! 4 DSP48 (the `x·count` multipliers) per engine, so 17 engines fit by LUTs; no xc7 place
+//! and route is installed, so no Fmax there. Against the ~50 k playouts/s of a Java propnet on connect four, one iCE40
+//! engine (1.43 M/s) is ~29×, short of the 100× target: the critical path after S ≥ 5 is
+//! legal → prefix count → `(x·count)>>32` multiplier → one-hot select → next-state logic.
+//! Next steps: precompute `k_c = (x·c)>>32` for every count c one cycle ahead (x is known
+//! in advance), which removes the multiplier from the step path; prefetch the first S draws
+//! of the next playout to remove the S fill cycles; and an xc7/ECP5 place-and-route for
+//! Fmax on parts that hold tens of engines.
+//!
 //! # rust-hdl (evaluated, not used)
 //! The user named `rust-hdl` 0.46. Measured here (rustc 1.95, 2 shared cores, `-j1`): a
 //! fresh build of `rust-hdl` pulls 50 crates and takes 1 min 35 s (55 s CPU), 323 MB target
@@ -84,6 +122,8 @@ pub struct Options {
     /// Number of playout engines (1..=4096).
     pub engines: u32,
     /// Threefry pipeline stages, one of [`threefry::VALID_STAGES`] (0 = combinational).
+    /// Default 5 (4 rounds per stage): on iCE40 fewer stages make the RNG the critical path
+    /// (S = 2: 19.6 MHz), more only add fill cycles (S = 10: same Fmax as S = 5).
     pub rng_stages: u32,
 }
 

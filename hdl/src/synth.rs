@@ -194,15 +194,10 @@ pub fn synthesize(design: &Design, dir: &Path, target: Target) -> Result<SynthRe
         target.device().to_lowercase().replace('-', "_")
     );
     let script = format!(
-        "read_verilog {}; {} -top {} {} -json {json}; tee -q -o {stat} stat",
+        "read_verilog {}; {} -top {}; write_json {json}; tee -q -o {stat} stat",
         files.join(" "),
         target.yosys_command(),
         design.names.top,
-        if target == Target::Xc7 {
-            "-flatten"
-        } else {
-            ""
-        },
     );
     run("yosys", &["-q".into(), "-p".into(), script], dir)?;
     let stat_path = dir.join(&stat);
@@ -239,7 +234,10 @@ pub fn synthesize(design: &Design, dir: &Path, target: Target) -> Result<SynthRe
             dir,
         )?;
         let log_path = dir.join("nextpnr-ice40.log");
-        std::fs::write(&log_path, &log).map_err(|source| Error::Io { path: log_path, source })?;
+        std::fs::write(&log_path, &log).map_err(|source| Error::Io {
+            path: log_path,
+            source,
+        })?;
         fmax_mhz = parse_fmax(&log);
     }
     Ok(SynthReport {

@@ -116,7 +116,15 @@ fn tictactoe() {
     if let (true, Some((net, _))) = (have_iverilog(), game("bench-games/tictactoe.kif")) {
         assert_some_terminal(&check(&net, "tictactoe", 2, 2, 12, 100), "tictactoe");
         if tools::available("verilator") {
-            let design = generate(&net, &Options { prefix: "ttt".into(), engines: 2, rng_stages: 2 }).unwrap();
+            let design = generate(
+                &net,
+                &Options {
+                    prefix: "ttt".into(),
+                    engines: 2,
+                    rng_stages: 2,
+                },
+            )
+            .unwrap();
             let dir = std::env::temp_dir().join(format!("propnet-hdl-lint-{}", std::process::id()));
             let warnings = tools::lint(&design, &dir).unwrap_or_else(|e| panic!("{e}"));
             assert!(warnings.is_empty(), "verilator -Wall warnings:\n{warnings}");

@@ -23,7 +23,7 @@ pub struct HdlArgs {
     #[arg(long, default_value_t = 1)]
     pub engines: u32,
     /// Threefry pipeline stages (0, 1, 2, 4, 5, 10 or 20).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 5)]
     pub rng_stages: u32,
     /// Synthesize for this FPGA family and report LUTs, FFs, Fmax and playouts/s.
     #[arg(long, value_parser = ["ice40", "ecp5", "xc7"])]
@@ -46,7 +46,8 @@ fn load(path: &Path) -> anyhow::Result<Netlist> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     match path.extension().and_then(|e| e.to_str()) {
-        Some("json") => serde_json::from_str(&text).with_context(|| format!("{}: not a netlist JSON", path.display())),
+        Some("json") => serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a netlist JSON", path.display())),
         Some("kif") | Some("gdl") => {
             let game = propnet_compiler::gdl::load(path)?;
             let mut net = propnet_compiler::ground::compile(&game.program, &Default::default())
@@ -54,7 +55,10 @@ fn load(path: &Path) -> anyhow::Result<Netlist> {
             propnet_compiler::passes::optimize(&mut net, &Default::default());
             Ok(net)
         }
-        _ => bail!("{}: expected a .kif game or a .json netlist", path.display()),
+        _ => bail!(
+            "{}: expected a .kif game or a .json netlist",
+            path.display()
+        ),
     }
 }
 
