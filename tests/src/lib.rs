@@ -52,3 +52,32 @@ impl TestRng {
         ((z ^ (z >> 31)) % n as u64) as usize
     }
 }
+
+/// Corpus games (relative to `shared/games/`) that exceed the default grounding budget
+/// (kept in step with `compiler/tests/corpus_compile.rs`); tests that need a netlist skip
+/// them instead of spending the budget.
+pub const TOO_BIG: &[&str] = &[
+    "ggp-repository/alexChess.kif",
+    "ggp-repository/amazons.kif",
+    "ggp-repository/amazonsSuicide.kif",
+    "ggp-repository/blockerParallel.kif",
+    "ggp-repository/chess.kif",
+    "ggp-repository/chess_200.kif",
+    "ggp-repository/chineseCheckers6.kif",
+    "ggp-repository/gt_attrition.kif",
+    "ggp-repository/gt_two_thirds_4p.kif",
+    "ggp-repository/laikLee_hex.kif",
+    "ggp-repository/merrills.kif",
+    "ggp-repository/mummymaze1p.kif",
+    "ggp-repository/racer4.kif",
+    "ggp-repository/skirmish.kif",
+    "ggp-repository/urmAdd.kif",
+    "ggpserver-2006/ARGENTINA.kif",
+    "ggpserver-benderng/Tetris.kif",
+];
+
+/// True when `path` (under `shared/games/`) is one of [`TOO_BIG`].
+pub fn too_big(path: &Path) -> bool {
+    let p = path.to_string_lossy().replace('\\', "/");
+    TOO_BIG.iter().any(|g| p.ends_with(g))
+}

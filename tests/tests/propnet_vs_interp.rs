@@ -8,7 +8,7 @@ use propnet_compiler::ground::{compile, CompileOptions};
 use propnet_compiler::interp::{GoalValue, Interp};
 use propnet_compiler::playout::eval_gates;
 use propnet_host::machine::NetMachine;
-use propnet_tests::{files_with_ext, shared_dir, TestRng};
+use propnet_tests::{files_with_ext, shared_dir, too_big, TestRng};
 
 /// Playouts and step limit for a netlist of this many gates: small games get 20 playouts,
 /// large ones fewer (never zero), so the whole test stays fast at opt-level 1.
@@ -18,6 +18,9 @@ fn effort(gates: usize) -> (usize, usize) {
 }
 
 fn compare_game(path: &std::path::Path) -> Result<usize, String> {
+    if too_big(path) {
+        return Ok(0);
+    }
     let Ok(game) = gdl::load(path) else { return Ok(0) };
     let Ok(net) = compile(&game.program, &CompileOptions::default()) else { return Ok(0) };
     let Ok(mut interp) = Interp::new(&game.program) else { return Ok(0) };
