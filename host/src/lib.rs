@@ -2,4 +2,6 @@
 //! (reference, bit-parallel CPU, GPU), the netlist state machine, MCTS, benches.
 
 pub mod backend;
+pub mod gpu;
 pub mod machine;
+pub mod select;
