@@ -8,6 +8,9 @@
 #![deny(missing_docs)]
 
 pub mod gdl;
+pub mod ground;
+pub mod interp;
+pub mod kif;
 pub mod netlist;
 pub mod playout;
 pub mod rng;

@@ -81,13 +81,25 @@ pub fn eval_gates(net: &Netlist, latches: &[bool], inputs: &[bool]) -> Vec<bool>
 pub fn goals_of(net: &Netlist, values: &[bool]) -> Vec<u8> {
     net.roles
         .iter()
-        .map(|r| r.goals.iter().rev().find(|g| values[g.gate.index()]).map_or(0, |g| g.value))
+        .map(|r| {
+            r.goals
+                .iter()
+                .rev()
+                .find(|g| values[g.gate.index()])
+                .map_or(0, |g| g.value)
+        })
         .collect()
 }
 
 /// Runs playout number `index` from `start` (one bool per latch) with plain scalar gate
 /// evaluation. Slow and obviously correct: the definition every backend is tested against.
-pub fn reference_playout(net: &Netlist, start: &[bool], seed: u64, index: u32, max_steps: u32) -> PlayoutRecord {
+pub fn reference_playout(
+    net: &Netlist,
+    start: &[bool],
+    seed: u64,
+    index: u32,
+    max_steps: u32,
+) -> PlayoutRecord {
     let mut state = start.to_vec();
     let no_inputs = vec![false; net.inputs.len()];
     let mut step = 0u32;
@@ -104,7 +116,11 @@ pub fn reference_playout(net: &Netlist, start: &[bool], seed: u64, index: u32, m
         let mut stuck = None;
         if end.is_none() {
             for (r, role) in net.roles.iter().enumerate() {
-                let legal: Vec<_> = role.legal.iter().filter(|l| values[l.gate.index()]).collect();
+                let legal: Vec<_> = role
+                    .legal
+                    .iter()
+                    .filter(|l| values[l.gate.index()])
+                    .collect();
                 if legal.is_empty() {
                     stuck = Some(PlayoutEnd::NoLegalMove(r as u32));
                     break;
@@ -114,7 +130,13 @@ pub fn reference_playout(net: &Netlist, start: &[bool], seed: u64, index: u32, m
             }
         }
         if let Some(end) = end.or(stuck) {
-            return PlayoutRecord { index, length: step, end, goals: goals_of(net, &values), final_state: pack_state(&state) };
+            return PlayoutRecord {
+                index,
+                length: step,
+                end,
+                goals: goals_of(net, &values),
+                final_state: pack_state(&state),
+            };
         }
         let values = eval_gates(net, &state, &inputs);
         state = net.latches.iter().map(|l| values[l.next.index()]).collect();

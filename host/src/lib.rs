@@ -4,4 +4,5 @@
 pub mod backend;
 pub mod gpu;
 pub mod machine;
+pub mod perft;
 pub mod select;

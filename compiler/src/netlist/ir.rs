@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 /// Index of a gate in [`Netlist::gates`]. Printed as `g12`.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct GateId(pub u32);
 
 /// Index of a latch (base proposition) in [`Netlist::latches`]. Printed as `l3`.
@@ -199,12 +201,19 @@ impl Netlist {
 
     /// Number of logic gates (`And`, `Or`, `Not`): the work per step of a simulator.
     pub fn logic_gate_count(&self) -> usize {
-        self.gates.iter().filter(|g| matches!(g, Gate::And(_) | Gate::Or(_) | Gate::Not(_))).count()
+        self.gates
+            .iter()
+            .filter(|g| matches!(g, Gate::And(_) | Gate::Or(_) | Gate::Not(_)))
+            .count()
     }
 
     /// Size statistics.
     pub fn stats(&self) -> NetlistStats {
-        let mut s = NetlistStats { latches: self.latches.len(), inputs: self.inputs.len(), ..Default::default() };
+        let mut s = NetlistStats {
+            latches: self.latches.len(),
+            inputs: self.inputs.len(),
+            ..Default::default()
+        };
         let mut level = vec![0usize; self.gates.len()];
         for (i, g) in self.gates.iter().enumerate() {
             match g {
@@ -225,7 +234,11 @@ impl Netlist {
             }
             let ops = g.operands();
             if !ops.is_empty() {
-                level[i] = 1 + ops.iter().map(|o| level.get(o.index()).copied().unwrap_or(0)).max().unwrap_or(0);
+                level[i] = 1 + ops
+                    .iter()
+                    .map(|o| level.get(o.index()).copied().unwrap_or(0))
+                    .max()
+                    .unwrap_or(0);
             }
             s.depth = s.depth.max(level[i]);
         }

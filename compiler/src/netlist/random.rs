@@ -23,7 +23,14 @@ pub struct RandomSpec {
 
 impl Default for RandomSpec {
     fn default() -> Self {
-        Self { roles: 2, moves_per_role: 5, latches: 24, view_gates: 60, next_gates: 60, max_fanin: 4 }
+        Self {
+            roles: 2,
+            moves_per_role: 5,
+            latches: 24,
+            view_gates: 60,
+            next_gates: 60,
+            max_fanin: 4,
+        }
     }
 }
 
@@ -48,23 +55,43 @@ impl Stream {
 /// is), so playouts end by `terminal` or by the step limit; some goal and terminal gates are
 /// constants or shared, to exercise the passes.
 pub fn random_netlist(seed: u64, spec: &RandomSpec) -> Netlist {
-    let mut s = Stream { key: [seed as u32, (seed >> 32) as u32], ctr: 0 };
+    let mut s = Stream {
+        key: [seed as u32, (seed >> 32) as u32],
+        ctr: 0,
+    };
     let mut n = Netlist::default();
     let mut pool: Vec<GateId> = vec![n.push(Gate::Const(false)), n.push(Gate::Const(true))];
     for i in 0..spec.latches {
         let g = n.push(Gate::Latch(LatchId(i as u32)));
         pool.push(g);
-        n.latches.push(Latch { name: format!("(f {i:03})"), init: s.next() & 1 == 1, next: GateId(0) });
+        n.latches.push(Latch {
+            name: format!("(f {i:03})"),
+            init: s.next() & 1 == 1,
+            next: GateId(0),
+        });
     }
     let random_gate = |s: &mut Stream, n: &mut Netlist, pool: &mut Vec<GateId>| {
         let k = s.below(7);
-        let pick = |s: &mut Stream, pool: &Vec<GateId>| pool[pool.len() - 1 - s.below(pool.len().min(24))];
+        let pick =
+            |s: &mut Stream, pool: &Vec<GateId>| pool[pool.len() - 1 - s.below(pool.len().min(24))];
         let gate = if k == 0 {
             Gate::Not(pick(s, pool))
         } else {
             let fanin = 1 + s.below(spec.max_fanin);
-            let ops: Vec<GateId> = (0..fanin).map(|_| if s.below(3) == 0 { pool[s.below(pool.len())] } else { pick(s, pool) }).collect();
-            if k <= 3 { Gate::And(ops) } else { Gate::Or(ops) }
+            let ops: Vec<GateId> = (0..fanin)
+                .map(|_| {
+                    if s.below(3) == 0 {
+                        pool[s.below(pool.len())]
+                    } else {
+                        pick(s, pool)
+                    }
+                })
+                .collect();
+            if k <= 3 {
+                Gate::And(ops)
+            } else {
+                Gate::Or(ops)
+            }
         };
         let g = n.push(gate);
         pool.push(g);
@@ -79,7 +106,10 @@ pub fn random_netlist(seed: u64, spec: &RandomSpec) -> Netlist {
         let mut others = Vec::new();
         for m in 0..spec.moves_per_role {
             let input = InputId(n.inputs.len() as u32);
-            n.inputs.push(Input { role: RoleId(r as u32), name: format!("(m {m:02})") });
+            n.inputs.push(Input {
+                role: RoleId(r as u32),
+                name: format!("(m {m:02})"),
+            });
             let gate = if m + 1 == spec.moves_per_role {
                 let any = n.push(Gate::Or(others.clone()));
                 n.push(Gate::Not(any))
@@ -92,10 +122,17 @@ pub fn random_netlist(seed: u64, spec: &RandomSpec) -> Netlist {
         let mut goals = Vec::new();
         for value in [0u8, 50, 100] {
             if s.below(4) != 0 {
-                goals.push(Goal { value, gate: views[s.below(views.len())] });
+                goals.push(Goal {
+                    value,
+                    gate: views[s.below(views.len())],
+                });
             }
         }
-        n.roles.push(Role { name: format!("r{r}"), legal, goals });
+        n.roles.push(Role {
+            name: format!("r{r}"),
+            legal,
+            goals,
+        });
     }
     n.terminal = views[2 + s.below(views.len() - 2)];
     for i in 0..n.inputs.len() {
@@ -121,7 +158,10 @@ mod tests {
     fn random_netlists_are_valid_and_play() {
         let mut ends = std::collections::HashSet::new();
         for seed in 0..50 {
-            let spec = RandomSpec { roles: 1 + (seed as usize % 3), ..Default::default() };
+            let spec = RandomSpec {
+                roles: 1 + (seed as usize % 3),
+                ..Default::default()
+            };
             let n = random_netlist(seed, &spec);
             validate(&n).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             for p in 0..4 {
@@ -130,6 +170,9 @@ mod tests {
                 ends.insert(std::mem::discriminant(&r.end));
             }
         }
-        assert!(ends.len() >= 2, "random netlists should end both by terminal and by step limit");
+        assert!(
+            ends.len() >= 2,
+            "random netlists should end both by terminal and by step limit"
+        );
     }
 }

@@ -55,7 +55,11 @@ pub fn validate(n: &Netlist) -> Result<(), ValidateError> {
     let len = n.gates.len();
     let check = |what: &str, id: GateId| -> Result<(), ValidateError> {
         if id.index() >= len {
-            Err(ValidateError::OutOfRange { what: what.to_string(), id: id.0, len })
+            Err(ValidateError::OutOfRange {
+                what: what.to_string(),
+                id: id.0,
+                len,
+            })
         } else {
             Ok(())
         }
@@ -66,25 +70,32 @@ pub fn validate(n: &Netlist) -> Result<(), ValidateError> {
         for &op in g.operands() {
             check(&format!("gate g{i}"), op)?;
             if op.index() >= i {
-                return Err(ValidateError::NotTopological { gate: i as u32, operand: op.0 });
+                return Err(ValidateError::NotTopological {
+                    gate: i as u32,
+                    operand: op.0,
+                });
             }
         }
         match *g {
             Gate::Latch(l) => {
-                let slot = latch_reader
-                    .get_mut(l.index())
-                    .ok_or_else(|| ValidateError::BadSource(format!("gate g{i} reads latch {l}, out of range")))?;
+                let slot = latch_reader.get_mut(l.index()).ok_or_else(|| {
+                    ValidateError::BadSource(format!("gate g{i} reads latch {l}, out of range"))
+                })?;
                 if *slot {
-                    return Err(ValidateError::BadSource(format!("latch {l} is read by more than one gate")));
+                    return Err(ValidateError::BadSource(format!(
+                        "latch {l} is read by more than one gate"
+                    )));
                 }
                 *slot = true;
             }
             Gate::Input(x) => {
-                let slot = input_reader
-                    .get_mut(x.index())
-                    .ok_or_else(|| ValidateError::BadSource(format!("gate g{i} reads input {x}, out of range")))?;
+                let slot = input_reader.get_mut(x.index()).ok_or_else(|| {
+                    ValidateError::BadSource(format!("gate g{i} reads input {x}, out of range"))
+                })?;
                 if slot.is_some() {
-                    return Err(ValidateError::BadSource(format!("input {x} is read by more than one gate")));
+                    return Err(ValidateError::BadSource(format!(
+                        "input {x} is read by more than one gate"
+                    )));
                 }
                 *slot = Some(i);
             }
@@ -117,10 +128,13 @@ pub fn validate(n: &Netlist) -> Result<(), ValidateError> {
     out_check("terminal".into(), n.terminal)?;
     for (r, role) in n.roles.iter().enumerate() {
         for lg in &role.legal {
-            let input = n.inputs.get(lg.input.index()).ok_or_else(|| ValidateError::BadRole {
-                role: role.name.clone(),
-                msg: format!("legal names input {} out of range", lg.input),
-            })?;
+            let input = n
+                .inputs
+                .get(lg.input.index())
+                .ok_or_else(|| ValidateError::BadRole {
+                    role: role.name.clone(),
+                    msg: format!("legal names input {} out of range", lg.input),
+                })?;
             if input.role.index() != r {
                 return Err(ValidateError::BadRole {
                     role: role.name.clone(),
@@ -130,7 +144,10 @@ pub fn validate(n: &Netlist) -> Result<(), ValidateError> {
             out_check(format!("legal {} {}", role.name, input.name), lg.gate)?;
         }
         for w in role.legal.windows(2) {
-            let (a, b) = (&n.inputs[w[0].input.index()].name, &n.inputs[w[1].input.index()].name);
+            let (a, b) = (
+                &n.inputs[w[0].input.index()].name,
+                &n.inputs[w[1].input.index()].name,
+            );
             if a.as_bytes() >= b.as_bytes() {
                 return Err(ValidateError::BadRole {
                     role: role.name.clone(),
@@ -140,12 +157,18 @@ pub fn validate(n: &Netlist) -> Result<(), ValidateError> {
         }
         for w in role.goals.windows(2) {
             if w[0].value >= w[1].value {
-                return Err(ValidateError::BadRole { role: role.name.clone(), msg: "goal values not strictly ascending".into() });
+                return Err(ValidateError::BadRole {
+                    role: role.name.clone(),
+                    msg: "goal values not strictly ascending".into(),
+                });
             }
         }
         for g in &role.goals {
             if g.value > 100 {
-                return Err(ValidateError::BadRole { role: role.name.clone(), msg: format!("goal value {} > 100", g.value) });
+                return Err(ValidateError::BadRole {
+                    role: role.name.clone(),
+                    msg: format!("goal value {} > 100", g.value),
+                });
             }
             out_check(format!("goal {} {}", role.name, g.value), g.gate)?;
         }

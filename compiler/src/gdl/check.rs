@@ -1,0 +1,400 @@
+//! Validity checks of a lowered program (GDL spec, Love et al., "General Game Playing:
+//! Game Description Language Specification", Stanford LG-2006-01, §3 and §4):
+//! keyword arities and placement, roles, safety, ground goal values, `does` not reaching
+//! `legal`/`terminal`/`goal`/`init`, stratified negation. Warnings: undefined relations,
+//! recursion restriction, negation that is only stratified rule by rule.
+//!
+//! Negation policy: a relation-level negative cycle is accepted when the *rule-level*
+//! dependency graph (a rule depends on the rules whose heads may match its body atoms,
+//! see [`super::deps::may_match`]) has no negative cycle. Then every ground instance
+//! depends negatively only on instances of a lower rule stratum, so the program is
+//! locally stratified and [`RelationInfo::rule_stratum`] is a correct evaluation order.
+//! Example: `(<= (goal r 100) (not (goal r 0)))` — `(goal r 0)` never matches the head
+//! `(goal r 100)`. Anything else is rejected, naming a rule on the cycle.
+
+use std::collections::{BTreeSet, VecDeque};
+
+use super::ast::{Atom, Lit, Program, Rule, Sym, Term};
+use super::deps::{RelId, RelKey, RelationInfo};
+use super::error::{Diagnostic, GdlError, Violation};
+use crate::kif::{quote, SourceFile};
+
+/// Keywords with a fixed number of arguments.
+const KEYWORD_ARITY: [(&str, usize); 8] = [
+    ("role", 1),
+    ("init", 1),
+    ("true", 1),
+    ("next", 1),
+    ("does", 2),
+    ("legal", 2),
+    ("goal", 2),
+    ("terminal", 0),
+];
+
+/// Runs every check on `program`; appends warnings to `warnings`.
+///
+/// # Errors
+/// The first violation found, scanning rules in source order and then the whole-program
+/// checks (`does` dependencies, negative cycles); located at the offending rule.
+pub fn check(
+    src: &SourceFile,
+    program: &Program,
+    info: &RelationInfo,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<(), GdlError> {
+    let cx = Checker { src, program, info };
+    let mut roles = BTreeSet::new();
+    for rule in &program.rules {
+        cx.rule_shape(rule, &mut roles)?;
+        cx.safety(rule)?;
+        cx.goal_value(rule)?;
+    }
+    if program.roles.is_empty() {
+        return Err(GdlError::Invalid {
+            loc: src.loc(0),
+            violation: Violation::NoRoles,
+        });
+    }
+    cx.does_dependencies()?;
+    cx.negation(warnings)?;
+    cx.undefined_relations(warnings);
+    cx.recursion_restriction(warnings);
+    Ok(())
+}
+
+struct Checker<'a> {
+    src: &'a SourceFile,
+    program: &'a Program,
+    info: &'a RelationInfo,
+}
+
+fn vars_of(t: &Term, out: &mut Vec<Sym>) {
+    match t {
+        Term::Var(v) => out.push(*v),
+        Term::Const(_) => {}
+        Term::Fn(_, args) => args.iter().for_each(|a| vars_of(a, out)),
+    }
+}
+
+fn is_ground(t: &Term) -> bool {
+    match t {
+        Term::Var(_) => false,
+        Term::Const(_) => true,
+        Term::Fn(_, args) => args.iter().all(is_ground),
+    }
+}
+
+impl Checker<'_> {
+    fn name(&self, s: Sym) -> &str {
+        self.program.symbols.name(s)
+    }
+
+    fn fail(&self, rule: &Rule, violation: Violation) -> GdlError {
+        GdlError::Invalid {
+            loc: self.src.loc(rule.span.start),
+            violation,
+        }
+    }
+
+    fn quote(&self, rule: &Rule) -> String {
+        quote(self.src, rule.span)
+    }
+
+    /// Keyword arities, keyword placement, `role` facts.
+    fn rule_shape(&self, rule: &Rule, roles: &mut BTreeSet<Sym>) -> Result<(), GdlError> {
+        let atoms =
+            std::iter::once((&rule.head, true)).chain(rule.body.iter().filter_map(|l| match l {
+                Lit::Pos(a) | Lit::Neg(a) => Some((a, false)),
+                _ => None,
+            }));
+        for (atom, in_head) in atoms {
+            let name = self.name(atom.rel);
+            if let Some(&(_, expected)) = KEYWORD_ARITY.iter().find(|(k, _)| *k == name) {
+                if atom.args.len() != expected {
+                    let v = Violation::KeywordArity {
+                        keyword: name.to_string(),
+                        expected,
+                        found: atom.args.len(),
+                        text: self.program.symbols.atom_text(atom),
+                    };
+                    return Err(self.fail(rule, v));
+                }
+            }
+            let misplaced = match (name, in_head) {
+                ("true" | "does", true) => Some("head"),
+                ("next" | "init", false) => Some("body"),
+                _ => None,
+            };
+            if let Some(place) = misplaced {
+                let v = Violation::KeywordPlacement {
+                    keyword: name.to_string(),
+                    place,
+                    rule: self.quote(rule),
+                };
+                return Err(self.fail(rule, v));
+            }
+        }
+        if self.name(rule.head.rel) == "role" {
+            let problem = if !rule.body.is_empty() {
+                Some("`role` must be a fact, not a rule")
+            } else {
+                match &rule.head.args[0] {
+                    Term::Const(c) if !roles.insert(*c) => Some("duplicate role"),
+                    Term::Const(_) => None,
+                    _ => Some("a role must be a constant"),
+                }
+            };
+            if let Some(problem) = problem {
+                return Err(self.fail(
+                    rule,
+                    Violation::BadRole {
+                        problem,
+                        rule: self.quote(rule),
+                    },
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every variable of the head, of a `not` and of a `distinct`/equality occurs in a
+    /// positive body literal.
+    fn safety(&self, rule: &Rule) -> Result<(), GdlError> {
+        let mut bound = Vec::new();
+        for l in &rule.body {
+            if let Lit::Pos(a) = l {
+                a.args.iter().for_each(|t| vars_of(t, &mut bound));
+            }
+        }
+        let check = |terms: &mut dyn Iterator<Item = &Term>, place| {
+            let mut vs = Vec::new();
+            terms.for_each(|t| vars_of(t, &mut vs));
+            match vs.into_iter().find(|v| !bound.contains(v)) {
+                Some(v) => Err(self.fail(
+                    rule,
+                    Violation::UnsafeVariable {
+                        var: self.name(v).to_string(),
+                        place,
+                        rule: self.quote(rule),
+                    },
+                )),
+                None => Ok(()),
+            }
+        };
+        check(&mut rule.head.args.iter(), "the head")?;
+        for l in &rule.body {
+            match l {
+                Lit::Pos(_) => {}
+                Lit::Neg(a) => check(&mut a.args.iter(), "a not")?,
+                Lit::Distinct(x, y) => check(&mut [x, y].into_iter(), "a distinct")?,
+                Lit::Equal(x, y) => check(&mut [x, y].into_iter(), "a (not (distinct …))")?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A ground goal value must be an integer 0..=100 (written with digits only).
+    fn goal_value(&self, rule: &Rule) -> Result<(), GdlError> {
+        let head = &rule.head;
+        if self.name(head.rel) != "goal" || head.args.len() != 2 || !is_ground(&head.args[1]) {
+            return Ok(());
+        }
+        let ok = match &head.args[1] {
+            Term::Const(c) => {
+                let s = self.name(*c);
+                !s.is_empty()
+                    && s.bytes().all(|b| b.is_ascii_digit())
+                    && s.parse::<u32>().is_ok_and(|v| v <= 100)
+            }
+            _ => false,
+        };
+        if ok {
+            return Ok(());
+        }
+        let value = self.program.symbols.term_text(&head.args[1]);
+        Err(self.fail(
+            rule,
+            Violation::BadGoalValue {
+                value,
+                rule: self.quote(rule),
+            },
+        ))
+    }
+
+    /// `legal`, `terminal`, `goal` and `init` must not depend on `does`.
+    fn does_dependencies(&self) -> Result<(), GdlError> {
+        let Some(does) = self.info.id(&self.program.symbols, "does", 2) else {
+            return Ok(());
+        };
+        for (target, arity) in [("init", 1), ("legal", 2), ("terminal", 0), ("goal", 2)] {
+            let Some(t) = self.info.id(&self.program.symbols, target, arity) else {
+                continue;
+            };
+            if !self.info.depends_on_does[t.0 as usize] {
+                continue;
+            }
+            let (chain, first_rule) = self.path(t, does);
+            let rule = &self.program.rules[first_rule];
+            let v = Violation::DoesReaches {
+                target: target.to_string(),
+                chain,
+                rule: self.quote(rule),
+            };
+            return Err(self.fail(rule, v));
+        }
+        Ok(())
+    }
+
+    /// Shortest dependency chain from `from` to `to` as `a/1 -> b/2 -> …`, and the rule of
+    /// its first edge. `to` must be reachable.
+    fn path(&self, from: RelId, to: RelId) -> (String, usize) {
+        let n = self.info.relations.len();
+        let mut parent: Vec<Option<(RelId, usize)>> = vec![None; n];
+        let mut queue = VecDeque::from([from]);
+        let mut seen = vec![false; n];
+        seen[from.0 as usize] = true;
+        while let Some(v) = queue.pop_front() {
+            if v == to {
+                break;
+            }
+            for e in &self.info.edges[v.0 as usize] {
+                if !seen[e.to.0 as usize] {
+                    seen[e.to.0 as usize] = true;
+                    parent[e.to.0 as usize] = Some((v, e.rule));
+                    queue.push_back(e.to);
+                }
+            }
+        }
+        let mut chain = vec![to];
+        let mut first_rule = 0;
+        let mut at = to;
+        while let Some((p, rule)) = parent[at.0 as usize] {
+            chain.push(p);
+            first_rule = rule;
+            at = p;
+        }
+        let text: Vec<String> = chain
+            .iter()
+            .rev()
+            .map(|&r| self.info.text(&self.program.symbols, r))
+            .collect();
+        (text.join(" -> "), first_rule)
+    }
+
+    /// Rejects negative cycles that are not stratified even rule by rule; warns when
+    /// negation is only locally stratified.
+    fn negation(&self, warnings: &mut Vec<Diagnostic>) -> Result<(), GdlError> {
+        if self.info.stratified {
+            return Ok(());
+        }
+        let syms = &self.program.symbols;
+        if let Some((ri, negated)) = self.info.negative_cycle {
+            let rule = &self.program.rules[ri];
+            let v = Violation::NegativeCycle {
+                head: RelKey::of(&rule.head).text(syms),
+                negated: self.info.text(syms, negated),
+                rule: self.quote(rule),
+            };
+            return Err(self.fail(rule, v));
+        }
+        for (v, edges) in self.info.edges.iter().enumerate() {
+            for e in edges {
+                if e.negative && self.info.scc_of[e.to.0 as usize] == self.info.scc_of[v] {
+                    let rule = &self.program.rules[e.rule];
+                    warnings.push(Diagnostic {
+                        loc: self.src.loc(rule.span.start),
+                        message: format!(
+                            "`{}` is negated inside its own recursion but never on instances \
+                             the rule defines (locally stratified; evaluate by rule strata) \
+                             in rule `{}`",
+                            self.info.text(syms, e.to),
+                            self.quote(rule)
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Warns about relations used in bodies that no rule or fact defines (always false).
+    fn undefined_relations(&self, warnings: &mut Vec<Diagnostic>) {
+        let syms = &self.program.symbols;
+        for (i, key) in self.info.relations.iter().enumerate() {
+            let name = syms.name(key.name);
+            let base = (name == "true" && key.arity == 1) || (name == "does" && key.arity == 2);
+            if base || !self.info.rules_of[i].is_empty() {
+                continue;
+            }
+            let user = self.program.rules.iter().find(|r| {
+                r.body
+                    .iter()
+                    .any(|l| matches!(l, Lit::Pos(a) | Lit::Neg(a) if RelKey::of(a) == *key))
+            });
+            if let Some(rule) = user {
+                warnings.push(Diagnostic {
+                    loc: self.src.loc(rule.span.start),
+                    message: format!(
+                        "relation `{}` has no rules or facts (always false), used in rule `{}`",
+                        key.text(syms),
+                        self.quote(rule)
+                    ),
+                });
+            }
+        }
+    }
+
+    /// GDL's recursion restriction (spec §3.5): in a rule whose head `p` is recursive, each
+    /// argument of a positive body atom in `p`'s SCC is ground, a head argument, or has all
+    /// its variables bound by positive atoms outside the SCC. Breaking it is a warning:
+    /// evaluators cope, but the game may be infinite.
+    fn recursion_restriction(&self, warnings: &mut Vec<Diagnostic>) {
+        let scc_of = |a: &Atom| {
+            self.info
+                .id_of(RelKey::of(a))
+                .map(|r| self.info.scc_of[r.0 as usize])
+        };
+        for rule in &self.program.rules {
+            let Some(h) = self.info.id_of(RelKey::of(&rule.head)) else {
+                continue;
+            };
+            if !self.info.recursive[h.0 as usize] {
+                continue;
+            }
+            let my_scc = self.info.scc_of[h.0 as usize];
+            let mut outside = Vec::new();
+            for l in &rule.body {
+                if let Lit::Pos(a) = l {
+                    if scc_of(a) != Some(my_scc) {
+                        a.args.iter().for_each(|t| vars_of(t, &mut outside));
+                    }
+                }
+            }
+            let bad = rule.body.iter().find_map(|l| match l {
+                Lit::Pos(a) if scc_of(a) == Some(my_scc) => a
+                    .args
+                    .iter()
+                    .find(|t| {
+                        let mut vs = Vec::new();
+                        vars_of(t, &mut vs);
+                        !(rule.head.args.contains(t) || vs.iter().all(|v| outside.contains(v)))
+                    })
+                    .map(|t| (a, t)),
+                _ => None,
+            });
+            if let Some((atom, term)) = bad {
+                let syms = &self.program.symbols;
+                warnings.push(Diagnostic {
+                    loc: self.src.loc(rule.span.start),
+                    message: format!(
+                        "recursion restriction: argument `{}` of recursive `{}` is not ground, \
+                         not a head argument and not bound outside the recursion, in rule `{}`",
+                        syms.term_text(term),
+                        syms.atom_text(atom),
+                        self.quote(rule)
+                    ),
+                });
+            }
+        }
+    }
+}

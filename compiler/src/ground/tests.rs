@@ -1,0 +1,282 @@
+//! Unit tests of the grounder on tiny hand-written games (read by a minimal KIF reader
+//! for lower-case test text only; the real front end is `gdl::load`).
+
+use super::*;
+use crate::gdl::{Atom, Lit, Program, Rule, Term};
+use crate::playout::eval_gates;
+
+enum Sx {
+    A(String),
+    L(Vec<Sx>),
+}
+
+fn read(src: &str) -> Vec<Sx> {
+    let toks: Vec<String> = src
+        .replace('(', " ( ")
+        .replace(')', " ) ")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let mut stack: Vec<Vec<Sx>> = vec![Vec::new()];
+    for t in toks {
+        match t.as_str() {
+            "(" => stack.push(Vec::new()),
+            ")" => {
+                let l = stack.pop().unwrap();
+                stack.last_mut().unwrap().push(Sx::L(l));
+            }
+            _ => stack.last_mut().unwrap().push(Sx::A(t)),
+        }
+    }
+    stack.pop().unwrap()
+}
+
+fn term(p: &mut Program, s: &Sx) -> Term {
+    match s {
+        Sx::A(a) if a.starts_with('?') => Term::Var(p.symbols.intern(a)),
+        Sx::A(a) => Term::Const(p.symbols.intern(a)),
+        Sx::L(l) => {
+            let Sx::A(f) = &l[0] else { panic!("bad term") };
+            let f = p.symbols.intern(f);
+            Term::Fn(f, l[1..].iter().map(|x| term(p, x)).collect())
+        }
+    }
+}
+
+fn atom(p: &mut Program, s: &Sx) -> Atom {
+    match s {
+        Sx::A(a) => Atom {
+            rel: p.symbols.intern(a),
+            args: vec![],
+        },
+        Sx::L(l) => {
+            let Sx::A(f) = &l[0] else { panic!("bad atom") };
+            let rel = p.symbols.intern(f);
+            Atom {
+                rel,
+                args: l[1..].iter().map(|x| term(p, x)).collect(),
+            }
+        }
+    }
+}
+
+fn lit(p: &mut Program, s: &Sx) -> Lit {
+    if let Sx::L(l) = s {
+        if let Sx::A(k) = &l[0] {
+            match k.as_str() {
+                "not" => {
+                    if let Sx::L(inner) = &l[1] {
+                        if matches!(&inner[0], Sx::A(d) if d == "distinct") {
+                            return Lit::Equal(term(p, &inner[1]), term(p, &inner[2]));
+                        }
+                    }
+                    return Lit::Neg(atom(p, &l[1]));
+                }
+                "distinct" => return Lit::Distinct(term(p, &l[1]), term(p, &l[2])),
+                _ => {}
+            }
+        }
+    }
+    Lit::Pos(atom(p, s))
+}
+
+/// Reads a tiny lower-case GDL program (no `or`).
+pub(crate) fn program(src: &str) -> Program {
+    let mut p = Program::default();
+    for s in read(src) {
+        let rule = match &s {
+            Sx::L(l) if matches!(&l[0], Sx::A(k) if k == "<=") => {
+                let head = atom(&mut p, &l[1]);
+                let body = l[2..].iter().map(|x| lit(&mut p, x)).collect();
+                Rule {
+                    head,
+                    body,
+                    span: Default::default(),
+                }
+            }
+            _ => Rule {
+                head: atom(&mut p, &s),
+                body: vec![],
+                span: Default::default(),
+            },
+        };
+        if p.symbols.name(rule.head.rel) == "role" {
+            if let Term::Const(r) = rule.head.args[0] {
+                p.roles.push(r);
+            }
+        }
+        p.rules.push(rule);
+    }
+    p
+}
+
+fn fluents(net: &Netlist, state: &[bool]) -> Vec<String> {
+    net.latches
+        .iter()
+        .zip(state)
+        .filter(|(_, &b)| b)
+        .map(|(l, _)| l.name.clone())
+        .collect()
+}
+
+fn step(net: &Netlist, state: &[bool], moves: &[&str]) -> Vec<bool> {
+    let mut inputs = vec![false; net.inputs.len()];
+    for (r, m) in moves.iter().enumerate() {
+        let i = net
+            .inputs
+            .iter()
+            .position(|x| x.role.index() == r && x.name == *m)
+            .expect("move exists");
+        inputs[i] = true;
+    }
+    let v = eval_gates(net, state, &inputs);
+    net.latches.iter().map(|l| v[l.next.index()]).collect()
+}
+
+/// A positive loop p <-> q supported by (true a) must become false once a is gone.
+#[test]
+fn positive_loop_loses_support() {
+    let p = program(
+        "(role r) (init a) (<= (legal r go) (true a)) (<= (legal r go) (true b))
+         (<= (next b) (true a)) (<= (next c) (true b))
+         (<= p (true a)) (<= p q) (<= q p) (<= (next seen) q)
+         (<= terminal (true c)) (<= (goal r 100) q) (<= (goal r 0) (not q))",
+    );
+    let net = compile(&p, &CompileOptions::default()).expect("compiles");
+    validate(&net);
+    let s0 = net.initial_state();
+    assert_eq!(fluents(&net, &s0), ["a"]);
+    let v0 = eval_gates(&net, &s0, &vec![false; net.inputs.len()]);
+    assert_eq!(
+        crate::playout::goals_of(&net, &v0),
+        [100],
+        "q holds while a supports the loop"
+    );
+    let s1 = step(&net, &s0, &["go"]);
+    assert_eq!(fluents(&net, &s1), ["b", "seen"]);
+    let v1 = eval_gates(&net, &s1, &vec![false; net.inputs.len()]);
+    assert_eq!(
+        crate::playout::goals_of(&net, &v1),
+        [0],
+        "the loop lost its support: q is false"
+    );
+    let s2 = step(&net, &s1, &["go"]);
+    assert_eq!(
+        fluents(&net, &s2),
+        ["c"],
+        "seen is not latched from the last state"
+    );
+    assert!(eval_gates(&net, &s2, &vec![false; net.inputs.len()])[net.terminal.index()]);
+}
+
+fn validate(net: &Netlist) {
+    crate::netlist::validate(net).expect("valid netlist");
+}
+
+/// Static relations are computed away; distinct and recursion over a static successor.
+#[test]
+fn static_relations_fold_to_constants() {
+    let p = program(
+        "(role r) (succ 1 2) (succ 2 3) (<= (less ?x ?y) (succ ?x ?y)) (<= (less ?x ?z) (succ ?x ?y) (less ?y ?z))
+         (init (n 1)) (<= (legal r (to ?y)) (true (n ?x)) (less ?x ?y) (distinct ?y 2))
+         (<= (legal r stay) (true (n ?x)))
+         (<= (next (n ?y)) (does r (to ?y))) (<= (next (n ?x)) (does r stay) (true (n ?x)))
+         (<= terminal (true (n 3))) (<= (goal r 100) (true (n 3))) (goal r 0)",
+    );
+    let (net, rep) = compile_with_report(&p, &CompileOptions::default()).expect("compiles");
+    validate(&net);
+    let names: Vec<_> = net.latches.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["(n 1)", "(n 3)"],
+        "(n 2) is unreachable: distinct removes (to 2)"
+    );
+    let moves: Vec<_> = net.inputs.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(moves, ["(to 3)", "stay"]);
+    assert!(rep.static_relations >= 2);
+    // goal 0 is a static fact: a constant-true gate.
+    let g0 = &net.roles[0].goals[0];
+    assert_eq!(
+        (g0.value, net.gate(g0.gate)),
+        (0, &crate::netlist::Gate::Const(true))
+    );
+}
+
+#[test]
+fn growing_terms_hit_the_budget_and_name_the_relation() {
+    let p = program(
+        "(role r) (init (count z)) (<= (next (count (s ?x))) (true (count ?x)))
+         (legal r go) (<= terminal (true (count (s (s z))))) (goal r 0)",
+    );
+    let err = compile(&p, &CompileOptions::default()).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        matches!(
+            err,
+            GroundError::Budget {
+                kind: BudgetKind::TermDepth,
+                ..
+            }
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("next/1"), "{msg}");
+}
+
+#[test]
+fn exploding_relation_is_named() {
+    let p = program(
+        "(role r) (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
+         (<= (big ?a ?b ?c ?e ?f) (d ?a) (d ?b) (d ?c) (d ?e) (d ?f))
+         (<= (legal r (m ?a)) (big ?a ?b ?c ?e ?f)) (<= (next x) (does r (m 1))) (goal r 0)",
+    );
+    let opts = CompileOptions {
+        budget: Budget {
+            max_atoms: 10_000,
+            ..Budget::default()
+        },
+    };
+    let msg = compile(&p, &opts).unwrap_err().to_string();
+    assert!(
+        msg.contains("big/5") && msg.contains("10000 ground atoms"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn bad_goal_value_is_an_error() {
+    let p = program("(role r) (legal r go) (goal r win) (init a) (<= (next a) (true a))");
+    let err = compile(&p, &CompileOptions::default()).unwrap_err();
+    assert!(
+        matches!(&err, GroundError::BadGoal { goal, .. } if goal == "(goal r win)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn negation_through_a_cycle_is_an_error() {
+    let p = program("(role r) (init a) (legal r go) (<= p (true a) (not q)) (<= q p) (goal r 0) (<= (next a) p)");
+    let err = compile(&p, &CompileOptions::default()).unwrap_err();
+    assert!(matches!(err, GroundError::Unstratified { .. }), "{err}");
+}
+
+#[test]
+fn long_positive_chain_needs_all_rounds() {
+    // r(1) <- r(2) <- ... <- r(6) <- r(1) cycle, fed at r(6) by (true go); r(1) needs 6 rounds.
+    let p = program(
+        "(role x) (init go) (nx 1 2) (nx 2 3) (nx 3 4) (nx 4 5) (nx 5 6) (nx 6 1)
+         (<= (r ?a) (nx ?a ?b) (r ?b)) (<= (r 6) (true go))
+         (legal x noop) (<= (next go) (true go) (does x noop) (r 1) (not stop)) (<= stop (true halt))
+         (<= (goal x 100) (r 1)) (<= terminal (not (true go)))",
+    );
+    let (net, rep) = compile_with_report(&p, &CompileOptions::default()).expect("compiles");
+    validate(&net);
+    assert_eq!(rep.cyclic_sccs, 1);
+    assert_eq!(rep.largest_cyclic_scc, 6);
+    let s0 = net.initial_state();
+    let v = eval_gates(&net, &s0, &[false]);
+    assert_eq!(crate::playout::goals_of(&net, &v), [100]);
+    let off = vec![false; net.latches.len()];
+    let v = eval_gates(&net, &off, &[false]);
+    assert_eq!(crate::playout::goals_of(&net, &v), [0]);
+}

@@ -1,0 +1,162 @@
+//! Reference GDL interpreter (a "prover"): the trustworthy, netlist-independent definition
+//! of a game's state machine that every compiled form is tested against.
+//!
+//! Evaluation is stratified bottom-up Datalog over interned ground terms ([`terms`]): the
+//! program is lowered and split into strata ([`rules`]), each rule body gets a join order
+//! ([`plan`]), and each stratum is computed semi-naively ([`eval`], facts in [`store`]).
+//! [`Interp`] ([`machine`]) is the state-machine API; [`trace`] writes the oracle's JSON
+//! Lines playout format.
+//!
+//! Semantics follow the SWI-Prolog oracle in `shared/oracle` (see its README): negation as
+//! failure, `distinct` as non-identity, `(p)` is `p`, undefined relations are empty. A
+//! stratum with a negative cycle is accepted when it has a unique two-valued model
+//! (locally stratified programs). Evaluation never hangs: it stops with an error naming
+//! the relation when a term gets deeper than [`Limits::max_term_depth`] or a store holds
+//! more than [`Limits::max_facts`] facts.
+
+pub mod eval;
+pub mod machine;
+pub mod plan;
+pub mod rules;
+pub mod store;
+pub mod terms;
+pub mod trace;
+
+pub use machine::{Interp, Position, State};
+pub use terms::{GroundTerm, GroundTermId, TermTable};
+
+use crate::gdl::Span;
+
+/// Evaluation budgets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Deepest term a rule may build (a constant has depth 0).
+    pub max_term_depth: u32,
+    /// Most facts one store (static, per state, or per transition) may hold.
+    pub max_facts: usize,
+    /// Most alternating-fixpoint rounds for a stratum with a negative cycle.
+    pub max_rounds: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_term_depth: 256, max_facts: 4_000_000, max_rounds: 1000 }
+    }
+}
+
+/// A goal value as the oracle reports it: an integer when the constant reads as one in
+/// SWI-Prolog (`100`, `07` → 7, `+5`, `0x1f`, `1_000`), else the term's canonical text.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum GoalValue {
+    /// Numeric value.
+    Int(i128),
+    /// Non-numeric value (canonical text).
+    Text(String),
+}
+
+/// Interpreter errors. Spans are byte ranges of the rule in the source file.
+#[derive(Debug, thiserror::Error)]
+pub enum InterpError {
+    /// A head variable does not occur in any positive body literal.
+    #[error("unsafe rule for {rule}: head variable {var} does not occur in a positive body literal")]
+    UnsafeRule {
+        /// The rule head's text.
+        rule: String,
+        /// The variable.
+        var: String,
+        /// Where the rule is.
+        span: Span,
+    },
+    /// A rule defines `true/1` or `does/2`.
+    #[error("rule {rule} defines a reserved relation (true/1 or does/2)")]
+    ReservedHead {
+        /// The rule head's text.
+        rule: String,
+        /// Where the rule is.
+        span: Span,
+    },
+    /// The program has no `role` facts.
+    #[error("the game defines no role")]
+    NoRoles,
+    /// Evaluation built a term deeper than the limit.
+    #[error("evaluating {relation} builds terms deeper than {limit} (unbounded recursion through function terms?)")]
+    TermDepth {
+        /// `name/arity`.
+        relation: String,
+        /// The limit.
+        limit: u32,
+    },
+    /// Evaluation derived more facts than the budget.
+    #[error("evaluating {relation} exceeds the budget of {limit} facts")]
+    FactBudget {
+        /// `name/arity`.
+        relation: String,
+        /// The limit.
+        limit: usize,
+    },
+    /// A stratum with a negative cycle has no unique two-valued model.
+    #[error("relation {relation} depends negatively on itself and has no two-valued model (not locally stratified)")]
+    NotStratified {
+        /// `name/arity` of a relation of the cycle.
+        relation: String,
+    },
+}
+
+/// Reads `s` as an integer the way SWI-Prolog's `atom_number/2` does for the forms seen
+/// in games: optional sign, decimal digits with `_` groups, `0x`/`0o`/`0b` radix forms and
+/// `0'c` character codes. `None` for anything else (or beyond `i128`).
+pub fn parse_integer(s: &str) -> Option<i128> {
+    let (neg, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let radix = |digits: &str, r: u32| -> Option<i128> {
+        if digits.is_empty() {
+            return None;
+        }
+        i128::from_str_radix(digits, r).ok().filter(|_| digits.bytes().all(|b| b.is_ascii_alphanumeric()))
+    };
+    let v = if let Some(h) = body.strip_prefix("0x") {
+        radix(h, 16)?
+    } else if let Some(o) = body.strip_prefix("0o") {
+        radix(o, 8)?
+    } else if let Some(b) = body.strip_prefix("0b") {
+        radix(b, 2)?
+    } else if let Some(c) = body.strip_prefix("0'") {
+        let mut it = c.chars();
+        let ch = it.next()?;
+        if it.next().is_some() {
+            return None;
+        }
+        ch as i128
+    } else {
+        let groups: Vec<&str> = body.split('_').collect();
+        if groups.iter().any(|g| g.is_empty() || !g.bytes().all(|b| b.is_ascii_digit())) {
+            return None;
+        }
+        groups.concat().parse::<i128>().ok()?
+    };
+    Some(if neg { -v } else { v })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_integer;
+
+    #[test]
+    fn integers_like_swi_prolog() {
+        assert_eq!(parse_integer("100"), Some(100));
+        assert_eq!(parse_integer("07"), Some(7));
+        assert_eq!(parse_integer("-7"), Some(-7));
+        assert_eq!(parse_integer("+7"), Some(7));
+        assert_eq!(parse_integer("1_000"), Some(1000));
+        assert_eq!(parse_integer("0x1f"), Some(31));
+        assert_eq!(parse_integer("0'a"), Some(97));
+        assert_eq!(parse_integer("7.0"), None);
+        assert_eq!(parse_integer("win"), None);
+        assert_eq!(parse_integer(""), None);
+        assert_eq!(parse_integer("-"), None);
+        assert_eq!(parse_integer("1__0"), None);
+    }
+}

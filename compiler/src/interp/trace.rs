@@ -1,0 +1,266 @@
+//! Random playouts written in the oracle's JSON Lines trace format
+//! (`shared/oracle/README.md`): a header line, then one line per step with the sorted
+//! state, terminal flag, legal moves, goals and the joint move chosen by SplitMix64.
+
+use super::machine::{Interp, Position};
+use super::{GoalValue, GroundTermId, InterpError};
+
+/// SplitMix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number generators",
+/// OOPSLA 2014): the oracle's move-choice stream. One stream per run, state := seed.
+#[derive(Clone, Debug)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    /// A stream seeded with `seed`.
+    pub fn new(seed: u64) -> Self {
+        SplitMix64 { state: seed }
+    }
+
+    /// The next 64-bit output.
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// Appends `s` as a JSON string exactly as the oracle writes it (`\"`, `\\`, `\n`, `\t`,
+/// `\r`, other control characters as `\u00xx`, everything else verbatim).
+pub fn json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn json_list<'a>(out: &mut String, items: impl IntoIterator<Item = &'a str>) {
+    out.push('[');
+    for (i, s) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json_string(out, s);
+    }
+    out.push(']');
+}
+
+fn json_goal_value(out: &mut String, v: &GoalValue) {
+    match v {
+        GoalValue::Int(n) => out.push_str(&n.to_string()),
+        GoalValue::Text(t) => json_string(out, t),
+    }
+}
+
+/// How a step line ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LineEnd {
+    /// The playout goes on with this joint move (texts, role order).
+    Joint(Vec<String>),
+    /// Last line: terminal state (nothing added).
+    Last,
+    /// Last line: this role (index) has no legal move.
+    NoLegalMove(usize),
+    /// Last line: the step limit was reached.
+    Truncated,
+}
+
+/// Everything a step line reports about one position.
+#[derive(Clone, Debug)]
+pub struct StepView {
+    /// Canonical texts of the state, sorted.
+    pub state: Vec<String>,
+    /// Whether the state is terminal.
+    pub terminal: bool,
+    /// Legal moves per role: (text, term), sorted by text.
+    pub legal: Vec<Vec<(String, GroundTermId)>>,
+    /// Goal values per role.
+    pub goals: Vec<Vec<GoalValue>>,
+}
+
+impl StepView {
+    /// Reads a position.
+    pub fn of(interp: &Interp, pos: &Position) -> Self {
+        StepView {
+            state: interp.state_text(pos.state()),
+            terminal: interp.terminal_in(pos),
+            legal: (0..interp.roles().len()).map(|r| interp.legal_in(pos, r)).collect(),
+            goals: interp.goals_in(pos),
+        }
+    }
+
+    /// The end the oracle gives this position when not continuing: terminal, else the
+    /// first role without a legal move, else `None` (the playout may go on).
+    pub fn forced_end(&self) -> Option<LineEnd> {
+        if self.terminal {
+            return Some(LineEnd::Last);
+        }
+        self.legal.iter().position(|l| l.is_empty()).map(LineEnd::NoLegalMove)
+    }
+}
+
+/// One step line, byte-identical to the oracle's.
+pub fn step_line(roles: &[String], playout: u64, step: u64, v: &StepView, end: &LineEnd) -> String {
+    let mut o = String::with_capacity(256);
+    o.push_str(&format!("{{\"playout\":{playout},\"step\":{step},\"state\":"));
+    json_list(&mut o, v.state.iter().map(String::as_str));
+    o.push_str(",\"terminal\":");
+    o.push_str(if v.terminal { "true" } else { "false" });
+    o.push_str(",\"legal\":{");
+    for (i, (r, l)) in roles.iter().zip(&v.legal).enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        json_string(&mut o, r);
+        o.push(':');
+        json_list(&mut o, l.iter().map(|(t, _)| t.as_str()));
+    }
+    o.push_str("},\"goals\":{");
+    for (i, (r, g)) in roles.iter().zip(&v.goals).enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        json_string(&mut o, r);
+        o.push(':');
+        match g.as_slice() {
+            [] => o.push_str("null"),
+            [x] => json_goal_value(&mut o, x),
+            xs => {
+                o.push('[');
+                for (k, x) in xs.iter().enumerate() {
+                    if k > 0 {
+                        o.push(',');
+                    }
+                    json_goal_value(&mut o, x);
+                }
+                o.push(']');
+            }
+        }
+    }
+    o.push('}');
+    let multi: Vec<&str> =
+        roles.iter().zip(&v.goals).filter(|(_, g)| g.len() > 1).map(|(r, _)| r.as_str()).collect();
+    if !multi.is_empty() {
+        o.push_str(",\"multiple_goals\":");
+        json_list(&mut o, multi);
+    }
+    match end {
+        LineEnd::Last => {}
+        LineEnd::Truncated => o.push_str(",\"truncated\":true"),
+        LineEnd::NoLegalMove(r) => {
+            o.push_str(",\"error\":");
+            json_string(&mut o, &format!("no legal move for {}", roles[*r]));
+        }
+        LineEnd::Joint(ms) => {
+            o.push_str(",\"joint\":{");
+            for (i, (r, m)) in roles.iter().zip(ms).enumerate() {
+                if i > 0 {
+                    o.push(',');
+                }
+                json_string(&mut o, r);
+                o.push(':');
+                json_string(&mut o, m);
+            }
+            o.push('}');
+        }
+    }
+    o.push('}');
+    o
+}
+
+/// Options of a traced run.
+#[derive(Clone, Debug)]
+pub struct TraceOptions {
+    /// Game name for the header (the file's base name).
+    pub game: String,
+    /// Number of playouts.
+    pub playouts: u64,
+    /// SplitMix64 seed (taken modulo 2^64).
+    pub seed: i64,
+    /// Joint moves after which a playout is cut (`"truncated": true`).
+    pub max_steps: u64,
+}
+
+/// The header line (the oracle's, with `"oracle": "propnet-interp"`).
+pub fn header_line(roles: &[String], opts: &TraceOptions) -> String {
+    let mut o = String::from("{\"game\":");
+    json_string(&mut o, &opts.game);
+    o.push_str(",\"roles\":");
+    json_list(&mut o, roles.iter().map(String::as_str));
+    o.push_str(",\"oracle\":\"propnet-interp\"");
+    o.push_str(&format!(",\"seed\":{},\"rng\":\"splitmix64\",\"max_steps\":{}}}", opts.seed, opts.max_steps));
+    o
+}
+
+/// Runs `opts.playouts` random playouts and passes every line (header first, no newline)
+/// to `emit`. Moves are chosen like the oracle: per non-terminal step, for each role in
+/// order, `legal[x mod len]` with `x` the next SplitMix64 output.
+///
+/// Errors: evaluation errors of the interpreter.
+pub fn trace(interp: &mut Interp, opts: &TraceOptions, mut emit: impl FnMut(&str)) -> Result<(), InterpError> {
+    let roles = interp.role_names().to_vec();
+    emit(&header_line(&roles, opts));
+    let mut rng = SplitMix64::new(opts.seed as u64);
+    let start = interp.initial_state()?;
+    for p in 0..opts.playouts {
+        let mut state = start.clone();
+        let mut step = 0u64;
+        loop {
+            let pos = interp.evaluate(&state)?;
+            let v = StepView::of(interp, &pos);
+            let mut joint = Vec::with_capacity(roles.len());
+            let end = match v.forced_end() {
+                Some(e) => e,
+                None if step >= opts.max_steps => LineEnd::Truncated,
+                None => {
+                    let mut texts = Vec::with_capacity(roles.len());
+                    for l in &v.legal {
+                        let (text, m) = &l[(rng.next_u64() % l.len() as u64) as usize];
+                        texts.push(text.clone());
+                        joint.push(*m);
+                    }
+                    LineEnd::Joint(texts)
+                }
+            };
+            emit(&step_line(&roles, p, step, &v, &end));
+            if !matches!(end, LineEnd::Joint(_)) {
+                break;
+            }
+            state = interp.next_from(&pos, &joint)?;
+            step += 1;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splitmix64_reference_values() {
+        // First outputs for seed 0 of the published SplitMix64 reference implementation.
+        let mut r = SplitMix64::new(0);
+        assert_eq!(r.next_u64(), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(r.next_u64(), 0x6E78_9E6A_A1B9_65F4);
+    }
+
+    #[test]
+    fn json_escapes_like_the_oracle() {
+        let mut s = String::new();
+        json_string(&mut s, "a\"b\\c\n\u{1}\u{8}é");
+        assert_eq!(s, "\"a\\\"b\\\\c\\n\\u0001\\u0008é\"");
+    }
+}
