@@ -68,3 +68,59 @@ fn gpu_backend_matches_reference_on_random_netlists() {
         check(&format!("random {seed}"), &random_netlist(seed, &spec));
     }
 }
+
+/// Loads and compiles a corpus game; `None` (skip) when the shared data is absent.
+fn game(path: &str) -> Option<Netlist> {
+    use propnet_compiler::gdl;
+    use propnet_compiler::ground::{compile, CompileOptions};
+    let shared = propnet_tests::shared_dir()?;
+    let g = gdl::load(&shared.join("games").join(path)).unwrap_or_else(|e| panic!("{e}"));
+    Some(compile(&g.program, &CompileOptions::default()).unwrap_or_else(|e| panic!("{}", e.located(&g.source))))
+}
+
+#[test]
+fn gpu_backend_matches_reference_on_tictactoe() {
+    if !gpu_available() {
+        return;
+    }
+    let Some(net) = game("ggp-repository/ticTacToe.kif") else { return };
+    check("tictactoe", &net);
+}
+
+#[test]
+fn gpu_backend_matches_reference_on_connect_four() {
+    if !gpu_available() {
+        return;
+    }
+    let Some(net) = game("ggp-repository/connect4.kif") else { return };
+    check("connect4", &net);
+}
+
+#[test]
+fn gpu_backend_matches_reference_on_simultaneous_connect_four() {
+    if !gpu_available() {
+        return;
+    }
+    let Some(net) = game("ggp-repository/connectFourSimultaneous.kif") else { return };
+    check("connectFourSimultaneous", &net);
+}
+
+#[test]
+fn gpu_backend_matches_reference_on_positive_loop_game() {
+    if !gpu_available() {
+        return;
+    }
+    let Some(net) = game("ggp-base-tests/test_case_5c.kif") else { return };
+    check("test_case_5c (recursive p/r)", &net);
+}
+
+#[test]
+fn gpu_backend_matches_reference_on_breakthrough() {
+    if !gpu_available() {
+        return;
+    }
+    let Some(net) = game("ggp-repository/breakthrough.kif") else { return };
+    eprintln!("breakthrough: {} gates", net.gates.len());
+    assert!(net.gates.len() > 5000, "breakthrough netlist has {} gates; the acceptance list wants > 5000", net.gates.len());
+    check("breakthrough", &net);
+}
