@@ -89,6 +89,42 @@ fn equals_reference_on_random_netlists() {
     );
 }
 
+/// Roles with many legal moves take the simulator's bit-transpose path (more than 16 moves,
+/// and more than 64 so a lane's move set spans two words; the random generator names moves
+/// `m 0..` and sorts them as text only below 100); choices must still equal
+/// the reference's, including lanes with zero or one legal move.
+#[test]
+fn equals_reference_with_many_legal_moves() {
+    let mut multi = 0;
+    for seed in 0..6u64 {
+        let spec = RandomSpec {
+            roles: 1 + seed as usize % 2,
+            moves_per_role: [17, 40, 64, 65, 90, 99][seed as usize],
+            latches: 40,
+            view_gates: 200,
+            next_gates: 120,
+            max_fanin: 2 + seed as usize % 3,
+        };
+        let net = random_netlist(100 + seed, &spec);
+        validate(&net).unwrap();
+        let r = req(
+            vec![Job {
+                start: random_state(net.latches.len(), seed as u32),
+                first_playout: 7,
+                count: 150,
+            }],
+            seed,
+            12,
+        );
+        let got = cpu(&net, 1, [64, 256][seed as usize % 2])
+            .run_batch(&r)
+            .unwrap();
+        assert_same(&net, &r, &got, &format!("seed {seed}"));
+        multi += got.records.iter().filter(|x| x.length > 0).count();
+    }
+    assert!(multi > 0, "some playouts should make moves");
+}
+
 #[test]
 fn equals_reference_on_long_batches_and_many_jobs() {
     let spec = RandomSpec {

@@ -9,6 +9,7 @@ pub const CHUNK: usize = 8;
 /// Fills `out[i] = rng::draw(seed, playout[i], step[i], role)` for every `i`.
 ///
 /// `playout`, `step` and `out` have equal lengths.
+#[inline(always)]
 pub fn draws(seed: u64, role: u32, playout: &[u32], step: &[u32], out: &mut [u32]) {
     let key = [seed as u32, (seed >> 32) as u32];
     let ks = [key[0], key[1], PARITY ^ key[0] ^ key[1]];

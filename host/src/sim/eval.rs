@@ -22,31 +22,30 @@ pub fn read<const W: usize>(vals: &[Block<W>], op: Operand) -> Block<W> {
 
 /// Evaluates every instruction of `phase`, writing slots `phase.first_slot..`.
 ///
-/// `vals` must hold at least `phase.first_slot + phase.len()` slots.
+/// `vals` must hold at least `phase.first_slot + phase.len()` slots. Two-operand
+/// instructions (the most common) take a branch-free fast path.
+#[inline(always)]
 pub fn run_phase<const W: usize>(vals: &mut [Block<W>], phase: &Phase) {
-    let (done, out) = vals.split_at_mut(phase.first_slot);
-    let out = &mut out[..phase.codes.len()];
+    let vals = &mut vals[..phase.first_slot + phase.codes.len()];
     let mut args = phase.args.as_slice();
     for (k, &code) in phase.codes.iter().enumerate() {
         let n = (code >> 1) as usize;
         let (ops, rest) = args.split_at(n);
         args = rest;
-        // Operands of a phase may live in earlier phases/leaves (`done`) or earlier in this
-        // phase (`out[..k]`).
-        let get = |op: Operand| -> Block<W> {
-            let s = slot(op);
-            let v = if s < phase.first_slot {
-                done[s]
+        // Every operand reads a slot below the one written (topological program order).
+        let (done, out) = vals.split_at_mut(phase.first_slot + k);
+        let is_or = code & 1 == 1;
+        let acc: Block<W> = if n == 2 {
+            let (a, b) = (read(done, ops[0]), read(done, ops[1]));
+            if is_or {
+                std::array::from_fn(|j| a[j] | b[j])
             } else {
-                out[s - phase.first_slot]
-            };
-            let m = neg_mask(op);
-            std::array::from_fn(|j| v[j] ^ m)
-        };
-        let acc: Block<W> = if code & 1 == 1 {
+                std::array::from_fn(|j| a[j] & b[j])
+            }
+        } else if is_or {
             let mut acc = [0u64; W];
             for &op in ops {
-                let v = get(op);
+                let v = read(done, op);
                 for j in 0..W {
                     acc[j] |= v[j];
                 }
@@ -55,13 +54,13 @@ pub fn run_phase<const W: usize>(vals: &mut [Block<W>], phase: &Phase) {
         } else {
             let mut acc = [!0u64; W];
             for &op in ops {
-                let v = get(op);
+                let v = read(done, op);
                 for j in 0..W {
                     acc[j] &= v[j];
                 }
             }
             acc
         };
-        out[k] = acc;
+        out[0] = acc;
     }
 }

@@ -12,6 +12,7 @@
 //! role with two or more legal moves). State per lane: one bit per slot.
 
 pub mod backend;
+pub mod bits;
 pub mod draw;
 pub mod engine;
 pub mod eval;
