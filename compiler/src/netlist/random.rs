@@ -49,6 +49,11 @@ impl Stream {
     }
 }
 
+/// Digits needed so that names `0..n` padded to this width sort in numeric order.
+fn width(n: usize, min: usize) -> usize {
+    n.saturating_sub(1).to_string().len().max(min)
+}
+
 /// A random valid netlist (passes [`super::validate`]) of the given shape.
 ///
 /// Every role always has at least one legal move (its last move is legal whenever no other
@@ -65,7 +70,7 @@ pub fn random_netlist(seed: u64, spec: &RandomSpec) -> Netlist {
         let g = n.push(Gate::Latch(LatchId(i as u32)));
         pool.push(g);
         n.latches.push(Latch {
-            name: format!("(f {i:03})"),
+            name: format!("(f {i:0w$})", w = width(spec.latches, 3)),
             init: s.next() & 1 == 1,
             next: GateId(0),
         });
@@ -108,7 +113,7 @@ pub fn random_netlist(seed: u64, spec: &RandomSpec) -> Netlist {
             let input = InputId(n.inputs.len() as u32);
             n.inputs.push(Input {
                 role: RoleId(r as u32),
-                name: format!("(m {m:02})"),
+                name: format!("(m {m:0w$})", w = width(spec.moves_per_role, 2)),
             });
             let gate = if m + 1 == spec.moves_per_role {
                 let any = n.push(Gate::Or(others.clone()));
@@ -174,5 +179,11 @@ mod tests {
             ends.len() >= 2,
             "random netlists should end both by terminal and by step limit"
         );
+    }
+
+    #[test]
+    fn many_moves_and_latches_stay_sorted_and_valid() {
+        let spec = RandomSpec { moves_per_role: 150, latches: 1200, ..Default::default() };
+        validate(&random_netlist(3, &spec)).expect("names padded so legal moves sort numerically");
     }
 }
