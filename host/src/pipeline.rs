@@ -115,31 +115,12 @@ fn load_json(
         path: path.to_path_buf(),
         error,
     })?;
-    let mut net = from_json(&text).map_err(|source| PipelineError::Netlist {
+    let net = from_json(&text).map_err(|source| PipelineError::Netlist {
         path: name.clone(),
         source,
     })?;
-    let parse_time = t0.elapsed();
-    let grounded = net.stats();
-    let t1 = Instant::now();
-    let passes = (!opts.no_optimize).then(|| passes::optimize(&mut net, &opts.optimize));
-    let optimize_time = t1.elapsed();
-    validate(&net).map_err(|source| PipelineError::Invalid {
-        path: name.clone(),
-        source,
-    })?;
-    let report = CompileReport {
-        path: name,
-        roles: net.roles.iter().map(|r| r.name.clone()).collect(),
-        warnings: Vec::new(),
-        parse_time,
-        ground_time: Duration::ZERO,
-        optimize_time,
-        grounded,
-        stats: net.stats(),
-        passes,
-    };
-    Ok((net, report))
+    let times = (t0.elapsed(), Duration::ZERO);
+    optimize_and_report(net, name, Vec::new(), times, opts)
 }
 
 /// Compiles an already loaded game (see [`load_netlist`]); `parse_time` is reported as is.
@@ -153,26 +134,37 @@ pub fn compile_game(
 ) -> Result<(Netlist, CompileReport), PipelineError> {
     let name = game.source.name().to_string();
     let t1 = Instant::now();
-    let mut net = ground::compile(&game.program, &opts.ground).map_err(|source| {
+    let net = ground::compile(&game.program, &opts.ground).map_err(|source| {
         let location = match source.span() {
             Some(span) => format!("{}: ", game.source.loc(span.start)),
             None => format!("{name}: "),
         };
         PipelineError::Ground { location, source }
     })?;
-    let ground_time = t1.elapsed();
+    let warnings = game.warnings.iter().map(|w| w.to_string()).collect();
+    optimize_and_report(net, name, warnings, (parse_time, t1.elapsed()), opts)
+}
+
+/// The common tail of both loaders: runs the passes (unless `opts.no_optimize`), validates
+/// and reports; `times` are the parse and grounding times.
+fn optimize_and_report(
+    mut net: Netlist,
+    path: String,
+    warnings: Vec<String>,
+    (parse_time, ground_time): (Duration, Duration),
+    opts: &PipelineOptions,
+) -> Result<(Netlist, CompileReport), PipelineError> {
     let grounded = net.stats();
-    let t2 = Instant::now();
+    let t0 = Instant::now();
     let passes = (!opts.no_optimize).then(|| passes::optimize(&mut net, &opts.optimize));
-    let optimize_time = t2.elapsed();
-    validate(&net).map_err(|source| PipelineError::Invalid {
-        path: name.clone(),
-        source,
-    })?;
+    let optimize_time = t0.elapsed();
+    if let Err(source) = validate(&net) {
+        return Err(PipelineError::Invalid { path, source });
+    }
     let report = CompileReport {
-        path: name,
+        path,
         roles: net.roles.iter().map(|r| r.name.clone()).collect(),
-        warnings: game.warnings.iter().map(|w| w.to_string()).collect(),
+        warnings,
         parse_time,
         ground_time,
         optimize_time,

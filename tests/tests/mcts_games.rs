@@ -2,8 +2,6 @@
 //! corpus (skipped with a message when `../shared` is absent, unless
 //! `PROPNET_REQUIRE_SHARED=1`).
 
-use propnet_compiler::gdl;
-use propnet_compiler::ground::{compile, CompileOptions};
 use propnet_compiler::netlist::Netlist;
 use propnet_host::arena::{play_game, seats_for};
 use propnet_host::backend::ReferenceBackend;
@@ -11,38 +9,36 @@ use propnet_host::machine::NetMachine;
 use propnet_host::mcts::{Budget, MctsParams};
 use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
 use propnet_host::solver::{solve, SolveOptions};
-use std::path::{Path, PathBuf};
+use propnet_tests::{compile_file, shared_file, workspace_root};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn load(path: &Path) -> Netlist {
-    let game = gdl::load(path).unwrap_or_else(|e| panic!("{e}"));
-    compile(&game.program, &CompileOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+/// A bench game compiled by the full pipeline.
+fn bench_game(name: &str) -> Netlist {
+    compile_file(&workspace_root().join(format!("bench-games/{name}.kif")))
 }
 
 /// The shared corpus game, or None (skip) when the corpus is absent and not required.
 fn shared_game(rel: &str) -> Option<Netlist> {
-    let p = root().join("../shared/games").join(rel);
-    if !p.exists() {
-        assert!(std::env::var("PROPNET_REQUIRE_SHARED").as_deref() != Ok("1"), "{} missing", p.display());
-        eprintln!("skipping: {} not found", p.display());
-        return None;
-    }
-    Some(load(&p))
+    shared_file(&format!("games/{rel}")).map(|p| compile_file(&p))
 }
 
 fn solve_root(net: &Netlist, state: &[bool]) -> Vec<u8> {
-    solve(net, &state.to_vec(), &SolveOptions::default(), &mut |_| {}).unwrap().values
+    solve(net, &state.to_vec(), &SolveOptions::default(), &mut |_| {})
+        .unwrap()
+        .values
 }
 
 #[test]
 fn solver_says_tictactoe_kif_is_a_draw() {
-    let mut nets = vec![load(&root().join("bench-games/tictactoe.kif"))];
+    let mut nets = vec![bench_game("tictactoe")];
     nets.extend(shared_game("ggp-repository/ticTacToe.kif"));
     for net in nets {
-        let sol = solve(&net, &net.initial_state(), &SolveOptions::default(), &mut |_| {}).unwrap();
+        let sol = solve(
+            &net,
+            &net.initial_state(),
+            &SolveOptions::default(),
+            &mut |_| {},
+        )
+        .unwrap();
         assert_eq!(sol.values, vec![50, 50]);
         assert_eq!(sol.states, 5478 - 958, "non-final positions of tic-tac-toe");
     }
@@ -50,8 +46,7 @@ fn solver_says_tictactoe_kif_is_a_draw() {
 
 #[test]
 fn solver_gives_niu_jiao_qi_value_for_side_to_move() {
-    let path = root().join("bench-games/niujiaoqi.kif");
-    let net = load(&path);
+    let net = bench_game("niujiaoqi");
     let m = NetMachine::new(&net);
     let s0 = m.initial_state();
     let sol = solve(&net, &s0, &SolveOptions::default(), &mut |_| {}).unwrap();
@@ -64,9 +59,18 @@ fn solver_gives_niu_jiao_qi_value_for_side_to_move() {
     let legal = m.legal_moves(&s0);
     let mut values = Vec::new();
     for &mv in &legal[mover] {
-        let joint: Vec<_> = legal.iter().enumerate().map(|(r, l)| if r == mover { mv } else { l[0] }).collect();
+        let joint: Vec<_> = legal
+            .iter()
+            .enumerate()
+            .map(|(r, l)| if r == mover { mv } else { l[0] })
+            .collect();
         let v = solve_root(&net, &m.next_state(&s0, &joint));
-        assert!(v[mover] <= sol.values[mover], "{} gives red {}", m.move_name(mv), v[mover]);
+        assert!(
+            v[mover] <= sol.values[mover],
+            "{} gives red {}",
+            m.move_name(mv),
+            v[mover]
+        );
         values.push((mv, v));
     }
     assert!(values.iter().any(|(mv, v)| *mv == best && v == &sol.values));
@@ -74,9 +78,18 @@ fn solver_gives_niu_jiao_qi_value_for_side_to_move() {
 
 #[test]
 fn mcts_never_loses_tictactoe_kif_against_random() {
-    let net = load(&root().join("bench-games/tictactoe.kif"));
-    let params = MctsParams { seed: 9, playouts_per_leaf: 4, ..Default::default() };
-    let mcts = MctsPlayer::new("mcts".into(), Box::new(ReferenceBackend::new(net.clone())), params, Budget::Iterations(300));
+    let net = bench_game("tictactoe");
+    let params = MctsParams {
+        seed: 9,
+        playouts_per_leaf: 4,
+        ..Default::default()
+    };
+    let mcts = MctsPlayer::new(
+        "mcts".into(),
+        Box::new(ReferenceBackend::new(net.clone())),
+        params,
+        Budget::Iterations(300),
+    );
     let mut players: Vec<Box<dyn Player>> = vec![Box::new(mcts), Box::new(RandomPlayer::new(10))];
     for g in 0..20 {
         let rec = play_game(&net, &mut players, &seats_for(g, 2, 2), g, 100).unwrap();
