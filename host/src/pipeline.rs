@@ -174,3 +174,53 @@ fn optimize_and_report(
     };
     Ok((net, report))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use propnet_compiler::netlist::to_json;
+
+    fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("propnet-pipeline-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("write temp file");
+        path
+    }
+
+    #[test]
+    fn json_netlists_load_through_the_same_pipeline() {
+        let net = crate::fixtures::tictactoe();
+        let path = temp_file("ttt.json", &to_json(&net));
+        let raw = PipelineOptions {
+            no_optimize: true,
+            ..Default::default()
+        };
+        let (same, report) = load_netlist(&path, &raw).unwrap();
+        assert_eq!(to_json(&same), to_json(&net));
+        assert!(report.passes.is_none() && report.warnings.is_empty());
+        assert_eq!(report.roles, ["xplayer", "oplayer"].map(String::from));
+        let (opt, report) = load_netlist(&path, &PipelineOptions::default()).unwrap();
+        assert!(report.passes.is_some());
+        assert!(opt.logic_gate_count() <= net.logic_gate_count());
+        assert_eq!(opt.roles.len(), net.roles.len());
+    }
+
+    #[test]
+    fn unreadable_and_malformed_files_name_the_path() {
+        let missing = std::env::temp_dir().join("propnet-no-such-dir/game.json");
+        let e = load_netlist(&missing, &PipelineOptions::default()).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with(&format!("{}: cannot read file: ", missing.display())),
+            "{e}"
+        );
+        let bad = temp_file("bad.json", "{\"roles\": 3}");
+        let e = load_netlist(&bad, &PipelineOptions::default()).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with(&format!("{}: netlist JSON: ", bad.display())),
+            "{e}"
+        );
+    }
+}

@@ -144,7 +144,7 @@ pub fn solve(net: &Netlist, root: &State, opts: &SolveOptions, progress: &mut dy
                 return Ok(Solution { values, best, states: table.len() + 1 });
             };
             table.insert(f.key, values.clone());
-            if table.len() % 65_536 == 0 {
+            if table.len().is_multiple_of(65_536) {
                 progress(table.len());
             }
             combine(parent, values);

@@ -88,7 +88,7 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
             net.inputs[best.index()].name
         );
         let mut sorted = moves.clone();
-        sorted.sort_by(|a, b| b.visits.cmp(&a.visits));
+        sorted.sort_by_key(|m| std::cmp::Reverse(m.visits));
         for mv in sorted {
             println!(
                 "  {:>8} visits  value {:5.1}  {}",
