@@ -181,6 +181,21 @@ pub fn parse_fmax(text: &str) -> Option<f64> {
 /// Slow: seconds for tiny netlists, minutes for real games. Errors: tool missing or failing,
 /// or a yosys run that reports no cells ([`Error::Parse`]).
 pub fn synthesize(design: &Design, dir: &Path, target: Target) -> Result<SynthReport, Error> {
+    synthesize_with_progress(design, dir, target, &mut |_| {})
+}
+
+/// [`synthesize`], calling `before_tool` with a one-line description of each external tool
+/// run (e.g. `yosys synth_ice40 (HX8K)`) just before it starts, so a caller can report
+/// progress and time each step.
+///
+/// # Errors
+/// As [`synthesize`].
+pub fn synthesize_with_progress(
+    design: &Design,
+    dir: &Path,
+    target: Target,
+    before_tool: &mut dyn FnMut(&str),
+) -> Result<SynthReport, Error> {
     let (sources, _) = design.write_to(dir)?;
     let files: Vec<String> = sources.iter().map(|p| p.display().to_string()).collect();
     let json = format!(
@@ -199,6 +214,11 @@ pub fn synthesize(design: &Design, dir: &Path, target: Target) -> Result<SynthRe
         target.yosys_command(),
         design.names.top,
     );
+    before_tool(&format!(
+        "yosys {} ({})",
+        target.yosys_command(),
+        target.device()
+    ));
     run("yosys", &["-q".into(), "-p".into(), script], dir)?;
     let stat_path = dir.join(&stat);
     let text = std::fs::read_to_string(&stat_path).map_err(|source| Error::Io {
@@ -216,6 +236,7 @@ pub fn synthesize(design: &Design, dir: &Path, target: Target) -> Result<SynthRe
     let fits = luts <= target.device_luts() && ffs <= target.device_ffs();
     let mut fmax_mhz = None;
     if target == Target::Ice40 && fits {
+        before_tool("nextpnr-ice40 place and route (HX8K ct256)");
         let log = run(
             "nextpnr-ice40",
             &[

@@ -1,9 +1,12 @@
 //! The one game-loading pipeline every subcommand uses: read → parse → check → ground →
-//! optimize → validate, with timings and sizes for reports.
+//! optimize → validate, with timings and sizes for reports. A `.json` file is read as a
+//! netlist written by `propnet compile` instead of GDL (then only optimize → validate).
 
 use propnet_compiler::gdl::{self, Game};
 use propnet_compiler::ground::{self, CompileOptions, GroundError};
-use propnet_compiler::netlist::{validate, Netlist, NetlistStats, ValidateError};
+use propnet_compiler::netlist::{
+    from_json, validate, JsonError, Netlist, NetlistStats, ValidateError,
+};
 use propnet_compiler::passes::{self, OptimizeOptions, PassReport};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -55,6 +58,14 @@ pub enum PipelineError {
     /// Reading, parsing or checking failed (message has file:line:column).
     #[error(transparent)]
     Gdl(#[from] gdl::GdlError),
+    /// A `.json` file that is not a valid netlist.
+    #[error("{path}: {source}")]
+    Netlist {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        source: JsonError,
+    },
     /// Grounding failed.
     #[error("{location}{source}")]
     Ground {
@@ -73,17 +84,43 @@ pub enum PipelineError {
     },
 }
 
-/// Loads the game at `path` and compiles it into a validated, optimized netlist.
+/// Loads the game at `path` and compiles it into a validated, optimized netlist. A path
+/// ending in `.json` is a netlist (see [`propnet_compiler::netlist::to_json`]); it is
+/// optimized like a grounded one unless `opts.no_optimize`, and its report has no warnings
+/// and a zero grounding time.
 ///
 /// # Errors
-/// [`PipelineError`] with the file location of the offending rule or term.
+/// [`PipelineError`] with the file location of the offending rule or term;
+/// `PATH: cannot read file: …` ([`gdl::GdlError::Io`]) when the file cannot be read.
 pub fn load_netlist(
     path: &Path,
     opts: &PipelineOptions,
 ) -> Result<(Netlist, CompileReport), PipelineError> {
     let t0 = Instant::now();
+    if path.extension().is_some_and(|e| e == "json") {
+        return load_json(path, opts);
+    }
     let game = gdl::load(path)?;
     compile_game(&game, t0.elapsed(), opts)
+}
+
+/// The `.json` branch of [`load_netlist`].
+fn load_json(
+    path: &Path,
+    opts: &PipelineOptions,
+) -> Result<(Netlist, CompileReport), PipelineError> {
+    let name = path.display().to_string();
+    let t0 = Instant::now();
+    let text = std::fs::read_to_string(path).map_err(|error| gdl::GdlError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    let net = from_json(&text).map_err(|source| PipelineError::Netlist {
+        path: name.clone(),
+        source,
+    })?;
+    let times = (t0.elapsed(), Duration::ZERO);
+    optimize_and_report(net, name, Vec::new(), times, opts)
 }
 
 /// Compiles an already loaded game (see [`load_netlist`]); `parse_time` is reported as is.
@@ -97,26 +134,37 @@ pub fn compile_game(
 ) -> Result<(Netlist, CompileReport), PipelineError> {
     let name = game.source.name().to_string();
     let t1 = Instant::now();
-    let mut net = ground::compile(&game.program, &opts.ground).map_err(|source| {
+    let net = ground::compile(&game.program, &opts.ground).map_err(|source| {
         let location = match source.span() {
             Some(span) => format!("{}: ", game.source.loc(span.start)),
             None => format!("{name}: "),
         };
         PipelineError::Ground { location, source }
     })?;
-    let ground_time = t1.elapsed();
+    let warnings = game.warnings.iter().map(|w| w.to_string()).collect();
+    optimize_and_report(net, name, warnings, (parse_time, t1.elapsed()), opts)
+}
+
+/// The common tail of both loaders: runs the passes (unless `opts.no_optimize`), validates
+/// and reports; `times` are the parse and grounding times.
+fn optimize_and_report(
+    mut net: Netlist,
+    path: String,
+    warnings: Vec<String>,
+    (parse_time, ground_time): (Duration, Duration),
+    opts: &PipelineOptions,
+) -> Result<(Netlist, CompileReport), PipelineError> {
     let grounded = net.stats();
-    let t2 = Instant::now();
+    let t0 = Instant::now();
     let passes = (!opts.no_optimize).then(|| passes::optimize(&mut net, &opts.optimize));
-    let optimize_time = t2.elapsed();
-    validate(&net).map_err(|source| PipelineError::Invalid {
-        path: name.clone(),
-        source,
-    })?;
+    let optimize_time = t0.elapsed();
+    if let Err(source) = validate(&net) {
+        return Err(PipelineError::Invalid { path, source });
+    }
     let report = CompileReport {
-        path: name,
+        path,
         roles: net.roles.iter().map(|r| r.name.clone()).collect(),
-        warnings: game.warnings.iter().map(|w| w.to_string()).collect(),
+        warnings,
         parse_time,
         ground_time,
         optimize_time,
@@ -125,4 +173,54 @@ pub fn compile_game(
         passes,
     };
     Ok((net, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use propnet_compiler::netlist::to_json;
+
+    fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("propnet-pipeline-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("write temp file");
+        path
+    }
+
+    #[test]
+    fn json_netlists_load_through_the_same_pipeline() {
+        let net = crate::fixtures::tictactoe();
+        let path = temp_file("ttt.json", &to_json(&net));
+        let raw = PipelineOptions {
+            no_optimize: true,
+            ..Default::default()
+        };
+        let (same, report) = load_netlist(&path, &raw).unwrap();
+        assert_eq!(to_json(&same), to_json(&net));
+        assert!(report.passes.is_none() && report.warnings.is_empty());
+        assert_eq!(report.roles, ["xplayer", "oplayer"].map(String::from));
+        let (opt, report) = load_netlist(&path, &PipelineOptions::default()).unwrap();
+        assert!(report.passes.is_some());
+        assert!(opt.logic_gate_count() <= net.logic_gate_count());
+        assert_eq!(opt.roles.len(), net.roles.len());
+    }
+
+    #[test]
+    fn unreadable_and_malformed_files_name_the_path() {
+        let missing = std::env::temp_dir().join("propnet-no-such-dir/game.json");
+        let e = load_netlist(&missing, &PipelineOptions::default()).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with(&format!("{}: cannot read file: ", missing.display())),
+            "{e}"
+        );
+        let bad = temp_file("bad.json", "{\"roles\": 3}");
+        let e = load_netlist(&bad, &PipelineOptions::default()).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with(&format!("{}: netlist JSON: ", bad.display())),
+            "{e}"
+        );
+    }
 }

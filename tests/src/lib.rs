@@ -30,6 +30,36 @@ pub fn shared_dir() -> Option<PathBuf> {
     None
 }
 
+/// The file `rel` (e.g. `games/ggp-repository/ticTacToe.kif`) of the shared test data, or
+/// `None` (skip, with a message) when it is absent, like [`shared_dir`]: with
+/// `PROPNET_REQUIRE_SHARED=1` set, absence panics.
+pub fn shared_file(rel: &str) -> Option<PathBuf> {
+    let path = shared_dir()?.join(rel);
+    if path.is_file() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var("PROPNET_REQUIRE_SHARED").as_deref() != Ok("1"),
+        "shared test file missing: {} (PROPNET_REQUIRE_SHARED=1)",
+        path.display()
+    );
+    eprintln!("skipping: {} not found", path.display());
+    None
+}
+
+/// The game at `path` compiled by the pipeline every `propnet` subcommand uses
+/// ([`propnet_host::pipeline::load_netlist`]: check, ground, optimize, validate).
+///
+/// # Panics
+/// With the located error when the game does not load.
+pub fn compile_file(path: &Path) -> Netlist {
+    let opts = propnet_host::pipeline::PipelineOptions::default();
+    match propnet_host::pipeline::load_netlist(path, &opts) {
+        Ok((net, _)) => net,
+        Err(e) => panic!("{e}"),
+    }
+}
+
 /// One step line of an oracle trace.
 #[derive(Clone, Debug)]
 pub struct TraceStep {

@@ -5,28 +5,12 @@
 use propnet_compiler::netlist::Netlist;
 use propnet_host::backend::{Backend, BatchRequest, Job, ReferenceBackend};
 use propnet_host::machine::NetMachine;
-use propnet_host::pipeline::{load_netlist, PipelineOptions};
 use propnet_host::sim::{CpuBackend, CpuOptions};
-use std::path::{Path, PathBuf};
+use propnet_tests::{compile_file, shared_file, workspace_root};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Loads a game; `None` (skip) when a shared-corpus file is absent, unless CI requires it.
-fn load(path: PathBuf) -> Option<Netlist> {
-    if !path.exists() {
-        assert!(
-            std::env::var("PROPNET_REQUIRE_SHARED").as_deref() != Ok("1"),
-            "missing {}",
-            path.display()
-        );
-        eprintln!("skipping: {} not found", path.display());
-        return None;
-    }
-    let (net, _) =
-        load_netlist(&path, &PipelineOptions::default()).unwrap_or_else(|e| panic!("{e}"));
-    Some(net)
+/// A bench game compiled by the full pipeline.
+fn bench_game(name: &str) -> Netlist {
+    compile_file(&workspace_root().join(format!("bench-games/{name}.kif")))
 }
 
 /// A few states reached by playing the first legal joint move `k` times from the start.
@@ -98,40 +82,39 @@ fn check_game(net: &Netlist, count: u32, max_steps: u32) {
 
 #[test]
 fn tictactoe() {
-    let net = load(root().join("bench-games/tictactoe.kif")).unwrap();
+    let net = bench_game("tictactoe");
     check_game(&net, 300, 200);
 }
 
 #[test]
 fn connect_four() {
-    let net = load(root().join("bench-games/connectfour.kif")).unwrap();
+    let net = bench_game("connectfour");
     check_game(&net, 150, 200);
 }
 
 #[test]
 fn breakthrough_with_step_limit() {
-    let net = load(root().join("bench-games/breakthrough.kif")).unwrap();
+    let net = bench_game("breakthrough");
     // A step limit below typical game length exercises StepLimit ends on a real game.
     check_game(&net, 70, 40);
 }
 
 #[test]
 fn simultaneous_move_tictactoe() {
-    let Some(net) = load(root().join("../shared/games/ggp-repository/ticTacToeParallel.kif"))
-    else {
+    let Some(path) = shared_file("games/ggp-repository/ticTacToeParallel.kif") else {
         return;
     };
-    check_game(&net, 200, 200);
+    check_game(&compile_file(&path), 200, 200);
 }
 
 #[test]
 fn niu_jiao_qi() {
-    let net = load(root().join("bench-games/niujiaoqi.kif")).unwrap();
+    let net = bench_game("niujiaoqi");
     check_game(&net, 300, 200);
 }
 
 #[test]
 fn amazons() {
-    let net = load(root().join("bench-games/amazons.kif")).unwrap();
+    let net = bench_game("amazons");
     check_game(&net, 24, 300);
 }

@@ -7,17 +7,13 @@
 //! Skips (with a message) when iverilog or the shared corpus is missing, unless
 //! `PROPNET_REQUIRE_TOOLS=1` / `PROPNET_REQUIRE_SHARED=1`.
 
-use propnet_compiler::ground::{compile_with_report, CompileReport};
+use propnet_compiler::ground::compile_with_report;
 use propnet_compiler::netlist::Netlist;
 use propnet_compiler::passes::optimize;
 use propnet_compiler::playout::{reference_playout, PlayoutEnd};
 use propnet_hdl::sim::{simulate, SimRun};
 use propnet_hdl::{generate, tools, Options};
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use propnet_tests::{compile_file, shared_file, workspace_root};
 
 fn have_iverilog() -> bool {
     if tools::available("iverilog") {
@@ -31,23 +27,9 @@ fn have_iverilog() -> bool {
     false
 }
 
-/// Loads, grounds and optimizes a game; `None` (skip) if a shared game is absent.
-fn game(rel: &str) -> Option<(Netlist, CompileReport)> {
-    let path = root().join(rel);
-    if !path.exists() {
-        assert!(
-            std::env::var("PROPNET_REQUIRE_SHARED").is_err(),
-            "{} is missing",
-            path.display()
-        );
-        eprintln!("skipping: {} not found", path.display());
-        return None;
-    }
-    let g = propnet_compiler::gdl::load(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
-    let (mut net, report) = compile_with_report(&g.program, &Default::default())
-        .unwrap_or_else(|e| panic!("{rel}: {e}"));
-    optimize(&mut net, &Default::default());
-    Some((net, report))
+/// A bench game compiled by the full pipeline (ground, optimize, validate).
+fn bench_game(name: &str) -> Netlist {
+    compile_file(&workspace_root().join(format!("bench-games/{name}.kif")))
 }
 
 /// Simulates `playouts` playouts on `engines` engines and requires equality with the CPU.
@@ -113,7 +95,8 @@ fn assert_some_terminal(ends: &[PlayoutEnd], tag: &str) {
 
 #[test]
 fn tictactoe() {
-    if let (true, Some((net, _))) = (have_iverilog(), game("bench-games/tictactoe.kif")) {
+    if have_iverilog() {
+        let net = bench_game("tictactoe");
         assert_some_terminal(&check(&net, "tictactoe", 2, 2, 12, 100), "tictactoe");
         if tools::available("verilator") {
             let design = generate(
@@ -135,14 +118,16 @@ fn tictactoe() {
 
 #[test]
 fn connect_four() {
-    if let (true, Some((net, _))) = (have_iverilog(), game("bench-games/connectfour.kif")) {
+    if have_iverilog() {
+        let net = bench_game("connectfour");
         assert_some_terminal(&check(&net, "connectfour", 2, 4, 6, 100), "connectfour");
     }
 }
 
 #[test]
 fn niu_jiao_qi() {
-    if let (true, Some((net, _))) = (have_iverilog(), game("bench-games/niujiaoqi.kif")) {
+    if have_iverilog() {
+        let net = bench_game("niujiaoqi");
         assert_some_terminal(&check(&net, "niujiaoqi", 3, 0, 8, 100), "niujiaoqi");
     }
 }
@@ -150,10 +135,9 @@ fn niu_jiao_qi() {
 /// Both roles choose among several moves in the same step.
 #[test]
 fn simultaneous_moves() {
-    if let (true, Some((net, _))) = (
-        have_iverilog(),
-        game("../shared/games/ggp-repository/connectFourSimultaneous.kif"),
-    ) {
+    let game = "games/ggp-repository/connectFourSimultaneous.kif";
+    if let (true, Some(path)) = (have_iverilog(), shared_file(game)) {
+        let net = compile_file(&path);
         let start = net.initial_state();
         let values =
             propnet_compiler::playout::eval_gates(&net, &start, &vec![false; net.inputs.len()]);

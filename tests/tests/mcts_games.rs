@@ -2,8 +2,6 @@
 //! corpus (skipped with a message when `../shared` is absent, unless
 //! `PROPNET_REQUIRE_SHARED=1`).
 
-use propnet_compiler::gdl;
-use propnet_compiler::ground::{compile, CompileOptions};
 use propnet_compiler::netlist::Netlist;
 use propnet_host::arena::{play_game, seats_for};
 use propnet_host::machine::NetMachine;
@@ -11,31 +9,16 @@ use propnet_host::mcts::{Budget, MctsParams};
 use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
 use propnet_host::sim::{CpuBackend, CpuOptions};
 use propnet_host::solver::{solve, SolveOptions};
-use std::path::{Path, PathBuf};
+use propnet_tests::{compile_file, shared_file, workspace_root};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn load(path: &Path) -> Netlist {
-    let game = gdl::load(path).unwrap_or_else(|e| panic!("{e}"));
-    compile(&game.program, &CompileOptions::default())
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+/// A bench game compiled by the full pipeline.
+fn bench_game(name: &str) -> Netlist {
+    compile_file(&workspace_root().join(format!("bench-games/{name}.kif")))
 }
 
 /// The shared corpus game, or None (skip) when the corpus is absent and not required.
 fn shared_game(rel: &str) -> Option<Netlist> {
-    let p = root().join("../shared/games").join(rel);
-    if !p.exists() {
-        assert!(
-            std::env::var("PROPNET_REQUIRE_SHARED").as_deref() != Ok("1"),
-            "{} missing",
-            p.display()
-        );
-        eprintln!("skipping: {} not found", p.display());
-        return None;
-    }
-    Some(load(&p))
+    shared_file(&format!("games/{rel}")).map(|p| compile_file(&p))
 }
 
 fn solve_root(net: &Netlist, state: &[bool]) -> Vec<u8> {
@@ -46,7 +29,7 @@ fn solve_root(net: &Netlist, state: &[bool]) -> Vec<u8> {
 
 #[test]
 fn solver_says_tictactoe_kif_is_a_draw() {
-    let mut nets = vec![load(&root().join("bench-games/tictactoe.kif"))];
+    let mut nets = vec![bench_game("tictactoe")];
     nets.extend(shared_game("ggp-repository/ticTacToe.kif"));
     for net in nets {
         let sol = solve(
@@ -63,8 +46,7 @@ fn solver_says_tictactoe_kif_is_a_draw() {
 
 #[test]
 fn solver_gives_niu_jiao_qi_value_for_side_to_move() {
-    let path = root().join("bench-games/niujiaoqi.kif");
-    let net = load(&path);
+    let net = bench_game("niujiaoqi");
     let m = NetMachine::new(&net);
     let s0 = m.initial_state();
     let sol = solve(&net, &s0, &SolveOptions::default(), &mut |_| {}).unwrap();
@@ -96,7 +78,7 @@ fn solver_gives_niu_jiao_qi_value_for_side_to_move() {
 
 #[test]
 fn mcts_never_loses_tictactoe_kif_against_random() {
-    let net = load(&root().join("bench-games/tictactoe.kif"));
+    let net = bench_game("tictactoe");
     let params = MctsParams {
         seed: 9,
         playouts_per_leaf: 4,
@@ -126,7 +108,7 @@ fn mcts_never_loses_tictactoe_kif_against_random() {
 
 #[test]
 fn more_iterations_beat_fewer_on_connectfour_kif() {
-    let net = load(&root().join("bench-games/connectfour.kif"));
+    let net = bench_game("connectfour");
     let player = |iters: u64, seed: u64| -> Box<dyn Player> {
         let params = MctsParams { seed, playouts_per_leaf: 8, leaves_per_batch: 8, ..Default::default() };
         let cpu = CpuBackend::new(net.clone(), CpuOptions { threads: 1, lane_width: 64 }).unwrap();

@@ -5,6 +5,7 @@
 use propnet_compiler::gdl;
 use propnet_compiler::interp::trace::{trace, LineEnd, StepView, TraceOptions};
 use propnet_compiler::interp::{Interp, State};
+use propnet_tests::shared_dir;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -58,21 +59,6 @@ fn check_game(shared: &Path, t: &Path) -> Outcome {
         Ok(n) => Outcome::Passed(n),
         Err(e) => Outcome::Failed(format!("{rel}: {e}")),
     }
-}
-
-fn shared_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
-    if dir.join("traces").is_dir() && dir.join("games").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("PROPNET_REQUIRE_SHARED").as_deref() == Ok("1") {
-        panic!(
-            "shared data missing at {} (PROPNET_REQUIRE_SHARED=1)",
-            dir.display()
-        );
-    }
-    eprintln!("skipping: shared data not found at {}", dir.display());
-    None
 }
 
 fn traces(dir: &Path) -> Vec<PathBuf> {

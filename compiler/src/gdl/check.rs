@@ -2,7 +2,8 @@
 //! Game Description Language Specification", Stanford LG-2006-01, §3 and §4):
 //! keyword arities and placement, roles, safety, ground goal values, `does` not reaching
 //! `legal`/`terminal`/`goal`/`init`, stratified negation. Warnings: undefined relations,
-//! recursion restriction, negation that is only stratified rule by rule.
+//! recursion restriction, negation that is only stratified rule by rule, and a game
+//! missing `terminal` rules or a role missing `legal` or `goal` rules.
 //!
 //! Negation policy: a relation-level negative cycle is accepted when the *rule-level*
 //! dependency graph (a rule depends on the rules whose heads may match its body atoms,
@@ -60,6 +61,7 @@ pub fn check(
     cx.negation(warnings)?;
     cx.undefined_relations(warnings);
     cx.recursion_restriction(warnings);
+    cx.missing_game_rules(warnings);
     Ok(())
 }
 
@@ -419,6 +421,57 @@ impl Checker<'_> {
                         self.quote(rule)
                     ),
                 });
+            }
+        }
+    }
+
+    /// Warns when no rule defines `terminal` (the game never ends), or when no `legal` /
+    /// `goal` rule can apply to a role (its head names the role or has a variable there).
+    /// Located at the role fact (the first one for `terminal`).
+    fn missing_game_rules(&self, warnings: &mut Vec<Diagnostic>) {
+        let role_fact = |role: Sym| {
+            self.program.rules.iter().find(|r| {
+                self.name(r.head.rel) == "role"
+                    && r.body.is_empty()
+                    && matches!(r.head.args.first(), Some(Term::Const(c)) if *c == role)
+            })
+        };
+        let loc_of = |role: Sym| self.src.loc(role_fact(role).map_or(0, |r| r.span.start));
+        let heads = |keyword: &'static str, arity: usize| {
+            self.program
+                .rules
+                .iter()
+                .filter(move |r| self.name(r.head.rel) == keyword && r.head.args.len() == arity)
+        };
+        if heads("terminal", 0).next().is_none() {
+            if let Some(&first) = self.program.roles.first() {
+                warnings.push(Diagnostic {
+                    loc: loc_of(first),
+                    message: "the game has no `terminal` rules: it never ends (playouts stop \
+                              only at the step limit)"
+                        .to_string(),
+                });
+            }
+        }
+        for &role in &self.program.roles {
+            for (keyword, effect) in [
+                ("legal", "it never has a legal move"),
+                ("goal", "its goal value is always 0"),
+            ] {
+                let applies = heads(keyword, 2).any(|r| match &r.head.args[0] {
+                    Term::Var(_) => true,
+                    Term::Const(c) => *c == role,
+                    Term::Fn(..) => false,
+                });
+                if !applies {
+                    warnings.push(Diagnostic {
+                        loc: loc_of(role),
+                        message: format!(
+                            "role `{}` has no `{keyword}` rules: {effect}",
+                            self.name(role)
+                        ),
+                    });
+                }
             }
         }
     }

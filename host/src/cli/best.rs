@@ -1,6 +1,6 @@
 //! `propnet best GAME [--state FILE | --moves …] --seconds T`: MCTS on one state.
 
-use super::common::{load_game, make_backend, MctsFlags};
+use super::common::{make_backend, MctsFlags};
 use anyhow::{bail, Context};
 use propnet_host::machine::{NetMachine, State};
 use propnet_host::mcts::{Budget, Search};
@@ -31,13 +31,16 @@ pub struct BestArgs {
     /// Seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Skip the optimization passes.
+    #[arg(long)]
+    pub no_optimize: bool,
     #[command(flatten)]
     pub mcts: MctsFlags,
 }
 
 /// Searches the state and prints per role the root moves' visits and values.
 pub fn run(args: BestArgs) -> anyhow::Result<()> {
-    let net = load_game(&args.game)?;
+    let (net, _) = super::load(&args.game, args.no_optimize)?;
     let m = NetMachine::new(&net);
     let state = match &args.state {
         Some(path) => read_state(
@@ -48,7 +51,13 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
         None => play_moves(&m, &args.moves)?,
     };
     if m.is_terminal(&state) {
-        println!("terminal state; goals {:?}", m.goals(&state));
+        let goals: Vec<String> = net
+            .roles
+            .iter()
+            .zip(m.goals(&state))
+            .map(|(r, g)| format!("{} {g}", r.name))
+            .collect();
+        println!("terminal state; goals: {}", goals.join(", "));
         return Ok(());
     }
     let budget = match args.iterations {

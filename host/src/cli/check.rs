@@ -27,7 +27,8 @@ pub fn run(args: CheckArgs) -> Result<()> {
         println!("{w}");
     }
     if args.deny_warnings && !game.warnings.is_empty() {
-        anyhow::bail!("{} warning(s) and --deny-warnings", game.warnings.len());
+        let n = game.warnings.len() as u64;
+        anyhow::bail!("{} and --deny-warnings", super::plural(n, "warning"));
     }
     Ok(())
 }
@@ -63,7 +64,10 @@ fn summary(game: &Game, list_relations: bool) -> String {
         dynm.len(),
         recursive,
         if info.stratified {
-            format!("stratified, {} strata", max_stratum + 1)
+            match max_stratum {
+                0 => "stratified, 1 stratum".to_string(),
+                m => format!("stratified, {} strata", m + 1),
+            }
         } else {
             "locally stratified (rule strata)".to_string()
         }

@@ -1,31 +1,12 @@
-//! Helpers shared by subcommands: loading a game, building backends, parsing player specs.
+//! Helpers shared by subcommands: building backends, parsing budgets and player specs.
 
-use anyhow::{anyhow, bail, Context};
-use propnet_compiler::gdl;
-use propnet_compiler::ground::{compile, CompileOptions};
-use propnet_compiler::netlist::{validate, Netlist};
+use anyhow::{anyhow, bail};
+use propnet_compiler::netlist::Netlist;
 use propnet_host::backend::{Backend, ReferenceBackend};
 use propnet_host::mcts::{Budget, MctsParams};
 use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
 use propnet_host::sim::{CpuBackend, CpuOptions};
-use std::path::Path;
 use std::time::Duration;
-
-/// Loads a game: a `.json` netlist as written by the compiler, or GDL (KIF) text that is
-/// checked and grounded.
-pub fn load_game(path: &Path) -> anyhow::Result<Netlist> {
-    let net = if path.extension().is_some_and(|e| e == "json") {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        serde_json::from_str(&text).with_context(|| format!("{}: not a netlist", path.display()))?
-    } else {
-        let game = gdl::load(path)?;
-        compile(&game.program, &CompileOptions::default())
-            .with_context(|| format!("grounding {}", path.display()))?
-    };
-    validate(&net).with_context(|| format!("{}: invalid netlist", path.display()))?;
-    Ok(net)
-}
 
 /// A backend by name: `cpu` (bit-parallel, `threads` workers, 0 = one per core) or `ref`
 /// (scalar reference); `gpu` when the GPU backend is built.
@@ -46,16 +27,22 @@ pub fn make_backend(kind: &str, net: &Netlist, threads: usize) -> anyhow::Result
 
 /// Parses a budget: `N` iterations, or a time `1.5s` / `200ms` (finite, not negative).
 pub fn parse_budget(text: &str) -> anyhow::Result<Budget> {
-    let bad = || anyhow!("bad budget `{text}`: expected iterations (`1000`) or time (`1s`, `250ms`)");
+    let bad =
+        || anyhow!("bad budget `{text}`: expected iterations (`1000`) or time (`1s`, `250ms`)");
     let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
         (ms, 1e-3)
     } else if let Some(s) = text.strip_suffix('s') {
         (s, 1.0)
     } else {
-        return text.parse::<u64>().map(Budget::Iterations).map_err(|_| bad());
+        return text
+            .parse::<u64>()
+            .map(Budget::Iterations)
+            .map_err(|_| bad());
     };
     let secs = number.parse::<f64>().map_err(|_| bad())? * scale;
-    Duration::try_from_secs_f64(secs).map(Budget::Time).map_err(|_| bad())
+    Duration::try_from_secs_f64(secs)
+        .map(Budget::Time)
+        .map_err(|_| bad())
 }
 
 /// Parses a `--seconds` value: a finite, non-negative number of seconds (clap value parser).
@@ -64,8 +51,12 @@ pub fn parse_budget(text: &str) -> anyhow::Result<Budget> {
 /// A message naming the value when it is not a number, negative, infinite or NaN, or too
 /// large for a [`Duration`].
 pub fn parse_seconds(text: &str) -> Result<f64, String> {
-    let s: f64 = text.trim().parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
-    Duration::try_from_secs_f64(s).map_err(|_| format!("`{text}`: seconds must be finite and not negative"))?;
+    let s: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    Duration::try_from_secs_f64(s)
+        .map_err(|_| format!("`{text}`: seconds must be finite and not negative"))?;
     Ok(s)
 }
 
@@ -173,9 +164,16 @@ mod tests {
 
     #[test]
     fn budgets_and_seconds_reject_negative_and_non_finite_values() {
-        assert!(matches!(parse_budget("250ms").unwrap(), Budget::Time(d) if d == Duration::from_millis(250)));
-        assert!(matches!(parse_budget("2s").unwrap(), Budget::Time(d) if d == Duration::from_secs(2)));
-        assert!(matches!(parse_budget("300").unwrap(), Budget::Iterations(300)));
+        assert!(
+            matches!(parse_budget("250ms").unwrap(), Budget::Time(d) if d == Duration::from_millis(250))
+        );
+        assert!(
+            matches!(parse_budget("2s").unwrap(), Budget::Time(d) if d == Duration::from_secs(2))
+        );
+        assert!(matches!(
+            parse_budget("300").unwrap(),
+            Budget::Iterations(300)
+        ));
         for bad in ["-5ms", "nanms", "infs", "-1s", "1e400ms", "x", ""] {
             assert!(parse_budget(bad).is_err(), "{bad}");
         }

@@ -1,15 +1,14 @@
 //! `propnet hdl`: writes the Verilog playout engine and testbench for a game, optionally
 //! checks it in iverilog against the reference playouts and synthesizes it for an FPGA.
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
-use propnet_compiler::netlist::Netlist;
 use propnet_compiler::playout::reference_playout;
 use propnet_hdl::sim::{simulate, SimRun};
-use propnet_hdl::synth::{estimate, synthesize, Target};
-use propnet_hdl::{generate, Options};
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use propnet_hdl::synth::{estimate, synthesize_with_progress, Target};
+use propnet_hdl::{generate, threefry, Options};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 /// Arguments of `propnet hdl`.
 #[derive(clap::Args, Debug)]
@@ -19,11 +18,11 @@ pub struct HdlArgs {
     /// Output directory for the Verilog files and tool logs.
     #[arg(short, long)]
     pub out: PathBuf,
-    /// Playout engines in the design.
-    #[arg(long, default_value_t = 1)]
+    /// Playout engines in the design (1 to 4096).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub engines: u32,
     /// Threefry pipeline stages (0, 1, 2, 4, 5, 10 or 20).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = parse_rng_stages)]
     pub rng_stages: u32,
     /// Synthesize for this FPGA family and report LUTs, FFs, Fmax and playouts/s.
     #[arg(long, value_parser = ["ice40", "ecp5", "xc7"])]
@@ -40,25 +39,17 @@ pub struct HdlArgs {
     /// Reference playouts used to estimate the mean playout length.
     #[arg(long, default_value_t = 200)]
     pub length_playouts: u32,
+    /// Skip the optimization passes.
+    #[arg(long)]
+    pub no_optimize: bool,
 }
 
-fn load(path: &Path) -> anyhow::Result<Netlist> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("json") => serde_json::from_str(&text)
-            .with_context(|| format!("{}: not a netlist JSON", path.display())),
-        Some("kif") | Some("gdl") => {
-            let game = propnet_compiler::gdl::load(path)?;
-            let mut net = propnet_compiler::ground::compile(&game.program, &Default::default())
-                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-            propnet_compiler::passes::optimize(&mut net, &Default::default());
-            Ok(net)
-        }
-        _ => bail!(
-            "{}: expected a .kif game or a .json netlist",
-            path.display()
-        ),
+/// Clap value parser of `--rng-stages`: one of [`threefry::VALID_STAGES`].
+fn parse_rng_stages(text: &str) -> Result<u32, String> {
+    let valid = threefry::VALID_STAGES;
+    match text.trim().parse::<u32>() {
+        Ok(s) if valid.contains(&s) => Ok(s),
+        _ => Err(format!("`{text}` is not one of {valid:?}")),
     }
 }
 
@@ -75,7 +66,7 @@ fn spinner(msg: String) -> ProgressBar {
 
 /// Runs `propnet hdl`.
 pub fn run(args: HdlArgs) -> anyhow::Result<()> {
-    let net = load(&args.game)?;
+    let (net, _) = super::load(&args.game, args.no_optimize)?;
     let prefix = args
         .game
         .file_stem()
@@ -137,19 +128,25 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
             })
             .sum::<f64>()
             / f64::from(n);
-        let pb = spinner(format!(
-            "yosys {} ({})",
-            target.yosys_command(),
-            target.device()
-        ));
-        let rep = synthesize(&design, &args.out.join(t), target)?;
-        pb.finish_and_clear();
+        // One line per tool, with its elapsed time when it is done (also without a tty).
+        let mut step: Option<(String, Instant)> = None;
+        let done = |step: Option<(String, Instant)>| {
+            if let Some((what, t0)) = step {
+                eprintln!("  {what}: done in {:.1} s", t0.elapsed().as_secs_f64());
+            }
+        };
+        let rep = synthesize_with_progress(&design, &args.out.join(t), target, &mut |what| {
+            done(step.take());
+            eprintln!("running {what} …");
+            step = Some((what.to_string(), Instant::now()));
+        })?;
+        done(step);
         let est = estimate(&rep, args.rng_stages, mean);
         println!(
-            "{} ({}), {} engine(s):",
+            "{} ({}), {}:",
             target.yosys_command(),
             target.device(),
-            rep.engines
+            super::plural(rep.engines, "engine")
         );
         println!(
             "  LUTs {}  FFs {}  DSPs {}  ({} the device: {} LUTs, {} FFs)",

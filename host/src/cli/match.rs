@@ -1,6 +1,6 @@
 //! `propnet match GAME --players A,B --games N`: plays a match rotating seats.
 
-use super::common::{load_game, make_player, MctsFlags};
+use super::common::{make_player, MctsFlags};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet_host::arena::{play_game, player_scores, seats_for};
@@ -26,19 +26,25 @@ pub struct MatchArgs {
     /// Write every game (seats, moves, goals) to this JSON file.
     #[arg(long)]
     pub json_out: Option<PathBuf>,
+    /// Skip the optimization passes.
+    #[arg(long)]
+    pub no_optimize: bool,
     #[command(flatten)]
     pub mcts: MctsFlags,
 }
 
 /// Plays the match and prints each player's mean score with its 95% confidence interval.
 pub fn run(args: MatchArgs) -> anyhow::Result<()> {
-    let net = load_game(&args.game)?;
+    let (net, _) = super::load(&args.game, args.no_optimize)?;
     if args.players.len() != net.roles.len() {
         bail!(
-            "{} has {} roles, but {} players were given",
+            "{} has {}, but {} given",
             args.game.display(),
-            net.roles.len(),
-            args.players.len()
+            super::plural(net.roles.len() as u64, "role"),
+            match args.players.len() {
+                1 => "1 player was".to_string(),
+                n => format!("{n} players were"),
+            }
         );
     }
     let mut players = args

@@ -17,11 +17,27 @@ use propnet_compiler::netlist::Netlist;
 use propnet_host::pipeline::{load_netlist, CompileReport, PipelineOptions};
 use std::path::Path;
 
-/// Loads a game through the shared pipeline, with the error as the user should see it.
+/// Loads a game (GDL, or a `.json` netlist) through the shared pipeline, with the error as
+/// the user should see it; prints the front end's warnings (`file:line:column: warning: …`)
+/// to stderr.
 pub fn load(path: &Path, no_optimize: bool) -> anyhow::Result<(Netlist, CompileReport)> {
     let opts = PipelineOptions {
         no_optimize,
         ..Default::default()
     };
-    Ok(load_netlist(path, &opts)?)
+    let (net, report) = load_netlist(path, &opts)?;
+    for w in &report.warnings {
+        eprintln!("{w}");
+    }
+    Ok((net, report))
+}
+
+/// `count` and the noun, plural unless `count` is 1: `plural(1, "thread")` = `1 thread`.
+pub fn plural(count: impl Into<u64>, noun: &str) -> String {
+    let count = count.into();
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
 }

@@ -8,17 +8,31 @@ use std::path::PathBuf;
 pub struct PerftArgs {
     /// Game file (.kif).
     pub game: PathBuf,
-    /// Deepest depth to count.
-    #[arg(long, default_value_t = 3)]
+    /// Deepest depth to count (at least 1).
+    #[arg(long, default_value_t = 3, value_parser = parse_depth)]
     pub depth: u32,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Skip the optimization passes.
+    #[arg(long)]
+    pub no_optimize: bool,
+}
+
+/// Clap value parser of `--depth`: a whole number, at least 1.
+fn parse_depth(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(0) => Err("the depth must be at least 1".to_string()),
+        Ok(d) => Ok(d),
+        Err(_) => Err(format!(
+            "`{text}` is not a depth (a whole number, at least 1)"
+        )),
+    }
 }
 
 /// Runs `propnet perft`.
 pub fn run(args: PerftArgs) -> anyhow::Result<()> {
-    let (net, _) = super::load(&args.game, false)?;
+    let (net, _) = super::load(&args.game, args.no_optimize)?;
     let layers = perft(&net, args.depth);
     if args.json {
         let v: Vec<_> = layers

@@ -241,9 +241,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         println!("{v}");
         return Ok(());
     }
-    for w in &report.warnings {
-        eprintln!("warning: {w}");
-    }
     println!("game         {}", report.path);
     println!("backend      {}", backend.describe());
     println!(

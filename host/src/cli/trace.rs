@@ -28,7 +28,7 @@ pub struct TraceArgs {
 pub fn run(args: TraceArgs) -> anyhow::Result<()> {
     let game = gdl::load(&args.game)?;
     for w in &game.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("{w}");
     }
     let mut interp = Interp::new(&game.program)
         .with_context(|| format!("cannot prepare {}", args.game.display()))?;

@@ -126,10 +126,11 @@ fn run_chunks<const W: usize>(
 
 impl Backend for CpuBackend {
     fn describe(&self) -> String {
+        let threads = self.threads();
         format!(
-            "cpu (bit-parallel, {} lanes/block, {} threads)",
+            "cpu (bit-parallel, {} lanes/block, {threads} thread{})",
             self.opts.lane_width,
-            self.threads()
+            if threads == 1 { "" } else { "s" }
         )
     }
 
