@@ -147,7 +147,7 @@ pub fn plan_all(rules: &Rules, queries: &[(RelId, Mask)]) -> Plans {
         .map(|r| {
             let info = &rules.rels[r];
             info.class != Class::Static
-                && !rules.strata[info.stratum].recursive
+                && !rules.strata[info.stratum].negative_cycle
                 && !rules_of[r].is_empty()
         })
         .collect();
