@@ -22,7 +22,7 @@ pub type CallKey = (RelId, Box<[Option<GroundTermId>]>);
 /// Memoized answers of on-demand relations, per call (relation, bound arguments).
 #[derive(Clone, Debug, Default)]
 pub struct Memo {
-    map: IdMap<CallKey, Rc<[Tuple]>>,
+    pub(super) map: IdMap<CallKey, Rc<[Tuple]>>,
     /// Number of answers held.
     pub total: usize,
 }

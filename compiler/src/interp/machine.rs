@@ -202,7 +202,8 @@ impl Interp {
             limits: &self.limits,
         };
         for (si, st) in self.rules.strata.iter().enumerate() {
-            if st.class == Class::State && st.recursive && !self.plans.demand[st.rels[0].0 as usize] {
+            if st.class == Class::State && st.recursive && !self.plans.demand[st.rels[0].0 as usize]
+            {
                 let others = [&self.static_store, &self.empty, &self.empty];
                 let memos = [&mut self.static_memo, &mut memo, &mut move_memo];
                 eval_stratum(&ctx, &mut self.terms, memos, si, others, &mut store)?;
@@ -297,7 +298,8 @@ impl Interp {
             limits: &self.limits,
         };
         for (si, st) in self.rules.strata.iter().enumerate() {
-            if st.class == Class::Move && st.recursive && !self.plans.demand[st.rels[0].0 as usize] {
+            if st.class == Class::Move && st.recursive && !self.plans.demand[st.rels[0].0 as usize]
+            {
                 let others = [&self.static_store, &pos.store, &self.empty];
                 let memos = [&mut self.static_memo, &mut pos.memo, &mut move_memo];
                 eval_stratum(&ctx, &mut self.terms, memos, si, others, &mut moves)?;

@@ -11,10 +11,14 @@
 //! Then every goal is complete and moves to the memo. Only strata without negation
 //! inside their cycle are tabled (see [`super::plan`]), so answers only grow and the
 //! fixpoint is the least model restricted to the goals.
+//!
+//! When a table opens [`MAX_GOALS`] goals or holds [`MAX_ANSWERS`] answers, it is dropped and the stratum is
+//! computed bottom-up instead (as a materialized stratum would be), once per state.
 
-use super::eval::{remember, solve, CallKey, Engine};
+use super::eval::{class_ix, eval_stratum, remember, solve, CallKey, Engine};
 use super::hash::{IdMap, IdSet};
 use super::rules::RelId;
+use super::store::Store;
 use super::store::Tuple;
 use super::InterpError;
 use std::rc::Rc;
@@ -46,6 +50,8 @@ pub struct Table {
     clock: u64,
     /// Answers held by all goals.
     total: usize,
+    /// Grew past the limits: to be dropped for bottom-up evaluation.
+    abandoned: bool,
 }
 
 impl Table {
@@ -75,6 +81,11 @@ pub fn call_tabled(
     key: CallKey,
 ) -> Result<Rc<[Tuple]>, InterpError> {
     if let Some(t) = eng.tables.iter_mut().rev().find(|t| t.stratum == stratum) {
+        if t.abandoned || t.goals.len() >= MAX_GOALS || t.total >= MAX_ANSWERS {
+            // the table is dropped: stop growing it (its answers are never used)
+            t.abandoned = true;
+            return Ok(Rc::from(Vec::new()));
+        }
         let g = t.goal(key);
         if let Some(cur) = t.current {
             if !t.goals[cur].deps.contains(&g) {
@@ -88,6 +99,9 @@ pub fn call_tabled(
             .clone();
         return Ok(shared);
     }
+    if let Some(answers) = general_answers(eng, &key) {
+        return remember(eng, key, answers);
+    }
     check_key(eng, &key)?;
     let mut table = Table {
         stratum,
@@ -96,12 +110,19 @@ pub fn call_tabled(
         current: None,
         clock: 0,
         total: 0,
+        abandoned: false,
     };
     let root = table.goal(key);
     eng.tables.push(table);
     let result = fixpoint(eng);
     let table = eng.tables.pop().expect("the table pushed above");
-    result?;
+    if !result? {
+        let key = table.goals[root]
+            .key
+            .clone()
+            .expect("every goal has its key");
+        return materialize(eng, stratum, key);
+    }
     let mut root_answers = None;
     for (i, g) in table.goals.into_iter().enumerate() {
         let key = g.key.expect("every goal has its key");
@@ -113,8 +134,19 @@ pub fn call_tabled(
     Ok(root_answers.expect("the root goal is in the table"))
 }
 
-/// Solves the goals of the innermost table until nothing changes.
-fn fixpoint(eng: &mut Engine<'_>) -> Result<(), InterpError> {
+/// Most goals one table may open before the stratum is computed bottom-up instead (calls
+/// whose bound arguments keep changing, such as paths carrying the list of visited cells,
+/// make tabling enumerate far more goals than the relation has facts).
+pub const MAX_GOALS: usize = 20_000;
+
+/// Most answers one table may hold before the stratum is computed bottom-up instead
+/// (re-solving goals naively costs more than semi-naive evaluation on big relations).
+pub const MAX_ANSWERS: usize = 100_000;
+
+/// Solves the goals of the innermost table until nothing changes (`Ok(true)`), or gives
+/// up when the table holds more than [`MAX_GOALS`] goals (`Ok(false)`).
+fn fixpoint(eng: &mut Engine<'_>) -> Result<bool, InterpError> {
+    let max_facts = eng.ctx.limits.max_facts;
     loop {
         let mut progress = false;
         let mut g = 0;
@@ -150,18 +182,75 @@ fn fixpoint(eng: &mut Engine<'_>) -> Result<(), InterpError> {
                     t.total += 1;
                 }
             }
-            if t.total + t.goals.len() > eng.ctx.limits.max_facts {
+            if t.total + t.goals.len() > max_facts {
                 return Err(InterpError::FactBudget {
                     relation: rel_name(eng, key.0),
                     limit: eng.ctx.limits.max_facts,
                 });
             }
+            if t.abandoned || t.goals.len() >= MAX_GOALS || t.total >= MAX_ANSWERS {
+                return Ok(false);
+            }
             g += 1;
         }
         if !progress {
-            return Ok(());
+            return Ok(true);
         }
     }
+}
+
+/// The fallback: computes the whole stratum bottom-up (semi-naive, as a materialized
+/// stratum), memoizes each relation's full extension as its call with no argument bound,
+/// and answers `key` from it.
+fn materialize(
+    eng: &mut Engine<'_>,
+    stratum: usize,
+    key: CallKey,
+) -> Result<Rc<[Tuple]>, InterpError> {
+    let ctx = eng.ctx;
+    let st = &ctx.rules.strata[stratum];
+    let ci = class_ix(st.class);
+    // the stratum's class store stands in for the target: copy it so its facts stay visible
+    let mut target: Store = eng.stores[ci].clone();
+    let mut own = Store::new(&ctx.plans.registry, |r| st.rels.contains(&r));
+    for &r in &st.rels {
+        target.rels[r.0 as usize] = std::mem::take(&mut own.rels[r.0 as usize]);
+    }
+    {
+        let [m0, m1, m2] = &mut eng.memos;
+        let memos = [&mut **m0, &mut **m1, &mut **m2];
+        eval_stratum(ctx, eng.terms, memos, stratum, eng.stores, &mut target)?;
+    }
+    for &r in &st.rels {
+        let rows = std::mem::take(&mut target.rels[r.0 as usize].rows);
+        let general: CallKey = (r, vec![None; ctx.rules.rels[r.0 as usize].arity].into());
+        if !eng.memos[ci].map.contains_key(&general) {
+            remember(eng, general, rows)?;
+        }
+    }
+    if let Some(all) = eng.memos[ci].map.get(&key) {
+        return Ok(all.clone()); // `key` binds no argument
+    }
+    let answers = general_answers(eng, &key).expect("memoized above");
+    remember(eng, key, answers)
+}
+
+/// The answers of `key` filtered from the memoized call of its relation with no argument
+/// bound, if there is one.
+pub fn general_answers(eng: &Engine<'_>, key: &CallKey) -> Option<Vec<Tuple>> {
+    let ci = class_ix(eng.ctx.rules.rels[key.0 .0 as usize].class);
+    let general: CallKey = (key.0, vec![None; key.1.len()].into());
+    let all = eng.memos[ci].map.get(&general)?;
+    Some(
+        all.iter()
+            .filter(|t| {
+                t.iter()
+                    .zip(key.1.iter())
+                    .all(|(a, k)| k.is_none_or(|k| k == *a))
+            })
+            .cloned()
+            .collect(),
+    )
 }
 
 fn top<'t>(eng: &'t mut Engine<'_>) -> &'t mut Table {
