@@ -3,7 +3,7 @@
 //! stratified) by the alternating fixpoint of Van Gelder ("The alternating fixpoint of
 //! logic programs with negation", PODS 1989), which gives its unique two-valued model when
 //! one exists. An on-demand relation is computed per call pattern (bound arguments pushed
-//! into its rules) and memoized; such relations are never recursive, so calls terminate.
+//! into its rules) and memoized; a recursive one by tabling ([`super::table`]).
 
 use super::hash::{IdMap, IdSet};
 use super::plan::{Plans, Step};
@@ -22,7 +22,7 @@ pub type CallKey = (RelId, Box<[Option<GroundTermId>]>);
 /// Memoized answers of on-demand relations, per call (relation, bound arguments).
 #[derive(Clone, Debug, Default)]
 pub struct Memo {
-    map: IdMap<CallKey, Rc<[Tuple]>>,
+    pub(super) map: IdMap<CallKey, Rc<[Tuple]>>,
     /// Number of answers held.
     pub total: usize,
 }
@@ -40,9 +40,11 @@ pub struct Engine<'a> {
     /// For an alternating-fixpoint round: the approximation that `not` on the stratum's own
     /// relations reads.
     pub neg: Option<(&'a Store, usize)>,
+    /// Fixpoints of recursive on-demand strata in progress, innermost last.
+    pub tables: Vec<super::table::Table>,
 }
 
-fn class_ix(c: Class) -> usize {
+pub(super) fn class_ix(c: Class) -> usize {
     match c {
         Class::Static => 0,
         Class::State => 1,
@@ -345,7 +347,7 @@ impl<'a> Join<'_, 'a> {
 }
 
 /// Builds the ground term for `p` under `binds`, interning new terms.
-fn build(terms: &mut TermTable, p: &Pat, binds: &[GroundTermId]) -> GroundTermId {
+pub(super) fn build(terms: &mut TermTable, p: &Pat, binds: &[GroundTermId]) -> GroundTermId {
     match p {
         Pat::Var(v) => binds[*v as usize],
         Pat::Ground(g) => *g,
@@ -382,7 +384,7 @@ fn heads(
 }
 
 /// Answers of the on-demand relation `rel` for the call `key` (bound arguments `Some`),
-/// memoized.
+/// memoized. A relation of a recursive stratum is answered by tabling ([`super::table`]).
 ///
 /// Errors: [`InterpError::TermDepth`], [`InterpError::FactBudget`].
 pub fn call(
@@ -391,12 +393,50 @@ pub fn call(
     key: Box<[Option<GroundTermId>]>,
 ) -> Result<Rc<[Tuple]>, InterpError> {
     let ctx = eng.ctx;
-    let c = class_ix(ctx.rules.rels[rel.0 as usize].class);
+    let info = &ctx.rules.rels[rel.0 as usize];
+    let c = class_ix(info.class);
     let memo_key = (rel, key);
     if let Some(a) = eng.memos[c].map.get(&memo_key) {
         return Ok(a.clone());
     }
-    let key = &memo_key.1;
+    if ctx.rules.strata[info.stratum].recursive {
+        return super::table::call_tabled(eng, info.stratum, memo_key);
+    }
+    let answers = solve(eng, &memo_key)?;
+    remember(eng, memo_key, answers)
+}
+
+/// Stores complete answers of a call in the memo of its relation's class.
+///
+/// Errors: [`InterpError::FactBudget`] when the memo grows past the budget.
+pub(super) fn remember(
+    eng: &mut Engine<'_>,
+    memo_key: CallKey,
+    answers: Vec<Tuple>,
+) -> Result<Rc<[Tuple]>, InterpError> {
+    let ctx = eng.ctx;
+    let rel = memo_key.0;
+    let memo = &mut *eng.memos[class_ix(ctx.rules.rels[rel.0 as usize].class)];
+    memo.total += answers.len();
+    if memo.total > ctx.limits.max_facts {
+        return Err(InterpError::FactBudget {
+            relation: ctx.rules.rel_name(ctx.syms, rel),
+            limit: ctx.limits.max_facts,
+        });
+    }
+    let rc: Rc<[Tuple]> = answers.into();
+    memo.map.insert(memo_key, rc.clone());
+    Ok(rc)
+}
+
+/// Runs every rule of the call's relation once with the call's bound arguments pushed into
+/// the head; returns the distinct answers (head tuples). Calls made by the bodies go
+/// through [`call`].
+///
+/// Errors: [`InterpError::TermDepth`], [`InterpError::FactBudget`].
+pub(super) fn solve(eng: &mut Engine<'_>, memo_key: &CallKey) -> Result<Vec<Tuple>, InterpError> {
+    let ctx = eng.ctx;
+    let (rel, key) = (memo_key.0, &memo_key.1);
     let mut mask = 0u64;
     for (i, k) in key.iter().enumerate().take(64) {
         if k.is_some() {
@@ -439,17 +479,7 @@ pub fn call(
             }
         })?;
     }
-    let memo = &mut *eng.memos[c];
-    memo.total += answers.len();
-    if memo.total > ctx.limits.max_facts {
-        return Err(InterpError::FactBudget {
-            relation: ctx.rules.rel_name(ctx.syms, rel),
-            limit: ctx.limits.max_facts,
-        });
-    }
-    let rc: Rc<[Tuple]> = answers.into();
-    memo.map.insert(memo_key, rc.clone());
-    Ok(rc)
+    Ok(answers)
 }
 
 /// Answers of any relation for the call `key`: a memoized call for an on-demand relation,
@@ -565,6 +595,7 @@ fn semi_naive(
                 memos: [&mut **m0, &mut **m1, &mut **m2],
                 terms: &mut *terms,
                 neg: neg.map(|s| (s, si)),
+                tables: Vec::new(),
             };
             for &ri in &st.rules {
                 let Some(plans) = &ctx.plans.materialized[ri] else {

@@ -202,14 +202,16 @@ impl Interp {
             limits: &self.limits,
         };
         for (si, st) in self.rules.strata.iter().enumerate() {
-            if st.class == Class::State && st.recursive {
+            if st.class == Class::State && st.recursive && !self.plans.demand[st.rels[0].0 as usize]
+            {
                 let others = [&self.static_store, &self.empty, &self.empty];
                 let memos = [&mut self.static_memo, &mut memo, &mut move_memo];
                 eval_stratum(&ctx, &mut self.terms, memos, si, others, &mut store)?;
             }
         }
         for &si in &self.query_move_strata {
-            if self.rules.strata[si].recursive {
+            let st = &self.rules.strata[si];
+            if st.recursive && !self.plans.demand[st.rels[0].0 as usize] {
                 let others = [&self.static_store, &store, &self.empty];
                 let memos = [&mut self.static_memo, &mut memo, &mut move_memo];
                 eval_stratum(&ctx, &mut self.terms, memos, si, others, &mut moves)?;
@@ -221,6 +223,7 @@ impl Interp {
             memos: [&mut self.static_memo, &mut memo, &mut move_memo],
             terms: &mut self.terms,
             neg: None,
+            tables: Vec::new(),
         };
         let terminal = match self.terminal {
             Some(r) => !query(&mut eng, r, &[])?.is_empty(),
@@ -295,7 +298,8 @@ impl Interp {
             limits: &self.limits,
         };
         for (si, st) in self.rules.strata.iter().enumerate() {
-            if st.class == Class::Move && st.recursive {
+            if st.class == Class::Move && st.recursive && !self.plans.demand[st.rels[0].0 as usize]
+            {
                 let others = [&self.static_store, &pos.store, &self.empty];
                 let memos = [&mut self.static_memo, &mut pos.memo, &mut move_memo];
                 eval_stratum(&ctx, &mut self.terms, memos, si, others, &mut moves)?;
@@ -308,6 +312,7 @@ impl Interp {
             memos: [&mut self.static_memo, &mut pos.memo, &mut move_memo],
             terms: &mut self.terms,
             neg: None,
+            tables: Vec::new(),
         };
         Ok(query(&mut eng, r, &[None])?.iter().map(|t| t[0]).collect())
     }

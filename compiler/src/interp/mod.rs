@@ -20,6 +20,7 @@ pub mod machine;
 pub mod plan;
 pub mod rules;
 pub mod store;
+pub mod table;
 pub mod terms;
 pub mod trace;
 

@@ -1,19 +1,22 @@
 //! Chooses the join order of each rule body and the indexes the joins need.
 //!
 //! Positive literals are joined left to right, each time taking the one with the most
-//! arguments already bound (source order breaks ties); every test (`not`, `distinct`,
+//! arguments already bound (ties go to the relation given by ground facts with the smallest
+//! average fan-out for those bound columns, then to source order); every test (`not`, `distinct`,
 //! equality) runs as soon as all its variables are bound, so games that write them before
 //! their binders work. Tests whose variables are never bound (unsafe rules) run last.
 //!
-//! Relations are either *materialized* (static relations, `true`/`does`, and recursive
-//! dynamic strata: computed bottom-up into a store) or evaluated *on demand* (the other
-//! dynamic relations: computed per call pattern and memoized, so a relation only ever
-//! checked with bound arguments is never enumerated in full). A demand rule gets one plan
+//! Relations are either *materialized* (static relations, `true`/`does`, and dynamic
+//! strata with negation inside a cycle: computed bottom-up into a store) or evaluated *on
+//! demand* (the other dynamic relations: computed per call pattern and memoized, recursive
+//! ones by tabling, so a relation only ever called with bound arguments is never
+//! enumerated in full). A demand rule gets one plan
 //! per *adornment* (which head arguments the call binds), found from the queries
 //! (`legal`, `goal`, `terminal`, `next`, `init`) by propagation.
 
 use super::hash::IdMap;
 use super::rules::{CAtom, CLit, CRule, Class, Pat, RelId, Rules};
+use super::terms::GroundTermId;
 use crate::gdl::Sym;
 
 /// One component of an index key, extracted from a fact's arguments.
@@ -117,7 +120,8 @@ pub struct Plans {
     pub demand: Vec<bool>,
     /// Rules per head relation.
     pub rules_of: Vec<Vec<usize>>,
-    /// Plans of materialized rules (`None` for demand rules).
+    /// Bottom-up plans of materialized rules and of the rules of recursive demand strata
+    /// (`None` for other demand rules).
     pub materialized: Vec<Option<RulePlans>>,
     /// Plans of demand rules per (rule, adornment).
     pub adorned: IdMap<(usize, Mask), Vec<Step>>,
@@ -136,6 +140,69 @@ pub fn mask_of(args: &[Pat], bound: &[bool]) -> Mask {
     m
 }
 
+/// Fan-out estimates for relations given only by ground facts (no rule with a body):
+/// how many facts match a call binding some columns, on average.
+struct Stats {
+    /// `facts[rel]`: the relation's fact tuples when it is given by ground facts only.
+    facts: Vec<Option<Vec<Vec<GroundTermId>>>>,
+    /// Computed fan-outs per (relation, bound columns).
+    cache: std::cell::RefCell<std::collections::HashMap<(RelId, Vec<usize>), usize>>,
+}
+
+impl Stats {
+    fn new(rules: &Rules, rules_of: &[Vec<usize>]) -> Self {
+        let facts = rules_of
+            .iter()
+            .map(|rs| {
+                let mut out = Vec::new();
+                for &ri in rs {
+                    let r = &rules.rules[ri];
+                    if !r.body.is_empty() {
+                        return None;
+                    }
+                    let mut t = Vec::with_capacity(r.head.args.len());
+                    for a in r.head.args.iter() {
+                        match a {
+                            Pat::Ground(g) => t.push(*g),
+                            _ => return None,
+                        }
+                    }
+                    out.push(t);
+                }
+                (!out.is_empty()).then_some(out)
+            })
+            .collect();
+        Stats {
+            facts,
+            cache: Default::default(),
+        }
+    }
+
+    /// Average number of facts of `rel` matching a call that binds the `Whole` columns of
+    /// `spec`; `usize::MAX` for a relation with rules (size unknown before evaluation).
+    fn fanout(&self, rel: RelId, spec: &IndexSpec) -> usize {
+        let Some(facts) = &self.facts[rel.0 as usize] else {
+            return usize::MAX;
+        };
+        let cols: Vec<usize> = spec
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                KeyPart::Whole(c) => Some(*c),
+                _ => None,
+            })
+            .collect();
+        let mut cache = self.cache.borrow_mut();
+        *cache.entry((rel, cols)).or_insert_with_key(|(_, cols)| {
+            let keys: std::collections::HashSet<Vec<GroundTermId>> = facts
+                .iter()
+                .map(|t| cols.iter().map(|&c| t[c]).collect())
+                .collect();
+            facts.len().div_ceil(keys.len().max(1))
+        })
+    }
+}
+
 /// Plans every rule for the given queries (relation, adornment).
 pub fn plan_all(rules: &Rules, queries: &[(RelId, Mask)]) -> Plans {
     let n = rules.rels.len();
@@ -143,11 +210,12 @@ pub fn plan_all(rules: &Rules, queries: &[(RelId, Mask)]) -> Plans {
     for (i, r) in rules.rules.iter().enumerate() {
         rules_of[r.head.rel.0 as usize].push(i);
     }
+    let stats = Stats::new(rules, &rules_of);
     let demand: Vec<bool> = (0..n)
         .map(|r| {
             let info = &rules.rels[r];
             info.class != Class::Static
-                && !rules.strata[info.stratum].recursive
+                && !rules.strata[info.stratum].negative_cycle
                 && !rules_of[r].is_empty()
         })
         .collect();
@@ -163,17 +231,29 @@ pub fn plan_all(rules: &Rules, queries: &[(RelId, Mask)]) -> Plans {
     let mut work: Vec<(RelId, Mask)> = queries.to_vec();
     for (ri, r) in rules.rules.iter().enumerate() {
         let head = r.head.rel.0 as usize;
+        let stratum = rules.rels[head].stratum;
+        // a recursive demand stratum also gets bottom-up plans (reading its own relations
+        // from a store): the fallback when tabling opens too many goals
+        let own: &[RelId] = match (p.demand[head], rules.strata[stratum].recursive) {
+            (false, _) => &[],
+            (true, true) => &rules.strata[stratum].rels,
+            (true, false) => {
+                work.push((r.head.rel, 0));
+                continue;
+            }
+        };
         if p.demand[head] {
             work.push((r.head.rel, 0));
-            continue;
         }
-        let stratum = rules.rels[head].stratum;
-        let full = plan_rule(r, None, None, &mut p, &mut work);
+        let full = plan_rule(r, None, None, own, &stats, &mut p, &mut work);
         let mut deltas = Vec::new();
         for (i, l) in r.body.iter().enumerate() {
             if let CLit::Pos(a) = l {
                 if rules.rels[a.rel.0 as usize].stratum == stratum {
-                    deltas.push((i, plan_rule(r, Some(i), None, &mut p, &mut work)));
+                    deltas.push((
+                        i,
+                        plan_rule(r, Some(i), None, own, &stats, &mut p, &mut work),
+                    ));
                 }
             }
         }
@@ -185,7 +265,15 @@ pub fn plan_all(rules: &Rules, queries: &[(RelId, Mask)]) -> Plans {
             continue;
         }
         for ri in p.rules_of[rel.0 as usize].clone() {
-            let steps = plan_rule(&rules.rules[ri], None, Some(mask), &mut p, &mut work);
+            let steps = plan_rule(
+                &rules.rules[ri],
+                None,
+                Some(mask),
+                &[],
+                &stats,
+                &mut p,
+                &mut work,
+            );
             p.adorned.insert((ri, mask), steps);
         }
     }
@@ -238,6 +326,8 @@ fn plan_rule(
     rule: &CRule,
     first: Option<usize>,
     head_mask: Option<Mask>,
+    own: &[RelId],
+    stats: &Stats,
     p: &mut Plans,
     work: &mut Vec<(RelId, Mask)>,
 ) -> Vec<Step> {
@@ -276,12 +366,16 @@ fn plan_rule(
                 }
             }
         }
-        // next positive literal: most bound arguments, then source order
-        let mut best: Option<(usize, usize, IndexSpec)> = None;
+        // next positive literal: most bound arguments, then the smallest fan-out among
+        // relations given by facts, then source order
+        let mut best: Option<(usize, (usize, std::cmp::Reverse<usize>), IndexSpec)> = None;
         for (i, l) in rule.body.iter().enumerate() {
             if let (false, CLit::Pos(a)) = (placed[i], l) {
                 let spec = key_spec(a, &bound);
-                let s = selectivity(&spec);
+                let s = (
+                    selectivity(&spec),
+                    std::cmp::Reverse(stats.fanout(a.rel, &spec)),
+                );
                 if best.as_ref().is_none_or(|(_, bs, _)| s > *bs) {
                     best = Some((i, s, spec));
                 }
@@ -291,7 +385,7 @@ fn plan_rule(
         let CLit::Pos(a) = &rule.body[i] else {
             unreachable!("best is positive")
         };
-        if p.demand[a.rel.0 as usize] {
+        if p.demand[a.rel.0 as usize] && !own.contains(&a.rel) {
             work.push((a.rel, mask_of(&a.args, &bound)));
             steps.push(Step::Call { lit: i });
         } else {
