@@ -4,7 +4,7 @@
 
 use propnet_compiler::gdl::Program;
 use propnet_compiler::interp::{GoalValue, Interp};
-use propnet_compiler::netlist::{InputId, Netlist};
+use propnet_compiler::netlist::{Gate, InputId, Netlist};
 use propnet_compiler::playout::eval_gates;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -222,9 +222,70 @@ pub fn replay_interp(program: &Program, trace: &Trace) -> Result<usize, String> 
     Ok(trace.steps.len())
 }
 
+/// Scalar evaluation of a netlist one state at a time, done once per step rather than once
+/// per query: [`NetStepper::view`] evaluates every gate with no input true (legal, goal and
+/// terminal gates never depend on inputs in GDL), and [`NetStepper::next`] re-evaluates only
+/// the gates that depend on an input (precomputed, in topological order) for a joint move.
+pub struct NetStepper<'a> {
+    net: &'a Netlist,
+    /// Gates with an input in their transitive fan-in, ascending (= topological order).
+    input_cone: Vec<usize>,
+}
+
+impl<'a> NetStepper<'a> {
+    /// Precomputes the input cone of `net` (one pass over the gates).
+    pub fn new(net: &'a Netlist) -> Self {
+        let mut dep = vec![false; net.gates.len()];
+        let mut input_cone = Vec::new();
+        for (i, g) in net.gates.iter().enumerate() {
+            dep[i] = matches!(g, Gate::Input(_)) || g.operands().iter().any(|o| dep[o.index()]);
+            if dep[i] {
+                input_cone.push(i);
+            }
+        }
+        NetStepper { net, input_cone }
+    }
+
+    /// Every gate's value in `state` (one bool per latch) with no input true.
+    pub fn view(&self, state: &[bool]) -> Vec<bool> {
+        eval_gates(self.net, state, &vec![false; self.net.inputs.len()])
+    }
+
+    /// The latch values after the joint move `joint` (one input per role) in the state whose
+    /// [`NetStepper::view`] is `view`. `view` is used as scratch and restored.
+    pub fn next(&self, view: &mut [bool], joint: &[InputId]) -> Vec<bool> {
+        let mut inputs = vec![false; self.net.inputs.len()];
+        for m in joint {
+            inputs[m.index()] = true;
+        }
+        let saved: Vec<bool> = self.input_cone.iter().map(|&i| view[i]).collect();
+        for &i in &self.input_cone {
+            view[i] = match &self.net.gates[i] {
+                Gate::Const(c) => *c,
+                Gate::Input(x) => inputs[x.index()],
+                Gate::Latch(_) => unreachable!("latches do not depend on inputs"),
+                Gate::Not(a) => !view[a.index()],
+                Gate::And(ops) => ops.iter().all(|o| view[o.index()]),
+                Gate::Or(ops) => ops.iter().any(|o| view[o.index()]),
+            };
+        }
+        let next = self
+            .net
+            .latches
+            .iter()
+            .map(|l| view[l.next.index()])
+            .collect();
+        for (&i, b) in self.input_cone.iter().zip(saved) {
+            view[i] = b;
+        }
+        next
+    }
+}
+
 /// Replays `trace` through a compiled netlist, as [`replay_interp`] does: full state
 /// (latches plus fixed fluents), terminal, legal moves (by text), and the set of true goal
-/// values per role must equal the oracle's at every line.
+/// values per role must equal the oracle's at every line. Costs about one full netlist
+/// evaluation per line (see [`NetStepper`]).
 ///
 /// # Errors
 /// The first difference, as [`replay_interp`].
@@ -233,14 +294,14 @@ pub fn replay_netlist(net: &Netlist, trace: &Trace) -> Result<usize, String> {
     if roles != trace.roles {
         return Err(format!("roles {roles:?} != {:?}", trace.roles));
     }
-    let no_inputs = vec![false; net.inputs.len()];
+    let stepper = NetStepper::new(net);
     let mut state = None;
     for s in &trace.steps {
         if s.step == 0 {
             state = Some(net.initial_state());
         }
         let st = state.take().ok_or("trace does not start at step 0")?;
-        let view = eval_gates(net, &st, &no_inputs);
+        let mut view = stepper.view(&st);
         let got_state = net.true_fluents(&st);
         if got_state != s.state {
             return Err(mismatch(s, "state", got_state, &s.state));
@@ -282,27 +343,89 @@ pub fn replay_netlist(net: &Netlist, trace: &Trace) -> Result<usize, String> {
             return Err(mismatch(s, "goals", goals, &s.goals));
         }
         if let Some(joint) = &s.joint {
-            let mut inputs = no_inputs.clone();
-            for (m, l) in joint.iter().zip(&legal) {
-                let id = l
-                    .iter()
-                    .find(|(t, _)| t == m)
-                    .map(|(_, id)| *id)
-                    .ok_or_else(|| format!("{m} not legal"))?;
-                inputs[id.index()] = true;
-            }
-            let v = eval_gates(net, &st, &inputs);
-            state = Some(net.latches.iter().map(|l| v[l.next.index()]).collect());
+            let ids = joint
+                .iter()
+                .zip(&legal)
+                .map(|(m, l)| {
+                    l.iter()
+                        .find(|(t, _)| t == m)
+                        .map(|(_, id)| *id)
+                        .ok_or_else(|| mismatch(s, "oracle move not legal", m, l))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            state = Some(stepper.next(&mut view, &ids));
         }
     }
     Ok(trace.steps.len())
 }
+
+/// Keeps the first step lines of `trace` that fit `budget` units of `cost_per_line` each,
+/// but never fewer than `min_lines` nor fewer than its whole first playout (so every game
+/// is checked from its initial state through at least one complete playout). Returns the
+/// number of lines dropped.
+pub fn truncate_trace(
+    trace: &mut Trace,
+    cost_per_line: usize,
+    budget: usize,
+    min_lines: usize,
+) -> usize {
+    let first_playout = trace
+        .steps
+        .iter()
+        .skip(1)
+        .position(|s| s.step == 0)
+        .map_or(trace.steps.len(), |p| p + 1);
+    let keep = (budget / cost_per_line.max(1))
+        .max(min_lines)
+        .max(first_playout);
+    let before = trace.steps.len();
+    trace.steps.truncate(keep);
+    before - trace.steps.len()
+}
+
+/// Runs `f` on every item on `threads` worker threads (work-stealing by index) and returns
+/// the results in item order. Each item's wall time is printed to stderr with its label.
+pub fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    label: impl Fn(&T) -> String + Sync,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(Vec::with_capacity(items.len()));
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let start = std::time::Instant::now();
+                let r = f(item);
+                eprintln!("  {:6.2} s  {}", start.elapsed().as_secs_f64(), label(item));
+                results.lock().expect("no poisoned lock").push((i, r));
+            });
+        }
+    });
+    let mut results = results.into_inner().expect("no poisoned lock");
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Worker threads for the corpus tests: 2 (CI's core count), or `PROPNET_TEST_THREADS`.
+pub fn test_threads() -> usize {
+    std::env::var("PROPNET_TEST_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2)
+}
+
 /// Every file under `dir` (recursively) with extension `ext`, sorted.
 pub fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -341,7 +464,6 @@ pub const TOO_BIG: &[&str] = &[
     "ggp-repository/alexChess.kif",
     "ggp-repository/amazons.kif",
     "ggp-repository/amazonsSuicide.kif",
-    "ggp-repository/blockerParallel.kif",
     "ggp-repository/chess.kif",
     "ggp-repository/chess_200.kif",
     "ggp-repository/chineseCheckers6.kif",
@@ -351,7 +473,6 @@ pub const TOO_BIG: &[&str] = &[
     "ggp-repository/merrills.kif",
     "ggp-repository/mummymaze1p.kif",
     "ggp-repository/racer4.kif",
-    "ggp-repository/skirmish.kif",
     "ggp-repository/urmAdd.kif",
     "ggpserver-2006/ARGENTINA.kif",
     "ggpserver-benderng/Tetris.kif",

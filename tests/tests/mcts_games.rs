@@ -110,14 +110,36 @@ fn mcts_never_loses_tictactoe_kif_against_random() {
 fn more_iterations_beat_fewer_on_connectfour_kif() {
     let net = bench_game("connectfour");
     let player = |iters: u64, seed: u64| -> Box<dyn Player> {
-        let params = MctsParams { seed, playouts_per_leaf: 8, leaves_per_batch: 8, ..Default::default() };
-        let cpu = CpuBackend::new(net.clone(), CpuOptions { threads: 1, lane_width: 64 }).unwrap();
-        Box::new(MctsPlayer::new(format!("mcts:{iters}"), Box::new(cpu), params, Budget::Iterations(iters)))
+        let params = MctsParams {
+            seed,
+            playouts_per_leaf: 8,
+            leaves_per_batch: 8,
+            ..Default::default()
+        };
+        let cpu = CpuBackend::new(
+            net.clone(),
+            CpuOptions {
+                threads: 1,
+                lane_width: 64,
+            },
+        )
+        .unwrap();
+        Box::new(MctsPlayer::new(
+            format!("mcts:{iters}"),
+            Box::new(cpu),
+            params,
+            Budget::Iterations(iters),
+        ))
     };
     let mut players = vec![player(300, 5), player(30, 6)];
-    let games: Vec<_> = (0..40).map(|g| play_game(&net, &mut players, &seats_for(g, 2, 2), g, 100).unwrap()).collect();
+    let games: Vec<_> = (0..40)
+        .map(|g| play_game(&net, &mut players, &seats_for(g, 2, 2), g, 100).unwrap())
+        .collect();
     let s = propnet_host::arena::player_scores(&games, 2);
     let first_wins = games.iter().filter(|g| g.goals[0] == 100).count();
-    eprintln!("connectfour.kif mcts:300 vs mcts:30: {:.1} ± {:.1}; first mover won {first_wins}/40", s[0].mean, s[0].ci95);
+    eprintln!(
+        "connectfour.kif mcts:300 vs mcts:30: {:.1} ± {:.1}; first mover won {first_wins}/40",
+        s[0].mean, s[0].ci95
+    );
     assert!(s[0].low() > 50.0, "{:.1} ± {:.1}", s[0].mean, s[0].ci95);
 }

@@ -16,12 +16,16 @@ fn nodes(game: &str, depth: u32) -> Option<Vec<u64>> {
 
 #[test]
 fn tictactoe_perft() {
-    let Some(n) = nodes("ggp-repository/ticTacToe.kif", 6) else { return };
+    let Some(n) = nodes("ggp-repository/ticTacToe.kif", 6) else {
+        return;
+    };
     assert_eq!(n, [9, 72, 504, 3024, 15120, 54720]);
 }
 
 #[test]
 fn connect_four_perft() {
-    let Some(n) = nodes("ggp-repository/connect4.kif", 6) else { return };
+    let Some(n) = nodes("ggp-repository/connect4.kif", 6) else {
+        return;
+    };
     assert_eq!(n, [7, 49, 343, 2401, 16807, 117649]);
 }

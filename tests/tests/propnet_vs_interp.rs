@@ -1,57 +1,84 @@
 //! Propnet vs reference interpreter: for every corpus game the front end accepts and the
 //! grounder compiles, random playouts (joint moves from a seeded generator) step both the
-//! netlist (scalar `eval_gates` through `NetMachine`) and the interpreter, comparing the
-//! state's fluents, every role's legal moves, goals and terminal at every step.
+//! netlist (scalar, one evaluation per step through [`NetStepper`]) and the interpreter,
+//! comparing the state's fluents, every role's legal moves, goals and terminal at every
+//! step. Large games get fewer playouts (at least one); games run on [`test_threads`]
+//! threads.
 
 use propnet_compiler::gdl;
 use propnet_compiler::ground::{compile, CompileOptions};
 use propnet_compiler::interp::{GoalValue, Interp};
-use propnet_compiler::playout::eval_gates;
-use propnet_host::machine::NetMachine;
-use propnet_tests::{files_with_ext, shared_dir, too_big, TestRng};
+use propnet_tests::{
+    files_with_ext, par_map, shared_dir, test_threads, too_big, NetStepper, TestRng,
+};
 
-/// Playouts and step limit for a netlist of this many gates: small games get 20 playouts,
-/// large ones fewer (never zero), so the whole test stays fast at opt-level 1.
-fn effort(gates: usize) -> (usize, usize) {
-    let playouts = (400_000 / (gates + 1)).clamp(2, 20);
-    (playouts, 150)
+/// Steps per playout at most.
+const MAX_STEPS: usize = 150;
+/// Gate evaluations per game (one per step) that size the number of playouts.
+const GATE_EVALS_PER_GAME: usize = 20_000_000;
+
+/// Playouts for a netlist of this many gates: 10 for small games, fewer for large ones
+/// (never zero), so the whole test stays fast at opt-level 1.
+fn playouts(gates: usize) -> usize {
+    (GATE_EVALS_PER_GAME / ((gates + 1) * MAX_STEPS)).clamp(1, 10)
 }
 
 fn compare_game(path: &std::path::Path) -> Result<usize, String> {
     if too_big(path) {
         return Ok(0);
     }
-    let Ok(game) = gdl::load(path) else { return Ok(0) };
-    let Ok(net) = compile(&game.program, &CompileOptions::default()) else { return Ok(0) };
-    let Ok(mut interp) = Interp::new(&game.program) else { return Ok(0) };
-    let m = NetMachine::new(&net);
-    let (playouts, max_steps) = effort(net.gates.len());
+    let Ok(game) = gdl::load(path) else {
+        return Ok(0);
+    };
+    let net = compile(&game.program, &CompileOptions::default())
+        .map_err(|e| format!("does not compile: {e}"))?;
+    let Ok(mut interp) = Interp::new(&game.program) else {
+        return Ok(0);
+    };
+    let m = NetStepper::new(&net);
+    let max_steps = MAX_STEPS;
+    let playouts = playouts(net.gates.len());
     let mut rng = TestRng::new(0x5eed);
     let mut steps = 0;
     for p in 0..playouts {
-        let mut ns = m.initial_state();
+        let mut ns = net.initial_state();
         let mut is = interp.initial_state().map_err(|e| format!("interp: {e}"))?;
         for step in 0..=max_steps {
             let at = format!("playout {p} step {step}");
-            let pos = interp.evaluate(&is).map_err(|e| format!("{at}: interp: {e}"))?;
-            let net_state: Vec<&str> = m.state_fluents(&ns);
+            let mut pos = interp
+                .evaluate(&is)
+                .map_err(|e| format!("{at}: interp: {e}"))?;
+            let mut values = m.view(&ns);
+            let net_state: Vec<&str> = net.true_fluents(&ns);
             let int_state = interp.state_text(&is);
             if net_state != int_state {
                 return Err(format!(
                     "{at}: state differs\n netlist: {net_state:?}\n interp:  {int_state:?}"
                 ));
             }
-            let net_terminal = m.is_terminal(&ns);
+            let net_terminal = values[net.terminal.index()];
             if net_terminal != interp.terminal_in(&pos) {
                 return Err(format!("{at}: terminal differs (netlist {net_terminal})"));
             }
-            let values = eval_gates(&net, &ns, &vec![false; net.inputs.len()]);
-            let legal = m.legal_moves(&ns);
+            let legal: Vec<Vec<_>> = net
+                .roles
+                .iter()
+                .map(|r| {
+                    r.legal
+                        .iter()
+                        .filter(|l| values[l.gate.index()])
+                        .map(|l| l.input)
+                        .collect()
+                })
+                .collect();
             let int_goals = interp.goals_in(&pos);
             let mut joint_net = Vec::new();
             let mut joint_int = Vec::new();
             for (r, role) in net.roles.iter().enumerate() {
-                let nl: Vec<&str> = legal[r].iter().map(|&i| m.move_name(i)).collect();
+                let nl: Vec<&str> = legal[r]
+                    .iter()
+                    .map(|&i| net.inputs[i.index()].name.as_str())
+                    .collect();
                 let il = interp.legal_in(&pos, r);
                 let il_text: Vec<&str> = il.iter().map(|(t, _)| t.as_str()).collect();
                 if nl != il_text {
@@ -91,8 +118,10 @@ fn compare_game(path: &std::path::Path) -> Result<usize, String> {
             if net_terminal || joint_net.len() < net.roles.len() || step == max_steps {
                 break;
             }
-            ns = m.next_state(&ns, &joint_net);
-            is = interp.next_from(&pos, &joint_int).map_err(|e| format!("{at}: interp: {e}"))?;
+            ns = m.next(&mut values, &joint_net);
+            is = interp
+                .next_from(&mut pos, &joint_int)
+                .map_err(|e| format!("{at}: interp: {e}"))?;
         }
     }
     Ok(steps)
@@ -101,19 +130,31 @@ fn compare_game(path: &std::path::Path) -> Result<usize, String> {
 #[test]
 fn propnet_matches_interpreter_on_random_playouts() {
     let Some(shared) = shared_dir() else { return };
+    let games_dir = shared.join("games");
+    let files = files_with_ext(&games_dir, "kif");
+    let rel = |p: &std::path::PathBuf| p.strip_prefix(&games_dir).unwrap().display().to_string();
+    let outcomes = par_map(&files, test_threads(), rel, |p| compare_game(p));
     let mut failures = Vec::new();
     let mut games = 0;
-    for path in files_with_ext(&shared.join("games"), "kif") {
-        match compare_game(&path) {
-            Ok(0) => {}
+    for (path, o) in files.iter().zip(outcomes) {
+        match o {
+            Ok(0) => println!(
+                "{}: skipped (rejected, too big or no interpreter)",
+                rel(path)
+            ),
             Ok(steps) => {
                 games += 1;
-                println!("{}: {steps} steps agree", path.display());
+                println!("{}: {steps} steps agree", rel(path));
             }
-            Err(e) => failures.push(format!("{}: {e}", path.display())),
+            Err(e) => failures.push(format!("{}: {e}", rel(path))),
         }
     }
     println!("{games} games compared");
     assert!(games > 0, "no game was compared");
-    assert!(failures.is_empty(), "{} games differ:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} games differ:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }

@@ -172,9 +172,10 @@ impl<'l> Grounder<'l> {
         // solutions than the instance budget already proves the game too big.
         // The fixpoint may meet an instance again in later rounds (once per delta literal),
         // so over all firings three times the instance budget is allowed.
-        let max_solutions = self.budget.max_instances.min(
-            (3 * self.budget.max_instances).saturating_sub(self.solutions),
-        );
+        let max_solutions = self
+            .budget
+            .max_instances
+            .min((3 * self.budget.max_instances).saturating_sub(self.solutions));
         let mut solutions = 0usize;
         let r = self.run_join(rule, &steps, Mode::Relaxed, &mut |binds, _| {
             solutions += 1;
@@ -213,7 +214,10 @@ impl<'l> Grounder<'l> {
                 return Err(self.budget_error(
                     BudgetKind::Instances,
                     rule.head.rel,
-                    format!("the reachability fixpoint met {} instances", self.solutions + solutions),
+                    format!(
+                        "the reachability fixpoint met {} instances",
+                        self.solutions + solutions
+                    ),
                 ))
             }
             Err(Stop::Callback) => {
@@ -306,7 +310,14 @@ impl<'l> Grounder<'l> {
             });
             if !recursive {
                 if trace {
-                    eprintln!("{:?} +{} atoms {:?}", comp.iter().map(|&r| low.rels.text(&low.syms, r)).collect::<Vec<_>>(), self.atoms.len() - before, t.elapsed());
+                    eprintln!(
+                        "{:?} +{} atoms {:?}",
+                        comp.iter()
+                            .map(|&r| low.rels.text(&low.syms, r))
+                            .collect::<Vec<_>>(),
+                        self.atoms.len() - before,
+                        t.elapsed()
+                    );
                 }
                 continue;
             }
@@ -340,7 +351,14 @@ impl<'l> Grounder<'l> {
                 }
             }
             if trace {
-                eprintln!("{:?} +{} atoms {:?} (recursive)", comp.iter().map(|&r| low.rels.text(&low.syms, r)).collect::<Vec<_>>(), self.atoms.len() - before, t.elapsed());
+                eprintln!(
+                    "{:?} +{} atoms {:?} (recursive)",
+                    comp.iter()
+                        .map(|&r| low.rels.text(&low.syms, r))
+                        .collect::<Vec<_>>(),
+                    self.atoms.len() - before,
+                    t.elapsed()
+                );
             }
         }
         Ok(())

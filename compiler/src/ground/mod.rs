@@ -22,6 +22,7 @@ pub mod instances;
 pub mod join;
 pub mod rules;
 pub mod scc;
+pub mod split;
 pub mod terms;
 
 use crate::gdl::{Game, Program, Span};
@@ -156,7 +157,11 @@ impl GroundError {
     pub fn located(&self, source: &SourceFile) -> String {
         match self.span() {
             Some(span) if span.end > span.start => {
-                let rule: String = source.slice(span).split_whitespace().collect::<Vec<_>>().join(" ");
+                let rule: String = source
+                    .slice(span)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 let rule = if rule.chars().count() > 160 {
                     rule.chars().take(160).collect::<String>() + "…"
                 } else {
@@ -173,7 +178,10 @@ impl GroundError {
 ///
 /// # Errors
 /// The located message of the [`GroundError`].
-pub fn compile_game(game: &Game, opts: &CompileOptions) -> Result<(Netlist, CompileReport), String> {
+pub fn compile_game(
+    game: &Game,
+    opts: &CompileOptions,
+) -> Result<(Netlist, CompileReport), String> {
     compile_with_report(&game.program, opts).map_err(|e| e.located(&game.source))
 }
 

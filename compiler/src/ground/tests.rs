@@ -280,3 +280,25 @@ fn long_positive_chain_needs_all_rounds() {
     let v = eval_gates(&net, &off, &[false]);
     assert_eq!(crate::playout::goals_of(&net, &v), [0]);
 }
+
+#[test]
+fn independent_moves_are_split_not_multiplied() {
+    let nums: String = (1..=12).map(|n| format!("(num {n}) ")).collect();
+    let p = program(&format!(
+        "(role a) (role b) {nums} (cell c1) (cell c2) (cell c3) (init (on c1))
+         (<= (ok ?c ?n) (cell ?c) (num ?n) (distinct ?n 12))
+         (<= (legal a (pick ?n)) (num ?n)) (<= (legal b (pick ?n)) (num ?n))
+         (<= (next (on ?c)) (true (on ?c)) (does a (pick ?x)) (ok ?c ?x)
+             (does b (pick ?y)) (ok ?c ?y))
+         (<= terminal (not (true (on c1)))) (goal a 0) (goal b 0)"
+    ));
+    let (net, rep) = compile_with_report(&p, &CompileOptions::default()).expect("compiles");
+    validate(&net);
+    // Unsplit, `next` alone would have 3 cells x 11 x 11 move pairs = 363 instances.
+    assert!(rep.instances < 150, "{} instances: the moves were multiplied", rep.instances);
+    let s0 = net.initial_state();
+    assert_eq!(fluents(&net, &s0), ["(on c1)"]);
+    assert_eq!(fluents(&net, &step(&net, &s0, &["(pick 3)", "(pick 5)"])), ["(on c1)"]);
+    assert!(fluents(&net, &step(&net, &s0, &["(pick 3)", "(pick 12)"])).is_empty());
+    assert!(fluents(&net, &step(&net, &s0, &["(pick 12)", "(pick 1)"])).is_empty());
+}
