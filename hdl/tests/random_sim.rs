@@ -89,8 +89,9 @@ fn check(
             "{tag}: goal sum of role {ri}"
         );
     }
-    // One joint move per cycle: each engine takes length + 1 + S cycles per playout.
-    let s = u64::from(opts.rng_stages);
+    // One joint move per cycle: each engine takes length + 1 + draw latency (S + 1) cycles
+    // per playout.
+    let s = u64::from(propnet_hdl::engine::draw_latency(opts.rng_stages));
     let busiest = (0..opts.engines)
         .map(|e| {
             want.iter()
