@@ -25,7 +25,10 @@ pub struct GameRecord {
 impl GameRecord {
     /// The score (goal) of player `p` in this game.
     pub fn score_of(&self, p: usize) -> Option<u8> {
-        self.seats.iter().position(|&s| s == p).map(|r| self.goals[r])
+        self.seats
+            .iter()
+            .position(|&s| s == p)
+            .map(|r| self.goals[r])
     }
 }
 
@@ -40,7 +43,13 @@ pub fn seats_for(game: u64, roles: usize, players: usize) -> Vec<usize> {
 ///
 /// # Errors
 /// A [`BackendError`] from a player's backend.
-pub fn play_game(net: &Netlist, players: &mut [Box<dyn Player>], seats: &[usize], index: u64, max_steps: u32) -> Result<GameRecord, BackendError> {
+pub fn play_game(
+    net: &Netlist,
+    players: &mut [Box<dyn Player>],
+    seats: &[usize],
+    index: u64,
+    max_steps: u32,
+) -> Result<GameRecord, BackendError> {
     let m = NetMachine::new(net);
     for (r, &p) in seats.iter().enumerate() {
         players[p].new_game(r, index);
@@ -65,7 +74,13 @@ pub fn play_game(net: &Netlist, players: &mut [Box<dyn Player>], seats: &[usize]
         moves.push(joint.iter().map(|&i| m.move_name(i).to_string()).collect());
         state = m.next_state(&state, &joint);
     };
-    Ok(GameRecord { index, seats: seats.to_vec(), moves, goals: m.goals(&state), end: end.to_string() })
+    Ok(GameRecord {
+        index,
+        seats: seats.to_vec(),
+        moves,
+        goals: m.goals(&state),
+        end: end.to_string(),
+    })
 }
 
 /// Mean and 95% confidence half-width of a sample (Student t for small samples).
@@ -84,14 +99,22 @@ impl Estimate {
     pub fn of(xs: &[f64]) -> Self {
         let n = xs.len();
         if n == 0 {
-            return Self { n, mean: 0.0, ci95: 0.0 };
+            return Self {
+                n,
+                mean: 0.0,
+                ci95: 0.0,
+            };
         }
         let mean = xs.iter().sum::<f64>() / n as f64;
         if n < 2 {
             return Self { n, mean, ci95: 0.0 };
         }
         let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
-        Self { n, mean, ci95: t95(n - 1) * (var / n as f64).sqrt() }
+        Self {
+            n,
+            mean,
+            ci95: t95(n - 1) * (var / n as f64).sqrt(),
+        }
     }
     /// Lower end of the interval.
     pub fn low(&self) -> f64 {
@@ -106,8 +129,9 @@ impl Estimate {
 /// Two-sided 95% quantile of Student's t with `df` degrees of freedom (table, then 1.96).
 fn t95(df: usize) -> f64 {
     const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
-        2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
     ];
     match df {
         0 => f64::INFINITY,
@@ -121,7 +145,15 @@ fn t95(df: usize) -> f64 {
 /// Each player's score (goal 0..=100) estimate over `games`.
 pub fn player_scores(games: &[GameRecord], players: usize) -> Vec<Estimate> {
     (0..players)
-        .map(|p| Estimate::of(&games.iter().filter_map(|g| g.score_of(p)).map(f64::from).collect::<Vec<_>>()))
+        .map(|p| {
+            Estimate::of(
+                &games
+                    .iter()
+                    .filter_map(|g| g.score_of(p))
+                    .map(f64::from)
+                    .collect::<Vec<_>>(),
+            )
+        })
         .collect()
 }
 

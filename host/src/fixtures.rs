@@ -5,7 +5,9 @@
 //! the idle role plays `noop`, the winner scores 100 and the loser 0, a full board without a
 //! line is 50/50.
 
-use propnet_compiler::netlist::{Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId};
+use propnet_compiler::netlist::{
+    Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId,
+};
 use std::collections::BTreeMap;
 
 /// Builds a netlist from named latches, inputs and gates, keeping latches sorted by name.
@@ -24,7 +26,11 @@ impl Builder {
         for (i, (name, init)) in latches.into_iter().enumerate() {
             let g = net.push(Gate::Latch(LatchId(i as u32)));
             latch_gate.insert(name.clone(), g);
-            net.latches.push(Latch { name, init, next: GateId(0) });
+            net.latches.push(Latch {
+                name,
+                init,
+                next: GateId(0),
+            });
         }
         let mut input_gate = BTreeMap::new();
         for (r, ms) in moves.iter().enumerate() {
@@ -34,11 +40,25 @@ impl Builder {
                 let id = InputId(net.inputs.len() as u32);
                 let g = net.push(Gate::Input(id));
                 input_gate.insert((r, m.clone()), g);
-                net.inputs.push(Input { role: RoleId(r as u32), name: m });
+                net.inputs.push(Input {
+                    role: RoleId(r as u32),
+                    name: m,
+                });
             }
         }
-        net.roles = roles.iter().map(|n| Role { name: n.to_string(), legal: vec![], goals: vec![] }).collect();
-        Self { net, latch_gate, input_gate }
+        net.roles = roles
+            .iter()
+            .map(|n| Role {
+                name: n.to_string(),
+                legal: vec![],
+                goals: vec![],
+            })
+            .collect();
+        Self {
+            net,
+            latch_gate,
+            input_gate,
+        }
     }
     fn latch(&self, name: &str) -> GateId {
         self.latch_gate[name]
@@ -57,13 +77,17 @@ impl Builder {
     }
     fn set_next(&mut self, latch: &str, gate: GateId) {
         let g = self.latch(latch);
-        let Gate::Latch(l) = self.net.gates[g.index()] else { unreachable!() };
+        let Gate::Latch(l) = self.net.gates[g.index()] else {
+            unreachable!()
+        };
         self.net.latches[l.index()].next = gate;
     }
     /// Adds role `r`'s legal move `name`, legal when `gate` holds.
     fn legal(&mut self, r: usize, name: &str, gate: GateId) {
         let g = self.input(r, name);
-        let Gate::Input(input) = self.net.gates[g.index()] else { unreachable!() };
+        let Gate::Input(input) = self.net.gates[g.index()] else {
+            unreachable!()
+        };
         self.net.roles[r].legal.push(Legal { input, gate });
     }
     /// Two-player win/draw/loss goals and terminal from the two "has a line" gates and "board
@@ -73,11 +97,24 @@ impl Builder {
         let no1 = self.not(line[1]);
         let draw = self.and(vec![no0, no1]);
         for r in 0..2 {
-            self.net.roles[r].legal.sort_by(|a, b| self.net.inputs[a.input.index()].name.cmp(&self.net.inputs[b.input.index()].name));
+            self.net.roles[r].legal.sort_by(|a, b| {
+                self.net.inputs[a.input.index()]
+                    .name
+                    .cmp(&self.net.inputs[b.input.index()].name)
+            });
             self.net.roles[r].goals = vec![
-                Goal { value: 0, gate: line[1 - r] },
-                Goal { value: 50, gate: draw },
-                Goal { value: 100, gate: line[r] },
+                Goal {
+                    value: 0,
+                    gate: line[1 - r],
+                },
+                Goal {
+                    value: 50,
+                    gate: draw,
+                },
+                Goal {
+                    value: 100,
+                    gate: line[r],
+                },
             ];
         }
         self.net.terminal = self.or(vec![line[0], line[1], full]);
@@ -90,7 +127,10 @@ impl Builder {
 pub fn tictactoe() -> Netlist {
     let roles = ["xplayer", "oplayer"];
     let marks = ["x", "o"];
-    let mut latches = vec![("(control xplayer)".to_string(), true), ("(control oplayer)".to_string(), false)];
+    let mut latches = vec![
+        ("(control xplayer)".to_string(), true),
+        ("(control oplayer)".to_string(), false),
+    ];
     let cells: Vec<(u32, u32)> = (1..=3).flat_map(|x| (1..=3).map(move |y| (x, y))).collect();
     for &(x, y) in &cells {
         for c in ["b", "x", "o"] {
@@ -98,7 +138,13 @@ pub fn tictactoe() -> Netlist {
         }
     }
     let moves: Vec<Vec<String>> = (0..2)
-        .map(|_| cells.iter().map(|(x, y)| format!("(mark {x} {y})")).chain(["noop".to_string()]).collect())
+        .map(|_| {
+            cells
+                .iter()
+                .map(|(x, y)| format!("(mark {x} {y})"))
+                .chain(["noop".to_string()])
+                .collect()
+        })
         .collect();
     let mut b = Builder::new(&roles, latches, &moves);
     for r in 0..2 {
@@ -146,13 +192,19 @@ pub fn tictactoe() -> Netlist {
         let ands: Vec<GateId> = lines
             .iter()
             .map(|l| {
-                let ops = l.iter().map(|(x, y)| b.latch(&format!("(cell {x} {y} {})", marks[r]))).collect();
+                let ops = l
+                    .iter()
+                    .map(|(x, y)| b.latch(&format!("(cell {x} {y} {})", marks[r])))
+                    .collect();
                 b.and(ops)
             })
             .collect();
         line[r] = b.or(ands);
     }
-    let blanks: Vec<GateId> = cells.iter().map(|(x, y)| b.latch(&format!("(cell {x} {y} b)"))).collect();
+    let blanks: Vec<GateId> = cells
+        .iter()
+        .map(|(x, y)| b.latch(&format!("(cell {x} {y} b)")))
+        .collect();
     let open = b.or(blanks);
     let full = b.not(open);
     b.finish_two_player(line, full)
@@ -165,7 +217,10 @@ pub fn connect_four() -> Netlist {
     const COLS: i32 = 7;
     const ROWS: i32 = 6;
     let roles = ["white", "red"];
-    let mut latches = vec![("(control white)".to_string(), true), ("(control red)".to_string(), false)];
+    let mut latches = vec![
+        ("(control white)".to_string(), true),
+        ("(control red)".to_string(), false),
+    ];
     for c in 1..=COLS {
         for r in 1..=ROWS {
             for p in roles {
@@ -173,13 +228,22 @@ pub fn connect_four() -> Netlist {
             }
         }
     }
-    let moves: Vec<Vec<String>> =
-        (0..2).map(|_| (1..=COLS).map(|c| format!("(drop {c})")).chain(["noop".to_string()]).collect()).collect();
+    let moves: Vec<Vec<String>> = (0..2)
+        .map(|_| {
+            (1..=COLS)
+                .map(|c| format!("(drop {c})"))
+                .chain(["noop".to_string()])
+                .collect()
+        })
+        .collect();
     let mut b = Builder::new(&roles, latches, &moves);
     let mut filled = BTreeMap::new();
     for c in 1..=COLS {
         for r in 1..=ROWS {
-            let ops = roles.iter().map(|p| b.latch(&format!("(cell {c} {r} {p})"))).collect();
+            let ops = roles
+                .iter()
+                .map(|p| b.latch(&format!("(cell {c} {r} {p})")))
+                .collect();
             let f = b.or(ops);
             filled.insert((c, r), f);
         }
@@ -199,7 +263,11 @@ pub fn connect_four() -> Netlist {
         for r in 1..=ROWS {
             // The piece lands at (c, r) when the cell is empty and the one below is filled.
             let empty = b.not(filled[&(c, r)]);
-            let lands = if r == 1 { empty } else { b.and(vec![empty, filled[&(c, r - 1)]]) };
+            let lands = if r == 1 {
+                empty
+            } else {
+                b.and(vec![empty, filled[&(c, r - 1)]])
+            };
             for (i, p) in roles.iter().enumerate() {
                 let name = format!("(cell {c} {r} {p})");
                 let had = b.latch(&name);
@@ -224,7 +292,9 @@ pub fn connect_four() -> Netlist {
                     if !(1..=COLS).contains(&ec) || !(1..=ROWS).contains(&er) {
                         continue;
                     }
-                    let ops = (0..4).map(|k| b.latch(&format!("(cell {} {} {p})", c + k * dc, r + k * dr))).collect();
+                    let ops = (0..4)
+                        .map(|k| b.latch(&format!("(cell {} {} {p})", c + k * dc, r + k * dr)))
+                        .collect();
                     ands.push(b.and(ops));
                 }
             }
@@ -245,7 +315,10 @@ mod tests {
     fn fixtures_validate_and_have_expected_shape() {
         let t = tictactoe();
         validate(&t).unwrap();
-        assert_eq!((t.latches.len(), t.inputs.len(), t.roles.len()), (29, 20, 2));
+        assert_eq!(
+            (t.latches.len(), t.inputs.len(), t.roles.len()),
+            (29, 20, 2)
+        );
         let c = connect_four();
         validate(&c).unwrap();
         assert_eq!((c.latches.len(), c.inputs.len()), (86, 16));

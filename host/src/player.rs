@@ -21,7 +21,13 @@ pub trait Player {
     ///
     /// # Errors
     /// A [`BackendError`] when the player's backend fails.
-    fn choose(&mut self, net: &Netlist, state: &State, role: usize, legal: &[Vec<InputId>]) -> Result<InputId, BackendError>;
+    fn choose(
+        &mut self,
+        net: &Netlist,
+        state: &State,
+        role: usize,
+        legal: &[Vec<InputId>],
+    ) -> Result<InputId, BackendError>;
 }
 
 /// Accumulated search work of a player over a match.
@@ -60,7 +66,11 @@ pub struct RandomPlayer {
 impl RandomPlayer {
     /// A random player with this seed.
     pub fn new(seed: u64) -> Self {
-        Self { seed, game: 0, step: 0 }
+        Self {
+            seed,
+            game: 0,
+            step: 0,
+        }
     }
 }
 
@@ -72,8 +82,17 @@ impl Player for RandomPlayer {
         self.game = game;
         self.step = 0;
     }
-    fn choose(&mut self, _net: &Netlist, _state: &State, role: usize, legal: &[Vec<InputId>]) -> Result<InputId, BackendError> {
-        let x = threefry2x32_20(key(self.seed ^ self.game.rotate_left(32)), [self.step, role as u32])[0];
+    fn choose(
+        &mut self,
+        _net: &Netlist,
+        _state: &State,
+        role: usize,
+        legal: &[Vec<InputId>],
+    ) -> Result<InputId, BackendError> {
+        let x = threefry2x32_20(
+            key(self.seed ^ self.game.rotate_left(32)),
+            [self.step, role as u32],
+        )[0];
         self.step += 1;
         let ms = &legal[role];
         Ok(ms[choose(x, ms.len() as u32) as usize])
@@ -94,9 +113,22 @@ pub struct MctsPlayer {
 
 impl MctsPlayer {
     /// A player that searches with `params` for `budget` per move, rollouts on `backend`.
-    pub fn new(label: String, backend: Box<dyn Backend>, params: MctsParams, budget: Budget) -> Self {
+    pub fn new(
+        label: String,
+        backend: Box<dyn Backend>,
+        params: MctsParams,
+        budget: Budget,
+    ) -> Self {
         let search = Search::new(params.clone());
-        Self { label, backend, params, budget, search, totals: SearchTotals::default(), last: None }
+        Self {
+            label,
+            backend,
+            params,
+            budget,
+            search,
+            totals: SearchTotals::default(),
+            last: None,
+        }
     }
 }
 
@@ -108,15 +140,27 @@ impl Player for MctsPlayer {
         Some(self.totals)
     }
     fn new_game(&mut self, role: usize, game: u64) {
-        let seed = self.params.seed ^ game.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ ((role as u64) << 56);
-        self.search = Search::new(MctsParams { seed, ..self.params.clone() });
+        let seed =
+            self.params.seed ^ game.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ ((role as u64) << 56);
+        self.search = Search::new(MctsParams {
+            seed,
+            ..self.params.clone()
+        });
     }
-    fn choose(&mut self, net: &Netlist, state: &State, role: usize, legal: &[Vec<InputId>]) -> Result<InputId, BackendError> {
+    fn choose(
+        &mut self,
+        net: &Netlist,
+        state: &State,
+        role: usize,
+        legal: &[Vec<InputId>],
+    ) -> Result<InputId, BackendError> {
         if legal[role].len() == 1 {
             self.last = None;
             return Ok(legal[role][0]);
         }
-        let res = self.search.run(net, self.backend.as_mut(), state, self.budget)?;
+        let res = self
+            .search
+            .run(net, self.backend.as_mut(), state, self.budget)?;
         let m = res.best_move(role).unwrap_or(legal[role][0]);
         let t = &mut self.totals;
         t.searches += 1;

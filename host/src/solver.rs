@@ -31,7 +31,9 @@ pub struct SolveOptions {
 
 impl Default for SolveOptions {
     fn default() -> Self {
-        Self { max_states: 20_000_000 }
+        Self {
+            max_states: 20_000_000,
+        }
     }
 }
 
@@ -81,24 +83,46 @@ enum Eval {
 }
 
 fn fluents(net: &Netlist, s: &[bool]) -> String {
-    net.latches.iter().zip(s).filter(|(_, &b)| b).map(|(l, _)| l.name.as_str()).collect::<Vec<_>>().join(" ")
+    net.latches
+        .iter()
+        .zip(s)
+        .filter(|(_, &b)| b)
+        .map(|(l, _)| l.name.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn evaluate(net: &Netlist, s: &[bool]) -> Result<Eval, SolveError> {
     let v = eval_gates(net, s, &vec![false; net.inputs.len()]);
-    let legal: Vec<Vec<InputId>> =
-        net.roles.iter().map(|r| r.legal.iter().filter(|l| v[l.gate.index()]).map(|l| l.input).collect()).collect();
+    let legal: Vec<Vec<InputId>> = net
+        .roles
+        .iter()
+        .map(|r| {
+            r.legal
+                .iter()
+                .filter(|l| v[l.gate.index()])
+                .map(|l| l.input)
+                .collect()
+        })
+        .collect();
     if v[net.terminal.index()] || legal.iter().any(Vec::is_empty) {
         return Ok(Eval::Final(goals_of(net, &v)));
     }
     let movers: Vec<usize> = (0..legal.len()).filter(|&r| legal[r].len() > 1).collect();
     if movers.len() > 1 {
         let roles = movers.iter().map(|&r| net.roles[r].name.clone()).collect();
-        return Err(SolveError::Simultaneous { roles, fluents: fluents(net, s) });
+        return Err(SolveError::Simultaneous {
+            roles,
+            fluents: fluents(net, s),
+        });
     }
     let mover = movers.first().copied().unwrap_or(0);
     let joint = legal.iter().map(|l| l[0]).collect();
-    Ok(Eval::Open(Expanded { mover, joint, choices: legal[mover].clone() }))
+    Ok(Eval::Open(Expanded {
+        mover,
+        joint,
+        choices: legal[mover].clone(),
+    }))
 }
 
 fn next(net: &Netlist, s: &[bool], joint: &[InputId]) -> State {
@@ -123,28 +147,51 @@ struct Frame {
 ///
 /// # Errors
 /// [`SolveError`] for simultaneous moves, non-terminating games or too many states.
-pub fn solve(net: &Netlist, root: &State, opts: &SolveOptions, progress: &mut dyn FnMut(usize)) -> Result<Solution, SolveError> {
+pub fn solve(
+    net: &Netlist,
+    root: &State,
+    opts: &SolveOptions,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Solution, SolveError> {
     let e = match evaluate(net, root)? {
-        Eval::Final(values) => return Ok(Solution { values, best: None, states: 0 }),
+        Eval::Final(values) => {
+            return Ok(Solution {
+                values,
+                best: None,
+                states: 0,
+            })
+        }
         Eval::Open(e) => e,
     };
     let mut table: HashMap<Vec<u64>, Vec<u8>> = HashMap::new();
     let mut on_path: HashSet<Vec<u64>> = HashSet::new();
     let root_key = pack_state(root);
     on_path.insert(root_key.clone());
-    let mut stack = vec![Frame { key: root_key, state: root.clone(), e, next: 0, best: None }];
+    let mut stack = vec![Frame {
+        key: root_key,
+        state: root.clone(),
+        e,
+        next: 0,
+        best: None,
+    }];
     loop {
-        let top = stack.last_mut().expect("stack holds the root until it returns");
+        let top = stack
+            .last_mut()
+            .expect("stack holds the root until it returns");
         if top.next == top.e.choices.len() {
             let f = stack.pop().expect("non-empty");
             on_path.remove(&f.key);
             let (values, mv) = f.best.expect("a frame has at least one move");
             let Some(parent) = stack.last_mut() else {
                 let best = (f.e.choices.len() > 1).then_some((f.e.mover, mv));
-                return Ok(Solution { values, best, states: table.len() + 1 });
+                return Ok(Solution {
+                    values,
+                    best,
+                    states: table.len() + 1,
+                });
             };
             table.insert(f.key, values.clone());
-            if table.len() % 65_536 == 0 {
+            if table.len().is_multiple_of(65_536) {
                 progress(table.len());
             }
             combine(parent, values);
@@ -161,7 +208,9 @@ pub fn solve(net: &Netlist, root: &State, opts: &SolveOptions, progress: &mut dy
             continue;
         }
         if on_path.contains(&key) {
-            return Err(SolveError::Cycle { fluents: fluents(net, &child) });
+            return Err(SolveError::Cycle {
+                fluents: fluents(net, &child),
+            });
         }
         match evaluate(net, &child)? {
             Eval::Final(values) => combine(top, values),
@@ -170,7 +219,13 @@ pub fn solve(net: &Netlist, root: &State, opts: &SolveOptions, progress: &mut dy
                     return Err(SolveError::TooLarge(opts.max_states));
                 }
                 on_path.insert(key.clone());
-                stack.push(Frame { key, state: child, e, next: 0, best: None });
+                stack.push(Frame {
+                    key,
+                    state: child,
+                    e,
+                    next: 0,
+                    best: None,
+                });
             }
         }
     }
@@ -180,7 +235,10 @@ pub fn solve(net: &Netlist, root: &State, opts: &SolveOptions, progress: &mut dy
 fn combine(f: &mut Frame, values: Vec<u8>) {
     let mv = f.e.choices[f.next];
     f.next += 1;
-    let better = f.best.as_ref().is_none_or(|(b, _)| values[f.e.mover] > b[f.e.mover]);
+    let better = f
+        .best
+        .as_ref()
+        .is_none_or(|(b, _)| values[f.e.mover] > b[f.e.mover]);
     if better {
         f.best = Some((values, mv));
     }

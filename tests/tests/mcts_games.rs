@@ -6,10 +6,10 @@ use propnet_compiler::gdl;
 use propnet_compiler::ground::{compile, CompileOptions};
 use propnet_compiler::netlist::Netlist;
 use propnet_host::arena::{play_game, seats_for};
-use propnet_host::backend::ReferenceBackend;
 use propnet_host::machine::NetMachine;
 use propnet_host::mcts::{Budget, MctsParams};
 use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
+use propnet_host::sim::{CpuBackend, CpuOptions};
 use propnet_host::solver::{solve, SolveOptions};
 use std::path::{Path, PathBuf};
 
@@ -19,14 +19,19 @@ fn root() -> PathBuf {
 
 fn load(path: &Path) -> Netlist {
     let game = gdl::load(path).unwrap_or_else(|e| panic!("{e}"));
-    compile(&game.program, &CompileOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    compile(&game.program, &CompileOptions::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// The shared corpus game, or None (skip) when the corpus is absent and not required.
 fn shared_game(rel: &str) -> Option<Netlist> {
     let p = root().join("../shared/games").join(rel);
     if !p.exists() {
-        assert!(std::env::var("PROPNET_REQUIRE_SHARED").as_deref() != Ok("1"), "{} missing", p.display());
+        assert!(
+            std::env::var("PROPNET_REQUIRE_SHARED").as_deref() != Ok("1"),
+            "{} missing",
+            p.display()
+        );
         eprintln!("skipping: {} not found", p.display());
         return None;
     }
@@ -34,7 +39,9 @@ fn shared_game(rel: &str) -> Option<Netlist> {
 }
 
 fn solve_root(net: &Netlist, state: &[bool]) -> Vec<u8> {
-    solve(net, &state.to_vec(), &SolveOptions::default(), &mut |_| {}).unwrap().values
+    solve(net, &state.to_vec(), &SolveOptions::default(), &mut |_| {})
+        .unwrap()
+        .values
 }
 
 #[test]
@@ -42,7 +49,13 @@ fn solver_says_tictactoe_kif_is_a_draw() {
     let mut nets = vec![load(&root().join("bench-games/tictactoe.kif"))];
     nets.extend(shared_game("ggp-repository/ticTacToe.kif"));
     for net in nets {
-        let sol = solve(&net, &net.initial_state(), &SolveOptions::default(), &mut |_| {}).unwrap();
+        let sol = solve(
+            &net,
+            &net.initial_state(),
+            &SolveOptions::default(),
+            &mut |_| {},
+        )
+        .unwrap();
         assert_eq!(sol.values, vec![50, 50]);
         assert_eq!(sol.states, 5478 - 958, "non-final positions of tic-tac-toe");
     }
@@ -64,9 +77,18 @@ fn solver_gives_niu_jiao_qi_value_for_side_to_move() {
     let legal = m.legal_moves(&s0);
     let mut values = Vec::new();
     for &mv in &legal[mover] {
-        let joint: Vec<_> = legal.iter().enumerate().map(|(r, l)| if r == mover { mv } else { l[0] }).collect();
+        let joint: Vec<_> = legal
+            .iter()
+            .enumerate()
+            .map(|(r, l)| if r == mover { mv } else { l[0] })
+            .collect();
         let v = solve_root(&net, &m.next_state(&s0, &joint));
-        assert!(v[mover] <= sol.values[mover], "{} gives red {}", m.move_name(mv), v[mover]);
+        assert!(
+            v[mover] <= sol.values[mover],
+            "{} gives red {}",
+            m.move_name(mv),
+            v[mover]
+        );
         values.push((mv, v));
     }
     assert!(values.iter().any(|(mv, v)| *mv == best && v == &sol.values));
@@ -75,11 +97,45 @@ fn solver_gives_niu_jiao_qi_value_for_side_to_move() {
 #[test]
 fn mcts_never_loses_tictactoe_kif_against_random() {
     let net = load(&root().join("bench-games/tictactoe.kif"));
-    let params = MctsParams { seed: 9, playouts_per_leaf: 4, ..Default::default() };
-    let mcts = MctsPlayer::new("mcts".into(), Box::new(ReferenceBackend::new(net.clone())), params, Budget::Iterations(300));
+    let params = MctsParams {
+        seed: 9,
+        playouts_per_leaf: 4,
+        leaves_per_batch: 8,
+        ..Default::default()
+    };
+    let cpu = CpuBackend::new(
+        net.clone(),
+        CpuOptions {
+            threads: 1,
+            lane_width: 64,
+        },
+    )
+    .unwrap();
+    let mcts = MctsPlayer::new(
+        "mcts".into(),
+        Box::new(cpu),
+        params,
+        Budget::Iterations(300),
+    );
     let mut players: Vec<Box<dyn Player>> = vec![Box::new(mcts), Box::new(RandomPlayer::new(10))];
-    for g in 0..20 {
+    for g in 0..100 {
         let rec = play_game(&net, &mut players, &seats_for(g, 2, 2), g, 100).unwrap();
         assert_ne!(rec.score_of(0), Some(0), "MCTS lost: {:?}", rec.moves);
     }
+}
+
+#[test]
+fn more_iterations_beat_fewer_on_connectfour_kif() {
+    let net = load(&root().join("bench-games/connectfour.kif"));
+    let player = |iters: u64, seed: u64| -> Box<dyn Player> {
+        let params = MctsParams { seed, playouts_per_leaf: 8, leaves_per_batch: 8, ..Default::default() };
+        let cpu = CpuBackend::new(net.clone(), CpuOptions { threads: 1, lane_width: 64 }).unwrap();
+        Box::new(MctsPlayer::new(format!("mcts:{iters}"), Box::new(cpu), params, Budget::Iterations(iters)))
+    };
+    let mut players = vec![player(300, 5), player(30, 6)];
+    let games: Vec<_> = (0..40).map(|g| play_game(&net, &mut players, &seats_for(g, 2, 2), g, 100).unwrap()).collect();
+    let s = propnet_host::arena::player_scores(&games, 2);
+    let first_wins = games.iter().filter(|g| g.goals[0] == 100).count();
+    eprintln!("connectfour.kif mcts:300 vs mcts:30: {:.1} ± {:.1}; first mover won {first_wins}/40", s[0].mean, s[0].ci95);
+    assert!(s[0].low() > 50.0, "{:.1} ± {:.1}", s[0].mean, s[0].ci95);
 }

@@ -40,7 +40,11 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
     let net = load_game(&args.game)?;
     let m = NetMachine::new(&net);
     let state = match &args.state {
-        Some(path) => read_state(&net, &std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?)?,
+        Some(path) => read_state(
+            &net,
+            &std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?,
+        )?,
         None => play_moves(&m, &args.moves)?,
     };
     if m.is_terminal(&state) {
@@ -69,11 +73,20 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
             continue;
         }
         let best = res.best_move(r).expect("role has moves");
-        println!("{}: best move {}", net.roles[r].name, net.inputs[best.index()].name);
+        println!(
+            "{}: best move {}",
+            net.roles[r].name,
+            net.inputs[best.index()].name
+        );
         let mut sorted = moves.clone();
-        sorted.sort_by(|a, b| b.visits.cmp(&a.visits));
+        sorted.sort_by_key(|m| std::cmp::Reverse(m.visits));
         for mv in sorted {
-            println!("  {:>8} visits  value {:5.1}  {}", mv.visits, 100.0 * mv.value, mv.name);
+            println!(
+                "  {:>8} visits  value {:5.1}  {}",
+                mv.visits,
+                100.0 * mv.value,
+                mv.name
+            );
         }
     }
     Ok(())
@@ -103,15 +116,28 @@ fn read_state(net: &propnet_compiler::netlist::Netlist, text: &str) -> anyhow::R
                     items.push(std::mem::take(&mut cur));
                 }
             }
-            c => cur.push(if c.is_whitespace() { ' ' } else { c.to_ascii_lowercase() }),
+            c => cur.push(if c.is_whitespace() {
+                ' '
+            } else {
+                c.to_ascii_lowercase()
+            }),
         }
     }
     if !cur.is_empty() {
         items.push(cur);
     }
     for item in items {
-        let norm = item.split_whitespace().collect::<Vec<_>>().join(" ").replace("( ", "(").replace(" )", ")");
-        let norm = norm.strip_prefix("(true ").and_then(|s| s.strip_suffix(')')).unwrap_or(&norm).to_string();
+        let norm = item
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .replace("( ", "(")
+            .replace(" )", ")");
+        let norm = norm
+            .strip_prefix("(true ")
+            .and_then(|s| s.strip_suffix(')'))
+            .unwrap_or(&norm)
+            .to_string();
         let Some(i) = net.latches.iter().position(|l| l.name == norm) else {
             bail!("`{item}` is not a base proposition of this game");
         };
@@ -129,21 +155,39 @@ fn play_moves(m: &NetMachine<'_>, moves: &[String]) -> anyhow::Result<State> {
         let mut joint = Vec::new();
         for (r, l) in legal.iter().enumerate() {
             if l.is_empty() {
-                bail!("move {}: role {} has no legal move", step + 1, m.netlist().roles[r].name);
+                bail!(
+                    "move {}: role {} has no legal move",
+                    step + 1,
+                    m.netlist().roles[r].name
+                );
             }
             if l.len() == 1 {
                 joint.push(l[0]);
                 continue;
             }
-            let Some(text) = given.next() else { bail!("move {}: no move given for role {}", step + 1, m.netlist().roles[r].name) };
+            let Some(text) = given.next() else {
+                bail!(
+                    "move {}: no move given for role {}",
+                    step + 1,
+                    m.netlist().roles[r].name
+                )
+            };
             let Some(&i) = l.iter().find(|&&i| m.move_name(i) == text) else {
                 let names: Vec<&str> = l.iter().map(|&i| m.move_name(i)).collect();
-                bail!("move {}: `{text}` is not legal for {}; legal: {}", step + 1, m.netlist().roles[r].name, names.join(" "));
+                bail!(
+                    "move {}: `{text}` is not legal for {}; legal: {}",
+                    step + 1,
+                    m.netlist().roles[r].name,
+                    names.join(" ")
+                );
             };
             joint.push(i);
         }
         if let Some(extra) = given.next() {
-            bail!("move {}: `{extra}` is extra (no other role has a choice)", step + 1);
+            bail!(
+                "move {}: `{extra}` is extra (no other role has a choice)",
+                step + 1
+            );
         }
         state = m.next_state(&state, &joint);
     }

@@ -15,11 +15,13 @@ use std::time::Duration;
 /// checked and grounded.
 pub fn load_game(path: &Path) -> anyhow::Result<Netlist> {
     let net = if path.extension().is_some_and(|e| e == "json") {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         serde_json::from_str(&text).with_context(|| format!("{}: not a netlist", path.display()))?
     } else {
         let game = gdl::load(path)?;
-        compile(&game.program, &CompileOptions::default()).with_context(|| format!("grounding {}", path.display()))?
+        compile(&game.program, &CompileOptions::default())
+            .with_context(|| format!("grounding {}", path.display()))?
     };
     validate(&net).with_context(|| format!("{}: invalid netlist", path.display()))?;
     Ok(net)
@@ -29,7 +31,13 @@ pub fn load_game(path: &Path) -> anyhow::Result<Netlist> {
 /// (scalar reference); `gpu` when the GPU backend is built.
 pub fn make_backend(kind: &str, net: &Netlist, threads: usize) -> anyhow::Result<Box<dyn Backend>> {
     match kind {
-        "cpu" => Ok(Box::new(CpuBackend::new(net.clone(), CpuOptions { threads, ..CpuOptions::default() })?)),
+        "cpu" => Ok(Box::new(CpuBackend::new(
+            net.clone(),
+            CpuOptions {
+                threads,
+                ..CpuOptions::default()
+            },
+        )?)),
         "ref" => Ok(Box::new(ReferenceBackend::new(net.clone()))),
         "gpu" => bail!("backend `gpu` is not available in this build"),
         other => bail!("unknown backend `{other}` (expected cpu, gpu or ref)"),
@@ -101,15 +109,27 @@ impl MctsFlags {
 
 /// Builds a player from a spec: `random`, or `mcts:BACKEND:BUDGET` (e.g. `mcts:cpu:1s`,
 /// `mcts:cpu:2000`).
-pub fn make_player(spec: &str, net: &Netlist, flags: &MctsFlags, seed: u64) -> anyhow::Result<Box<dyn Player>> {
+pub fn make_player(
+    spec: &str,
+    net: &Netlist,
+    flags: &MctsFlags,
+    seed: u64,
+) -> anyhow::Result<Box<dyn Player>> {
     let parts: Vec<&str> = spec.split(':').collect();
     match parts.as_slice() {
         ["random"] => Ok(Box::new(RandomPlayer::new(seed))),
         ["mcts", backend, budget] => {
             let b = make_backend(backend, net, flags.threads)?;
-            Ok(Box::new(MctsPlayer::new(spec.to_string(), b, flags.params(seed), parse_budget(budget)?)))
+            Ok(Box::new(MctsPlayer::new(
+                spec.to_string(),
+                b,
+                flags.params(seed),
+                parse_budget(budget)?,
+            )))
         }
-        _ => bail!("bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET` (e.g. mcts:cpu:1s)"),
+        _ => bail!(
+            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET` (e.g. mcts:cpu:1s)"
+        ),
     }
 }
 
@@ -120,14 +140,33 @@ mod tests {
     #[test]
     fn budgets_and_player_specs_parse() {
         assert_eq!(parse_budget("1000").unwrap(), Budget::Iterations(1000));
-        assert_eq!(parse_budget("1s").unwrap(), Budget::Time(Duration::from_secs(1)));
-        assert_eq!(parse_budget("250ms").unwrap(), Budget::Time(Duration::from_millis(250)));
+        assert_eq!(
+            parse_budget("1s").unwrap(),
+            Budget::Time(Duration::from_secs(1))
+        );
+        assert_eq!(
+            parse_budget("250ms").unwrap(),
+            Budget::Time(Duration::from_millis(250))
+        );
         assert!(parse_budget("fast").is_err());
         assert!(parse_budget("-1s").is_err());
         let net = propnet_host::fixtures::tictactoe();
-        let flags = MctsFlags { exploration: 1.0, playouts_per_leaf: 1, leaves_per_batch: 1, expand_threshold: 1, max_steps: 10, threads: 1 };
-        assert_eq!(make_player("random", &net, &flags, 1).unwrap().label(), "random");
-        assert_eq!(make_player("mcts:cpu:1s", &net, &flags, 1).unwrap().label(), "mcts:cpu:1s");
+        let flags = MctsFlags {
+            exploration: 1.0,
+            playouts_per_leaf: 1,
+            leaves_per_batch: 1,
+            expand_threshold: 1,
+            max_steps: 10,
+            threads: 1,
+        };
+        assert_eq!(
+            make_player("random", &net, &flags, 1).unwrap().label(),
+            "random"
+        );
+        assert_eq!(
+            make_player("mcts:cpu:1s", &net, &flags, 1).unwrap().label(),
+            "mcts:cpu:1s"
+        );
         assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
         assert!(make_player("mcts:cpu", &net, &flags, 1).is_err());
     }

@@ -34,27 +34,51 @@ pub struct MatchArgs {
 pub fn run(args: MatchArgs) -> anyhow::Result<()> {
     let net = load_game(&args.game)?;
     if args.players.len() != net.roles.len() {
-        bail!("{} has {} roles, but {} players were given", args.game.display(), net.roles.len(), args.players.len());
+        bail!(
+            "{} has {} roles, but {} players were given",
+            args.game.display(),
+            net.roles.len(),
+            args.players.len()
+        );
     }
     let mut players = args
         .players
         .iter()
         .enumerate()
-        .map(|(i, s)| make_player(s, &net, &args.mcts, args.seed.wrapping_add(i as u64 * 0x1_0000_0001)))
+        .map(|(i, s)| {
+            make_player(
+                s,
+                &net,
+                &args.mcts,
+                args.seed.wrapping_add(i as u64 * 0x1_0000_0001),
+            )
+        })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let bar = ProgressBar::new(args.games);
-    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed}").expect("valid template"));
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed}")
+            .expect("valid template"),
+    );
     let mut games = Vec::new();
     for g in 0..args.games {
         let seats = seats_for(g, net.roles.len(), players.len());
-        games.push(play_game(&net, &mut players, &seats, args.seed.wrapping_mul(1_000_003).wrapping_add(g), args.max_moves)?);
+        games.push(play_game(
+            &net,
+            &mut players,
+            &seats,
+            args.seed.wrapping_mul(1_000_003).wrapping_add(g),
+            args.max_moves,
+        )?);
         bar.inc(1);
     }
     bar.finish_and_clear();
     let scores = player_scores(&games, players.len());
     println!("{} games of {}", args.games, args.game.display());
     for (p, e) in scores.iter().enumerate() {
-        print!("{:>24}: {:6.2} ± {:5.2} (95% CI, n={})", args.players[p], e.mean, e.ci95, e.n);
+        print!(
+            "{:>24}: {:6.2} ± {:5.2} (95% CI, n={})",
+            args.players[p], e.mean, e.ci95, e.n
+        );
         match players[p].totals() {
             Some(t) if t.searches > 0 => println!(
                 "   search: {:.0} iterations/s, {:.0} playouts/s, backend {:.0}% of the time",
@@ -74,7 +98,8 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
             "scores": scores,
             "games": games,
         });
-        std::fs::write(path, serde_json::to_string_pretty(&record)?).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(path, serde_json::to_string_pretty(&record)?)
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
 }

@@ -19,17 +19,28 @@ pub struct SolveArgs {
 pub fn run(args: SolveArgs) -> anyhow::Result<()> {
     let net = load_game(&args.game)?;
     let bar = ProgressBar::new_spinner();
-    let sol = solve(&net, &net.initial_state(), &SolveOptions { max_states: args.max_states }, &mut |n| {
-        bar.set_message(format!("{n} states"));
-        bar.tick();
-    })?;
+    let sol = solve(
+        &net,
+        &net.initial_state(),
+        &SolveOptions {
+            max_states: args.max_states,
+        },
+        &mut |n| {
+            bar.set_message(format!("{n} states"));
+            bar.tick();
+        },
+    )?;
     bar.finish_and_clear();
     println!("states: {}", sol.states);
     for (r, v) in sol.values.iter().enumerate() {
         println!("value {}: {v}", net.roles[r].name);
     }
     match sol.best {
-        Some((r, m)) => println!("to move: {}, best move: {}", net.roles[r].name, net.inputs[m.index()].name),
+        Some((r, m)) => println!(
+            "to move: {}, best move: {}",
+            net.roles[r].name,
+            net.inputs[m.index()].name
+        ),
         None => println!("no choice at the root"),
     }
     Ok(())

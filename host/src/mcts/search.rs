@@ -95,7 +95,12 @@ pub struct Search {
 impl Search {
     /// A search with these parameters; call [`Search::run`] per move.
     pub fn new(params: MctsParams) -> Self {
-        Self { params, tree: Tree::default(), draws: 0, next_playout: 0 }
+        Self {
+            params,
+            tree: Tree::default(),
+            draws: 0,
+            next_playout: 0,
+        }
     }
 
     /// The parameters.
@@ -113,7 +118,13 @@ impl Search {
     ///
     /// # Errors
     /// A [`BackendError`] from the backend.
-    pub fn run(&mut self, net: &Netlist, backend: &mut dyn Backend, root: &State, budget: Budget) -> Result<SearchResult, BackendError> {
+    pub fn run(
+        &mut self,
+        net: &Netlist,
+        backend: &mut dyn Backend,
+        root: &State,
+        budget: Budget,
+    ) -> Result<SearchResult, BackendError> {
         let start = Instant::now();
         self.tree = Tree::new(net, root.clone());
         let (mut iterations, mut playouts, mut batches) = (0u64, 0u64, 0u64);
@@ -140,14 +151,23 @@ impl Search {
                     continue;
                 }
                 self.apply_virtual_loss(&leaf, true);
-                jobs.push(Job { start: self.tree.node(leaf.node).state.clone(), first_playout: self.next_playout, count: per_leaf });
+                jobs.push(Job {
+                    start: self.tree.node(leaf.node).state.clone(),
+                    first_playout: self.next_playout,
+                    count: per_leaf,
+                });
                 self.next_playout = self.next_playout.wrapping_add(per_leaf);
                 pending.push(leaf);
             }
             if jobs.is_empty() {
                 continue;
             }
-            let req = BatchRequest { jobs, seed: self.params.seed, max_steps: self.params.max_steps, want_records: false };
+            let req = BatchRequest {
+                jobs,
+                seed: self.params.seed,
+                max_steps: self.params.max_steps,
+                want_records: false,
+            };
             let t = Instant::now();
             let res = backend.run_batch(&req)?;
             backend_time += t.elapsed();
@@ -155,7 +175,11 @@ impl Search {
             for (leaf, jr) in pending.iter().zip(&res.jobs) {
                 playouts += jr.playouts;
                 let n = jr.playouts.max(1) as f64;
-                let rewards: Vec<f64> = jr.goal_sums.iter().map(|&s| s as f64 / (100.0 * n)).collect();
+                let rewards: Vec<f64> = jr
+                    .goal_sums
+                    .iter()
+                    .map(|&s| s as f64 / (100.0 * n))
+                    .collect();
                 self.backpropagate(leaf, &rewards, true);
             }
         }
@@ -167,17 +191,33 @@ impl Search {
             .map(|(r, ms)| {
                 ms.iter()
                     .zip(rootn.role_stats(r))
-                    .map(|(&m, s)| MoveReport { input: m, name: net.inputs[m.index()].name.clone(), visits: s.visits, value: s.mean() })
+                    .map(|(&m, s)| MoveReport {
+                        input: m,
+                        name: net.inputs[m.index()].name.clone(),
+                        visits: s.visits,
+                        value: s.mean(),
+                    })
                     .collect()
             })
             .collect();
-        Ok(SearchResult { roles, iterations, playouts, batches, nodes: self.tree.nodes.len(), elapsed: start.elapsed(), backend_time })
+        Ok(SearchResult {
+            roles,
+            iterations,
+            playouts,
+            batches,
+            nodes: self.tree.nodes.len(),
+            elapsed: start.elapsed(),
+            backend_time,
+        })
     }
 
     /// A tree-policy random draw (deterministic in seed and call count).
     fn draw(&mut self) -> u32 {
         self.draws += 1;
-        threefry2x32_20(key(self.params.seed ^ TREE_KEY), [self.draws as u32, (self.draws >> 32) as u32])[0]
+        threefry2x32_20(
+            key(self.params.seed ^ TREE_KEY),
+            [self.draws as u32, (self.draws >> 32) as u32],
+        )[0]
     }
 
     /// UCB1 choice of `role` at `node`; untried moves first, exact ties broken at random.
@@ -223,7 +263,9 @@ impl Search {
         let mut id = self.tree.root();
         loop {
             let n = self.tree.node(id);
-            if n.exact.is_some() || (id != self.tree.root() && n.visits + n.virtual_visits < threshold) {
+            if n.exact.is_some()
+                || (id != self.tree.root() && n.visits + n.virtual_visits < threshold)
+            {
                 return Leaf { path, node: id };
             }
             let roles = n.legal.len();
@@ -234,7 +276,11 @@ impl Search {
                 id = child;
                 continue;
             }
-            let joint: Vec<InputId> = moves.iter().enumerate().map(|(r, &m)| n.legal[r][m as usize]).collect();
+            let joint: Vec<InputId> = moves
+                .iter()
+                .enumerate()
+                .map(|(r, &m)| n.legal[r][m as usize])
+                .collect();
             let state = next_state(net, &n.state, &joint);
             let child = self.tree.push(Node::new(net, state));
             self.tree.node_mut(id).children.insert(moves.clone(), child);

@@ -68,11 +68,26 @@ impl Node {
         let legal: Vec<Vec<InputId>> = net
             .roles
             .iter()
-            .map(|r| r.legal.iter().filter(|l| values[l.gate.index()]).map(|l| l.input).collect())
+            .map(|r| {
+                r.legal
+                    .iter()
+                    .filter(|l| values[l.gate.index()])
+                    .map(|l| l.input)
+                    .collect()
+            })
             .collect();
         let ended = values[net.terminal.index()] || legal.iter().any(Vec::is_empty);
-        let exact = ended.then(|| goals_of(net, &values).into_iter().map(|g| f64::from(g) / 100.0).collect());
-        let legal = if ended { vec![vec![]; net.roles.len()] } else { legal };
+        let exact = ended.then(|| {
+            goals_of(net, &values)
+                .into_iter()
+                .map(|g| f64::from(g) / 100.0)
+                .collect()
+        });
+        let legal = if ended {
+            vec![vec![]; net.roles.len()]
+        } else {
+            legal
+        };
         let mut offsets = Vec::with_capacity(legal.len());
         let mut total = 0;
         for l in &legal {
@@ -103,7 +118,13 @@ impl Node {
     /// Adds (`sign = true`) or removes `amount` virtual visits on this node and on the chosen
     /// move of every role.
     pub fn virtual_loss(&mut self, moves: &[u32], amount: u32, add: bool) {
-        let f = |v: &mut u32| *v = if add { *v + amount } else { v.saturating_sub(amount) };
+        let f = |v: &mut u32| {
+            *v = if add {
+                *v + amount
+            } else {
+                v.saturating_sub(amount)
+            }
+        };
         f(&mut self.virtual_visits);
         for (r, &m) in moves.iter().enumerate() {
             f(&mut self.stat_mut(r, m).virtual_visits);
@@ -131,7 +152,9 @@ pub struct Tree {
 impl Tree {
     /// A tree holding only the root node for `state`.
     pub fn new(net: &Netlist, state: State) -> Self {
-        Self { nodes: vec![Node::new(net, state)] }
+        Self {
+            nodes: vec![Node::new(net, state)],
+        }
     }
     /// The root's id.
     pub fn root(&self) -> NodeId {
