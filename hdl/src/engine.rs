@@ -2,15 +2,29 @@
 //! Threefry draw and one k-th-legal-move chooser per role, and the playout controller FSM.
 //!
 //! Timing: in the run phase the engine makes one joint move per clock cycle. The random
-//! draw for `(seed, playout, step, role)` is requested `S` cycles ahead (`S` = RNG pipeline
-//! stages), because its counter is known in advance; a new playout therefore starts with
-//! `S` fill cycles. Cycles per playout = `length + 1 + S` (the `+1` is the cycle that
-//! detects the end and loads the next start state).
+//! draw for `(seed, playout, step, role)` is requested [`draw_latency`]`(S) = S + 1` cycles
+//! ahead (`S` = RNG pipeline stages), because its counter is known in advance: `S` cycles in
+//! the Threefry pipeline, then one cycle that precomputes the chooser's
+//! `k_c = (x·c)>>32` for every possible legal-move count `c` (so the multiplier is off the
+//! one-step-per-cycle path, which only selects `k_c` by the count). A new playout therefore
+//! starts with `S + 1` fill cycles. Cycles per playout = `length + 2 + S` (the extra `+1` is
+//! the cycle that detects the end and loads the next start state).
 
 use crate::core::CoreShape;
 use crate::Names;
 use propnet_compiler::netlist::Netlist;
 use std::fmt::Write;
+
+/// Roles with at most this many legal entries get the precomputed `k_c` registers (one
+/// constant multiplication per count `c`); roles with more keep one `x·count` multiplier
+/// (fed by a registered draw, so the latency is the same) to bound the area.
+pub const PRECOMPUTE_MAX_MOVES: usize = 32;
+
+/// Cycles from requesting a draw to its chooser input being ready, for `stages` Threefry
+/// pipeline stages: `stages + 1` (the `+1` is the `k_c` precompute register).
+pub fn draw_latency(stages: u32) -> u32 {
+    stages + 1
+}
 
 /// Bits needed to hold the number `n`.
 pub(crate) fn bits_for(n: usize) -> usize {
@@ -55,6 +69,45 @@ fn write_prefix_counts(s: &mut String, ri: usize, n: usize, w: usize, off: usize
     for j in 0..n {
         let _ = writeln!(s, "wire [{w1}:0] pre_{ri}_{} = ps_{ri}_{level}_{j};", j + 1);
     }
+}
+
+/// Writes `k_<r>` = `(x·cnt_<r>)>>32` for the draw `x` of role `r` (`n` legal entries,
+/// `w`-bit counts), one cycle after the draw leaves the Threefry pipeline.
+///
+/// `n <= PRECOMPUTE_MAX_MOVES`: registers `kc_<r>_<c>` = `(x·c)>>32` for `c = 2..=n` (constant
+/// multiplications, i.e. shift-adds; `c = 1` gives 0, so a role with one legal move needs
+/// no draw logic at all), and `k` is a mux on the count. Otherwise the draw is registered
+/// and multiplied by the count in the step cycle.
+fn write_k(s: &mut String, ri: usize, n: usize, w: usize) {
+    let w1 = w - 1;
+    if n > PRECOMPUTE_MAX_MOVES {
+        let _ = writeln!(
+            s,
+            "reg  [31:0] drawq_{ri};\nalways @(posedge clk) drawq_{ri} <= draw_{ri};\n\
+             wire [{w1}:0] k_{ri};\n\
+             wire [31:0] frac_unused_{ri}; // k = (draw * count) >> 32; the low word is not needed\n\
+             assign {{k_{ri}, frac_unused_{ri}}} = {{{{{w}{{1'b0}}}}, drawq_{ri}}} * {{{{32{{1'b0}}}}, cnt_{ri}}};"
+        );
+        return;
+    }
+    let _ = writeln!(s, "reg  [{w1}:0] k_{ri};");
+    let mut cases = String::new();
+    for c in 2..=n {
+        let _ = writeln!(
+            s,
+            "wire [{h}:0] kp_{ri}_{c} = {{{{{w}{{1'b0}}}}, draw_{ri}}} * {ww}'d{c};\n\
+             reg  [{w1}:0] kc_{ri}_{c};\n\
+             always @(posedge clk) kc_{ri}_{c} <= kp_{ri}_{c}[{h}:32];\n\
+             wire [31:0] kp_unused_{ri}_{c} = kp_{ri}_{c}[31:0];",
+            h = 31 + w,
+            ww = 32 + w
+        );
+        let _ = writeln!(cases, "        {w}'d{c}: k_{ri} = kc_{ri}_{c};");
+    }
+    let _ = writeln!(
+        s,
+        "always @* begin\n    case (cnt_{ri})\n{cases}        default: k_{ri} = {w}'d0;\n    endcase\nend"
+    );
 }
 
 /// Writes the engine module. `stages` is the RNG pipeline depth, `engines` the number of
@@ -118,15 +171,9 @@ pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> 
             w1 = w - 1
         );
         write_prefix_counts(&mut s, ri, n, w, off);
-        let _ = writeln!(
-            s,
-            "wire [{w1}:0] cnt_{ri} = pre_{ri}_{n};\n\
-             wire [{w1}:0] k_{ri};\n\
-             wire [31:0] frac_unused_{ri}; // k = (draw * count) >> 32; the low word is not needed\n\
-             assign {{k_{ri}, frac_unused_{ri}}} = {{{{{w}{{1'b0}}}}, draw_{ri}}} * {{{{32{{1'b0}}}}, cnt_{ri}}};\n\
-             wire none_{ri} = (cnt_{ri} == {w}'d0);",
-            w1 = w - 1
-        );
+        let _ = writeln!(s, "wire [{w1}:0] cnt_{ri} = pre_{ri}_{n};", w1 = w - 1);
+        write_k(&mut s, ri, n, w);
+        let _ = writeln!(s, "wire none_{ri} = (cnt_{ri} == {w}'d0);");
         for (j, legal) in role.legal.iter().enumerate() {
             let _ = writeln!(
                 s,
@@ -146,7 +193,8 @@ pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> 
         };
         let _ = writeln!(s, "assign mv[{x}] = {e};");
     }
-    let fill = stages > 0;
+    let lat = draw_latency(stages);
+    let fill = lat > 0;
     let _ = writeln!(
         s,
         "wire stuck = {};\nwire at_limit = (step == max_steps);",
@@ -161,7 +209,7 @@ pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> 
         let _ = writeln!(s, "wire running = busy;");
     }
     let restart = if fill {
-        format!("filling <= 1'b1; fcnt <= 5'd{};", stages - 1)
+        format!("filling <= 1'b1; fcnt <= 5'd{};", lat - 1)
     } else {
         String::new()
     };

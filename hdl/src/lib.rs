@@ -14,10 +14,13 @@
 //! - `<prefix>_threefry`: the RNG draw, word 0 of Threefry-2x32-20 exactly as
 //!   [`propnet_compiler::rng`], with [`Options::rng_stages`] pipeline stages.
 //! - `<prefix>_engine`: latch registers, one RNG and chooser per role (`k = (x·count)>>32`,
-//!   the move is the legal entry whose prefix count of legal bits equals `k`), the playout
-//!   controller. One joint move per clock cycle; a playout costs `length + 1 + S` cycles
-//!   (`S` = RNG stages: draws are requested `S` cycles ahead, so each playout starts with
-//!   `S` fill cycles). Engine `e` of `N` runs playout indices `e, e+N, e+2N, … < playouts`.
+//!   the move is the legal entry whose prefix count of legal bits equals `k`; `k_c` for
+//!   every possible count `c` is precomputed into registers the cycle after the draw leaves
+//!   the RNG, so the step path only muxes it by the count), the playout controller. One
+//!   joint move per clock cycle; a playout costs `length + 2 + S` cycles (`S` = RNG stages:
+//!   draws are requested `S + 1` cycles ahead, so each playout starts with `S + 1` fill
+//!   cycles, see [`engine::draw_latency`]). Engine `e` of `N` runs playout indices
+//!   `e, e+N, e+2N, … < playouts`.
 //! - `<prefix>_top`: host interface, start-state bank, `N` engines, summed counters.
 //!
 //! # Host interface (`<prefix>_top`)
@@ -47,9 +50,10 @@
 //!
 //! # Verification
 //! `hdl/tests/random_sim.rs`: random netlists (1–3 roles, 1–3 engines, every RNG depth),
-//! a host-loaded start state, a no-legal-move ending, the Threefry module alone against
+//! a host-loaded start state, a no-legal-move ending, both chooser paths (precomputed `k_c` up to
+//! [`engine::PRECOMPUTE_MAX_MOVES`] moves, multiplier above), the Threefry module alone against
 //! `rng::threefry2x32_20`, `verilator --lint-only -Wall` clean, the cycle count equal to
-//! `Σ (length + 1 + S)` of the busiest engine (one joint move per cycle), and one tiny
+//! `Σ (length + 2 + S)` of the busiest engine (one joint move per cycle), and one tiny
 //! netlist through yosys `synth_ice40` + nextpnr. `tests/tests/hdl_vs_cpu.rs`: tic-tac-toe,
 //! connect four, Niu Jiao Qi, simultaneous connect four and a positive-loop game, every
 //! playout record and counter equal to `reference_playout`.
@@ -66,6 +70,25 @@
 //! | connect four | 2 | 5290 | 968 | 19.33 | 23.39 | 1.15 | 0.83 M |
 //! | connect four | 5 | 5069 | 1352 | 37.74 | 26.39 | 1.29 | 1.43 M |
 //! | connect four | 10 | 5070 | 1990 | 39.19 | 31.39 | 1.54 | 1.25 M |
+//!
+//!
+//! With the `k_c` precompute stage (draw latency S + 1, cycles per playout = length + 2 + S;
+//! S = 5, same tools):
+//!
+//! | game | device | LUT | FF | DSP | Fmax MHz | cycles/playout | playouts/s/engine | engines/device |
+//! |------|--------|-----|----|-----|----------|----------------|-------------------|----------------|
+//! | tic-tac-toe | iCE40-HX8K | 4870 | 1244 | 0 | 38.93 | 14.56 | 2.67 M | 1 |
+//! | tic-tac-toe | XC7A100T (LUT6) | 3562 | 1256 | 24 | — | 14.56 | — | 17 |
+//! | connect four | iCE40-HX8K | 5073 | 1376 | 0 | 39.28 | 27.39 | 1.43 M | 1 |
+//! | connect four | LFE5U-85F (LUT4) | 5341 | 1380 | 16 | — | 27.39 | — | 15 |
+//!
+//! The precompute did not raise throughput: nextpnr's critical path is now the first Threefry
+//! stage (seed register → `ctr + key` → 4 rounds of 32-bit add/rotate/xor), so Fmax stays
+//! ~39 MHz and the extra fill cycle eats the gain (connect four 1.43 M/s either way,
+//! tic-tac-toe 2.94 → 2.67 M/s). It keeps the multiplier off the step path, so the next
+//! step is a shorter RNG stage (S = 10, or registering `ctr + key`) — not measured yet.
+//! nextpnr-ecp5 is not packaged in this Debian (only -ice40 and -generic), so no ECP5 Fmax;
+//! yosys maps the constant `x·c` products to DSP blocks on ECP5/xc7 (LUT counts exclude them).
 //!
 //! (tic-tac-toe S = 2, 5 and connect four S = 2 were measured before the Kogge-Stone prefix
 //! count; it did not move Fmax because the multiplier then became the critical path.)
@@ -132,7 +155,7 @@ impl Default for Options {
         Self {
             prefix: "propnet".into(),
             engines: 1,
-            rng_stages: 2,
+            rng_stages: 5,
         }
     }
 }

@@ -2,8 +2,8 @@
 //! counts LUTs / flip-flops, places and routes iCE40 designs with nextpnr-ice40 for Fmax,
 //! and estimates playouts per second per engine and per device.
 //!
-//! Estimates: cycles per playout = mean length + 1 + S (exact for this engine, see
-//! [`crate::engine`]; the mean length comes from reference playouts on the CPU);
+//! Estimates: cycles per playout = mean length + 1 + draw latency (`S + 1`; exact for this
+//! engine, see [`crate::engine`]; the mean length comes from reference playouts on the CPU);
 //! playouts/s per engine = Fmax / cycles per playout; engines that fit =
 //! floor(device LUTs / (design LUTs / engines)), which counts the host shell once per engine
 //! and so errs low.
@@ -278,7 +278,7 @@ pub fn synthesize_with_progress(
 pub struct Estimate {
     /// Mean joint moves per playout (from reference playouts).
     pub mean_length: f64,
-    /// Clock cycles per playout: mean length + 1 + RNG stages.
+    /// Clock cycles per playout: mean length + 1 + draw latency (RNG stages + 1).
     pub cycles_per_playout: f64,
     /// Clock cycles per joint move (cycles per playout / mean length).
     pub cycles_per_step: f64,
@@ -292,7 +292,8 @@ pub struct Estimate {
 
 /// Estimates throughput: see the module docs for the formulas.
 pub fn estimate(report: &SynthReport, rng_stages: u32, mean_length: f64) -> Estimate {
-    let cycles_per_playout = mean_length + 1.0 + f64::from(rng_stages);
+    let cycles_per_playout =
+        mean_length + 1.0 + f64::from(crate::engine::draw_latency(rng_stages));
     let per_engine = report.fmax_mhz.map(|f| f * 1e6 / cycles_per_playout);
     let engines_fit = report.engines_that_fit();
     Estimate {
@@ -337,7 +338,7 @@ mod tests {
             fmax_mhz: Some(50.0),
             fits: true,
         };
-        let e = estimate(&r, 2, 27.0);
+        let e = estimate(&r, 2, 26.0);
         assert_eq!(e.cycles_per_playout, 30.0);
         assert_eq!(e.engines_fit, 7); // 7680 / 1000
         assert!((e.playouts_per_s_engine.unwrap() - 50e6 / 30.0).abs() < 1e-6);

@@ -89,8 +89,9 @@ fn check(
             "{tag}: goal sum of role {ri}"
         );
     }
-    // One joint move per cycle: each engine takes length + 1 + S cycles per playout.
-    let s = u64::from(opts.rng_stages);
+    // One joint move per cycle: each engine takes length + 1 + draw latency (S + 1) cycles
+    // per playout.
+    let s = u64::from(propnet_hdl::engine::draw_latency(opts.rng_stages));
     let busiest = (0..opts.engines)
         .map(|e| {
             want.iter()
@@ -102,6 +103,35 @@ fn check(
         .unwrap_or(0);
     assert_eq!(c("cycles"), busiest, "{tag}: cycle count");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Roles with up to `PRECOMPUTE_MAX_MOVES` legal entries choose through the precomputed
+/// `k_c` registers, roles with more through the registered-draw multiplier: both at the
+/// boundary, bit for bit.
+#[test]
+fn many_moves_per_role_match_reference() {
+    if !have("iverilog") {
+        return;
+    }
+    let max = propnet_hdl::engine::PRECOMPUTE_MAX_MOVES;
+    for (seed, moves, stages) in [(21u64, max, 1u32), (22, max + 1, 2)] {
+        let spec = RandomSpec {
+            roles: 2,
+            moves_per_role: moves,
+            ..Default::default()
+        };
+        let net = random_netlist(seed, &spec);
+        assert!(net.roles.iter().any(|r| r.legal.len() == moves));
+        let opts = Options {
+            engines: 1,
+            rng_stages: stages,
+            ..Default::default()
+        };
+        let engine = &generate(&net, &opts).unwrap().sources[2].text;
+        assert_eq!(engine.contains("drawq_"), moves > max, "multiplier path");
+        assert_eq!(engine.contains("kc_0_2"), moves <= max, "precomputed path");
+        check(&net, &opts, 0xfeed + seed, 6, 30, None, &format!("moves{moves}"));
+    }
 }
 
 #[test]
