@@ -1,9 +1,10 @@
 //! `propnet solve GAME`: exact value of a small turn-taking game.
 
-use super::common::load_game;
-use indicatif::ProgressBar;
+use super::common::{load_game, parse_seconds};
+use indicatif::{ProgressBar, ProgressStyle};
 use propnet_host::solver::{solve, SolveOptions};
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Arguments of `propnet solve`.
 #[derive(clap::Args, Debug)]
@@ -13,24 +14,43 @@ pub struct SolveArgs {
     /// Give up after this many distinct states.
     #[arg(long, default_value_t = SolveOptions::default().max_states)]
     pub max_states: usize,
+    /// Give up after this many seconds of search (0 = no limit).
+    #[arg(long, default_value = "120", value_parser = parse_seconds)]
+    pub max_seconds: f64,
 }
 
 /// Solves the game from its initial state and prints each role's value.
 pub fn run(args: SolveArgs) -> anyhow::Result<()> {
     let net = load_game(&args.game)?;
+    let max_time = (args.max_seconds > 0.0).then(|| Duration::from_secs_f64(args.max_seconds));
+    eprintln!(
+        "solving {} (budget: {} states, {})",
+        args.game.display(),
+        args.max_states,
+        max_time.map_or("no time limit".to_string(), |t| format!(
+            "{:.1} s",
+            t.as_secs_f64()
+        ))
+    );
     let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("valid template"),
+    );
+    bar.set_message("checking for simultaneous moves");
+    bar.enable_steady_tick(Duration::from_millis(200));
+    let budget = args.max_states;
     let sol = solve(
         &net,
         &net.initial_state(),
         &SolveOptions {
             max_states: args.max_states,
+            max_time,
+            ..SolveOptions::default()
         },
-        &mut |n| {
-            bar.set_message(format!("{n} states"));
-            bar.tick();
-        },
-    )?;
+        &mut |n| bar.set_message(format!("{n} states visited (budget {budget})")),
+    );
     bar.finish_and_clear();
+    let sol = sol?;
     println!("states: {}", sol.states);
     for (r, v) in sol.values.iter().enumerate() {
         println!("value {}: {v}", net.roles[r].name);
