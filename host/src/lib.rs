@@ -4,10 +4,12 @@
 pub mod arena;
 pub mod backend;
 pub mod fixtures;
+pub mod gpu;
 pub mod machine;
 pub mod mcts;
 pub mod perft;
 pub mod pipeline;
 pub mod player;
+pub mod select;
 pub mod sim;
 pub mod solver;

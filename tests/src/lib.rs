@@ -267,3 +267,68 @@ pub fn replay_netlist(net: &Netlist, trace: &Trace) -> Result<usize, String> {
     }
     Ok(trace.steps.len())
 }
+/// Every file under `dir` (recursively) with extension `ext`, sorted.
+pub fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == ext) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A small seeded generator (SplitMix64) for choosing joint moves in tests.
+pub struct TestRng(u64);
+
+impl TestRng {
+    /// A generator with this seed.
+    pub fn new(seed: u64) -> Self {
+        TestRng(seed)
+    }
+    /// A value in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) % n as u64) as usize
+    }
+}
+
+/// Corpus games (relative to `shared/games/`) that exceed the default grounding budget
+/// (kept in step with `compiler/tests/corpus_compile.rs`); tests that need a netlist skip
+/// them instead of spending the budget.
+pub const TOO_BIG: &[&str] = &[
+    "ggp-repository/alexChess.kif",
+    "ggp-repository/amazons.kif",
+    "ggp-repository/amazonsSuicide.kif",
+    "ggp-repository/blockerParallel.kif",
+    "ggp-repository/chess.kif",
+    "ggp-repository/chess_200.kif",
+    "ggp-repository/chineseCheckers6.kif",
+    "ggp-repository/gt_attrition.kif",
+    "ggp-repository/gt_two_thirds_4p.kif",
+    "ggp-repository/laikLee_hex.kif",
+    "ggp-repository/merrills.kif",
+    "ggp-repository/mummymaze1p.kif",
+    "ggp-repository/racer4.kif",
+    "ggp-repository/skirmish.kif",
+    "ggp-repository/urmAdd.kif",
+    "ggpserver-2006/ARGENTINA.kif",
+    "ggpserver-benderng/Tetris.kif",
+];
+
+/// True when `path` (under `shared/games/`) is one of [`TOO_BIG`].
+pub fn too_big(path: &Path) -> bool {
+    let p = path.to_string_lossy().replace('\\', "/");
+    TOO_BIG.iter().any(|g| p.ends_with(g))
+}

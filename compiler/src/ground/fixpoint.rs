@@ -28,6 +28,8 @@ pub struct Grounder<'l> {
     pub budget: Budget,
     /// When grounding started.
     pub start: Instant,
+    /// Join solutions found by the fixpoint so far (over all rules and rounds).
+    pub solutions: usize,
 }
 
 impl<'l> Grounder<'l> {
@@ -44,6 +46,7 @@ impl<'l> Grounder<'l> {
             index_of: HashMap::new(),
             budget,
             start: Instant::now(),
+            solutions: 0,
         }
     }
 
@@ -152,6 +155,7 @@ impl<'l> Grounder<'l> {
     ) -> Result<usize, GroundError> {
         let low = self.low;
         let rule = &low.rules[k];
+        let t0 = Instant::now();
         let steps = self.prepare(rule, first);
         let head_vars: Vec<u16> = {
             let mut v = rule.head.vars();
@@ -164,7 +168,19 @@ impl<'l> Grounder<'l> {
         let mut unbound = None;
         let cap = self.budget.max_atoms;
         let mut buf = Vec::with_capacity(head_vars.len());
+        // Each solution is a rule instance the netlist would need, so one firing with more
+        // solutions than the instance budget already proves the game too big.
+        // The fixpoint may meet an instance again in later rounds (once per delta literal),
+        // so over all firings three times the instance budget is allowed.
+        let max_solutions = self.budget.max_instances.min(
+            (3 * self.budget.max_instances).saturating_sub(self.solutions),
+        );
+        let mut solutions = 0usize;
         let r = self.run_join(rule, &steps, Mode::Relaxed, &mut |binds, _| {
+            solutions += 1;
+            if solutions > max_solutions {
+                return false;
+            }
             buf.clear();
             for &v in &head_vars {
                 match binds[v as usize] {
@@ -193,6 +209,13 @@ impl<'l> Grounder<'l> {
         }
         match r {
             Err(Stop::Time) => return Err(self.time_error(rule.head.rel)),
+            Err(Stop::Callback) if solutions > max_solutions => {
+                return Err(self.budget_error(
+                    BudgetKind::Instances,
+                    rule.head.rel,
+                    format!("the reachability fixpoint met {} instances", self.solutions + solutions),
+                ))
+            }
             Err(Stop::Callback) => {
                 return Err(self.budget_error(
                     BudgetKind::Atoms,
@@ -202,6 +225,7 @@ impl<'l> Grounder<'l> {
             }
             Ok(()) => {}
         }
+        self.solutions += solutions;
         let mut binds = vec![None; rule.var_names.len()];
         let mut new = 0;
         let mut args = Vec::with_capacity(rule.head.args.len());
@@ -236,6 +260,13 @@ impl<'l> Grounder<'l> {
                     return Err(self.budget_error(BudgetKind::Atoms, worst, String::new()));
                 }
             }
+        }
+        if std::env::var_os("PROPNET_GROUND_TRACE").is_some() && t0.elapsed().as_millis() > 100 {
+            eprintln!(
+                "  rule {k} ({}) delta {first:?}: {solutions} solutions, {new} new atoms, {:?}; plan {steps:?}",
+                low.rels.text(&low.syms, rule.head.rel),
+                t0.elapsed()
+            );
         }
         Ok(new)
     }

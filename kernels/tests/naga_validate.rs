@@ -1,0 +1,118 @@
+//! Every generated shader must parse and validate with naga (the WGSL front end wgpu uses),
+//! on hand-built and random netlists, in both layouts and several lane counts.
+
+mod common;
+
+use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
+use propnet_compiler::netlist::Netlist;
+use propnet_kernels::wgsl::{compile, Layout, Options};
+
+fn validate_wgsl(what: &str, src: &str) {
+    let module = naga::front::wgsl::parse_str(src)
+        .unwrap_or_else(|e| panic!("{what}: parse error:\n{}", e.emit_to_string(src)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("{what}: validation error:\n{}", e.emit_to_string(src)));
+}
+
+fn all_layouts(what: &str, net: &Netlist) {
+    for layout in [Layout::Inline, Layout::Table] {
+        for lanes in [32, 1, 7] {
+            let k = compile(
+                net,
+                &Options {
+                    layout,
+                    lanes,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            assert_eq!(k.layout, layout);
+            validate_wgsl(&format!("{what} {layout:?} lanes {lanes}"), &k.wgsl);
+        }
+    }
+}
+
+#[test]
+fn hand_built_shaders_validate() {
+    all_layouts("counter", &common::counter());
+    all_layouts("stuck", &common::stuck());
+}
+
+#[test]
+fn random_netlist_shaders_validate() {
+    for seed in 0..12u64 {
+        let spec = RandomSpec {
+            roles: 1 + seed as usize % 4,
+            moves_per_role: 1 + seed as usize % 6,
+            latches: 1 + seed as usize * 5,
+            ..Default::default()
+        };
+        all_layouts(&format!("random seed {seed}"), &random_netlist(seed, &spec));
+    }
+}
+
+#[test]
+fn netlist_without_roles_or_latches_validates() {
+    let mut n = Netlist::default();
+    n.terminal = n.push(propnet_compiler::netlist::Gate::Const(true));
+    all_layouts("empty", &n);
+}
+
+#[test]
+fn auto_layout_switches_to_table_above_the_limit() {
+    let net = random_netlist(3, &RandomSpec::default());
+    let small = compile(
+        &net,
+        &Options {
+            inline_gate_limit: net.gates.len(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let big = compile(
+        &net,
+        &Options {
+            inline_gate_limit: net.gates.len() - 1,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!((small.layout, big.layout), (Layout::Inline, Layout::Table));
+    assert!(big.slots as usize >= net.gates.len() + net.latches.len());
+}
+
+#[test]
+fn bad_options_are_errors() {
+    let net = common::counter();
+    assert!(compile(
+        &net,
+        &Options {
+            lanes: 0,
+            ..Default::default()
+        }
+    )
+    .is_err());
+    assert!(compile(
+        &net,
+        &Options {
+            lanes: 33,
+            ..Default::default()
+        }
+    )
+    .is_err());
+    assert!(compile(
+        &net,
+        &Options {
+            workgroup_size: 0,
+            ..Default::default()
+        }
+    )
+    .is_err());
+    let mut bad = net.clone();
+    bad.terminal = propnet_compiler::netlist::GateId(10_000);
+    assert!(compile(&bad, &Options::default()).is_err());
+}

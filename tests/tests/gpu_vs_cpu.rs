@@ -1,0 +1,126 @@
+//! GpuBackend == ReferenceBackend through the `Backend` trait: identical aggregates and
+//! bit-identical per-playout records on multi-job batches, both shader layouts.
+//! Skips without a GPU adapter (lavapipe counts) unless `PROPNET_REQUIRE_GPU=1`.
+
+use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
+use propnet_compiler::netlist::Netlist;
+use propnet_compiler::playout::reference_playout;
+use propnet_host::backend::{Backend, BatchRequest, Job, ReferenceBackend};
+use propnet_host::gpu::GpuBackend;
+use propnet_kernels::wgsl::{Layout, Options};
+
+fn gpu_available() -> bool {
+    match propnet_kernels::runner::request_adapter() {
+        Ok(_) => true,
+        Err(e) => {
+            if std::env::var("PROPNET_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("PROPNET_REQUIRE_GPU=1 but {e}");
+            }
+            eprintln!("skipping GPU test: {e}");
+            false
+        }
+    }
+}
+
+fn request(net: &Netlist, seed: u64) -> BatchRequest {
+    let mid = reference_playout(net, &net.initial_state(), seed ^ 1, 0, 2);
+    let mid: Vec<bool> = (0..net.latches.len()).map(|l| mid.final_state[l / 64] >> (l % 64) & 1 == 1).collect();
+    BatchRequest {
+        jobs: vec![
+            Job { start: net.initial_state(), first_playout: 0, count: 48 },
+            Job { start: mid, first_playout: 500, count: 17 },
+            Job { start: net.initial_state(), first_playout: u32::MAX - 5, count: 9 },
+        ],
+        seed,
+        max_steps: 40,
+        want_records: true,
+    }
+}
+
+fn check(what: &str, net: &Netlist) {
+    let mut reference = ReferenceBackend::new(net.clone());
+    for layout in [Layout::Inline, Layout::Table] {
+        let mut gpu = GpuBackend::new(net.clone(), &Options { layout, ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(gpu.describe().starts_with("gpu: "), "{}", gpu.describe());
+        for seed in [1u64, 0xdead_beef_0000_0007] {
+            let req = request(net, seed);
+            let want = reference.run_batch(&req).unwrap();
+            let got = gpu.run_batch(&req).unwrap();
+            assert_eq!(got.jobs, want.jobs, "{what} {layout:?} seed {seed}: aggregates");
+            assert_eq!(got.records.len(), want.records.len());
+            for (g, w) in got.records.iter().zip(&want.records) {
+                assert_eq!(g, w, "{what} {layout:?} seed {seed}");
+            }
+            let lean = gpu.run_batch(&BatchRequest { want_records: false, ..req }).unwrap();
+            assert!(lean.records.is_empty());
+            assert_eq!(lean.jobs, want.jobs, "{what} {layout:?}: aggregates without records");
+        }
+    }
+}
+
+#[test]
+fn gpu_backend_matches_reference_on_random_netlists() {
+    if !gpu_available() {
+        return;
+    }
+    for seed in 0..3u64 {
+        let spec = RandomSpec { roles: 1 + seed as usize, latches: 30 + 40 * seed as usize, ..Default::default() };
+        check(&format!("random {seed}"), &random_netlist(seed, &spec));
+    }
+}
+
+/// Loads and compiles a corpus game; `None` (skip) when the shared data is absent.
+fn game(path: &str) -> Option<Netlist> {
+    use propnet_compiler::gdl;
+    use propnet_compiler::ground::{compile, CompileOptions};
+    let shared = propnet_tests::shared_dir()?;
+    let g = gdl::load(&shared.join("games").join(path)).unwrap_or_else(|e| panic!("{e}"));
+    Some(compile(&g.program, &CompileOptions::default()).unwrap_or_else(|e| panic!("{}", e.located(&g.source))))
+}
+
+#[test]
+fn gpu_backend_matches_reference_on_tictactoe() {
+    if !gpu_available() {
+        return;
+    }
+    let Some(net) = game("ggp-repository/ticTacToe.kif") else { return };
+    check("tictactoe", &net);
+}
+
+#[test]
+fn gpu_backend_matches_reference_on_connect_four() {
+    if !gpu_available() {
+        return;
+    }
+    let Some(net) = game("ggp-repository/connect4.kif") else { return };
+    check("connect4", &net);
+}
+
+#[test]
+fn gpu_backend_matches_reference_on_simultaneous_connect_four() {
+    if !gpu_available() {
+        return;
+    }
+    let Some(net) = game("ggp-repository/connectFourSimultaneous.kif") else { return };
+    check("connectFourSimultaneous", &net);
+}
+
+#[test]
+fn gpu_backend_matches_reference_on_positive_loop_game() {
+    if !gpu_available() {
+        return;
+    }
+    let Some(net) = game("ggp-base-tests/test_case_5c.kif") else { return };
+    check("test_case_5c (recursive p/r)", &net);
+}
+
+#[test]
+fn gpu_backend_matches_reference_on_breakthrough() {
+    if !gpu_available() {
+        return;
+    }
+    let Some(net) = game("ggp-repository/breakthrough.kif") else { return };
+    eprintln!("breakthrough: {} gates", net.gates.len());
+    assert!(net.gates.len() > 5000, "breakthrough netlist has {} gates; the acceptance list wants > 5000", net.gates.len());
+    check("breakthrough", &net);
+}
