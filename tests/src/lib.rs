@@ -141,7 +141,7 @@ pub fn replay_interp(program: &Program, trace: &Trace) -> Result<usize, String> 
             state = Some(it.initial_state().map_err(|e| e.to_string())?);
         }
         let st = state.take().ok_or("trace does not start at step 0")?;
-        let pos = it.evaluate(&st).map_err(|e| e.to_string())?;
+        let mut pos = it.evaluate(&st).map_err(|e| e.to_string())?;
         let got_state = it.state_text(pos.state());
         if got_state != s.state {
             return Err(mismatch(s, "state", got_state, &s.state));
@@ -186,7 +186,7 @@ pub fn replay_interp(program: &Program, trace: &Trace) -> Result<usize, String> 
                         .ok_or_else(|| format!("{m} not legal"))
                 })
                 .collect::<Result<_, _>>()?;
-            state = Some(it.next_from(&pos, &ids).map_err(|e| e.to_string())?);
+            state = Some(it.next_from(&mut pos, &ids).map_err(|e| e.to_string())?);
         }
     }
     Ok(trace.steps.len())
