@@ -4,7 +4,10 @@ use std::process::{Command, Stdio};
 
 #[test]
 fn closed_stdout_is_not_a_panic() {
-    let game = concat!(env!("CARGO_MANIFEST_DIR"), "/../bench-games/connectfour.kif");
+    let game = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../bench-games/connectfour.kif"
+    );
     let mut child = Command::new(env!("CARGO_BIN_EXE_propnet"))
         .args(["compile", game, "--emit", "json"])
         .stdout(Stdio::piped())
@@ -18,5 +21,9 @@ fn closed_stdout_is_not_a_panic() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "stderr: {err}");
     assert!(!err.contains("Broken pipe"), "stderr: {err}");
-    assert!(out.status.success(), "status {:?}, stderr: {err}", out.status);
+    assert!(
+        out.status.success(),
+        "status {:?}, stderr: {err}",
+        out.status
+    );
 }

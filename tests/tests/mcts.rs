@@ -112,7 +112,10 @@ fn solver_refuses_simultaneous_moves_and_limits_states() {
     let err = solve(
         &t,
         &t.initial_state(),
-        &SolveOptions { max_states: 100, ..SolveOptions::default() },
+        &SolveOptions {
+            max_states: 100,
+            ..SolveOptions::default()
+        },
         &mut |_| {},
     )
     .unwrap_err();
@@ -338,13 +341,23 @@ fn rollouts_never_reuse_random_streams() {
             Budget::Iterations(40),
         ))
     };
-    let mut players = vec![player(&params), player(&MctsParams { seed: 10, ..params.clone() })];
+    let mut players = vec![
+        player(&params),
+        player(&MctsParams {
+            seed: 10,
+            ..params.clone()
+        }),
+    ];
     let mut seeds = std::collections::HashSet::new();
     let mut used = std::collections::HashSet::new();
     for g in 0..2u64 {
         play_game(&net, &mut players, &seats_for(g, 2, 2), g, 6).unwrap();
         let reqs = std::mem::take(&mut *requests.lock().unwrap());
-        assert!(reqs.len() >= 6 * 5, "each move searched: {} batches", reqs.len());
+        assert!(
+            reqs.len() >= 6 * 5,
+            "each move searched: {} batches",
+            reqs.len()
+        );
         let game_seeds: std::collections::HashSet<u64> = reqs.iter().map(|r| r.seed).collect();
         assert_eq!(game_seeds.len(), 2, "one seed per player and game");
         for s in &game_seeds {
@@ -354,7 +367,11 @@ fn rollouts_never_reuse_random_streams() {
             for j in &r.jobs {
                 for i in 0..j.count {
                     let p = j.first_playout.wrapping_add(i);
-                    assert!(used.insert((r.seed, p)), "playout {p} of seed {} reused", r.seed);
+                    assert!(
+                        used.insert((r.seed, p)),
+                        "playout {p} of seed {} reused",
+                        r.seed
+                    );
                 }
             }
         }
@@ -368,7 +385,16 @@ fn rollouts_never_reuse_random_streams() {
 fn batched_search_leaves_consistent_tree_statistics() {
     for (net, k) in [
         (connect_four(), 16),
-        (random_netlist(7, &RandomSpec { roles: 3, ..Default::default() }), 8),
+        (
+            random_netlist(
+                7,
+                &RandomSpec {
+                    roles: 3,
+                    ..Default::default()
+                },
+            ),
+            8,
+        ),
     ] {
         let mut s = Search::new(MctsParams {
             leaves_per_batch: k,
@@ -377,12 +403,17 @@ fn batched_search_leaves_consistent_tree_statistics() {
             ..Default::default()
         });
         let mut b = ReferenceBackend::new(net.clone());
-        s.run(&net, &mut b, &net.initial_state(), Budget::Iterations(300)).unwrap();
+        s.run(&net, &mut b, &net.initial_state(), Budget::Iterations(300))
+            .unwrap();
         let tree = s.tree();
         for (i, n) in tree.nodes.iter().enumerate() {
             assert_eq!(n.virtual_visits, 0, "node {i}");
             assert!(n.stats.iter().all(|m| m.virtual_visits == 0), "node {i}");
-            let own = if i == 0 || n.exact.is_some() { None } else { Some(1) };
+            let own = if i == 0 || n.exact.is_some() {
+                None
+            } else {
+                Some(1)
+            };
             for r in 0..n.legal.len() {
                 let through: u32 = n.role_stats(r).iter().map(|m| m.visits).sum();
                 if let Some(own) = own {
@@ -392,8 +423,14 @@ fn batched_search_leaves_consistent_tree_statistics() {
                 }
             }
             let child_visits: u32 = n.children.values().map(|&c| tree.node(c).visits).sum();
-            let through: u32 = n.legal.first().map_or(0, |_| n.role_stats(0).iter().map(|m| m.visits).sum());
-            assert_eq!(child_visits, through, "node {i}: children visits = passes through it");
+            let through: u32 = n
+                .legal
+                .first()
+                .map_or(0, |_| n.role_stats(0).iter().map(|m| m.visits).sum());
+            assert_eq!(
+                child_visits, through,
+                "node {i}: children visits = passes through it"
+            );
         }
     }
 }
@@ -408,7 +445,14 @@ fn scores_follow_players_across_seat_rotation() {
         goals,
         end: "terminal".into(),
     };
-    let games = [g(0, seats_for(0, 2, 2), vec![100, 0]), g(1, seats_for(1, 2, 2), vec![0, 100])];
+    let games = [
+        g(0, seats_for(0, 2, 2), vec![100, 0]),
+        g(1, seats_for(1, 2, 2), vec![0, 100]),
+    ];
     let s = player_scores(&games, 2);
-    assert_eq!((s[0].mean, s[1].mean), (100.0, 0.0), "player 0 won in both seats");
+    assert_eq!(
+        (s[0].mean, s[1].mean),
+        (100.0, 0.0),
+        "player 0 won in both seats"
+    );
 }

@@ -1,6 +1,6 @@
 //! `propnet best GAME [--state FILE | --moves …] --seconds T`: MCTS on one state.
 
-use super::common::{load_game, make_backend, MctsFlags};
+use super::common::{load_game, make_backend, parse_backend, MctsFlags};
 use anyhow::{bail, Context};
 use propnet_host::machine::{NetMachine, State};
 use propnet_host::mcts::{Budget, Search};
@@ -25,7 +25,7 @@ pub struct BestArgs {
     /// Search a fixed number of iterations instead (deterministic).
     #[arg(long)]
     pub iterations: Option<u64>,
-    /// Backend: cpu, gpu or ref.
+    /// Backend: cpu, gpu, auto (GPU when available, else CPU) or reference (ref).
     #[arg(long, default_value = "cpu")]
     pub backend: String,
     /// Seed.
@@ -55,7 +55,12 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
         Some(n) => Budget::Iterations(n),
         None => Budget::Time(Duration::from_secs_f64(args.seconds.max(0.0))),
     };
-    let mut backend = make_backend(&args.backend, &net, args.mcts.threads)?;
+    let mut backend = make_backend(
+        parse_backend(&args.backend)?,
+        &net,
+        args.mcts.threads,
+        propnet_host::sim::CpuOptions::default().lane_width,
+    )?;
     let mut search = Search::new(args.mcts.params(args.seed));
     let res = search.run(&net, backend.as_mut(), &state, budget)?;
     println!(

@@ -44,6 +44,7 @@
 //! seed 2, nor in self-play (1000 vs 1000: red 49, black 48, 3 draws; 100 vs 100 over 200
 //! games: red 89, black 97, 14 draws), so no seat is favoured by the search itself.
 
+mod params;
 mod search;
 mod tree;
 
