@@ -39,7 +39,35 @@ enum Command {
     Trace(cli::trace::TraceArgs),
 }
 
+/// True when `e` (or an error it wraps) is a write to a closed pipe.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Makes a write to a closed standard output (e.g. `propnet … | head`) end the process
+/// quietly with success instead of panicking: Rust ignores SIGPIPE, so `println!` panics
+/// with "failed printing to stdout: Broken pipe". Other panics keep the default report.
+fn exit_quietly_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("Broken pipe") || msg.contains("os error 32") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
+    exit_quietly_on_broken_pipe();
     let result = match Cli::parse().command {
         Command::Run(a) => cli::run::run(a),
         Command::Check(a) => cli::check::run(a),
@@ -54,6 +82,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE

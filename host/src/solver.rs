@@ -16,26 +16,42 @@
 //!   [`SolveError::Simultaneous`]: their value needs mixed strategies (a matrix game per
 //!   state), which this solver does not compute. A repeated state on the current path (the
 //!   game does not terminate) is refused with [`SolveError::Cycle`].
+//! - To fail fast, a few random playouts from the root are checked for simultaneous moves
+//!   before the exhaustive search starts ([`SolveOptions::probe_playouts`]), and the search
+//!   stops with [`SolveError::TooLarge`] or [`SolveError::TimeLimit`] when it exceeds its
+//!   state or time budget.
 
 use crate::machine::State;
 use propnet_compiler::netlist::{InputId, Netlist};
 use propnet_compiler::playout::{eval_gates, goals_of, pack_state};
+use propnet_compiler::rng::{choose, key, threefry2x32_20};
 use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
 
 /// Limits of [`solve`].
 #[derive(Clone, Debug)]
 pub struct SolveOptions {
     /// Largest number of distinct states stored before giving up. Default 20 million.
     pub max_states: usize,
+    /// Wall-clock limit of the search; `None` = no limit. Default `None`.
+    pub max_time: Option<Duration>,
+    /// Random playouts from the root checked for simultaneous moves before the exhaustive
+    /// search (so such games are refused at once, not after a long search). Default 32.
+    pub probe_playouts: u32,
 }
 
 impl Default for SolveOptions {
     fn default() -> Self {
         Self {
             max_states: 20_000_000,
+            max_time: None,
+            probe_playouts: 32,
         }
     }
 }
+
+/// How often (in newly visited states) [`solve`] reports progress and checks the clock.
+pub const PROGRESS_EVERY: usize = 4096;
 
 /// Why a game could not be solved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -57,6 +73,14 @@ pub enum SolveError {
     /// More than `max_states` distinct states.
     #[error("more than {0} distinct states; raise the limit or pick a smaller game")]
     TooLarge(usize),
+    /// The time limit ran out.
+    #[error("time limit of {:.1} s reached after visiting {states} states without a result; raise the limit or pick a smaller game", .limit.as_secs_f64())]
+    TimeLimit {
+        /// The limit.
+        limit: Duration,
+        /// States visited when the limit was reached.
+        states: usize,
+    },
 }
 
 /// The solved value of a state.
@@ -142,17 +166,40 @@ struct Frame {
     best: Option<(Vec<u8>, InputId)>,
 }
 
+/// Plays `opts.probe_playouts` uniformly random playouts (at most 1 000 joint moves each)
+/// from `root` and fails on the first state where two roles have a choice.
+fn probe(net: &Netlist, root: &State, opts: &SolveOptions) -> Result<(), SolveError> {
+    let k = key(0x736f_6c76_6572);
+    for p in 0..opts.probe_playouts {
+        let mut s = root.clone();
+        for step in 0..1_000u32 {
+            let Eval::Open(e) = evaluate(net, &s)? else {
+                break;
+            };
+            let mut joint = e.joint;
+            let x = threefry2x32_20(k, [p, step])[0];
+            joint[e.mover] = e.choices[choose(x, e.choices.len() as u32) as usize];
+            s = next(net, &s, &joint);
+        }
+    }
+    Ok(())
+}
+
 /// Solves the game from `root` (see the module docs for the semantics). `progress` is
-/// called with the number of stored states every 65 536 new states.
+/// called with the number of states visited so far every [`PROGRESS_EVERY`] new states.
 ///
 /// # Errors
-/// [`SolveError`] for simultaneous moves, non-terminating games or too many states.
+/// [`SolveError`] for simultaneous moves, non-terminating games, too many states or an
+/// exceeded time limit.
 pub fn solve(
     net: &Netlist,
     root: &State,
     opts: &SolveOptions,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Solution, SolveError> {
+    let start = Instant::now();
+    probe(net, root, opts)?;
+    let mut visited = 0usize;
     let e = match evaluate(net, root)? {
         Eval::Final(values) => {
             return Ok(Solution {
@@ -191,9 +238,6 @@ pub fn solve(
                 });
             };
             table.insert(f.key, values.clone());
-            if table.len().is_multiple_of(65_536) {
-                progress(table.len());
-            }
             combine(parent, values);
             continue;
         }
@@ -217,6 +261,16 @@ pub fn solve(
             Eval::Open(e) => {
                 if table.len() >= opts.max_states {
                     return Err(SolveError::TooLarge(opts.max_states));
+                }
+                visited += 1;
+                if visited.is_multiple_of(PROGRESS_EVERY) {
+                    progress(visited);
+                    if let Some(limit) = opts.max_time.filter(|&t| start.elapsed() >= t) {
+                        return Err(SolveError::TimeLimit {
+                            limit,
+                            states: visited,
+                        });
+                    }
                 }
                 on_path.insert(key.clone());
                 stack.push(Frame {

@@ -4,13 +4,13 @@
 use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
 use propnet_compiler::netlist::Netlist;
 use propnet_host::arena::{play_game, player_scores, seats_for, Estimate, GameRecord};
-use propnet_host::backend::{Backend, ReferenceBackend};
+use propnet_host::backend::{Backend, BackendError, BatchRequest, BatchResult, ReferenceBackend};
 use propnet_host::fixtures::{connect_four, tictactoe};
 use propnet_host::machine::NetMachine;
 use propnet_host::mcts::{Budget, MctsParams, Search};
 use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
 use propnet_host::sim::{CpuBackend, CpuOptions};
-use propnet_host::solver::{solve, SolveError, SolveOptions};
+use propnet_host::solver::{solve, SolveError, SolveOptions, PROGRESS_EVERY};
 
 /// The bit-parallel CPU backend on one thread (tests run in parallel already), 64 lanes.
 fn backend(net: &Netlist) -> Box<dyn Backend> {
@@ -112,11 +112,40 @@ fn solver_refuses_simultaneous_moves_and_limits_states() {
     let err = solve(
         &t,
         &t.initial_state(),
-        &SolveOptions { max_states: 100 },
+        &SolveOptions {
+            max_states: 100,
+            ..SolveOptions::default()
+        },
         &mut |_| {},
     )
     .unwrap_err();
     assert_eq!(err, SolveError::TooLarge(100));
+}
+
+#[test]
+fn solver_reports_progress_and_stops_at_its_time_limit() {
+    let t = tictactoe();
+    let mut seen = Vec::new();
+    let err = solve(
+        &t,
+        &t.initial_state(),
+        &SolveOptions {
+            max_time: Some(std::time::Duration::ZERO),
+            ..SolveOptions::default()
+        },
+        &mut |n| seen.push(n),
+    )
+    .unwrap_err();
+    // The clock is checked with each progress report, every PROGRESS_EVERY new states.
+    assert_eq!(
+        err,
+        SolveError::TimeLimit {
+            limit: std::time::Duration::ZERO,
+            states: PROGRESS_EVERY
+        }
+    );
+    assert_eq!(seen, vec![PROGRESS_EVERY]);
+    assert!(err.to_string().contains("time limit"), "{err}");
 }
 
 #[test]
@@ -266,4 +295,164 @@ fn more_iterations_beat_fewer_on_connect_four() {
         score(&s[1])
     );
     assert!(s[0].low() > 50.0, "10x iterations: {}", score(&s[0]));
+}
+
+/// Wraps a backend and records every request (to check what the search sends).
+struct Recording {
+    inner: ReferenceBackend,
+    requests: std::sync::Arc<std::sync::Mutex<Vec<BatchRequest>>>,
+}
+
+impl Backend for Recording {
+    fn describe(&self) -> String {
+        "recording".into()
+    }
+    fn netlist(&self) -> &Netlist {
+        self.inner.netlist()
+    }
+    fn run_batch(&mut self, req: &BatchRequest) -> Result<BatchResult, BackendError> {
+        self.requests.lock().unwrap().push(req.clone());
+        self.inner.run_batch(req)
+    }
+}
+
+/// Rollouts must be independent: within one game a player never reuses a playout index
+/// (RNG counter) under the same seed, across batches and across moves; the two players of a
+/// game, and the same player in two games or two seats, use different seeds.
+#[test]
+fn rollouts_never_reuse_random_streams() {
+    let net = connect_four();
+    let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let params = MctsParams {
+        seed: 9,
+        playouts_per_leaf: 4,
+        leaves_per_batch: 8,
+        max_steps: 50,
+        ..Default::default()
+    };
+    let player = |p: &MctsParams| -> Box<dyn Player> {
+        Box::new(MctsPlayer::new(
+            "rec".into(),
+            Box::new(Recording {
+                inner: ReferenceBackend::new(net.clone()),
+                requests: requests.clone(),
+            }),
+            p.clone(),
+            Budget::Iterations(40),
+        ))
+    };
+    let mut players = vec![
+        player(&params),
+        player(&MctsParams {
+            seed: 10,
+            ..params.clone()
+        }),
+    ];
+    let mut seeds = std::collections::HashSet::new();
+    let mut used = std::collections::HashSet::new();
+    for g in 0..2u64 {
+        play_game(&net, &mut players, &seats_for(g, 2, 2), g, 6).unwrap();
+        let reqs = std::mem::take(&mut *requests.lock().unwrap());
+        assert!(
+            reqs.len() >= 6 * 5,
+            "each move searched: {} batches",
+            reqs.len()
+        );
+        let game_seeds: std::collections::HashSet<u64> = reqs.iter().map(|r| r.seed).collect();
+        assert_eq!(game_seeds.len(), 2, "one seed per player and game");
+        for s in &game_seeds {
+            assert!(seeds.insert(*s), "seed {s} reused in game {g}");
+        }
+        for r in &reqs {
+            for j in &r.jobs {
+                for i in 0..j.count {
+                    let p = j.first_playout.wrapping_add(i);
+                    assert!(
+                        used.insert((r.seed, p)),
+                        "playout {p} of seed {} reused",
+                        r.seed
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// After a batched search every statistic is a real visit: no virtual loss is left on any
+/// node or move, each role's move visits at a node add up to the node's passes, and a
+/// non-final node other than the root was a leaf exactly once.
+#[test]
+fn batched_search_leaves_consistent_tree_statistics() {
+    for (net, k) in [
+        (connect_four(), 16),
+        (
+            random_netlist(
+                7,
+                &RandomSpec {
+                    roles: 3,
+                    ..Default::default()
+                },
+            ),
+            8,
+        ),
+    ] {
+        let mut s = Search::new(MctsParams {
+            leaves_per_batch: k,
+            playouts_per_leaf: 2,
+            max_steps: 40,
+            ..Default::default()
+        });
+        let mut b = ReferenceBackend::new(net.clone());
+        s.run(&net, &mut b, &net.initial_state(), Budget::Iterations(300))
+            .unwrap();
+        let tree = s.tree();
+        for (i, n) in tree.nodes.iter().enumerate() {
+            assert_eq!(n.virtual_visits, 0, "node {i}");
+            assert!(n.stats.iter().all(|m| m.virtual_visits == 0), "node {i}");
+            let own = if i == 0 || n.exact.is_some() {
+                None
+            } else {
+                Some(1)
+            };
+            for r in 0..n.legal.len() {
+                let through: u32 = n.role_stats(r).iter().map(|m| m.visits).sum();
+                if let Some(own) = own {
+                    assert_eq!(n.visits, through + own, "node {i} role {r}");
+                } else if i == 0 {
+                    assert_eq!(n.visits, through, "root role {r}");
+                }
+            }
+            let child_visits: u32 = n.children.values().map(|&c| tree.node(c).visits).sum();
+            let through: u32 = n
+                .legal
+                .first()
+                .map_or(0, |_| n.role_stats(0).iter().map(|m| m.visits).sum());
+            assert_eq!(
+                child_visits, through,
+                "node {i}: children visits = passes through it"
+            );
+        }
+    }
+}
+
+/// The match score follows the player, not the seat, when seats rotate.
+#[test]
+fn scores_follow_players_across_seat_rotation() {
+    let g = |index, seats: Vec<usize>, goals: Vec<u8>| GameRecord {
+        index,
+        seats,
+        moves: vec![],
+        goals,
+        end: "terminal".into(),
+    };
+    let games = [
+        g(0, seats_for(0, 2, 2), vec![100, 0]),
+        g(1, seats_for(1, 2, 2), vec![0, 100]),
+    ];
+    let s = player_scores(&games, 2);
+    assert_eq!(
+        (s[0].mean, s[1].mean),
+        (100.0, 0.0),
+        "player 0 won in both seats"
+    );
 }

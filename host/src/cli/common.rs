@@ -1,28 +1,59 @@
 //! Helpers shared by subcommands: building backends, parsing budgets and player specs.
 
-use anyhow::{anyhow, bail};
+use anyhow::{anyhow, bail, Context};
 use propnet_compiler::netlist::Netlist;
-use propnet_host::backend::{Backend, ReferenceBackend};
+use propnet_host::backend::{Backend, BackendError};
 use propnet_host::mcts::{Budget, MctsParams};
 use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
+use propnet_host::select::{self, BackendKind};
 use propnet_host::sim::{CpuBackend, CpuOptions};
+use propnet_kernels::wgsl;
 use std::time::Duration;
 
-/// A backend by name: `cpu` (bit-parallel, `threads` workers, 0 = one per core) or `ref`
-/// (scalar reference); `gpu` when the GPU backend is built.
-pub fn make_backend(kind: &str, net: &Netlist, threads: usize) -> anyhow::Result<Box<dyn Backend>> {
-    match kind {
-        "cpu" => Ok(Box::new(CpuBackend::new(
-            net.clone(),
-            CpuOptions {
-                threads,
-                ..CpuOptions::default()
-            },
-        )?)),
-        "ref" => Ok(Box::new(ReferenceBackend::new(net.clone()))),
-        "gpu" => bail!("backend `gpu` is not available in this build"),
-        other => bail!("unknown backend `{other}` (expected cpu, gpu or ref)"),
+/// Parses a backend name: `cpu`, `gpu`, `auto`, `reference` (alias `ref`).
+///
+/// # Errors
+/// A message listing the accepted names.
+pub fn parse_backend(name: &str) -> anyhow::Result<BackendKind> {
+    if name == "ref" {
+        return Ok(BackendKind::Reference);
     }
+    <BackendKind as clap::ValueEnum>::from_str(name, true)
+        .map_err(|_| anyhow!("unknown backend `{name}` (expected cpu, gpu, auto or reference)"))
+}
+
+/// The CLI's one backend factory: `cpu` is the bit-parallel simulator with `threads` workers
+/// (0 = one per core) and `lanes` lanes per block; `gpu` the WGSL/wgpu backend; `auto` the
+/// GPU when an adapter accepts the shader, else the CPU (the reason goes to stderr);
+/// `reference` the scalar reference backend.
+///
+/// # Errors
+/// The backend's error (e.g. no GPU adapter for `gpu`), with the backend named.
+pub fn make_backend(
+    kind: BackendKind,
+    net: &Netlist,
+    threads: usize,
+    lanes: usize,
+) -> anyhow::Result<Box<dyn Backend>> {
+    let cpu = |net: Netlist| -> Result<Box<dyn Backend>, BackendError> {
+        let opts = CpuOptions {
+            threads,
+            lane_width: lanes,
+        };
+        match CpuBackend::new(net, opts) {
+            Ok(b) => Ok(Box::new(b)),
+            Err(e) => Err(BackendError::Failed {
+                backend: "cpu".into(),
+                message: e.to_string(),
+            }),
+        }
+    };
+    let (backend, note) = select::make_backend(kind, net.clone(), &wgsl::Options::default(), &cpu)
+        .with_context(|| format!("cannot start the {kind:?} backend"))?;
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
+    Ok(backend)
 }
 
 /// Parses a budget: `N` iterations, or a time `1.5s` / `200ms` (finite, not negative).
@@ -98,8 +129,8 @@ impl MctsFlags {
     }
 }
 
-/// Builds a player from a spec: `random`, or `mcts:BACKEND:BUDGET` (e.g. `mcts:cpu:1s`,
-/// `mcts:cpu:2000`).
+/// Builds a player from a spec: `random`, or `mcts:BACKEND:BUDGET` with BACKEND one of
+/// `cpu`, `gpu`, `auto`, `reference`/`ref` (e.g. `mcts:cpu:1s`, `mcts:gpu:2000`).
 pub fn make_player(
     spec: &str,
     net: &Netlist,
@@ -110,7 +141,12 @@ pub fn make_player(
     match parts.as_slice() {
         ["random"] => Ok(Box::new(RandomPlayer::new(seed))),
         ["mcts", backend, budget] => {
-            let b = make_backend(backend, net, flags.threads)?;
+            let b = make_backend(
+                parse_backend(backend)?,
+                net,
+                flags.threads,
+                CpuOptions::default().lane_width,
+            )?;
             Ok(Box::new(MctsPlayer::new(
                 spec.to_string(),
                 b,
@@ -159,6 +195,9 @@ mod tests {
             "mcts:cpu:1s"
         );
         assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
+        assert_eq!(parse_backend("ref").unwrap(), BackendKind::Reference);
+        assert_eq!(parse_backend("AUTO").unwrap(), BackendKind::Auto);
+        assert_eq!(parse_backend("gpu").unwrap(), BackendKind::Gpu);
         assert!(make_player("mcts:cpu", &net, &flags, 1).is_err());
     }
 

@@ -2,20 +2,13 @@
 
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use propnet_host::backend::{Backend, BatchRequest, Job, JobResult, ReferenceBackend};
+use propnet_host::backend::{Backend, BatchRequest, Job, JobResult};
 use propnet_host::sim::{CpuBackend, CpuOptions};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// Playout backend selectable on the command line.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum BackendKind {
-    /// Bit-parallel CPU simulator.
-    Cpu,
-    /// Scalar reference (slow; the yardstick).
-    Reference,
-}
+use propnet_host::select::BackendKind;
 
 /// Arguments of `propnet run`.
 #[derive(clap::Args)]
@@ -175,16 +168,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         let ops = p.core.args.len() + p.goal.args.len() + p.next.args.len();
         (p.core.len(), p.goal.len(), p.next.len(), ops)
     });
-    let mut backend: Box<dyn Backend> = match args.backend {
-        BackendKind::Cpu => Box::new(CpuBackend::new(
-            net.clone(),
-            CpuOptions {
-                threads: args.threads,
-                lane_width: args.lanes,
-            },
-        )?),
-        BackendKind::Reference => Box::new(ReferenceBackend::new(net.clone())),
-    };
+    let mut backend = super::common::make_backend(args.backend, &net, args.threads, args.lanes)?;
     let hidden = args.json || !std::io::stderr().is_terminal();
     let bar = match (playouts, args.seconds) {
         (Some(n), _) => ProgressBar::new(n),

@@ -1,13 +1,10 @@
 //! `propnet solve GAME`: exact value of a small turn-taking game.
 
+use super::common::parse_seconds;
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet_host::solver::{solve, SolveOptions};
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
-
-/// Time between progress lines when stderr is not a terminal.
-const LINE_INTERVAL: Duration = Duration::from_secs(5);
+use std::time::Duration;
 
 /// Arguments of `propnet solve`.
 #[derive(clap::Args, Debug)]
@@ -17,7 +14,10 @@ pub struct SolveArgs {
     /// Give up after this many distinct states.
     #[arg(long, default_value_t = SolveOptions::default().max_states)]
     pub max_states: usize,
-    /// Skip the optimization passes.
+    /// Give up after this many seconds of search (0 = no limit).
+    #[arg(long, default_value = "120", value_parser = parse_seconds)]
+    pub max_seconds: f64,
+    /// Use the grounded netlist without the optimization passes.
     #[arg(long)]
     pub no_optimize: bool,
 }
@@ -25,36 +25,35 @@ pub struct SolveArgs {
 /// Solves the game from its initial state and prints each role's value.
 pub fn run(args: SolveArgs) -> anyhow::Result<()> {
     let (net, _) = super::load(&args.game, args.no_optimize)?;
+    let max_time = (args.max_seconds > 0.0).then(|| Duration::from_secs_f64(args.max_seconds));
     eprintln!(
-        "solving {} exhaustively (up to {} distinct states; --max-states to change)",
+        "solving {} (budget: {} states, {})",
         args.game.display(),
-        args.max_states
+        args.max_states,
+        max_time.map_or("no time limit".to_string(), |t| format!(
+            "{:.1} s",
+            t.as_secs_f64()
+        ))
     );
-    let t0 = Instant::now();
-    let tty = std::io::stderr().is_terminal();
-    let bar = if tty {
-        let bar = ProgressBar::new_spinner();
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
-    let mut last_line = Instant::now();
-    let opts = SolveOptions {
-        max_states: args.max_states,
-    };
-    let sol = solve(&net, &net.initial_state(), &opts, &mut |n| {
-        bar.set_message(format!("{n} states"));
-        if !tty && last_line.elapsed() >= LINE_INTERVAL {
-            eprintln!("  {n} states after {:.0} s", t0.elapsed().as_secs_f64());
-            last_line = Instant::now();
-        }
-    })?;
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("valid template"),
+    );
+    bar.set_message("checking for simultaneous moves");
+    bar.enable_steady_tick(Duration::from_millis(200));
+    let budget = args.max_states;
+    let sol = solve(
+        &net,
+        &net.initial_state(),
+        &SolveOptions {
+            max_states: args.max_states,
+            max_time,
+            ..SolveOptions::default()
+        },
+        &mut |n| bar.set_message(format!("{n} states visited (budget {budget})")),
+    );
     bar.finish_and_clear();
+    let sol = sol?;
     println!("states: {}", sol.states);
     for (r, v) in sol.values.iter().enumerate() {
         println!("value {}: {v}", net.roles[r].name);
