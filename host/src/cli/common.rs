@@ -4,10 +4,11 @@ use anyhow::{anyhow, bail, Context};
 use propnet_compiler::gdl;
 use propnet_compiler::ground::{compile, CompileOptions};
 use propnet_compiler::netlist::{validate, Netlist};
-use propnet_host::backend::{Backend, ReferenceBackend};
+use propnet_host::backend::Backend;
 use propnet_host::mcts::{Budget, MctsParams};
 use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
-use propnet_host::sim::{CpuBackend, CpuOptions};
+use propnet_host::select::{self, BackendKind, BackendOptions};
+use propnet_host::sim::CpuOptions;
 use std::path::Path;
 use std::time::Duration;
 
@@ -27,21 +28,22 @@ pub fn load_game(path: &Path) -> anyhow::Result<Netlist> {
     Ok(net)
 }
 
-/// A backend by name: `cpu` (bit-parallel, `threads` workers, 0 = one per core) or `ref`
-/// (scalar reference); `gpu` when the GPU backend is built.
-pub fn make_backend(kind: &str, net: &Netlist, threads: usize) -> anyhow::Result<Box<dyn Backend>> {
-    match kind {
-        "cpu" => Ok(Box::new(CpuBackend::new(
-            net.clone(),
-            CpuOptions {
-                threads,
-                ..CpuOptions::default()
-            },
-        )?)),
-        "ref" => Ok(Box::new(ReferenceBackend::new(net.clone()))),
-        "gpu" => bail!("backend `gpu` is not available in this build"),
-        other => bail!("unknown backend `{other}` (expected cpu, gpu or ref)"),
+/// A backend of `kind` through the one factory [`propnet_host::select::make_backend`]; the
+/// `cpu` backend gets `threads` workers (0 = one per core). An `auto` fallback to the CPU
+/// prints its one-line reason on stderr.
+pub fn make_backend(kind: BackendKind, net: &Netlist, threads: usize) -> anyhow::Result<Box<dyn Backend>> {
+    let opts = BackendOptions {
+        cpu: CpuOptions {
+            threads,
+            ..CpuOptions::default()
+        },
+        ..BackendOptions::default()
+    };
+    let sel = select::make_backend(kind, net.clone(), &opts)?;
+    if let Some(note) = &sel.note {
+        eprintln!("{note}");
     }
+    Ok(sel.backend)
 }
 
 /// Parses a budget: `N` iterations, or a time `1.5s` / `200ms` (finite, not negative).
@@ -107,8 +109,8 @@ impl MctsFlags {
     }
 }
 
-/// Builds a player from a spec: `random`, or `mcts:BACKEND:BUDGET` (e.g. `mcts:cpu:1s`,
-/// `mcts:cpu:2000`).
+/// Builds a player from a spec: `random`, or `mcts:BACKEND:BUDGET` with BACKEND one of
+/// `cpu`, `gpu`, `auto`, `reference` (e.g. `mcts:cpu:1s`, `mcts:gpu:2000`).
 pub fn make_player(
     spec: &str,
     net: &Netlist,
@@ -119,7 +121,8 @@ pub fn make_player(
     match parts.as_slice() {
         ["random"] => Ok(Box::new(RandomPlayer::new(seed))),
         ["mcts", backend, budget] => {
-            let b = make_backend(backend, net, flags.threads)?;
+            let kind = BackendKind::parse(backend).map_err(|e| anyhow!("player `{spec}`: {e}"))?;
+            let b = make_backend(kind, net, flags.threads)?;
             Ok(Box::new(MctsPlayer::new(
                 spec.to_string(),
                 b,
