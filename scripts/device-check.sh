@@ -66,7 +66,7 @@ status=pass
 if ! timeout 240 $TEST_RANDOM > "$OUT_DIR/equality.log" 2>&1; then
   status=fail
 fi
-if ! timeout 240 $TEST_CPU >> "$OUT_DIR/equality.log" 2>&1; then
+if ! timeout 240 $TEST_CPU --include-ignored >> "$OUT_DIR/equality.log" 2>&1; then
   status=fail
 fi
 tail -n 20 "$OUT_DIR/equality.log" | tee -a "$OUT_DIR/device-check.log"
