@@ -9,9 +9,14 @@ use propnet_compiler::playout::eval_gates;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// The workspace root (the folder holding `bench-games/`, `compiler/`, ...).
+/// The workspace root (the folder holding `bench-games/`, `compiler/`, ...): env
+/// `PROPNET_WORKSPACE` when set (prebuilt test binaries run from another checkout, see
+/// `scripts/device-check.sh`), else the folder this crate was built in.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    match std::env::var_os("PROPNET_WORKSPACE") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
+    }
 }
 
 /// The shared test data folder, or `None` (skip, with a message) when it is absent and

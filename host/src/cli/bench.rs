@@ -7,7 +7,9 @@ use indicatif::ProgressBar;
 use propnet_compiler::gdl;
 use propnet_compiler::interp::Interp;
 use propnet_compiler::rng::{choose, draw};
-use propnet_host::sim::{CpuBackend, CpuOptions};
+use propnet_host::backend::Backend;
+use propnet_host::select::{make_backend, BackendKind, BackendOptions};
+use propnet_host::sim::CpuOptions;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -35,6 +37,10 @@ pub struct BenchArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Backend to measure; `--threads` applies to `cpu` only, other backends are measured
+    /// once per game (row key `GAME/BACKEND`).
+    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    pub backend: BackendKind,
 }
 
 fn default_games() -> Vec<PathBuf> {
@@ -84,6 +90,17 @@ fn interp_rate(game: &Path, seconds: f64, max_steps: u32) -> anyhow::Result<f64>
     Ok(f64::from(done) / t0.elapsed().as_secs_f64())
 }
 
+/// Short row label of a non-CPU backend: `gpu`, `ref`, or for `auto` what it picked.
+fn kind_name(kind: BackendKind, b: &dyn Backend) -> String {
+    match kind {
+        BackendKind::Gpu => "gpu".into(),
+        BackendKind::Reference => "ref".into(),
+        BackendKind::Cpu => "cpu".into(),
+        BackendKind::Auto if b.describe().starts_with("gpu") => "gpu".into(),
+        BackendKind::Auto => "cpu".into(),
+    }
+}
+
 /// Runs `propnet bench`.
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     let games = if args.games.is_empty() {
@@ -113,16 +130,34 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         } else {
             Some(interp_rate(game, args.seconds, args.max_steps)?)
         };
-        for &threads in &args.threads {
-            let mut b = CpuBackend::new(
-                net.clone(),
-                CpuOptions {
-                    threads,
+        // One measurement per thread count on the CPU, one per game elsewhere.
+        let configs: Vec<Option<usize>> = if args.backend == BackendKind::Cpu {
+            args.threads.iter().copied().map(Some).collect()
+        } else {
+            vec![None]
+        };
+        for threads in configs {
+            let opts = BackendOptions {
+                cpu: CpuOptions {
+                    threads: threads.unwrap_or(0),
                     ..Default::default()
                 },
-            )?;
+                ..BackendOptions::default()
+            };
+            let selected = make_backend(args.backend, net.clone(), &opts)?;
+            if let Some(note) = &selected.note {
+                eprintln!("{note}");
+            }
+            let mut b = selected.backend;
+            let label = match threads {
+                Some(t) => format!("t{t}"),
+                None => kind_name(args.backend, b.as_ref()),
+            };
+            if threads.is_none() && !args.json {
+                println!("{name}: {}", b.describe());
+            }
             let t = measure(
-                &mut b,
+                b.as_mut(),
                 None,
                 Some(args.seconds),
                 1,
@@ -136,7 +171,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             let per_cpu = t
                 .cpu
                 .map(|c| t.agg.playouts as f64 / c.as_secs_f64().max(1e-9));
-            let key = format!("{name}/t{threads}");
+            let key = format!("{name}/{label}");
             let prev = previous
                 .get(&key)
                 .and_then(|v| v.get("playouts_per_second"))
@@ -146,13 +181,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                     serde_json::json!({"playouts_per_second": pps, "gate_evals_per_second": gps});
             }
             rows.push(serde_json::json!({
-                "game": name, "threads": threads, "playouts_per_second": pps, "gate_evals_per_second": gps,
+                "game": name, "threads": threads, "backend": b.describe(), "config": label, "playouts_per_second": pps, "gate_evals_per_second": gps,
                 "interp_playouts_per_second": interp, "playouts_per_cpu_second": per_cpu, "previous_best": prev,
                 "logic_gates": logic, "compile_seconds": report.total_time().as_secs_f64(),
             }));
             if !args.json {
                 println!(
-                    "{name:<16} t{threads:<2} {pps:>12.0} playouts/s ({:>10} per CPU-s) {gps:>10.3e} gate-evals/s  interp {:>10}  prev best {:>12}",
+                    "{name:<16} {label:<4} {pps:>12.0} playouts/s ({:>10} per CPU-s) {gps:>10.3e} gate-evals/s  interp {:>10}  prev best {:>12}",
                     per_cpu.map_or("-".into(), |v| format!("{v:.0}")),
                     interp.map_or("-".into(), |v| format!("{v:.1}/s")),
                     prev.map_or("-".into(), |v| format!("{v:.0}/s"))

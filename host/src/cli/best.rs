@@ -1,6 +1,7 @@
 //! `propnet best GAME [--state FILE | --moves …] --seconds T`: MCTS on one state.
 
-use super::common::{make_backend, parse_backend, MctsFlags};
+use super::common::{make_backend, MctsFlags};
+use propnet_host::select::BackendKind;
 use anyhow::{bail, Context};
 use propnet_host::machine::{NetMachine, State};
 use propnet_host::mcts::{Budget, Search};
@@ -25,17 +26,17 @@ pub struct BestArgs {
     /// Search a fixed number of iterations instead (deterministic).
     #[arg(long)]
     pub iterations: Option<u64>,
-    /// Backend: cpu, gpu, auto (GPU when available, else CPU) or reference (ref).
-    #[arg(long, default_value = "cpu")]
-    pub backend: String,
+    /// Backend.
+    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    pub backend: BackendKind,
     /// Seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    #[command(flatten)]
-    pub mcts: MctsFlags,
     /// Use the grounded netlist without the optimization passes.
     #[arg(long)]
     pub no_optimize: bool,
+    #[command(flatten)]
+    pub mcts: MctsFlags,
 }
 
 /// Searches the state and prints per role the root moves' visits and values.
@@ -58,12 +59,7 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
         Some(n) => Budget::Iterations(n),
         None => Budget::Time(Duration::from_secs_f64(args.seconds.max(0.0))),
     };
-    let mut backend = make_backend(
-        parse_backend(&args.backend)?,
-        &net,
-        args.mcts.threads,
-        propnet_host::sim::CpuOptions::default().lane_width,
-    )?;
+    let mut backend = make_backend(args.backend, &net, args.mcts.threads)?;
     let mut search = Search::new(args.mcts.params(args.seed));
     let res = search.run(&net, backend.as_mut(), &state, budget)?;
     println!(

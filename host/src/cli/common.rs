@@ -1,79 +1,44 @@
-//! Helpers shared by subcommands: building backends, parsing budgets and player specs.
+//! Helpers shared by subcommands: loading a game, building backends, parsing player specs.
 
-use anyhow::{anyhow, bail, Context};
+use anyhow::{anyhow, bail};
 use propnet_compiler::netlist::Netlist;
-use propnet_host::backend::{Backend, BackendError};
+use propnet_host::backend::Backend;
 use propnet_host::mcts::{Budget, MctsParams};
 use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
-use propnet_host::select::{self, BackendKind};
-use propnet_host::sim::{CpuBackend, CpuOptions};
-use propnet_kernels::wgsl;
+use propnet_host::select::{self, BackendKind, BackendOptions};
+use propnet_host::sim::CpuOptions;
 use std::time::Duration;
 
-/// Parses a backend name: `cpu`, `gpu`, `auto`, `reference` (alias `ref`).
-///
-/// # Errors
-/// A message listing the accepted names.
-pub fn parse_backend(name: &str) -> anyhow::Result<BackendKind> {
-    if name == "ref" {
-        return Ok(BackendKind::Reference);
-    }
-    <BackendKind as clap::ValueEnum>::from_str(name, true)
-        .map_err(|_| anyhow!("unknown backend `{name}` (expected cpu, gpu, auto or reference)"))
-}
-
-/// The CLI's one backend factory: `cpu` is the bit-parallel simulator with `threads` workers
-/// (0 = one per core) and `lanes` lanes per block; `gpu` the WGSL/wgpu backend; `auto` the
-/// GPU when an adapter accepts the shader, else the CPU (the reason goes to stderr);
-/// `reference` the scalar reference backend.
-///
-/// # Errors
-/// The backend's error (e.g. no GPU adapter for `gpu`), with the backend named.
-pub fn make_backend(
-    kind: BackendKind,
-    net: &Netlist,
-    threads: usize,
-    lanes: usize,
-) -> anyhow::Result<Box<dyn Backend>> {
-    let cpu = |net: Netlist| -> Result<Box<dyn Backend>, BackendError> {
-        let opts = CpuOptions {
+/// A backend of `kind` through the one factory [`propnet_host::select::make_backend`]; the
+/// `cpu` backend gets `threads` workers (0 = one per core). An `auto` fallback to the CPU
+/// prints its one-line reason on stderr.
+pub fn make_backend(kind: BackendKind, net: &Netlist, threads: usize) -> anyhow::Result<Box<dyn Backend>> {
+    let opts = BackendOptions {
+        cpu: CpuOptions {
             threads,
-            lane_width: lanes,
-        };
-        match CpuBackend::new(net, opts) {
-            Ok(b) => Ok(Box::new(b)),
-            Err(e) => Err(BackendError::Failed {
-                backend: "cpu".into(),
-                message: e.to_string(),
-            }),
-        }
+            ..CpuOptions::default()
+        },
+        ..BackendOptions::default()
     };
-    let (backend, note) = select::make_backend(kind, net.clone(), &wgsl::Options::default(), &cpu)
-        .with_context(|| format!("cannot start the {kind:?} backend"))?;
-    if let Some(note) = note {
+    let sel = select::make_backend(kind, net.clone(), &opts)?;
+    if let Some(note) = &sel.note {
         eprintln!("{note}");
     }
-    Ok(backend)
+    Ok(sel.backend)
 }
 
 /// Parses a budget: `N` iterations, or a time `1.5s` / `200ms` (finite, not negative).
 pub fn parse_budget(text: &str) -> anyhow::Result<Budget> {
-    let bad =
-        || anyhow!("bad budget `{text}`: expected iterations (`1000`) or time (`1s`, `250ms`)");
+    let bad = || anyhow!("bad budget `{text}`: expected iterations (`1000`) or time (`1s`, `250ms`)");
     let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
         (ms, 1e-3)
     } else if let Some(s) = text.strip_suffix('s') {
         (s, 1.0)
     } else {
-        return text
-            .parse::<u64>()
-            .map(Budget::Iterations)
-            .map_err(|_| bad());
+        return text.parse::<u64>().map(Budget::Iterations).map_err(|_| bad());
     };
     let secs = number.parse::<f64>().map_err(|_| bad())? * scale;
-    Duration::try_from_secs_f64(secs)
-        .map(Budget::Time)
-        .map_err(|_| bad())
+    Duration::try_from_secs_f64(secs).map(Budget::Time).map_err(|_| bad())
 }
 
 /// Parses a `--seconds` value: a finite, non-negative number of seconds (clap value parser).
@@ -82,12 +47,8 @@ pub fn parse_budget(text: &str) -> anyhow::Result<Budget> {
 /// A message naming the value when it is not a number, negative, infinite or NaN, or too
 /// large for a [`Duration`].
 pub fn parse_seconds(text: &str) -> Result<f64, String> {
-    let s: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
-    Duration::try_from_secs_f64(s)
-        .map_err(|_| format!("`{text}`: seconds must be finite and not negative"))?;
+    let s: f64 = text.trim().parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    Duration::try_from_secs_f64(s).map_err(|_| format!("`{text}`: seconds must be finite and not negative"))?;
     Ok(s)
 }
 
@@ -130,7 +91,7 @@ impl MctsFlags {
 }
 
 /// Builds a player from a spec: `random`, or `mcts:BACKEND:BUDGET` with BACKEND one of
-/// `cpu`, `gpu`, `auto`, `reference`/`ref` (e.g. `mcts:cpu:1s`, `mcts:gpu:2000`).
+/// `cpu`, `gpu`, `auto`, `reference` (e.g. `mcts:cpu:1s`, `mcts:gpu:2000`).
 pub fn make_player(
     spec: &str,
     net: &Netlist,
@@ -141,12 +102,8 @@ pub fn make_player(
     match parts.as_slice() {
         ["random"] => Ok(Box::new(RandomPlayer::new(seed))),
         ["mcts", backend, budget] => {
-            let b = make_backend(
-                parse_backend(backend)?,
-                net,
-                flags.threads,
-                CpuOptions::default().lane_width,
-            )?;
+            let kind = BackendKind::parse(backend).map_err(|e| anyhow!("player `{spec}`: {e}"))?;
+            let b = make_backend(kind, net, flags.threads)?;
             Ok(Box::new(MctsPlayer::new(
                 spec.to_string(),
                 b,
@@ -195,24 +152,14 @@ mod tests {
             "mcts:cpu:1s"
         );
         assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
-        assert_eq!(parse_backend("ref").unwrap(), BackendKind::Reference);
-        assert_eq!(parse_backend("AUTO").unwrap(), BackendKind::Auto);
-        assert_eq!(parse_backend("gpu").unwrap(), BackendKind::Gpu);
         assert!(make_player("mcts:cpu", &net, &flags, 1).is_err());
     }
 
     #[test]
     fn budgets_and_seconds_reject_negative_and_non_finite_values() {
-        assert!(
-            matches!(parse_budget("250ms").unwrap(), Budget::Time(d) if d == Duration::from_millis(250))
-        );
-        assert!(
-            matches!(parse_budget("2s").unwrap(), Budget::Time(d) if d == Duration::from_secs(2))
-        );
-        assert!(matches!(
-            parse_budget("300").unwrap(),
-            Budget::Iterations(300)
-        ));
+        assert!(matches!(parse_budget("250ms").unwrap(), Budget::Time(d) if d == Duration::from_millis(250)));
+        assert!(matches!(parse_budget("2s").unwrap(), Budget::Time(d) if d == Duration::from_secs(2)));
+        assert!(matches!(parse_budget("300").unwrap(), Budget::Iterations(300)));
         for bad in ["-5ms", "nanms", "infs", "-1s", "1e400ms", "x", ""] {
             assert!(parse_budget(bad).is_err(), "{bad}");
         }

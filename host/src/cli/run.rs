@@ -3,12 +3,11 @@
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use propnet_host::backend::{Backend, BatchRequest, Job, JobResult};
+use propnet_host::select::{make_backend, BackendKind, BackendOptions};
 use propnet_host::sim::{CpuBackend, CpuOptions};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-use propnet_host::select::BackendKind;
 
 /// Arguments of `propnet run`.
 #[derive(clap::Args)]
@@ -24,19 +23,19 @@ pub struct RunArgs {
     /// RNG seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Worker threads (0 = all cores).
+    /// Worker threads of the CPU backend (0 = all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Step limit per playout (joint moves).
     #[arg(long, default_value_t = 1000)]
     pub max_steps: u32,
-    /// Lanes per block (64, 128, 256, 512).
+    /// Lanes per block of the CPU backend (64, 128, 256, 512).
     #[arg(long, default_value_t = 256)]
     pub lanes: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Backend.
+    /// Backend; `gpu` and `auto` print the adapter (name, API, driver) on the backend line.
     #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
     pub backend: BackendKind,
     /// Skip the optimization passes.
@@ -168,7 +167,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         let ops = p.core.args.len() + p.goal.args.len() + p.next.args.len();
         (p.core.len(), p.goal.len(), p.next.len(), ops)
     });
-    let mut backend = super::common::make_backend(args.backend, &net, args.threads, args.lanes)?;
+    let opts = BackendOptions {
+        cpu: CpuOptions {
+            threads: args.threads,
+            lane_width: args.lanes,
+        },
+        ..BackendOptions::default()
+    };
+    let selected = make_backend(args.backend, net.clone(), &opts)?;
+    if let Some(note) = &selected.note {
+        eprintln!("{note}");
+    }
+    let mut backend = selected.backend;
     let hidden = args.json || !std::io::stderr().is_terminal();
     let bar = match (playouts, args.seconds) {
         (Some(n), _) => ProgressBar::new(n),
@@ -224,6 +234,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         });
         println!("{v}");
         return Ok(());
+    }
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
     }
     println!("game         {}", report.path);
     println!("backend      {}", backend.describe());

@@ -4,6 +4,7 @@ use super::plan::plan_chunks;
 use super::{decode_end, GpuJob, RecordView, RunParams};
 use crate::wgsl::{compile, Kernel, Layout, Options};
 use propnet_compiler::netlist::Netlist;
+use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt as _;
 
 /// A GPU failure.
@@ -83,6 +84,8 @@ pub struct GpuRunner {
     budget: u32,
     out_cache: Option<(wgpu::Buffer, wgpu::Buffer, u64)>,
     vals_cache: Option<(wgpu::Buffer, u64)>,
+    /// Device errors no error scope caught (wgpu's default handler would panic).
+    uncaptured: Arc<Mutex<Vec<String>>>,
 }
 
 /// The copyable facts of a [`Kernel`] the dispatch loop needs.
@@ -186,6 +189,13 @@ impl GpuRunner {
                 message: err.to_string(),
             });
         }
+        let uncaptured = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&uncaptured);
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if let Ok(mut v) = sink.lock() {
+                v.push(e.to_string());
+            }
+        }));
         let tab = storage(&device, "tab", &kernel.tables);
         let budget = default_budget(net, &kernel, info.device_type);
         Ok(Self {
@@ -202,6 +212,7 @@ impl GpuRunner {
             budget,
             out_cache: None,
             vals_cache: None,
+            uncaptured,
         })
     }
 
@@ -256,6 +267,41 @@ impl GpuRunner {
     /// invocation's scratch exceeds the device limits; [`RunError::Failed`] when the device
     /// fails.
     pub fn run(
+        &mut self,
+        jobs: &[GpuJob<'_>],
+        p: &RunParams,
+        sink: &mut dyn FnMut(RecordView<'_>),
+    ) -> Result<(), RunError> {
+        self.take_uncaptured()?;
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let result = self.run_scoped(jobs, p, sink);
+        // Pop in reverse order of pushing. A device error explains a failed run better than
+        // its symptom (e.g. records never written), so it wins.
+        let v = pollster::block_on(validation.pop());
+        let o = pollster::block_on(oom.pop());
+        if let Some(e) = v.or(o) {
+            return Err(RunError::Failed(format!("wgpu: {e}")));
+        }
+        result?;
+        self.take_uncaptured()
+    }
+
+    /// Turns errors the uncaptured-error handler collected into [`RunError::Failed`].
+    fn take_uncaptured(&self) -> Result<(), RunError> {
+        let mut v = self
+            .uncaptured
+            .lock()
+            .map_err(|_| RunError::Failed("error handler poisoned".into()))?;
+        if v.is_empty() {
+            return Ok(());
+        }
+        let msg = v.join("; ");
+        v.clear();
+        Err(RunError::Failed(format!("wgpu: {msg}")))
+    }
+
+    fn run_scoped(
         &mut self,
         jobs: &[GpuJob<'_>],
         p: &RunParams,
