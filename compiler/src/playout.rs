@@ -91,6 +91,15 @@ pub fn goals_of(net: &Netlist, values: &[bool]) -> Vec<u8> {
         .collect()
 }
 
+/// Legal moves per role (role order, each in netlist order) in a state whose gate values
+/// are `values`.
+pub fn legal_of(net: &Netlist, values: &[bool]) -> Vec<Vec<crate::netlist::InputId>> {
+    net.roles
+        .iter()
+        .map(|r| r.legal.iter().filter(|l| values[l.gate.index()]).map(|l| l.input).collect())
+        .collect()
+}
+
 /// Runs playout number `index` from `start` (one bool per latch) with plain scalar gate
 /// evaluation. Slow and obviously correct: the definition every backend is tested against.
 pub fn reference_playout(

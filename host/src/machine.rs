@@ -3,7 +3,7 @@
 //! a [`crate::backend::Backend`] instead.
 
 use propnet_compiler::netlist::{InputId, Netlist};
-use propnet_compiler::playout::{eval_gates, goals_of};
+use propnet_compiler::playout::{eval_gates, goals_of, legal_of};
 
 /// A game state: one bool per latch (base proposition).
 pub type State = Vec<bool>;
@@ -38,18 +38,7 @@ impl<'a> NetMachine<'a> {
 
     /// Legal moves of every role (role order; each list in netlist order).
     pub fn legal_moves(&self, state: &[bool]) -> Vec<Vec<InputId>> {
-        let v = self.view(state);
-        self.net
-            .roles
-            .iter()
-            .map(|r| {
-                r.legal
-                    .iter()
-                    .filter(|l| v[l.gate.index()])
-                    .map(|l| l.input)
-                    .collect()
-            })
-            .collect()
+        legal_of(self.net, &self.view(state))
     }
 
     /// True when `state` is terminal.

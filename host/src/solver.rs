@@ -23,7 +23,7 @@
 
 use crate::machine::State;
 use propnet_compiler::netlist::{InputId, Netlist};
-use propnet_compiler::playout::{eval_gates, goals_of, pack_state};
+use propnet_compiler::playout::{eval_gates, goals_of, legal_of, pack_state};
 use propnet_compiler::rng::{choose, key, threefry2x32_20};
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -118,17 +118,7 @@ fn fluents(net: &Netlist, s: &[bool]) -> String {
 
 fn evaluate(net: &Netlist, s: &[bool]) -> Result<Eval, SolveError> {
     let v = eval_gates(net, s, &vec![false; net.inputs.len()]);
-    let legal: Vec<Vec<InputId>> = net
-        .roles
-        .iter()
-        .map(|r| {
-            r.legal
-                .iter()
-                .filter(|l| v[l.gate.index()])
-                .map(|l| l.input)
-                .collect()
-        })
-        .collect();
+    let legal: Vec<Vec<InputId>> = legal_of(net, &v);
     if v[net.terminal.index()] || legal.iter().any(Vec::is_empty) {
         return Ok(Eval::Final(goals_of(net, &v)));
     }

@@ -3,7 +3,7 @@
 
 use crate::machine::State;
 use propnet_compiler::netlist::{InputId, Netlist};
-use propnet_compiler::playout::{eval_gates, goals_of};
+use propnet_compiler::playout::{eval_gates, goals_of, legal_of};
 use std::collections::HashMap;
 
 /// Index of a node in [`Tree::nodes`].
@@ -65,17 +65,7 @@ impl Node {
     /// Evaluates `state` once and builds an unvisited node for it.
     pub fn new(net: &Netlist, state: State) -> Self {
         let values = eval_gates(net, &state, &vec![false; net.inputs.len()]);
-        let legal: Vec<Vec<InputId>> = net
-            .roles
-            .iter()
-            .map(|r| {
-                r.legal
-                    .iter()
-                    .filter(|l| values[l.gate.index()])
-                    .map(|l| l.input)
-                    .collect()
-            })
-            .collect();
+        let legal: Vec<Vec<InputId>> = legal_of(net, &values);
         let ended = values[net.terminal.index()] || legal.iter().any(Vec::is_empty);
         let exact = ended.then(|| {
             goals_of(net, &values)
