@@ -2,7 +2,7 @@
 //! grounding-budget error and is listed in [`TOO_BIG`] (goal: empty). Prints per-game
 //! sizes (`cargo test -p propnet-compiler --test corpus_compile -- --nocapture`).
 
-use std::path::{Path, PathBuf};
+
 
 use propnet_compiler::gdl;
 use propnet_compiler::ground::{compile_with_report, CompileOptions, GroundError};
@@ -38,35 +38,8 @@ fn small_budget() -> CompileOptions {
     o
 }
 
-fn shared() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
-    if dir.join("games").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("PROPNET_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
-        panic!(
-            "shared test data missing at {} (PROPNET_REQUIRE_SHARED=1)",
-            dir.display()
-        );
-    }
-    eprintln!("skipping: shared test data not found at {}", dir.display());
-    None
-}
-
-fn kif_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            kif_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "kif") {
-            out.push(p);
-        }
-    }
-}
+mod common;
+use common::{kif_files, shared};
 
 #[test]
 fn every_accepted_corpus_game_compiles() {

@@ -2,39 +2,12 @@
 //! hand-made tests (`../shared/oracle/tests/*.kif`): each must load, or be one of the
 //! listed rejections with the listed reason.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use propnet_compiler::gdl::{self, GdlError, Violation};
 
-fn shared() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
-    if dir.join("games").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("PROPNET_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
-        panic!(
-            "shared test data missing at {} (PROPNET_REQUIRE_SHARED=1)",
-            dir.display()
-        );
-    }
-    eprintln!("skipping: shared test data not found at {}", dir.display());
-    None
-}
-
-fn kif_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            kif_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "kif") {
-            out.push(p);
-        }
-    }
-}
+mod common;
+use common::{kif_files, shared};
 
 /// An unsafe variable `var` in a rule of the relation `rel` (the rule text starts so).
 fn unsafe_var(e: &GdlError, var: &str, rule_start: &str) -> bool {
