@@ -1,19 +1,26 @@
-//! Splits rule bodies at their head variables: groups of body literals that share no
-//! non-head variable with the rest of the body become auxiliary relations, so a rule like
-//! `next(c x y) :- true(c x y), does(a, m ?p), distinct(x ?p), does(b, m ?q), distinct(x ?q)`
-//! grounds as a sum of small joins instead of the Cartesian product of both roles' moves.
+//! Splits rule bodies into smaller joins with auxiliary relations (join decomposition), so
+//! no rule grounds over a product of independent variables:
 //!
-//! With the head variables `H` taken as given, body literals are connected when they share
-//! a variable outside `H`. A connected group `C` with variables outside `H` becomes
-//! `aux(H ∩ vars(C)) :- C` and is replaced in the rule by that one positive literal. This
-//! is the classic projection of existential variables used by propnet builders (and
-//! Datalog engines) to avoid Cartesian products. A group is kept in place when the split
-//! would be unsafe (a head variable of `C` not bound by a positive atom of `C`) or useless
-//! (`C` is the whole body).
+//! 1. *Groups.* With the head variables `H` taken as given, body literals are connected
+//!    when they share a variable outside `H`. A connected group `C` with variables outside
+//!    `H` becomes `aux(H ∩ vars(C)) :- C` and is replaced in the rule by that one positive
+//!    literal. A rule like
+//!    `next(c x y) :- true(c x y), does(a, m ?p), distinct(x ?p), does(b, m ?q), distinct(x ?q)`
+//!    then grounds as a sum of small joins instead of the product of both roles' moves.
+//! 2. *Projections.* A positive literal with variables that occur nowhere else in the rule
+//!    (neither in the head nor in another literal) is replaced by `aux(shared vars) :- L`:
+//!    `does(?p, (play ?x1 ?y1 ?x2 ?y2 ?x3 ?y3))` used only for `?x1 ?y1` becomes a
+//!    relation over the cells instead of joining every move with the rest of the body.
+//!
+//! Both are the projection of existential variables used by propnet builders (and by
+//! Datalog engines) to avoid Cartesian products; the rules are logically equivalent. A
+//! group is kept in place when the split would be unsafe (a variable of `C` not bound by a
+//! positive atom of `C`) or useless (`C` is the whole body). Auxiliary rules are split in
+//! turn, and equal auxiliary rules (up to variable renaming) share one relation.
 
 use super::rules::{CRule, PAtom, PLit, PTerm, Relations};
-use super::terms::RelId;
 use crate::gdl::Symbols;
+use std::collections::HashMap;
 
 fn lit_vars(l: &PLit) -> Vec<u16> {
     let mut v = Vec::new();
@@ -37,103 +44,199 @@ fn find(parent: &mut [usize], mut i: usize) -> usize {
     i
 }
 
+/// Names and deduplicates the auxiliary relations.
+struct Aux<'a> {
+    rels: &'a mut Relations,
+    syms: &'a mut Symbols,
+    next: usize,
+    /// Canonical text of (interface, body) → the relation defined by it.
+    memo: HashMap<String, super::terms::RelId>,
+}
+
+/// Renames variables by first occurrence (interface first) so equal rules compare equal.
+fn canon_term(t: &PTerm, map: &mut Vec<u16>) -> PTerm {
+    match t {
+        PTerm::Var(v) => {
+            let i = map.iter().position(|x| x == v).unwrap_or_else(|| {
+                map.push(*v);
+                map.len() - 1
+            });
+            PTerm::Var(i as u16)
+        }
+        PTerm::Const(c) => PTerm::Const(*c),
+        PTerm::Fn(f, args) => PTerm::Fn(*f, args.iter().map(|a| canon_term(a, map)).collect()),
+    }
+}
+
+fn canon_key(iface: &[u16], body: &[PLit]) -> String {
+    let mut map: Vec<u16> = iface.to_vec();
+    let canon_atom = |a: &PAtom, map: &mut Vec<u16>| PAtom {
+        rel: a.rel,
+        args: a.args.iter().map(|t| canon_term(t, map)).collect(),
+    };
+    let lits: Vec<PLit> = body
+        .iter()
+        .map(|l| match l {
+            PLit::Pos(a) => PLit::Pos(canon_atom(a, &mut map)),
+            PLit::Neg(a) => PLit::Neg(canon_atom(a, &mut map)),
+            PLit::Distinct(a, b) => {
+                let a = canon_term(a, &mut map);
+                PLit::Distinct(a, canon_term(b, &mut map))
+            }
+            PLit::Equal(a, b) => {
+                let a = canon_term(a, &mut map);
+                PLit::Equal(a, canon_term(b, &mut map))
+            }
+        })
+        .collect();
+    format!("{}:{lits:?}", iface.len())
+}
+
+impl Aux<'_> {
+    /// The literal `aux(iface)` standing for `body`, and the rule defining it when new.
+    fn define(&mut self, rule: &CRule, iface: Vec<u16>, body: Vec<PLit>) -> (PLit, Option<CRule>) {
+        let args: Vec<PTerm> = iface.iter().map(|&v| PTerm::Var(v)).collect();
+        let key = canon_key(&iface, &body);
+        if let Some(&rel) = self.memo.get(&key) {
+            return (PLit::Pos(PAtom { rel, args }), None);
+        }
+        let name = self.syms.intern(&format!("split#{}", self.next));
+        self.next += 1;
+        let rel = self.rels.intern(name, iface.len() as u32);
+        self.memo.insert(key, rel);
+        let def = CRule {
+            head: PAtom {
+                rel,
+                args: args.clone(),
+            },
+            body,
+            var_names: rule.var_names.clone(),
+            span: rule.span,
+            synthetic: false,
+        };
+        (PLit::Pos(PAtom { rel, args }), Some(def))
+    }
+}
+
 /// Splits every rule of `rules` as described in the module docs; new auxiliary relations
 /// are named `split#N/arity` (a name KIF cannot spell) and interned in `rels` and `syms`.
 /// Rules that need no split are returned unchanged, in order; auxiliary rules follow the
 /// rule they come from.
-pub fn split_rules(
-    rules: Vec<CRule>,
-    does: RelId,
-    rels: &mut Relations,
-    syms: &mut Symbols,
-) -> Vec<CRule> {
+pub fn split_rules(rules: Vec<CRule>, rels: &mut Relations, syms: &mut Symbols) -> Vec<CRule> {
+    let mut aux = Aux {
+        rels,
+        syms,
+        next: 0,
+        memo: HashMap::new(),
+    };
     let mut out = Vec::with_capacity(rules.len());
-    let mut next_aux = 0usize;
     for rule in rules {
-        let mut head_vars = Vec::new();
-        rule.head.args.iter().for_each(|t| t.vars(&mut head_vars));
-        let in_head = |v: u16| head_vars.contains(&v);
-        let vars: Vec<Vec<u16>> = rule.body.iter().map(lit_vars).collect();
-        // Union literals sharing a non-head variable.
-        let n = rule.body.len();
-        let mut parent: Vec<usize> = (0..n).collect();
-        let mut owner = vec![usize::MAX; rule.var_names.len()];
-        for (i, vs) in vars.iter().enumerate() {
-            for &v in vs.iter().filter(|&&v| !in_head(v)) {
-                let o = owner[v as usize];
-                if o == usize::MAX {
-                    owner[v as usize] = i;
-                } else {
-                    let (a, b) = (find(&mut parent, o), find(&mut parent, i));
-                    parent[a] = b;
-                }
-            }
-        }
-        let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
-        for i in 0..n {
-            let r = find(&mut parent, i);
-            match groups.iter_mut().find(|g| g.0 == r) {
-                Some(g) => g.1.push(i),
-                None => groups.push((r, vec![i])),
-            }
-        }
-        let mut keep: Vec<PLit> = Vec::new();
-        let mut aux_rules = Vec::new();
-        for (_, members) in &groups {
-            let local = members
-                .iter()
-                .any(|&i| vars[i].iter().any(|&v| !in_head(v)));
-            let mut iface: Vec<u16> = members
-                .iter()
-                .flat_map(|&i| vars[i].iter().copied())
-                .filter(|&v| in_head(v))
-                .collect();
-            iface.sort_unstable();
-            iface.dedup();
-            let mut all_vars: Vec<u16> = members
-                .iter()
-                .flat_map(|&i| vars[i].iter().copied())
-                .collect();
-            all_vars.sort_unstable();
-            all_vars.dedup();
-            let bound = all_vars.iter().all(|&v| {
-                members.iter().any(|&i| {
-                    matches!(&rule.body[i], PLit::Pos(a) if {
-                        let mut av = Vec::new();
-                        a.args.iter().for_each(|t| t.vars(&mut av));
-                        av.contains(&v)
-                    })
-                })
-            });
-            let moves = members
-                .iter()
-                .any(|&i| matches!(&rule.body[i], PLit::Pos(a) if a.rel == does));
-            if !local || !bound || !moves || members.len() == n {
-                keep.extend(members.iter().map(|&i| rule.body[i].clone()));
-                continue;
-            }
-            let name = syms.intern(&format!("split#{next_aux}"));
-            next_aux += 1;
-            let rel = rels.intern(name, iface.len() as u32);
-            let args: Vec<PTerm> = iface.iter().map(|&v| PTerm::Var(v)).collect();
-            keep.push(PLit::Pos(PAtom {
-                rel,
-                args: args.clone(),
-            }));
-            aux_rules.push(CRule {
-                head: PAtom { rel, args },
-                body: members.iter().map(|&i| rule.body[i].clone()).collect(),
-                var_names: rule.var_names.clone(),
-                span: rule.span,
-                synthetic: false,
-            });
-        }
-        if aux_rules.is_empty() {
-            out.push(rule);
-        } else {
-            out.push(CRule { body: keep, ..rule });
-            out.extend(aux_rules);
-        }
+        split_one(rule, &mut aux, &mut out);
     }
     out
+}
+
+fn split_one(rule: CRule, aux: &mut Aux<'_>, out: &mut Vec<CRule>) {
+    let (rule, mut defs) = split_groups(rule, aux);
+    let (rule, more) = project_literals(rule, aux);
+    defs.extend(more);
+    out.push(rule);
+    for d in defs {
+        split_one(d, aux, out);
+    }
+}
+
+/// Step 1 of the module docs.
+fn split_groups(rule: CRule, aux: &mut Aux<'_>) -> (CRule, Vec<CRule>) {
+    let mut head_vars = Vec::new();
+    rule.head.args.iter().for_each(|t| t.vars(&mut head_vars));
+    let in_head = |v: u16| head_vars.contains(&v);
+    let vars: Vec<Vec<u16>> = rule.body.iter().map(lit_vars).collect();
+    // Union literals sharing a non-head variable.
+    let n = rule.body.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    let mut owner = vec![usize::MAX; rule.var_names.len()];
+    for (i, vs) in vars.iter().enumerate() {
+        for &v in vs.iter().filter(|&&v| !in_head(v)) {
+            let o = owner[v as usize];
+            if o == usize::MAX {
+                owner[v as usize] = i;
+            } else {
+                let (a, b) = (find(&mut parent, o), find(&mut parent, i));
+                parent[a] = b;
+            }
+        }
+    }
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for i in 0..n {
+        let r = find(&mut parent, i);
+        match groups.iter_mut().find(|g| g.0 == r) {
+            Some(g) => g.1.push(i),
+            None => groups.push((r, vec![i])),
+        }
+    }
+    if groups.len() < 2 {
+        return (rule, Vec::new());
+    }
+    let mut keep: Vec<PLit> = Vec::new();
+    let mut defs = Vec::new();
+    for (_, members) in &groups {
+        let local = members
+            .iter()
+            .any(|&i| vars[i].iter().any(|&v| !in_head(v)));
+        let mut all_vars: Vec<u16> = members
+            .iter()
+            .flat_map(|&i| vars[i].iter().copied())
+            .collect();
+        all_vars.sort_unstable();
+        all_vars.dedup();
+        let bound = all_vars.iter().all(|&v| {
+            members
+                .iter()
+                .any(|&i| matches!(&rule.body[i], PLit::Pos(_)) && vars[i].contains(&v))
+        });
+        if !local || !bound {
+            keep.extend(members.iter().map(|&i| rule.body[i].clone()));
+            continue;
+        }
+        let iface: Vec<u16> = all_vars.iter().copied().filter(|&v| in_head(v)).collect();
+        let body = members.iter().map(|&i| rule.body[i].clone()).collect();
+        let (lit, def) = aux.define(&rule, iface, body);
+        keep.push(lit);
+        defs.extend(def);
+    }
+    (CRule { body: keep, ..rule }, defs)
+}
+
+/// Step 2 of the module docs.
+fn project_literals(mut rule: CRule, aux: &mut Aux<'_>) -> (CRule, Vec<CRule>) {
+    if rule.body.len() < 2 {
+        return (rule, Vec::new());
+    }
+    // Occurrences of each variable: head counts as one, each literal as one.
+    let mut uses = vec![0u32; rule.var_names.len()];
+    let mut head_vars = Vec::new();
+    rule.head.args.iter().for_each(|t| t.vars(&mut head_vars));
+    head_vars.sort_unstable();
+    head_vars.dedup();
+    for &v in &head_vars {
+        uses[v as usize] += 1;
+    }
+    let vars: Vec<Vec<u16>> = rule.body.iter().map(lit_vars).collect();
+    for vs in &vars {
+        for &v in vs {
+            uses[v as usize] += 1;
+        }
+    }
+    let mut defs = Vec::new();
+    for (i, vs) in vars.iter().enumerate() {
+        if !matches!(rule.body[i], PLit::Pos(_)) || vs.iter().all(|&v| uses[v as usize] > 1) {
+            continue;
+        }
+        let iface: Vec<u16> = vs.iter().copied().filter(|&v| uses[v as usize] > 1).collect();
+        let (lit, def) = aux.define(&rule, iface, vec![rule.body[i].clone()]);
+        rule.body[i] = lit;
+        defs.extend(def);
+    }
+    (rule, defs)
 }
