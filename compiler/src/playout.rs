@@ -96,7 +96,13 @@ pub fn goals_of(net: &Netlist, values: &[bool]) -> Vec<u8> {
 pub fn legal_of(net: &Netlist, values: &[bool]) -> Vec<Vec<crate::netlist::InputId>> {
     net.roles
         .iter()
-        .map(|r| r.legal.iter().filter(|l| values[l.gate.index()]).map(|l| l.input).collect())
+        .map(|r| {
+            r.legal
+                .iter()
+                .filter(|l| values[l.gate.index()])
+                .map(|l| l.input)
+                .collect()
+        })
         .collect()
 }
 

@@ -2,8 +2,6 @@
 //! grounding-budget error and is listed in [`TOO_BIG`] (goal: empty). Prints per-game
 //! sizes (`cargo test -p propnet-compiler --test corpus_compile -- --nocapture`).
 
-
-
 use propnet_compiler::gdl;
 use propnet_compiler::ground::{compile_with_report, CompileOptions, GroundError};
 use propnet_compiler::netlist::validate;

@@ -247,7 +247,8 @@ pub fn lower(p: &Program) -> Result<Lowered, GroundError> {
             synthetic: false,
         });
     }
-    let mut rules = super::split::split_rules(rules, &mut rels, &mut syms);
+    let mut rules =
+        super::split::split_rules(rules, [special.true_, special.does], &mut rels, &mut syms);
     let x = syms.intern("?x");
     let y = syms.intern("?y");
     let one = |from: RelId, to: RelId| CRule {

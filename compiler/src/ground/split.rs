@@ -12,13 +12,22 @@
 //!    `does(?p, (play ?x1 ?y1 ?x2 ?y2 ?x3 ?y3))` used only for `?x1 ?y1` becomes a
 //!    relation over the cells instead of joining every move with the rest of the body.
 //!
-//! Both are the projection of existential variables used by propnet builders (and by
+//! 3. *Variable elimination.* Otherwise a body-only variable `v` is eliminated: the
+//!    literals containing it (its *bucket*) become `aux(I) :- bucket`, where `I` are the
+//!    bucket's variables used outside it (at most [`MAX_ELIMINATION_INTERFACE`]), and the
+//!    bucket must hold a literal over a dynamic relation; the variable with the smallest `I` is chosen
+//!    (min-degree order, as in bucket elimination, Dechter 1999, "Bucket elimination: a
+//!    unifying framework for reasoning"). A chain `p(a x), q(x y), r(y z)` then grounds as
+//!    joins of two literals at a time instead of one join over all of them.
+//!
+//! All are the projection of existential variables used by propnet builders (and by
 //! Datalog engines) to avoid Cartesian products; the rules are logically equivalent. A
 //! group is kept in place when the split would be unsafe (a variable of `C` not bound by a
 //! positive atom of `C`) or useless (`C` is the whole body). Auxiliary rules are split in
 //! turn, and equal auxiliary rules (up to variable renaming) share one relation.
 
 use super::rules::{CRule, PAtom, PLit, PTerm, Relations};
+use super::terms::RelId;
 use crate::gdl::Symbols;
 use std::collections::HashMap;
 
@@ -50,7 +59,13 @@ struct Aux<'a> {
     syms: &'a mut Symbols,
     next: usize,
     /// Canonical text of (interface, body) → the relation defined by it.
-    memo: HashMap<String, super::terms::RelId>,
+    memo: HashMap<String, RelId>,
+    /// Per relation: depends on `true` or `does`.
+    dynamic: Vec<bool>,
+}
+
+fn lit_dynamic(l: &PLit, dynamic: &[bool]) -> bool {
+    matches!(l, PLit::Pos(a) | PLit::Neg(a) if dynamic.get(a.rel.0 as usize) == Some(&true))
 }
 
 /// Renames variables by first occurrence (interface first) so equal rules compare equal.
@@ -104,6 +119,9 @@ impl Aux<'_> {
         self.next += 1;
         let rel = self.rels.intern(name, iface.len() as u32);
         self.memo.insert(key, rel);
+        let dynamic = body.iter().any(|l| lit_dynamic(l, &self.dynamic));
+        self.dynamic.resize(self.rels.len(), false);
+        self.dynamic[rel.0 as usize] = dynamic;
         let def = CRule {
             head: PAtom {
                 rel,
@@ -122,12 +140,39 @@ impl Aux<'_> {
 /// are named `split#N/arity` (a name KIF cannot spell) and interned in `rels` and `syms`.
 /// Rules that need no split are returned unchanged, in order; auxiliary rules follow the
 /// rule they come from.
-pub fn split_rules(rules: Vec<CRule>, rels: &mut Relations, syms: &mut Symbols) -> Vec<CRule> {
+///
+/// `roots` are `true` and `does`, which make a relation dynamic (step 3 only eliminates
+/// variables of buckets holding a dynamic literal: static relations are computed exactly
+/// anyway, and an auxiliary static relation would lose the filtering of the rest of the
+/// body).
+pub fn split_rules(
+    rules: Vec<CRule>,
+    roots: [RelId; 2],
+    rels: &mut Relations,
+    syms: &mut Symbols,
+) -> Vec<CRule> {
+    // Dynamic relations: `true`, `does` and what depends on them.
+    let mut dynamic = vec![false; rels.len()];
+    for r in roots {
+        dynamic[r.0 as usize] = true;
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for r in &rules {
+            let h = r.head.rel.0 as usize;
+            if !dynamic[h] && r.body.iter().any(|l| lit_dynamic(l, &dynamic)) {
+                dynamic[h] = true;
+                changed = true;
+            }
+        }
+    }
     let mut aux = Aux {
         rels,
         syms,
         next: 0,
         memo: HashMap::new(),
+        dynamic,
     };
     let mut out = Vec::with_capacity(rules.len());
     for rule in rules {
@@ -140,10 +185,99 @@ fn split_one(rule: CRule, aux: &mut Aux<'_>, out: &mut Vec<CRule>) {
     let (rule, mut defs) = split_groups(rule, aux);
     let (rule, more) = project_literals(rule, aux);
     defs.extend(more);
-    out.push(rule);
+    match eliminate_variable(&rule, aux) {
+        Some((rest, def)) => {
+            defs.extend(def);
+            split_one(rest, aux, out);
+        }
+        None => out.push(rule),
+    }
     for d in defs {
         split_one(d, aux, out);
     }
+}
+
+/// Widest interface step 3 creates: a wider auxiliary relation is a product of
+/// independent variables more often than a saving (connect-four diagonals over two
+/// `succ` chains would become 5-ary relations of thousands of atoms, the unsplit join has
+/// dozens of solutions). Measured on the corpus: 2 leaves racer4 over budget, 4 triples
+/// quarto's instances.
+const MAX_ELIMINATION_INTERFACE: usize = 3;
+
+/// Step 3 of the module docs: eliminates the body-only variable whose bucket (the
+/// literals containing it) has the smallest interface, if that bucket is safe and not the
+/// whole body. Returns the rule with the bucket replaced, and the bucket's rule if new.
+fn eliminate_variable(rule: &CRule, aux: &mut Aux<'_>) -> Option<(CRule, Option<CRule>)> {
+    if rule.body.len() < 3 {
+        return None;
+    }
+    let mut head_vars = Vec::new();
+    rule.head.args.iter().for_each(|t| t.vars(&mut head_vars));
+    let vars: Vec<Vec<u16>> = rule.body.iter().map(lit_vars).collect();
+    let mut locals: Vec<u16> = vars.iter().flatten().copied().collect();
+    locals.sort_unstable();
+    locals.dedup();
+    locals.retain(|v| !head_vars.contains(v));
+    let mut best: Option<(usize, Vec<usize>, Vec<u16>)> = None;
+    for &v in &locals {
+        let bucket: Vec<usize> = (0..rule.body.len())
+            .filter(|&i| vars[i].contains(&v))
+            .collect();
+        if bucket.len() < 2
+            || bucket.len() == rule.body.len()
+            || !bucket
+                .iter()
+                .any(|&i| lit_dynamic(&rule.body[i], &aux.dynamic))
+        {
+            continue;
+        }
+        let mut bvars: Vec<u16> = bucket
+            .iter()
+            .flat_map(|&i| vars[i].iter().copied())
+            .collect();
+        bvars.sort_unstable();
+        bvars.dedup();
+        let safe = bvars.iter().all(|&w| {
+            bucket
+                .iter()
+                .any(|&i| matches!(&rule.body[i], PLit::Pos(_)) && vars[i].contains(&w))
+        });
+        if !safe {
+            continue;
+        }
+        // The interface: bucket variables used outside the bucket (or in the head).
+        let iface: Vec<u16> = bvars
+            .iter()
+            .copied()
+            .filter(|&w| {
+                head_vars.contains(&w)
+                    || (0..rule.body.len()).any(|i| !bucket.contains(&i) && vars[i].contains(&w))
+            })
+            .collect();
+        if iface.len() > MAX_ELIMINATION_INTERFACE {
+            continue;
+        }
+        if best.as_ref().is_none_or(|b| iface.len() < b.2.len()) {
+            best = Some((v as usize, bucket, iface));
+        }
+    }
+    let (_, bucket, iface) = best?;
+    let body: Vec<PLit> = bucket.iter().map(|&i| rule.body[i].clone()).collect();
+    let (lit, def) = aux.define(rule, iface, body);
+    let mut rest: Vec<PLit> = Vec::with_capacity(rule.body.len() - bucket.len() + 1);
+    rest.push(lit);
+    rest.extend(
+        (0..rule.body.len())
+            .filter(|i| !bucket.contains(i))
+            .map(|i| rule.body[i].clone()),
+    );
+    Some((
+        CRule {
+            body: rest,
+            ..rule.clone()
+        },
+        def,
+    ))
 }
 
 /// Step 1 of the module docs.
@@ -233,7 +367,11 @@ fn project_literals(mut rule: CRule, aux: &mut Aux<'_>) -> (CRule, Vec<CRule>) {
         if !matches!(rule.body[i], PLit::Pos(_)) || vs.iter().all(|&v| uses[v as usize] > 1) {
             continue;
         }
-        let iface: Vec<u16> = vs.iter().copied().filter(|&v| uses[v as usize] > 1).collect();
+        let iface: Vec<u16> = vs
+            .iter()
+            .copied()
+            .filter(|&v| uses[v as usize] > 1)
+            .collect();
         let (lit, def) = aux.define(&rule, iface, vec![rule.body[i].clone()]);
         rule.body[i] = lit;
         defs.extend(def);

@@ -295,10 +295,17 @@ fn independent_moves_are_split_not_multiplied() {
     let (net, rep) = compile_with_report(&p, &CompileOptions::default()).expect("compiles");
     validate(&net);
     // Unsplit, `next` alone would have 3 cells x 11 x 11 move pairs = 363 instances.
-    assert!(rep.instances < 150, "{} instances: the moves were multiplied", rep.instances);
+    assert!(
+        rep.instances < 150,
+        "{} instances: the moves were multiplied",
+        rep.instances
+    );
     let s0 = net.initial_state();
     assert_eq!(fluents(&net, &s0), ["(on c1)"]);
-    assert_eq!(fluents(&net, &step(&net, &s0, &["(pick 3)", "(pick 5)"])), ["(on c1)"]);
+    assert_eq!(
+        fluents(&net, &step(&net, &s0, &["(pick 3)", "(pick 5)"])),
+        ["(on c1)"]
+    );
     assert!(fluents(&net, &step(&net, &s0, &["(pick 3)", "(pick 12)"])).is_empty());
     assert!(fluents(&net, &step(&net, &s0, &["(pick 12)", "(pick 1)"])).is_empty());
 }

@@ -262,7 +262,12 @@ impl Netlist {
             .zip(latches)
             .filter(|(_, &v)| v)
             .map(|(l, _)| l.name.as_str())
-            .chain(self.fixed_fluents.iter().filter(|(_, v)| *v).map(|(n, _)| n.as_str()))
+            .chain(
+                self.fixed_fluents
+                    .iter()
+                    .filter(|(_, v)| *v)
+                    .map(|(n, _)| n.as_str()),
+            )
             .collect();
         names.sort_unstable();
         names

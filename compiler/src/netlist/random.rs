@@ -183,7 +183,11 @@ mod tests {
 
     #[test]
     fn many_moves_and_latches_stay_sorted_and_valid() {
-        let spec = RandomSpec { moves_per_role: 150, latches: 1200, ..Default::default() };
+        let spec = RandomSpec {
+            moves_per_role: 150,
+            latches: 1200,
+            ..Default::default()
+        };
         validate(&random_netlist(3, &spec)).expect("names padded so legal moves sort numerically");
     }
 }

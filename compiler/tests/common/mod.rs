@@ -10,7 +10,10 @@ pub fn shared() -> Option<PathBuf> {
         return Some(dir);
     }
     if std::env::var("PROPNET_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
-        panic!("shared test data missing at {} (PROPNET_REQUIRE_SHARED=1)", dir.display());
+        panic!(
+            "shared test data missing at {} (PROPNET_REQUIRE_SHARED=1)",
+            dir.display()
+        );
     }
     eprintln!("skipping: shared test data not found at {}", dir.display());
     None
@@ -18,7 +21,10 @@ pub fn shared() -> Option<PathBuf> {
 
 /// Appends every `.kif` file under `dir` (recursively, sorted) to `out`.
 pub fn kif_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
