@@ -29,7 +29,7 @@ fn main() {
                 r.largest_cyclic_scc,
                 t.elapsed()
             ),
-            Err(e) => println!("{path}: error after {:.0?}: {e}", t.elapsed()),
+            Err(e) => println!("{path}: error after {:.2?}: {e}", t.elapsed()),
         }
     }
 }

@@ -9,6 +9,9 @@ use super::{Budget, BudgetKind, GroundError};
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
+/// How many tuples the grounder's loops handle between two looks at the clock.
+pub const CLOCK_EVERY: usize = 4096;
+
 /// The grounder's working state: terms, derived atoms, per-relation lists and indexes.
 pub struct Grounder<'l> {
     /// The lowered program.
@@ -124,6 +127,19 @@ impl<'l> Grounder<'l> {
         Join::new(&db, rule, steps, mode, self.deadline()).run(emit)
     }
 
+    /// Every [`CLOCK_EVERY`] calls (`n` counts them), fails with the time error for `rel`
+    /// when the deadline has passed: loops over many tuples call it so a budget error
+    /// comes soon after the limit.
+    ///
+    /// # Errors
+    /// [`GroundError::Budget`] of kind [`BudgetKind::Seconds`].
+    pub fn check_clock(&self, n: usize, rel: RelId) -> Result<(), GroundError> {
+        if n % CLOCK_EVERY == CLOCK_EVERY - 1 && Instant::now() > self.deadline() {
+            return Err(self.time_error(rel));
+        }
+        Ok(())
+    }
+
     /// The error for running out of time while working on `rel`.
     pub fn time_error(&self, rel: RelId) -> GroundError {
         self.budget_error(BudgetKind::Seconds, rel, String::new())
@@ -234,7 +250,8 @@ impl<'l> Grounder<'l> {
         let mut new = 0;
         let mut args = Vec::with_capacity(rule.head.args.len());
         drop(seen);
-        for tuple in order {
+        for (n, tuple) in order.into_iter().enumerate() {
+            self.check_clock(n, rule.head.rel)?;
             for (&v, &t) in head_vars.iter().zip(tuple.iter()) {
                 binds[v as usize] = Some(t);
             }

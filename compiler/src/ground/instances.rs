@@ -81,7 +81,8 @@ pub fn enumerate(g: &mut Grounder<'_>) -> Result<Instances, GroundError> {
             Ok(()) => {}
         }
         let mut args = Vec::with_capacity(rule.head.args.len());
-        for (binds, mut body) in found {
+        for (n, (binds, mut body)) in found.into_iter().enumerate() {
+            g.check_clock(n, rule.head.rel)?;
             args.clear();
             for p in &rule.head.args {
                 args.push(
