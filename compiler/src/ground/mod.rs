@@ -6,8 +6,9 @@
 //! 2. [`fixpoint`] computes static relations exactly (stratified, bottom-up, semi-naive)
 //!    and the *reachable* atoms of dynamic relations with a relaxed fixpoint that ignores
 //!    negation: `true(F)` is reachable iff `init(F)` or `next(F)` is, `does(R, M)` iff
-//!    `legal(R, M)` is. Joins use hash indexes on bound argument subterms ([`join`]),
-//!    never a Cartesian product of variable domains.
+//!    `legal(R, M)` is. Joins ([`plan`], [`join`]) use hash indexes on bound argument
+//!    subterms ([`index`]), never a Cartesian product of variable domains; [`split`] has
+//!    already cut rule bodies into small joins with auxiliary relations.
 //! 3. [`instances`] enumerates the ground instances of dynamic rules; literals over static
 //!    relations are decided at compile time and dropped.
 //! 4. [`build`] turns atoms and instances into gates, unrolling positive loops.
@@ -19,11 +20,14 @@
 pub mod build;
 pub mod fixpoint;
 pub mod instances;
+pub mod index;
 pub mod join;
+pub mod plan;
 pub mod rules;
 pub mod scc;
 pub mod split;
 pub mod terms;
+pub mod unify;
 
 use crate::gdl::{Game, Program, Span};
 use crate::kif::SourceFile;
