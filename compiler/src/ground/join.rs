@@ -4,9 +4,9 @@
 
 pub use super::index::{Index, IndexSpec, Path};
 pub use super::plan::{plan, spec_for, Mode, Source, Step};
-pub use super::unify::{find_term, make_term};
 use super::rules::{CRule, PAtom, PLit};
 use super::terms::{AtomArena, AtomId, RelId, TermArena, TermId};
+pub use super::unify::{find_term, make_term};
 use super::unify::{pat_eq, unify};
 use std::time::Instant;
 

@@ -19,8 +19,8 @@
 
 pub mod build;
 pub mod fixpoint;
-pub mod instances;
 pub mod index;
+pub mod instances;
 pub mod join;
 pub mod plan;
 pub mod rules;
