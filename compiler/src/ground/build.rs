@@ -22,6 +22,7 @@
 //! Stratified negation never lies on a cycle; a negative edge inside a component is an error.
 
 use super::fixpoint::Grounder;
+use super::hash::FastMap;
 use super::instances::Instances;
 use super::scc::{is_cyclic, sccs_from, Graph};
 use super::terms::{AtomId, GTerm};
@@ -45,7 +46,7 @@ pub struct BuildCounts {
 /// Makes gates, sharing identical ones and folding constants.
 struct Gates {
     net: Netlist,
-    memo: HashMap<Gate, GateId>,
+    memo: FastMap<Gate, GateId>,
 }
 
 impl Gates {
@@ -117,7 +118,7 @@ pub fn build(g: &Grounder<'_>, inst: &Instances) -> Result<(Netlist, BuildCounts
     let natoms = g.atoms.len();
     let mut gates = Gates {
         net: Netlist::default(),
-        memo: HashMap::new(),
+        memo: FastMap::default(),
     };
     let mut gate_of = vec![NONE; natoms];
     let mut counts = BuildCounts::default();

@@ -19,6 +19,7 @@
 
 pub mod build;
 pub mod fixpoint;
+pub mod hash;
 pub mod index;
 pub mod instances;
 pub mod join;

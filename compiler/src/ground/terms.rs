@@ -1,8 +1,8 @@
 //! Interns ground terms and ground atoms into arenas with typed handles (hash-consed, so
 //! equal terms have equal ids).
 
+use super::hash::FastMap;
 use crate::gdl::{Sym, Symbols};
-use std::collections::HashMap;
 
 /// Handle of a ground term in a [`TermArena`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -37,7 +37,7 @@ pub enum GTerm {
 pub struct TermArena {
     terms: Vec<GTerm>,
     depth: Vec<u32>,
-    map: HashMap<GTerm, TermId>,
+    map: FastMap<GTerm, TermId>,
 }
 
 impl TermArena {
@@ -125,26 +125,43 @@ impl TermArena {
 #[derive(Default)]
 pub struct AtomArena {
     atoms: Vec<(RelId, Box<[TermId]>)>,
-    map: HashMap<(RelId, Box<[TermId]>), AtomId>,
+    /// Key: the relation id followed by the argument ids.
+    map: FastMap<Box<[u32]>, AtomId>,
+}
+
+/// Calls `f` with `[rel, args…]` as one slice, on the stack for short atoms.
+fn with_key<R>(rel: RelId, args: &[TermId], f: impl FnOnce(&[u32]) -> R) -> R {
+    const SHORT: usize = 15;
+    if args.len() <= SHORT {
+        let mut buf = [0u32; SHORT + 1];
+        buf[0] = rel.0;
+        for (b, a) in buf[1..].iter_mut().zip(args) {
+            *b = a.0;
+        }
+        f(&buf[..=args.len()])
+    } else {
+        let v: Vec<u32> = std::iter::once(rel.0)
+            .chain(args.iter().map(|a| a.0))
+            .collect();
+        f(&v)
+    }
 }
 
 impl AtomArena {
     /// Interns an atom; returns its id and whether it is new.
     pub fn intern(&mut self, rel: RelId, args: &[TermId]) -> (AtomId, bool) {
-        let key = (rel, Box::<[TermId]>::from(args));
-        if let Some(&id) = self.map.get(&key) {
+        if let Some(id) = self.find(rel, args) {
             return (id, false);
         }
         let id = AtomId(self.atoms.len() as u32);
-        self.atoms.push(key.clone());
-        self.map.insert(key, id);
+        self.atoms.push((rel, args.into()));
+        with_key(rel, args, |k| self.map.insert(k.into(), id));
         (id, true)
     }
 
     /// The id of an atom if it was derived.
     pub fn find(&self, rel: RelId, args: &[TermId]) -> Option<AtomId> {
-        // A boxed key is needed for the lookup; atoms are short so this is cheap.
-        self.map.get(&(rel, Box::<[TermId]>::from(args))).copied()
+        with_key(rel, args, |k| self.map.get(k).copied())
     }
 
     /// Relation of an atom.
