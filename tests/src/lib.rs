@@ -466,11 +466,17 @@ impl TestRng {
 /// (kept in step with `compiler/tests/corpus_compile.rs`); tests that need a netlist skip
 /// them instead of spending the budget.
 pub const TOO_BIG: &[&str] = &[
+    // between/4: the reachability fixpoint meets > 12M instances (390k atoms)
     "ggp-repository/alexChess.kif",
+    // threatened_with_capture/7: > 1.4M reachable atoms, 2M-atom budget
     "ggp-repository/chess.kif",
+    // islist/1: ever longer lists (407k atoms in one rule)
     "ggp-repository/laikLee_hex.kif",
+    // count_loop/6: a piece counter over all board walks, 1.6M atoms
     "ggp-repository/merrills.kif",
+    // direction-from/5: static, product of two lessthan relations over 0..50 (~6M)
     "ggp-repository/mummymaze1p.kif",
+    // thenchall/7: 1.4M reachable atoms
     "ggpserver-2006/ARGENTINA.kif",
 ];
 
