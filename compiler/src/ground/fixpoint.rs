@@ -115,7 +115,7 @@ impl<'l> Grounder<'l> {
         rule: &CRule,
         steps: &[Step],
         mode: Mode,
-        emit: &mut dyn FnMut(&[Option<TermId>], &[u32]) -> bool,
+        emit: &mut super::join::Emit<'_>,
     ) -> Result<(), Stop> {
         let db = Db {
             terms: &self.terms,

@@ -10,6 +10,10 @@ pub use super::unify::{find_term, make_term};
 use super::unify::{pat_eq, unify};
 use std::time::Instant;
 
+/// The per-solution callback of a join: `emit(bindings, body)` with the recorded dynamic
+/// body literals as `atom << 1 | negated`; returns false to stop.
+pub type Emit<'e> = dyn FnMut(&[Option<TermId>], &[u32]) -> bool + 'e;
+
 /// Signals that enumeration stopped early (time or count budget).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Stop {
@@ -72,16 +76,17 @@ impl<'a, 'r> Join<'a, 'r> {
     }
 
     /// Enumerates all solutions.
-    pub fn run(
-        &mut self,
-        emit: &mut dyn FnMut(&[Option<TermId>], &[u32]) -> bool,
-    ) -> Result<(), Stop> {
+    pub fn run(&mut self, emit: &mut Emit<'_>) -> Result<(), Stop> {
         self.step(0, emit)
     }
 
     fn tick(&mut self) -> Result<(), Stop> {
         self.ticks = self.ticks.wrapping_add(1);
-        if self.ticks % 4096 == 0 && Instant::now() > self.deadline {
+        if self
+            .ticks
+            .is_multiple_of(super::fixpoint::CLOCK_EVERY as u32)
+            && Instant::now() > self.deadline
+        {
             return Err(Stop::Time);
         }
         Ok(())
@@ -110,11 +115,7 @@ impl<'a, 'r> Join<'a, 'r> {
         self.mode == Mode::Record && !self.db.is_static[rel.0 as usize]
     }
 
-    fn step(
-        &mut self,
-        k: usize,
-        emit: &mut dyn FnMut(&[Option<TermId>], &[u32]) -> bool,
-    ) -> Result<(), Stop> {
+    fn step(&mut self, k: usize, emit: &mut Emit<'_>) -> Result<(), Stop> {
         self.tick()?;
         let Some(step) = self.steps.get(k) else {
             return if emit(&self.binds, &self.body) {
