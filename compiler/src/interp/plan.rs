@@ -6,10 +6,8 @@
 //! by priority: one whose arguments are all bound (it only filters); one with some
 //! argument bound; anything before a recursive call with free arguments (each binding of
 //! them would open another goal of the call's table: it waits for the literals that bind
-//! them); among literals with a bound argument, materialized facts before a call (whose
-//! free arguments may range over a derived relation's whole extension); most bound
-//! arguments; the smallest average fan-out for the bound columns among relations given by
-//! ground facts; source order.
+//! them); most bound arguments; the smallest average fan-out for the bound columns among
+//! relations given by ground facts; source order.
 //!
 //! Relations are either *materialized* (relations given by ground facts only, `true`/`does`,
 //! strata with negation inside a cycle, and static strata small enough to compute in full
@@ -387,11 +385,10 @@ fn plan_rule(
         // - some argument bound;
         // - not a recursive call with free arguments (each new binding of them opens a
         //   goal of the table, so it waits for the literals that bind them);
-        // - among literals with a bound argument, materialized facts before a call;
         // - most bound arguments;
         // - smallest fan-out among relations given by facts;
         // - source order.
-        type Score = (bool, bool, bool, bool, usize, Reverse<usize>);
+        type Score = (bool, bool, bool, usize, Reverse<usize>);
         let mut best: Option<(usize, Score, IndexSpec)> = None;
         for (i, l) in rule.body.iter().enumerate() {
             if let (false, CLit::Pos(a)) = (placed[i], l) {
@@ -405,7 +402,6 @@ fn plan_rule(
                     all_bound,
                     sel > 0,
                     !(call && recursive && !all_bound),
-                    !(call && sel > 0),
                     sel,
                     Reverse(stats.fanout(a.rel, &spec)),
                 );
