@@ -93,10 +93,10 @@ fn list_type_is_checked_for_bound_lists_only() {
 
 #[test]
 fn recursive_call_waits_for_the_literal_that_binds_its_position() {
-    // counts white cells along a chain of 20 cells; called with the total bound, the
-    // recursive `count_from` has two bound arguments as soon as `count_one` ran, but its
-    // cell is only bound by `next_cell`: calling it first opens a goal per (cell, count)
-    // pattern with the cell free, well over the budget of 300
+    // counts white and black cells along a chain of 20 cells; asked for the white count
+    // with the black count bound, the recursive `count_from` has three bound arguments as
+    // soon as `count_one` ran, but its cell is only bound by `next_cell`: calling it first
+    // opens goals with the cell free that enumerate every count, well over the budget
     let cells = 20;
     let chain: String = (1..cells)
         .map(|k| format!("(next_cell c{k} c{})\n", k + 1))
@@ -105,23 +105,25 @@ fn recursive_call_waits_for_the_literal_that_binds_its_position() {
     let src = format!(
         "(role p) {} {chain} {numbers}
          (init (cell c3 white)) (init (cell c7 white)) (init (cell c11 white))
-         (<= (cell_of ?c white) (true (cell ?c white)))
-         (<= (cell_of ?c empty) (next_cell ?c ?d) (not (true (cell ?c white))))
-         (<= (cell_of c{cells} empty) (not (true (cell c{cells} white))))
-         (<= (count_one ?c ?w0 ?w) (cell_of ?c white) (succ ?w0 ?w))
-         (<= (count_one ?c ?w ?w) (cell_of ?c empty) (number ?w))
-         (<= (count_from c{cells} ?w0 ?w) (count_one c{cells} ?w0 ?w))
-         (<= (count_from ?c ?w0 ?w) (count_one ?c ?w0 ?w1) (next_cell ?c ?c2)
-             (count_from ?c2 ?w1 ?w))
-         (<= (count ?w) (count_from c1 0 ?w))
-         (<= (legal p (claim ?w)) (count ?w))
-         (<= (legal p three) (count 3))
-         (<= (legal p four) (count 4))
-         (<= terminal (count 0))
+         (init (cell c5 black))
+         (<= (cell_of ?c ?x) (true (cell ?c ?x)))
+         (<= (cell_of ?c empty) (next_cell ?c ?d) (not (true (cell ?c white)))
+             (not (true (cell ?c black))))
+         (<= (cell_of c{cells} empty) (not (true (cell c{cells} white)))
+             (not (true (cell c{cells} black))))
+         (<= (count_one ?c ?w0 ?b ?w ?b) (cell_of ?c white) (succ ?w0 ?w) (number ?b))
+         (<= (count_one ?c ?w ?b0 ?w ?b) (cell_of ?c black) (succ ?b0 ?b) (number ?w))
+         (<= (count_one ?c ?w ?b ?w ?b) (cell_of ?c empty) (number ?w) (number ?b))
+         (<= (count_from c{cells} ?w0 ?b0 ?w ?b) (count_one c{cells} ?w0 ?b0 ?w ?b))
+         (<= (count_from ?c ?w0 ?b0 ?w ?b) (count_one ?c ?w0 ?b0 ?w1 ?b1)
+             (next_cell ?c ?c2) (count_from ?c2 ?w1 ?b1 ?w ?b))
+         (<= (legal p (whites ?w)) (count_from c1 0 0 ?w 1))
+         (<= (legal p (blacks ?b)) (count_from c1 0 0 3 ?b))
+         (<= terminal (true (cell c1 white)))
          (goal p 0)",
         succ_chain(100)
     );
     let mut i = load(&src, 300);
     let s = i.initial_state().expect("init");
-    assert_eq!(legal(&mut i, &s), ["(claim 3)", "three"]);
+    assert_eq!(legal(&mut i, &s), ["(blacks 1)", "(whites 3)"]);
 }

@@ -4,9 +4,10 @@
 //! games that write them before their binders work; tests whose variables are never bound
 //! (unsafe rules) run last. Positive literals are joined one at a time, each time taking,
 //! by priority: one whose arguments are all bound (it only filters); one with some
-//! argument bound; anything before a recursive call with free arguments (each binding of
-//! them would open another goal of the call's table: it waits for the literals that bind
-//! them); most bound arguments; the smallest average fan-out for the bound columns among
+//! argument bound; anything before a recursive call that binds a variable no other literal
+//! binds (its other free arguments would open a goal of the call's table per binding and
+//! each goal enumerates more: it waits for the literals that bind them); most bound
+//! arguments; the smallest average fan-out for the bound columns among
 //! relations given by ground facts; source order.
 //!
 //! Relations are either *materialized* (relations given by ground facts only, `true`/`does`,
@@ -398,10 +399,23 @@ fn plan_rule(
                 let call = p.demand[a.rel.0 as usize] && !own.contains(&a.rel);
                 let recursive =
                     stats.stratum[a.rel.0 as usize] == stats.stratum[rule.head.rel.0 as usize];
+                // a recursive call that the other literals would turn into a check is made
+                // now (one goal serves every binding); one that binds a variable of its own
+                // anyway waits for the binders of its other arguments
+                let own_output = || {
+                    let vs = l.vars(n);
+                    (0..n).any(|v| {
+                        vs[v]
+                            && !bound[v]
+                            && !rule.body.iter().enumerate().any(|(j, m)| {
+                                j != i && !placed[j] && matches!(m, CLit::Pos(_)) && m.vars(n)[v]
+                            })
+                    })
+                };
                 let s = (
                     all_bound,
                     sel > 0,
-                    !(call && recursive && !all_bound),
+                    !(call && recursive && !all_bound && own_output()),
                     sel,
                     Reverse(stats.fanout(a.rel, &spec)),
                 );
