@@ -224,24 +224,41 @@ fn unbounded_term_growth_stops_with_an_error_naming_the_relation() {
     let src = "(role p) (nat 0) (<= (nat (s ?x)) (nat ?x)) (<= (legal p a) (nat ?x)) (goal p 0)
                (<= terminal (nat z))";
     let game = gdl::parse_source("t.kif", src.as_bytes()).expect("valid GDL");
-    match Interp::new(&game.program) {
+    // `nat` is only evaluated when a query needs it (here: the first state's `terminal`)
+    let r = Interp::new(&game.program).and_then(|mut i| i.initial_state());
+    match r {
         Err(e @ InterpError::TermDepth { .. }) => assert!(e.to_string().contains("nat/1"), "{e}"),
         other => panic!("expected a term depth error, got {other:?}"),
     }
 }
 
+const PAIRS: &str = "(role p) (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
+    (<= (pair ?x ?y ?z) (d ?x) (d ?y) (d ?z)) (goal p 0) (<= terminal (d z))";
+
 #[test]
 fn fact_budget_stops_with_an_error_naming_the_relation() {
-    let src = "(role p) (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
-               (<= (pair ?x ?y ?z) (d ?x) (d ?y) (d ?z)) (<= (legal p a) (pair 1 2 3)) (goal p 0)
-               (<= terminal (d z))";
+    let src = format!("{PAIRS} (<= (legal p (a ?x)) (pair ?x ?y 3))");
     let game = gdl::parse_source("t.kif", src.as_bytes()).expect("valid GDL");
     let limits = Limits {
-        max_facts: 500,
+        max_facts: 50,
         ..Limits::default()
     };
-    match Interp::with_limits(&game.program, limits) {
+    let r = Interp::with_limits(&game.program, limits).and_then(|mut i| i.initial_state());
+    match r {
         Err(e @ InterpError::FactBudget { .. }) => assert!(e.to_string().contains("pair/3"), "{e}"),
         other => panic!("expected a fact budget error, got {other:?}"),
     }
+}
+
+#[test]
+fn static_relation_is_only_computed_for_the_calls_made() {
+    // all of `pair` has 1,000 facts: over the budget, but the one call made needs one fact
+    let src = format!("{PAIRS} (<= (legal p a) (pair 1 2 3))");
+    let game = gdl::parse_source("t.kif", src.as_bytes()).expect("valid GDL");
+    let limits = Limits {
+        max_facts: 50,
+        ..Limits::default()
+    };
+    let mut i = Interp::with_limits(&game.program, limits).expect("nothing evaluated yet");
+    assert_eq!(legal_texts(&mut i, 0), ["a"]);
 }

@@ -23,36 +23,16 @@ const REJECTED: &[(&str, &str)] = &[
     ),
 ];
 
-/// Corpus games the reference interpreter cannot replay within CI's budget: evaluating one
-/// state builds join results of several GB (measured: over 6 GB and 60 s for the first
-/// states; `laikLee_hex` threads a visited-cell list through its `connection` rules,
-/// `merrills` enumerates mill configurations). They are listed, not skipped silently; the
-/// grounder also exceeds its budget on both (`propnet_tests::TOO_BIG`), so no backend
-/// covers them yet. Set `PROPNET_REPLAY_SLOW=1` to replay them anyway.
-const TOO_SLOW_FOR_INTERP: &[&str] = &[
-    "ggp-repository/laikLee_hex.kif",
-    "ggp-repository/merrills.kif",
-    // `direction-from/5` alone exceeds the interpreter's 4M-fact budget.
-    "ggp-repository/mummymaze1p.kif",
-];
-
 /// Outcome of one corpus game.
 enum Outcome {
     Passed(usize),
     Rejected,
-    TooSlow,
     Failed(String),
 }
 
 fn check_game(shared: &Path, t: &Path) -> Outcome {
     let (rel, game) = game_of(shared, t);
     let expected_reject = REJECTED.iter().find(|(g, _)| *g == rel);
-    if TOO_SLOW_FOR_INTERP.contains(&rel.as_str())
-        && std::env::var("PROPNET_REPLAY_SLOW").as_deref() != Ok("1")
-    {
-        eprintln!("  not replayed (too slow for the reference interpreter, listed): {rel}");
-        return Outcome::TooSlow;
-    }
     let program = match (gdl::load(&game), expected_reject) {
         (Err(e), Some((_, why))) => {
             let msg = e.to_string();
@@ -208,7 +188,7 @@ fn oracle_traces_replay_identically() {
         }
     });
     let results = results.into_inner().expect("no poisoned lock");
-    let (mut passed, mut rejected, mut lines, mut slow) = (0, 0, 0, 0);
+    let (mut passed, mut rejected, mut lines) = (0, 0, 0);
     let mut failures = Vec::new();
     for r in results {
         match r {
@@ -217,12 +197,11 @@ fn oracle_traces_replay_identically() {
                 lines += n;
             }
             Outcome::Rejected => rejected += 1,
-            Outcome::TooSlow => slow += 1,
             Outcome::Failed(e) => failures.push(e),
         }
     }
     eprintln!(
-        "oracle replay: {passed} of {} games identical ({lines} lines), {rejected} rejected as invalid, {slow} listed as too slow",
+        "oracle replay: {passed} of {} games identical ({lines} lines), {rejected} rejected as invalid",
         files.len()
     );
     assert!(
@@ -231,7 +210,7 @@ fn oracle_traces_replay_identically() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(passed + rejected + slow, files.len());
+    assert_eq!(passed + rejected, files.len());
     if only.is_none() {
         assert_eq!(rejected, REJECTED.len());
     }

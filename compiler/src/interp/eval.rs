@@ -262,6 +262,21 @@ impl<'a> Join<'_, 'a> {
             } else {
                 self.out.extend_from_slice(&self.binds);
             }
+            // a join building more solutions than the budget stops here, not after
+            if self.out.len()
+                > self
+                    .eng
+                    .ctx
+                    .limits
+                    .max_facts
+                    .saturating_mul(self.binds.len().max(1))
+            {
+                let ctx = self.eng.ctx;
+                return Err(InterpError::FactBudget {
+                    relation: ctx.rules.rel_name(ctx.syms, self.rule.head.rel),
+                    limit: ctx.limits.max_facts,
+                });
+            }
             return Ok(());
         };
         let rule = self.rule;

@@ -49,10 +49,11 @@ impl Position {
     }
 }
 
-/// The reference GDL interpreter ("prover"): stratified, semi-naive, bottom-up evaluation
-/// of a [`Program`] over interned ground terms. Static relations are computed once by
-/// [`Interp::new`]; relations depending on `true` once per [`Position`]; relations
-/// depending on `does` once per transition.
+/// The reference GDL interpreter ("prover"): stratified evaluation of a [`Program`] over
+/// interned ground terms. Derived relations are computed per call pattern and memoized:
+/// static ones for the interpreter's lifetime, those depending on `true` per [`Position`],
+/// those depending on `does` per transition. Strata with negation inside a cycle are
+/// computed bottom-up at the same points ([`Interp::new`] for static ones).
 #[derive(Clone, Debug)]
 pub struct Interp {
     syms: Symbols,
@@ -77,7 +78,9 @@ impl Interp {
     /// Prepares `program` with the default [`Limits`].
     ///
     /// Errors: unsafe rules, rules defining `true`/`does`, no roles, and any evaluation
-    /// error of a static relation (see [`InterpError`]).
+    /// error of a static stratum with negation inside a cycle (see [`InterpError`]); the
+    /// other derived relations are only evaluated when a query needs them, so their
+    /// errors come from [`Interp::evaluate`] and the transitions.
     pub fn new(program: &Program) -> Result<Self, InterpError> {
         Self::with_limits(program, Limits::default())
     }
@@ -98,7 +101,6 @@ impl Interp {
                 .iter()
                 .filter_map(|&(r, m)| r.map(|r| (r, m)))
                 .collect();
-        let plans = plan_all(&rules, &queries);
         let mut roles = Vec::new();
         for &r in &program.roles {
             let id = terms.constant(r);
@@ -108,26 +110,28 @@ impl Interp {
         }
         let role_names = roles.iter().map(|&r| terms.text(&syms, r)).collect();
         let query_move_strata = move_strata_used_by(&rules, &[legal, goal, terminal]);
-        let class = |r: RelId| rules.rels[r.0 as usize].class;
-        let reg = &plans.registry;
-        let mut static_store = Store::new(reg, |r| class(r) == Class::Static);
-        let empty = Store::new(reg, |_| false);
-        let mut static_memo = Memo::default();
-        {
-            let ctx = Ctx {
-                rules: &rules,
-                plans: &plans,
-                syms: &syms,
-                limits: &limits,
-            };
-            let (mut m1, mut m2) = (Memo::default(), Memo::default());
-            for (si, st) in rules.strata.iter().enumerate() {
-                if st.class == Class::Static {
-                    let memos = [&mut static_memo, &mut m1, &mut m2];
-                    eval_stratum(&ctx, &mut terms, memos, si, [&empty; 3], &mut static_store)?;
+        // static strata are materialized at load, except those that turn out too big
+        // (beyond MAX_STATIC_FACTS or the term depth): these are evaluated on demand
+        let mut lazy = vec![false; rules.strata.len()];
+        let trial = Limits {
+            max_facts: limits.max_facts.min(MAX_STATIC_FACTS),
+            ..limits.clone()
+        };
+        let fresh_terms = terms.clone();
+        let (plans, static_store, static_memo, empty) = loop {
+            let plans = plan_all(&rules, &queries, &lazy);
+            match materialize_static(&rules, &plans, &syms, &trial, &mut terms) {
+                Ok((store, memo, empty)) => break (plans, store, memo, empty),
+                Err((si, e @ (InterpError::FactBudget { .. } | InterpError::TermDepth { .. })))
+                    if !rules.strata[si].negative_cycle && !lazy[si] =>
+                {
+                    let _ = e;
+                    lazy[si] = true;
+                    terms = fresh_terms.clone();
                 }
+                Err((_, e)) => return Err(e),
             }
-        }
+        };
         Ok(Interp {
             syms,
             terms,
@@ -394,6 +398,41 @@ impl Interp {
         let mut pos = self.evaluate(state)?;
         self.next_from(&mut pos, joint)
     }
+}
+
+/// Most facts the static strata may hold when materialized at load; a stratum that would
+/// exceed it (or build terms deeper than the limit) is evaluated on demand instead.
+pub const MAX_STATIC_FACTS: usize = 500_000;
+
+/// Materializes the static strata that `plans` does not evaluate on demand: the store of
+/// their facts, the memo of the on-demand static calls they made, and an empty store.
+/// On error, also the stratum that failed.
+fn materialize_static(
+    rules: &Rules,
+    plans: &Plans,
+    syms: &Symbols,
+    limits: &Limits,
+    terms: &mut TermTable,
+) -> Result<(Store, Memo, Store), (usize, InterpError)> {
+    let class = |r: RelId| rules.rels[r.0 as usize].class;
+    let reg = &plans.registry;
+    let mut store = Store::new(reg, |r| class(r) == Class::Static);
+    let empty = Store::new(reg, |_| false);
+    let mut memo = Memo::default();
+    let ctx = Ctx {
+        rules,
+        plans,
+        syms,
+        limits,
+    };
+    let (mut m1, mut m2) = (Memo::default(), Memo::default());
+    for (si, st) in rules.strata.iter().enumerate() {
+        if st.class == Class::Static && !plans.demand[st.rels[0].0 as usize] {
+            let memos = [&mut memo, &mut m1, &mut m2];
+            eval_stratum(&ctx, terms, memos, si, [&empty; 3], &mut store).map_err(|e| (si, e))?;
+        }
+    }
+    Ok((store, memo, empty))
 }
 
 /// Move-class strata that the relations `queries` depend on (transitively), in order.

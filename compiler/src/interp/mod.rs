@@ -1,9 +1,11 @@
 //! Reference GDL interpreter (a "prover"): the trustworthy, netlist-independent definition
 //! of a game's state machine that every compiled form is tested against.
 //!
-//! Evaluation is stratified bottom-up Datalog over interned ground terms ([`terms`]): the
-//! program is lowered and split into strata ([`rules`]), each rule body gets a join order
-//! ([`plan`]), and each stratum is computed semi-naively ([`eval`], facts in [`store`]).
+//! Evaluation is stratified Datalog over interned ground terms ([`terms`]): the program is
+//! lowered and split into strata ([`rules`]), each rule body gets a join order ([`plan`]);
+//! derived relations are computed per call pattern with the call's bound arguments pushed
+//! into the rules, memoized, recursive ones by tabling ([`eval`], [`table`]); only strata
+//! with negation inside a cycle are computed bottom-up, semi-naively (facts in [`store`]).
 //! [`Interp`] ([`machine`]) is the state-machine API; [`trace`] writes the oracle's JSON
 //! Lines playout format.
 //!

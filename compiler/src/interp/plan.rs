@@ -1,23 +1,30 @@
 //! Chooses the join order of each rule body and the indexes the joins need.
 //!
-//! Positive literals are joined left to right, each time taking the one with the most
-//! arguments already bound (ties go to the relation given by ground facts with the smallest
-//! average fan-out for those bound columns, then to source order); every test (`not`, `distinct`,
-//! equality) runs as soon as all its variables are bound, so games that write them before
-//! their binders work. Tests whose variables are never bound (unsafe rules) run last.
+//! Every test (`not`, `distinct`, equality) runs as soon as all its variables are bound, so
+//! games that write them before their binders work; tests whose variables are never bound
+//! (unsafe rules) run last. Positive literals are joined one at a time, each time taking,
+//! by priority: one whose arguments are all bound (it only filters); one with some
+//! argument bound; anything before a recursive call that binds a variable no other literal
+//! binds (its other free arguments would open a goal of the call's table per binding and
+//! each goal enumerates more: it waits for the literals that bind them); most bound
+//! arguments; the smallest average fan-out for the bound columns among
+//! relations given by ground facts; source order.
 //!
-//! Relations are either *materialized* (static relations, `true`/`does`, and dynamic
-//! strata with negation inside a cycle: computed bottom-up into a store) or evaluated *on
-//! demand* (the other dynamic relations: computed per call pattern and memoized, recursive
-//! ones by tabling, so a relation only ever called with bound arguments is never
-//! enumerated in full). A demand rule gets one plan
-//! per *adornment* (which head arguments the call binds), found from the queries
-//! (`legal`, `goal`, `terminal`, `next`, `init`) by propagation.
+//! Relations are either *materialized* (relations given by ground facts only, `true`/`does`,
+//! strata with negation inside a cycle, and static strata small enough to compute in full
+//! at load: computed bottom-up into a store) or evaluated *on demand* (every other derived
+//! relation, including static strata too big to materialize: computed per call pattern
+//! and memoized, recursive ones by tabling, so a relation only ever called with bound
+//! arguments is never enumerated in full — a `lessthan` over a long successor chain, or a
+//! list type whose full extension is infinite). A demand rule gets one plan per
+//! *adornment* (which head arguments the call binds), found from the queries (`legal`,
+//! `goal`, `terminal`, `next`, `init`) by propagation.
 
 use super::hash::IdMap;
 use super::rules::{CAtom, CLit, CRule, Class, Pat, RelId, Rules};
 use super::terms::GroundTermId;
 use crate::gdl::Sym;
+use std::cmp::Reverse;
 
 /// One component of an index key, extracted from a fact's arguments.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -116,7 +123,9 @@ impl Registry {
 /// All plans of a program.
 #[derive(Clone, Debug, Default)]
 pub struct Plans {
-    /// `demand[rel]`: relation is evaluated on demand (else materialized).
+    /// `demand[rel]`: relation is evaluated on demand (else materialized): every derived
+    /// relation except those of strata with negation inside a cycle and of the static
+    /// strata that were small enough to materialize at load.
     pub demand: Vec<bool>,
     /// Rules per head relation.
     pub rules_of: Vec<Vec<usize>>,
@@ -140,9 +149,12 @@ pub fn mask_of(args: &[Pat], bound: &[bool]) -> Mask {
     m
 }
 
-/// Fan-out estimates for relations given only by ground facts (no rule with a body):
-/// how many facts match a call binding some columns, on average.
+/// What the join order is chosen from: fan-out estimates for relations given only by
+/// ground facts (no rule with a body), i.e. how many facts match a call binding some
+/// columns, on average; and each relation's stratum.
 struct Stats {
+    /// `stratum[rel]`: the relation's stratum.
+    stratum: Vec<usize>,
     /// `facts[rel]`: the relation's fact tuples when it is given by ground facts only.
     facts: Vec<Option<Vec<Vec<GroundTermId>>>>,
     /// Computed fan-outs per (relation, bound columns).
@@ -173,6 +185,7 @@ impl Stats {
             })
             .collect();
         Stats {
+            stratum: rules.rels.iter().map(|r| r.stratum).collect(),
             facts,
             cache: Default::default(),
         }
@@ -203,8 +216,9 @@ impl Stats {
     }
 }
 
-/// Plans every rule for the given queries (relation, adornment).
-pub fn plan_all(rules: &Rules, queries: &[(RelId, Mask)]) -> Plans {
+/// Plans every rule for the given queries (relation, adornment). Static strata are
+/// materialized except where `lazy_static[stratum]` is set (see [`Plans::demand`]).
+pub fn plan_all(rules: &Rules, queries: &[(RelId, Mask)], lazy_static: &[bool]) -> Plans {
     let n = rules.rels.len();
     let mut rules_of = vec![Vec::new(); n];
     for (i, r) in rules.rules.iter().enumerate() {
@@ -214,9 +228,10 @@ pub fn plan_all(rules: &Rules, queries: &[(RelId, Mask)]) -> Plans {
     let demand: Vec<bool> = (0..n)
         .map(|r| {
             let info = &rules.rels[r];
-            info.class != Class::Static
-                && !rules.strata[info.stratum].negative_cycle
+            !rules.strata[info.stratum].negative_cycle
                 && !rules_of[r].is_empty()
+                && stats.facts[r].is_none()
+                && (info.class != Class::Static || lazy_static[info.stratum])
         })
         .collect();
     let mut p = Plans {
@@ -366,15 +381,43 @@ fn plan_rule(
                 }
             }
         }
-        // next positive literal: most bound arguments, then the smallest fan-out among
-        // relations given by facts, then source order
-        let mut best: Option<(usize, (usize, std::cmp::Reverse<usize>), IndexSpec)> = None;
+        // next positive literal, by (in this order of priority):
+        // - all arguments bound (it only filters);
+        // - some argument bound;
+        // - not a recursive call with free arguments (each new binding of them opens a
+        //   goal of the table, so it waits for the literals that bind them);
+        // - most bound arguments;
+        // - smallest fan-out among relations given by facts;
+        // - source order.
+        type Score = (bool, bool, bool, usize, Reverse<usize>);
+        let mut best: Option<(usize, Score, IndexSpec)> = None;
         for (i, l) in rule.body.iter().enumerate() {
             if let (false, CLit::Pos(a)) = (placed[i], l) {
                 let spec = key_spec(a, &bound);
+                let sel = selectivity(&spec);
+                let all_bound = a.args.iter().all(|p| ground_at(p, &bound));
+                let call = p.demand[a.rel.0 as usize] && !own.contains(&a.rel);
+                let recursive =
+                    stats.stratum[a.rel.0 as usize] == stats.stratum[rule.head.rel.0 as usize];
+                // a recursive call that the other literals would turn into a check is made
+                // now (one goal serves every binding); one that binds a variable of its own
+                // anyway waits for the binders of its other arguments
+                let own_output = || {
+                    let vs = l.vars(n);
+                    (0..n).any(|v| {
+                        vs[v]
+                            && !bound[v]
+                            && !rule.body.iter().enumerate().any(|(j, m)| {
+                                j != i && !placed[j] && matches!(m, CLit::Pos(_)) && m.vars(n)[v]
+                            })
+                    })
+                };
                 let s = (
-                    selectivity(&spec),
-                    std::cmp::Reverse(stats.fanout(a.rel, &spec)),
+                    all_bound,
+                    sel > 0,
+                    !(call && recursive && !all_bound && own_output()),
+                    sel,
+                    Reverse(stats.fanout(a.rel, &spec)),
                 );
                 if best.as_ref().is_none_or(|(_, bs, _)| s > *bs) {
                     best = Some((i, s, spec));

@@ -13,7 +13,8 @@
 //! fixpoint is the least model restricted to the goals.
 //!
 //! When a table opens [`MAX_GOALS`] goals or holds [`MAX_ANSWERS`] answers, it is dropped and the stratum is
-//! computed bottom-up instead (as a materialized stratum would be), once per state.
+//! computed bottom-up instead (as a materialized stratum would be), once per state (once
+//! for a static stratum).
 
 use super::eval::{class_ix, eval_stratum, remember, solve, CallKey, Engine};
 use super::hash::{IdMap, IdSet};

@@ -1,0 +1,81 @@
+//! Replays oracle traces with the reference interpreter and reports the first differing
+//! line and the time per game (the conformance test's loop, for profiling one game):
+//! `cargo run --release -p propnet-compiler --example replay_trace -- GAME.kif TRACE.jsonl [MAX_LINES]`.
+use propnet_compiler::gdl;
+use propnet_compiler::interp::trace::{step_line, LineEnd, StepView};
+use propnet_compiler::interp::{Interp, State};
+use serde_json::Value;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (game, trace) = (&args[0], &args[1]);
+    let max: usize = args
+        .get(2)
+        .map_or(usize::MAX, |s| s.parse().expect("line count"));
+    let t0 = std::time::Instant::now();
+    let program = gdl::load(std::path::Path::new(game))
+        .expect("game loads")
+        .program;
+    let mut interp = Interp::new(&program).expect("interpreter");
+    println!("loaded in {:.2?}", t0.elapsed());
+    let text = std::fs::read_to_string(trace).expect("readable trace");
+    let mut lines = text.lines();
+    let _header = lines.next().expect("header");
+    let roles = interp.role_names().to_vec();
+    let init = interp.initial_state().expect("initial state");
+    let mut state = State::default();
+    let mut slowest = (0.0f64, 0usize);
+    for (no, line) in lines.enumerate().take(max) {
+        let t = std::time::Instant::now();
+        let rec: Value = serde_json::from_str(line).expect("json line");
+        if rec["step"].as_u64() == Some(0) {
+            state = init.clone();
+        }
+        let mut pos = interp
+            .evaluate(&state)
+            .unwrap_or_else(|e| panic!("line {}: {e}", no + 2));
+        let v = StepView::of(&interp, &pos);
+        let end = match v.forced_end() {
+            Some(e) => e,
+            None => match (&rec["joint"], &rec["truncated"]) {
+                (Value::Object(j), _) => LineEnd::Joint(
+                    roles
+                        .iter()
+                        .map(|r| j.get(r).and_then(Value::as_str).unwrap_or("").to_string())
+                        .collect(),
+                ),
+                (_, Value::Bool(true)) => LineEnd::Truncated,
+                _ => LineEnd::Last,
+            },
+        };
+        let playout = rec["playout"].as_u64().unwrap_or(0);
+        let step = rec["step"].as_u64().unwrap_or(0);
+        let ours = step_line(&roles, playout, step, &v, &end);
+        if ours != line {
+            println!(
+                "line {} differs:\n  oracle: {line}\n  interp: {ours}",
+                no + 2
+            );
+            std::process::exit(1);
+        }
+        if let LineEnd::Joint(texts) = &end {
+            let joint: Vec<_> = texts
+                .iter()
+                .zip(&v.legal)
+                .map(|(t, l)| l.iter().find(|(s, _)| s == t).expect("legal move").1)
+                .collect();
+            state = interp.next_from(&mut pos, &joint).expect("transition");
+        }
+        let dt = t.elapsed().as_secs_f64();
+        if dt > slowest.0 {
+            slowest = (dt, no + 2);
+        }
+    }
+    println!(
+        "identical; {:.2?} total, slowest line {} ({:.3} s), {} terms",
+        t0.elapsed(),
+        slowest.1,
+        slowest.0,
+        interp.terms().len()
+    );
+}
