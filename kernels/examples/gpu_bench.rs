@@ -18,7 +18,7 @@
 //! rasterizer) are only meaningful relative to each other.
 
 use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
-use propnet_compiler::netlist::{json, Netlist};
+use propnet_compiler::netlist::{self as json, Netlist};
 use propnet_kernels::runner::{GpuJob, GpuRunner, RunParams};
 use propnet_kernels::wgsl::{Layout, Options};
 use std::time::Instant;

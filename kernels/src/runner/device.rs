@@ -136,7 +136,8 @@ pub fn loop_limit(info: &wgpu::AdapterInfo) -> Option<u64> {
 /// Two bounds, the smaller wins:
 /// - time: about `B / c` steps, where `c` estimates the work of one step (per-lane move
 ///   choice, input clearing, and for [`Layout::Table`] the interpreted gates and operands) and
-///   `B` = 30,000 on CPU adapters, 4,000,000 on GPUs, so one dispatch stays short (watchdogs);
+///   `B` = 30,000 on CPU adapters without a known loop cap, else 4,000,000, so one dispatch
+///   stays short (watchdogs);
 /// - loops, when `limit` (see [`loop_limit`]) is given: the largest `s` with
 ///   `(s + 1) * per_step + per_dispatch <= limit * 7 / 8` by the kernel's
 ///   [`crate::wgsl::LoopBound`] (`s + 1`: the last main-loop iteration refills lanes before
@@ -156,7 +157,9 @@ pub fn default_budget(
     if k.layout == Layout::Table {
         per_step += net.gates.len() + net.stats().edges + 2 * net.latches.len();
     }
-    let total: usize = if device == wgpu::DeviceType::Cpu {
+    // A CPU adapter with a known loop cap is bounded by it below; other CPU adapters get a
+    // small time budget (they may stall the host), GPUs a large one.
+    let total: usize = if device == wgpu::DeviceType::Cpu && limit.is_none() {
         30_000
     } else {
         4_000_000
