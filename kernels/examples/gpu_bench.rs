@@ -97,6 +97,13 @@ fn measure(name: &str, net: &Netlist, opts: &Options, s: &Settings) -> Vec<Strin
     rows
 }
 
+/// Writes the rows so far as a JSON array (after every netlist, so a time limit keeps them).
+fn save(path: Option<&String>, rows: &[String]) {
+    if let Some(path) = path {
+        std::fs::write(path, format!("[\n{}\n]\n", rows.join(",\n"))).expect("write bench JSON");
+    }
+}
+
 fn main() {
     let s = Settings {
         batches: env_list("BENCH_BATCHES", "4096,65536,1048576"),
@@ -129,6 +136,7 @@ fn main() {
             .file_stem()
             .map_or(game.clone(), |s| s.to_string_lossy().into_owned());
         rows.extend(measure(&name, &net, &Options::default(), &s));
+        save(args.first(), &rows);
     }
     for &size in &sizes {
         let spec = RandomSpec {
@@ -154,9 +162,8 @@ fn main() {
                 ..Default::default()
             };
             rows.extend(measure(&format!("random-{size}"), &net, &opts, &s));
+            save(args.first(), &rows);
         }
     }
-    if let Some(path) = args.first() {
-        std::fs::write(path, format!("[\n{}\n]\n", rows.join(",\n"))).expect("write bench JSON");
-    }
+    save(args.first(), &rows);
 }

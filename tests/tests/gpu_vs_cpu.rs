@@ -262,5 +262,5 @@ fn gpu_backend_matches_reference_on_amazons() {
         gates > 5000,
         "amazons.kif has {gates} logic gates; the acceptance list wants > 5000"
     );
-    check("amazons.kif", &net, 8);
+    check_layouts("amazons.kif", &net, 8, &[auto_layout(&net)]);
 }
