@@ -49,6 +49,24 @@ fn measure(name: &str, net: &Netlist, opts: &Options, s: &Settings) -> Vec<Strin
         }
     };
     let build_s = t0.elapsed().as_secs_f64();
+    // Drivers may compile the shader at its first dispatch (llvmpipe does; Mesa caches it on
+    // disk): one untimed playout, reported as `first_dispatch_s`.
+    let t1 = Instant::now();
+    let warm = [GpuJob {
+        start: &start,
+        first_playout: u32::MAX,
+        count: 1,
+    }];
+    let warm_params = RunParams {
+        seed: 1,
+        max_steps: 1,
+        want_state: false,
+    };
+    if let Err(e) = runner.run(&warm, &warm_params, &mut |_| {}) {
+        eprintln!("{name}: {e}");
+        return Vec::new();
+    }
+    let first_s = t1.elapsed().as_secs_f64();
     let layout = runner.kernel().layout;
     let mut rows = Vec::new();
     for &batch in &s.batches {
@@ -78,7 +96,7 @@ fn measure(name: &str, net: &Netlist, opts: &Options, s: &Settings) -> Vec<Strin
             steps = n;
         }
         let row = format!(
-            "{{\"netlist\":\"{name}\",\"gates\":{},\"latches\":{},\"layout\":\"{layout:?}\",\"lanes\":{},\"batch\":{batch},\"max_steps\":{},\"mean_length\":{:.2},\"seconds\":{best:.6},\"playouts_per_s\":{:.1},\"state_updates_per_s\":{:.1},\"gate_evals_per_s\":{:.1},\"steps_per_dispatch\":{},\"redone_dispatches\":{},\"pipeline_build_s\":{build_s:.3},\"adapter\":\"{}\"}}",
+            "{{\"netlist\":\"{name}\",\"gates\":{},\"latches\":{},\"layout\":\"{layout:?}\",\"lanes\":{},\"batch\":{batch},\"max_steps\":{},\"mean_length\":{:.2},\"seconds\":{best:.6},\"playouts_per_s\":{:.1},\"state_updates_per_s\":{:.1},\"gate_evals_per_s\":{:.1},\"steps_per_dispatch\":{},\"redone_dispatches\":{},\"pipeline_build_s\":{build_s:.3},\"first_dispatch_s\":{first_s:.3},\"adapter\":\"{}\"}}",
             net.gates.len(),
             net.latches.len(),
             opts.lanes,
