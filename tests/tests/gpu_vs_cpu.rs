@@ -249,7 +249,6 @@ fn auto_layout(net: &Netlist) -> Layout {
 }
 
 #[test]
-#[ignore = "amazons (> 5000 gates) ran over 6 minutes on lavapipe; run on a real GPU (scripts/device-check.sh runs ignored tests)"]
 fn gpu_backend_matches_reference_on_amazons() {
     if !gpu_available() {
         return;
