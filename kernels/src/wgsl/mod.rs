@@ -5,17 +5,18 @@
 //!
 //! | binding | type | contents |
 //! |---|---|---|
-//! | 0 | uniform `Params` | chunk size, job count, seed, step limit, record stride, invocations |
+//! | 0 | uniform `Params` | chunk size, job count, seed, step limit, record stride, invocations, step budget, resume flag, probe trip count (2) |
 //! | 1 | storage read `jobs` | 3 words per job: first sequence number, first playout index, start-state word offset |
 //! | 2 | storage read `starts` | start states, 32 latches per word, bit `l % 32` of word `l / 32` |
-//! | 3 | storage read_write `next_seq` | atomic work counter (the runner zeroes it per dispatch) |
+//! | 3 | storage read_write `ctr` | atomic counters: next sequence number, invocations that saved lanes (`pending`), invocations whose loops a driver cut short (`overrun`) |
 //! | 4 | storage read_write `out` | one record of `rec_words` words per playout (see [`Kernel`]) |
 //! | 5 | storage read `tab` | constant tables of the netlist ([`Kernel::tables`]) |
 //! | 6 | storage read_write `vals` | [`Layout::Table`] only: gate values, [`Kernel::slots`] words per invocation |
+//! | 7 | storage read_write `ctx` | saved lanes of invocations that ran out of step budget ([`Kernel::ctx_words`] each) |
 //!
-//! Record layout (u32 words): `[length, end, goal words…, state words…]`, `end` = 0 terminal,
-//! 1 step limit, `2 + r` role `r` had no legal move; goals packed 4 per word (byte `r % 4` of
-//! word `r / 4`); state words only when `want_state` is set.
+//! Record layout (u32 words): `[length, end, goal words…, state words…]`, `end` = 1 terminal,
+//! 2 step limit, `3 + r` role `r` had no legal move (0: never written); goals packed 4 per
+//! word (byte `r % 4` of word `r / 4`); state words only when `want_state` is set.
 
 mod common;
 pub use common::LoopBound;
