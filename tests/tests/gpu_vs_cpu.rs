@@ -239,13 +239,18 @@ fn gpu_backend_matches_reference_on_a_game_over_5000_gates() {
     );
     // The layout the backend picks for it (Table: above 20,000 gates an inline shader takes
     // llvmpipe minutes to compile); Inline on > 5,000 gates: gpu_random.rs.
-    eprintln!("ttcc4_2player: {gates} logic gates, {} in the arena", net.gates.len());
+    eprintln!(
+        "ttcc4_2player: {gates} logic gates, {} in the arena",
+        net.gates.len()
+    );
     check_layouts("ttcc4_2player", &net, 8, &[auto_layout(&net)]);
 }
 
 /// The layout [`Layout::Auto`] resolves to for `net`.
 fn auto_layout(net: &Netlist) -> Layout {
-    propnet_kernels::wgsl::compile(net, &Options::default()).unwrap().layout
+    propnet_kernels::wgsl::compile(net, &Options::default())
+        .unwrap()
+        .layout
 }
 
 #[test]
