@@ -14,7 +14,10 @@ pub struct GpuBackend {
 }
 
 fn failed(message: impl std::fmt::Display) -> BackendError {
-    BackendError::Failed { backend: "gpu".to_string(), message: message.to_string() }
+    BackendError::Failed {
+        backend: "gpu".to_string(),
+        message: message.to_string(),
+    }
 }
 
 impl GpuBackend {
@@ -26,6 +29,11 @@ impl GpuBackend {
     pub fn new(net: Netlist, opts: &Options) -> Result<Self, BackendError> {
         let runner = GpuRunner::new(&net, opts).map_err(failed)?;
         Ok(Self { net, runner })
+    }
+
+    /// The underlying runner (kernel, step budget, retry counters).
+    pub fn runner(&self) -> &GpuRunner {
+        &self.runner
     }
 
     /// The underlying runner (kernel, limits knobs).
@@ -45,13 +53,30 @@ impl Backend for GpuBackend {
 
     fn run_batch(&mut self, req: &BatchRequest) -> Result<BatchResult, BackendError> {
         let roles = self.net.roles.len();
-        let jobs: Vec<GpuJob<'_>> =
-            req.jobs.iter().map(|j| GpuJob { start: &j.start, first_playout: j.first_playout, count: j.count }).collect();
+        let jobs: Vec<GpuJob<'_>> = req
+            .jobs
+            .iter()
+            .map(|j| GpuJob {
+                start: &j.start,
+                first_playout: j.first_playout,
+                count: j.count,
+            })
+            .collect();
         let mut out = BatchResult {
-            jobs: vec![JobResult { goal_sums: vec![0; roles], ..Default::default() }; req.jobs.len()],
+            jobs: vec![
+                JobResult {
+                    goal_sums: vec![0; roles],
+                    ..Default::default()
+                };
+                req.jobs.len()
+            ],
             records: Vec::new(),
         };
-        let params = RunParams { seed: req.seed, max_steps: req.max_steps, want_state: req.want_records };
+        let params = RunParams {
+            seed: req.seed,
+            max_steps: req.max_steps,
+            want_state: req.want_records,
+        };
         let want = req.want_records;
         self.runner
             .run(&jobs, &params, &mut |r| {

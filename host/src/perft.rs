@@ -59,7 +59,11 @@ pub fn perft(net: &Netlist, depth: u32) -> Vec<PerftLayer> {
             }
         }
         res.distinct_states = next.len();
-        res.terminal_nodes = next.iter().filter(|(s, _)| m.is_terminal(s)).map(|(_, &c)| c).sum();
+        res.terminal_nodes = next
+            .iter()
+            .filter(|(s, _)| m.is_terminal(s))
+            .map(|(_, &c)| c)
+            .sum();
         out.push(res);
         layer = next;
     }

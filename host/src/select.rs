@@ -27,9 +27,8 @@ impl BackendKind {
     /// # Errors
     /// A message listing the accepted names.
     pub fn parse(name: &str) -> Result<Self, String> {
-        <Self as clap::ValueEnum>::from_str(name, true).map_err(|_| {
-            format!("unknown backend `{name}` (expected gpu, cpu, auto or reference)")
-        })
+        <Self as clap::ValueEnum>::from_str(name, true)
+            .map_err(|_| format!("unknown backend `{name}` (expected gpu, cpu, auto or reference)"))
     }
 }
 
@@ -68,7 +67,10 @@ pub fn make_backend(
     net: Netlist,
     opts: &BackendOptions,
 ) -> Result<Selected, BackendError> {
-    let plain = |backend| Selected { backend, note: None };
+    let plain = |backend| Selected {
+        backend,
+        note: None,
+    };
     match kind {
         BackendKind::Gpu => Ok(plain(Box::new(GpuBackend::new(net, &opts.gpu)?))),
         BackendKind::Cpu => Ok(plain(cpu(net, &opts.cpu)?)),
@@ -101,11 +103,18 @@ mod tests {
     fn cpu_reference_and_auto_build() {
         let net = crate::fixtures::tictactoe();
         let opts = BackendOptions {
-            cpu: CpuOptions { threads: 1, ..Default::default() },
+            cpu: CpuOptions {
+                threads: 1,
+                ..Default::default()
+            },
             ..Default::default()
         };
         let cpu = make_backend(BackendKind::Cpu, net.clone(), &opts).unwrap();
-        assert!(cpu.backend.describe().starts_with("cpu"), "{}", cpu.backend.describe());
+        assert!(
+            cpu.backend.describe().starts_with("cpu"),
+            "{}",
+            cpu.backend.describe()
+        );
         assert!(cpu.note.is_none());
         let r = make_backend(BackendKind::Reference, net.clone(), &opts).unwrap();
         assert!(r.note.is_none());
@@ -113,7 +122,10 @@ mod tests {
         let a = make_backend(BackendKind::Auto, net, &opts).unwrap();
         let d = a.backend.describe();
         match &a.note {
-            Some(n) => assert!(n.starts_with("auto: using CPU because") && d.starts_with("cpu"), "{n}"),
+            Some(n) => assert!(
+                n.starts_with("auto: using CPU because") && d.starts_with("cpu"),
+                "{n}"
+            ),
             None => assert!(d.starts_with("gpu: "), "{d}"),
         }
     }

@@ -10,7 +10,10 @@
 mod device;
 mod plan;
 
-pub use device::{adapter_text, default_budget, request_adapter, GpuRunner, RunError};
+pub use device::{
+    adapter_text, default_budget, loop_limit, request_adapter, GpuRunner, RunError,
+    LLVMPIPE_LOOP_LIMIT,
+};
 pub use plan::{plan_chunks, Chunk};
 
 use propnet_compiler::playout::PlayoutEnd;

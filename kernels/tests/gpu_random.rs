@@ -6,9 +6,10 @@
 mod common;
 
 use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
+use propnet_compiler::netlist::Gate;
 use propnet_compiler::netlist::Netlist;
 use propnet_compiler::playout::{reference_playout, PlayoutRecord};
-use propnet_kernels::runner::{GpuJob, GpuRunner, RunParams};
+use propnet_kernels::runner::{loop_limit, GpuJob, GpuRunner, RunParams};
 use propnet_kernels::wgsl::{Layout, Options};
 
 struct Case {
@@ -34,7 +35,16 @@ fn starts(net: &Netlist) -> Vec<Vec<bool>> {
     v
 }
 
-fn compare(what: &str, net: &Netlist, case: &Case, counts: &[u32], max_steps: u32, seed: u64) {
+/// Runs `counts` playouts per job (start states cycling through [`starts`]) and compares every
+/// record with the reference; returns the runner (for its retry counters).
+fn compare(
+    what: &str,
+    net: &Netlist,
+    case: &Case,
+    counts: &[u32],
+    max_steps: u32,
+    seed: u64,
+) -> GpuRunner {
     let opts = Options {
         layout: case.layout,
         lanes: case.lanes,
@@ -93,6 +103,7 @@ fn compare(what: &str, net: &Netlist, case: &Case, counts: &[u32], max_steps: u3
             case.layout, case.lanes
         );
     }
+    runner
 }
 
 const CASES: &[Case] = &[
@@ -140,7 +151,7 @@ fn gpu_matches_reference_on_random_netlists() {
         };
         let net = random_netlist(seed, &spec);
         let case = &CASES[seed as usize % CASES.len()];
-        compare(
+        let _ = compare(
             &format!("random {seed}"),
             &net,
             case,
@@ -157,8 +168,8 @@ fn gpu_matches_reference_on_hand_built_netlists() {
         return;
     }
     for (i, case) in CASES.iter().enumerate() {
-        compare("counter", &common::counter(), case, &[33, 7], 6, i as u64);
-        compare(
+        let _ = compare("counter", &common::counter(), case, &[33, 7], 6, i as u64);
+        let _ = compare(
             "stuck",
             &common::stuck(),
             case,
@@ -226,6 +237,39 @@ fn gpu_large_netlist_both_layouts() {
             max_chunk: u32::MAX,
             budget: 0,
         };
-        compare("large", &net, &case, &[40, 24], 12, 11);
+        let _ = compare("large", &net, &case, &[40, 24], 12, 11);
+    }
+}
+
+/// llvmpipe (lavapipe) stops every loop of an invocation after 65,535 back edges in total.
+/// With a step budget far above what fits, the runner must notice the cut (the shader's probe
+/// loop), undo the dispatch and redo it with smaller budgets, and still return exactly the
+/// reference's records. On drivers without such a cap nothing is redone.
+#[test]
+fn gpu_redoes_dispatches_a_driver_cut_short() {
+    if !common::gpu_available() {
+        return;
+    }
+    // The counter game without its terminal: every playout runs to the step limit.
+    let mut net = common::counter();
+    net.terminal = net.push(Gate::Const(false));
+    for layout in [Layout::Inline, Layout::Table] {
+        let case = Case {
+            layout,
+            lanes: 32,
+            max_invocations: u32::MAX,
+            max_chunk: u32::MAX,
+            budget: 65_536,
+        };
+        let runner = compare("endless counter", &net, &case, &[40, 3], 1000, 9);
+        if loop_limit(runner.adapter_info()).is_some() {
+            assert!(
+                runner.retries() > 0 && runner.step_budget() < 65_536,
+                "{layout:?}: 1000 steps in one dispatch cannot fit llvmpipe's loop limit, yet \
+                 nothing was redone (retries {}, budget {})",
+                runner.retries(),
+                runner.step_budget()
+            );
+        }
     }
 }

@@ -2,6 +2,8 @@
 //! workspace and shared corpus, reading oracle traces (`shared/oracle/README.md`), and
 //! replaying them through the reference interpreter and through a compiled netlist.
 
+pub mod fixtures;
+
 use propnet_compiler::gdl::Program;
 use propnet_compiler::interp::{GoalValue, Interp};
 use propnet_compiler::netlist::{Gate, InputId, Netlist};

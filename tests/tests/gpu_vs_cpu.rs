@@ -27,12 +27,26 @@ fn gpu_available() -> bool {
 
 fn request(net: &Netlist, seed: u64, scale: u32) -> BatchRequest {
     let mid = reference_playout(net, &net.initial_state(), seed ^ 1, 0, 2);
-    let mid: Vec<bool> = (0..net.latches.len()).map(|l| mid.final_state[l / 64] >> (l % 64) & 1 == 1).collect();
+    let mid: Vec<bool> = (0..net.latches.len())
+        .map(|l| mid.final_state[l / 64] >> (l % 64) & 1 == 1)
+        .collect();
     BatchRequest {
         jobs: vec![
-            Job { start: net.initial_state(), first_playout: 0, count: 48 / scale },
-            Job { start: mid, first_playout: 500, count: 17 },
-            Job { start: net.initial_state(), first_playout: u32::MAX - 5, count: 9 },
+            Job {
+                start: net.initial_state(),
+                first_playout: 0,
+                count: 48 / scale,
+            },
+            Job {
+                start: mid,
+                first_playout: 500,
+                count: 17,
+            },
+            Job {
+                start: net.initial_state(),
+                first_playout: u32::MAX - 5,
+                count: 9,
+            },
         ],
         seed,
         max_steps: 40,
@@ -43,14 +57,39 @@ fn request(net: &Netlist, seed: u64, scale: u32) -> BatchRequest {
 /// Compares the GPU (both layouts) against the reference and CPU backends; `scale` divides
 /// the first job's playout count (large netlists are slow on lavapipe).
 fn check(what: &str, net: &Netlist, scale: u32) {
+    check_layouts(what, net, scale, &[Layout::Inline, Layout::Table]);
+}
+
+/// [`check`] with the given shader layouts.
+fn check_layouts(what: &str, net: &Netlist, scale: u32, layouts: &[Layout]) {
     let mut reference = ReferenceBackend::new(net.clone());
-    let mut cpu = CpuBackend::new(net.clone(), CpuOptions { threads: 1, lane_width: 64 }).unwrap();
-    let mut gpus: Vec<(Layout, GpuBackend)> = [Layout::Inline, Layout::Table]
-        .into_iter()
+    let mut cpu = CpuBackend::new(
+        net.clone(),
+        CpuOptions {
+            threads: 1,
+            lane_width: 64,
+        },
+    )
+    .unwrap();
+    let mut gpus: Vec<(Layout, GpuBackend)> = layouts
+        .iter()
+        .copied()
         .map(|layout| {
-            let gpu = GpuBackend::new(net.clone(), &Options { layout, ..Default::default() })
-                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let gpu = GpuBackend::new(
+                net.clone(),
+                &Options {
+                    layout,
+                    ..Default::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
             assert!(gpu.describe().starts_with("gpu: "), "{}", gpu.describe());
+            eprintln!(
+                "{what}: {} gates, {layout:?}: loop bound {:?}, {} steps per dispatch",
+                net.gates.len(),
+                gpu.runner().kernel().loop_bound,
+                gpu.runner().step_budget()
+            );
             (layout, gpu)
         })
         .collect();
@@ -60,17 +99,31 @@ fn check(what: &str, net: &Netlist, scale: u32) {
         let want = reference.run_batch(&req).unwrap();
         let on_cpu = cpu.run_batch(&req).unwrap();
         assert_eq!(on_cpu.jobs, want.jobs, "{what} seed {seed}: CPU aggregates");
-        assert_eq!(on_cpu.records, want.records, "{what} seed {seed}: CPU records");
+        assert_eq!(
+            on_cpu.records, want.records,
+            "{what} seed {seed}: CPU records"
+        );
         for (layout, gpu) in &mut gpus {
             let got = gpu.run_batch(&req).unwrap();
-            assert_eq!(got.jobs, want.jobs, "{what} {layout:?} seed {seed}: aggregates");
+            assert_eq!(
+                got.jobs, want.jobs,
+                "{what} {layout:?} seed {seed}: aggregates"
+            );
             assert_eq!(got.records.len(), want.records.len());
             for (g, w) in got.records.iter().zip(&want.records) {
                 assert_eq!(g, w, "{what} {layout:?} seed {seed}");
             }
-            let lean = gpu.run_batch(&BatchRequest { want_records: false, ..req.clone() }).unwrap();
+            let lean = gpu
+                .run_batch(&BatchRequest {
+                    want_records: false,
+                    ..req.clone()
+                })
+                .unwrap();
             assert!(lean.records.is_empty());
-            assert_eq!(lean.jobs, want.jobs, "{what} {layout:?}: aggregates without records");
+            assert_eq!(
+                lean.jobs, want.jobs,
+                "{what} {layout:?}: aggregates without records"
+            );
         }
     }
 }
@@ -81,7 +134,11 @@ fn gpu_backend_matches_reference_on_random_netlists() {
         return;
     }
     for seed in 0..3u64 {
-        let spec = RandomSpec { roles: 1 + seed as usize, latches: 30 + 40 * seed as usize, ..Default::default() };
+        let spec = RandomSpec {
+            roles: 1 + seed as usize,
+            latches: 30 + 40 * seed as usize,
+            ..Default::default()
+        };
         check(&format!("random {seed}"), &random_netlist(seed, &spec), 1);
     }
 }
@@ -95,7 +152,9 @@ fn game(path: &str) -> Option<Netlist> {
 
 fn load(path: &std::path::Path) -> Netlist {
     let opts = propnet_host::pipeline::PipelineOptions::default();
-    propnet_host::pipeline::load_netlist(path, &opts).unwrap_or_else(|e| panic!("{e}")).0
+    propnet_host::pipeline::load_netlist(path, &opts)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .0
 }
 
 #[test]
@@ -103,7 +162,9 @@ fn gpu_backend_matches_reference_on_tictactoe() {
     if !gpu_available() {
         return;
     }
-    let Some(net) = game("ggp-repository/ticTacToe.kif") else { return };
+    let Some(net) = game("ggp-repository/ticTacToe.kif") else {
+        return;
+    };
     check("tictactoe", &net, 1);
 }
 
@@ -112,7 +173,9 @@ fn gpu_backend_matches_reference_on_connect_four() {
     if !gpu_available() {
         return;
     }
-    let Some(net) = game("ggp-repository/connect4.kif") else { return };
+    let Some(net) = game("ggp-repository/connect4.kif") else {
+        return;
+    };
     check("connect4", &net, 1);
 }
 
@@ -121,16 +184,34 @@ fn gpu_backend_matches_reference_on_simultaneous_connect_four() {
     if !gpu_available() {
         return;
     }
-    let Some(net) = game("ggp-repository/connectFourSimultaneous.kif") else { return };
+    let Some(net) = game("ggp-repository/connectFourSimultaneous.kif") else {
+        return;
+    };
     check("connectFourSimultaneous", &net, 1);
 }
 
+/// The hand-written positive-loop game the HDL test uses too (its `reach` view supports
+/// itself through a symmetric adjacency; the grounder reports the loop).
 #[test]
 fn gpu_backend_matches_reference_on_positive_loop_game() {
     if !gpu_available() {
         return;
     }
-    let Some(net) = game("ggp-base-tests/test_case_5c.kif") else { return };
+    check(
+        "positive-loop game",
+        &propnet_tests::fixtures::positive_loop_game(),
+        1,
+    );
+}
+
+#[test]
+fn gpu_backend_matches_reference_on_recursive_corpus_game() {
+    if !gpu_available() {
+        return;
+    }
+    let Some(net) = game("ggp-base-tests/test_case_5c.kif") else {
+        return;
+    };
     check("test_case_5c (recursive p/r)", &net, 1);
 }
 
@@ -144,19 +225,35 @@ fn gpu_backend_matches_reference_on_breakthrough() {
 }
 
 #[test]
-#[ignore = "on lavapipe the dispatches of ttcc4_2player (6,037 gates) are dropped by llvmpipe's loop limiter and the runner reports 'record not written'; the >5,000-gate random netlists of gpu_random.rs pass there; run on a real GPU (scripts/device-check.sh runs ignored tests)"]
 fn gpu_backend_matches_reference_on_a_game_over_5000_gates() {
     if !gpu_available() {
         return;
     }
-    let Some(net) = game("ggp-repository/ttcc4_2player.kif") else { return };
+    let Some(net) = game("ggp-repository/ttcc4_2player.kif") else {
+        return;
+    };
     let gates = net.logic_gate_count();
-    assert!(gates > 5000, "ttcc4_2player.kif has {gates} logic gates; the acceptance list wants > 5000");
-    check("ttcc4_2player", &net, 8);
+    assert!(
+        gates > 5000,
+        "ttcc4_2player.kif has {gates} logic gates; the acceptance list wants > 5000"
+    );
+    // The layout the backend picks for it (Table: above 20,000 gates an inline shader takes
+    // llvmpipe minutes to compile); Inline on > 5,000 gates: gpu_random.rs.
+    eprintln!(
+        "ttcc4_2player: {gates} logic gates, {} in the arena",
+        net.gates.len()
+    );
+    check_layouts("ttcc4_2player", &net, 8, &[auto_layout(&net)]);
+}
+
+/// The layout [`Layout::Auto`] resolves to for `net`.
+fn auto_layout(net: &Netlist) -> Layout {
+    propnet_kernels::wgsl::compile(net, &Options::default())
+        .unwrap()
+        .layout
 }
 
 #[test]
-#[ignore = "amazons (> 5000 gates) ran over 6 minutes on lavapipe; run on a real GPU (scripts/device-check.sh runs ignored tests)"]
 fn gpu_backend_matches_reference_on_amazons() {
     if !gpu_available() {
         return;
@@ -165,6 +262,9 @@ fn gpu_backend_matches_reference_on_amazons() {
     let net = load(&path);
     let gates = net.logic_gate_count();
     eprintln!("amazons.kif: {gates} logic gates after optimization");
-    assert!(gates > 5000, "amazons.kif has {gates} logic gates; the acceptance list wants > 5000");
-    check("amazons.kif", &net, 8);
+    assert!(
+        gates > 5000,
+        "amazons.kif has {gates} logic gates; the acceptance list wants > 5000"
+    );
+    check_layouts("amazons.kif", &net, 8, &[auto_layout(&net)]);
 }

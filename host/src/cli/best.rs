@@ -1,10 +1,10 @@
 //! `propnet best GAME [--state FILE | --moves …] --seconds T`: MCTS on one state.
 
 use super::common::{make_backend, MctsFlags};
-use propnet_host::select::BackendKind;
 use anyhow::{bail, Context};
 use propnet_host::machine::{NetMachine, State};
 use propnet_host::mcts::{Budget, Search};
+use propnet_host::select::BackendKind;
 use std::path::PathBuf;
 use std::time::Duration;
 

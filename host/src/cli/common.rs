@@ -12,7 +12,11 @@ use std::time::Duration;
 /// A backend of `kind` through the one factory [`propnet_host::select::make_backend`]; the
 /// `cpu` backend gets `threads` workers (0 = one per core). An `auto` fallback to the CPU
 /// prints its one-line reason on stderr.
-pub fn make_backend(kind: BackendKind, net: &Netlist, threads: usize) -> anyhow::Result<Box<dyn Backend>> {
+pub fn make_backend(
+    kind: BackendKind,
+    net: &Netlist,
+    threads: usize,
+) -> anyhow::Result<Box<dyn Backend>> {
     let opts = BackendOptions {
         cpu: CpuOptions {
             threads,
@@ -29,16 +33,22 @@ pub fn make_backend(kind: BackendKind, net: &Netlist, threads: usize) -> anyhow:
 
 /// Parses a budget: `N` iterations, or a time `1.5s` / `200ms` (finite, not negative).
 pub fn parse_budget(text: &str) -> anyhow::Result<Budget> {
-    let bad = || anyhow!("bad budget `{text}`: expected iterations (`1000`) or time (`1s`, `250ms`)");
+    let bad =
+        || anyhow!("bad budget `{text}`: expected iterations (`1000`) or time (`1s`, `250ms`)");
     let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
         (ms, 1e-3)
     } else if let Some(s) = text.strip_suffix('s') {
         (s, 1.0)
     } else {
-        return text.parse::<u64>().map(Budget::Iterations).map_err(|_| bad());
+        return text
+            .parse::<u64>()
+            .map(Budget::Iterations)
+            .map_err(|_| bad());
     };
     let secs = number.parse::<f64>().map_err(|_| bad())? * scale;
-    Duration::try_from_secs_f64(secs).map(Budget::Time).map_err(|_| bad())
+    Duration::try_from_secs_f64(secs)
+        .map(Budget::Time)
+        .map_err(|_| bad())
 }
 
 /// Parses a `--seconds` value: a finite, non-negative number of seconds (clap value parser).
@@ -47,8 +57,12 @@ pub fn parse_budget(text: &str) -> anyhow::Result<Budget> {
 /// A message naming the value when it is not a number, negative, infinite or NaN, or too
 /// large for a [`Duration`].
 pub fn parse_seconds(text: &str) -> Result<f64, String> {
-    let s: f64 = text.trim().parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
-    Duration::try_from_secs_f64(s).map_err(|_| format!("`{text}`: seconds must be finite and not negative"))?;
+    let s: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    Duration::try_from_secs_f64(s)
+        .map_err(|_| format!("`{text}`: seconds must be finite and not negative"))?;
     Ok(s)
 }
 
@@ -157,9 +171,16 @@ mod tests {
 
     #[test]
     fn budgets_and_seconds_reject_negative_and_non_finite_values() {
-        assert!(matches!(parse_budget("250ms").unwrap(), Budget::Time(d) if d == Duration::from_millis(250)));
-        assert!(matches!(parse_budget("2s").unwrap(), Budget::Time(d) if d == Duration::from_secs(2)));
-        assert!(matches!(parse_budget("300").unwrap(), Budget::Iterations(300)));
+        assert!(
+            matches!(parse_budget("250ms").unwrap(), Budget::Time(d) if d == Duration::from_millis(250))
+        );
+        assert!(
+            matches!(parse_budget("2s").unwrap(), Budget::Time(d) if d == Duration::from_secs(2))
+        );
+        assert!(matches!(
+            parse_budget("300").unwrap(),
+            Budget::Iterations(300)
+        ));
         for bad in ["-5ms", "nanms", "infs", "-1s", "1e400ms", "x", ""] {
             assert!(parse_budget(bad).is_err(), "{bad}");
         }

@@ -82,6 +82,10 @@ pub struct GpuRunner {
     max_invocations: u32,
     max_chunk: u32,
     budget: u32,
+    /// Dispatches redone because the driver cut the shader's loops short.
+    retries: u32,
+    /// `vals` slot of latch 0 ([`Layout::Table`]).
+    state_slot: u64,
     out_cache: Option<(wgpu::Buffer, wgpu::Buffer, u64)>,
     vals_cache: Option<(wgpu::Buffer, u64)>,
     /// Device errors no error scope caught (wgpu's default handler would panic).
@@ -114,12 +118,36 @@ impl KernelShape {
     }
 }
 
-/// Default step budget per dispatch: about `B / c` steps, where `c` estimates the loop
-/// iterations of one step (per-lane move choice, input clearing, and for [`Layout::Table`]
-/// the interpreted gates and operands) and `B` = 30,000 on CPU adapters (lavapipe was
-/// observed to silently stop invocations after roughly 2^16 loop iterations, consistent with
-/// llvmpipe's loop limiter) and 4,000,000 on GPUs; clamped to 1..=65,536.
-pub fn default_budget(net: &Netlist, k: &Kernel, device: wgpu::DeviceType) -> u32 {
+/// Loop back edges llvmpipe (lavapipe) allows one shader invocation: Mesa's gallivm sets
+/// one counter per invocation group to this at entry and decrements it at every back edge of
+/// every loop; at zero every loop exits early and the results are garbage
+/// (`kernels/examples/loop_limit.rs` measures it). See [`crate::wgsl::LoopBound`].
+pub const LLVMPIPE_LOOP_LIMIT: u64 = 65_535;
+
+/// The loop back-edge cap of an adapter's driver, when it has a known one (llvmpipe).
+pub fn loop_limit(info: &wgpu::AdapterInfo) -> Option<u64> {
+    let text = format!("{} {} {}", info.name, info.driver, info.driver_info).to_lowercase();
+    text.contains("llvmpipe").then_some(LLVMPIPE_LOOP_LIMIT)
+}
+
+/// Default step budget per dispatch (main-loop iterations per invocation before it saves its
+/// lanes and the runner dispatches again), clamped to 1..=65,536.
+///
+/// Two bounds, the smaller wins:
+/// - time: about `B / c` steps, where `c` estimates the work of one step (per-lane move
+///   choice, input clearing, and for [`Layout::Table`] the interpreted gates and operands) and
+///   `B` = 30,000 on CPU adapters without a known loop cap, else 4,000,000, so one dispatch
+///   stays short (watchdogs);
+/// - loops, when `limit` (see [`loop_limit`]) is given: the largest `s` with
+///   `(s + 1) * per_step + per_dispatch <= limit * 7 / 8` by the kernel's
+///   [`crate::wgsl::LoopBound`] (`s + 1`: the last main-loop iteration refills lanes before
+///   it stops).
+pub fn default_budget(
+    net: &Netlist,
+    k: &Kernel,
+    device: wgpu::DeviceType,
+    limit: Option<u64>,
+) -> u32 {
     let nleg: usize = net
         .roles
         .iter()
@@ -129,12 +157,50 @@ pub fn default_budget(net: &Netlist, k: &Kernel, device: wgpu::DeviceType) -> u3
     if k.layout == Layout::Table {
         per_step += net.gates.len() + net.stats().edges + 2 * net.latches.len();
     }
-    let total: usize = if device == wgpu::DeviceType::Cpu {
+    // A CPU adapter with a known loop cap is bounded by it below; other CPU adapters get a
+    // small time budget (they may stall the host), GPUs a large one.
+    let total: usize = if device == wgpu::DeviceType::Cpu && limit.is_none() {
         30_000
     } else {
         4_000_000
     };
-    (total / per_step).clamp(1, 65_536) as u32
+    let mut steps = (total / per_step) as u64;
+    if let Some(limit) = limit {
+        let b = k.loop_bound;
+        let room = (limit * 7 / 8).saturating_sub(b.per_dispatch);
+        steps = steps.min((room / b.per_step.max(1)).saturating_sub(1));
+    }
+    steps.clamp(1, 65_536) as u32
+}
+
+/// Trip count of the shader's overrun probe loop (`prm.probe`).
+const PROBE_TRIPS: u32 = 2;
+
+/// Copies of what one dispatch changes, to undo it.
+struct Backup {
+    counter: wgpu::Buffer,
+    ctx: wgpu::Buffer,
+    ctx_bytes: u64,
+    /// `vals`, byte offset and length of its latch slots, and their copy.
+    state: Option<(wgpu::Buffer, u64, u64, wgpu::Buffer)>,
+}
+
+impl Backup {
+    fn save(&self, enc: &mut wgpu::CommandEncoder, counter: &wgpu::Buffer, ctx: &wgpu::Buffer) {
+        enc.copy_buffer_to_buffer(counter, 0, &self.counter, 0, 12);
+        enc.copy_buffer_to_buffer(ctx, 0, &self.ctx, 0, self.ctx_bytes.max(4));
+        if let Some((vals, off, len, copy)) = &self.state {
+            enc.copy_buffer_to_buffer(vals, *off, copy, 0, *len);
+        }
+    }
+
+    fn restore(&self, enc: &mut wgpu::CommandEncoder, counter: &wgpu::Buffer, ctx: &wgpu::Buffer) {
+        enc.copy_buffer_to_buffer(&self.counter, 0, counter, 0, 12);
+        enc.copy_buffer_to_buffer(&self.ctx, 0, ctx, 0, self.ctx_bytes.max(4));
+        if let Some((vals, off, len, copy)) = &self.state {
+            enc.copy_buffer_to_buffer(copy, 0, vals, *off, *len);
+        }
+    }
 }
 
 fn storage(device: &wgpu::Device, label: &str, words: &[u32]) -> wgpu::Buffer {
@@ -197,7 +263,7 @@ impl GpuRunner {
             }
         }));
         let tab = storage(&device, "tab", &kernel.tables);
-        let budget = default_budget(net, &kernel, info.device_type);
+        let budget = default_budget(net, &kernel, info.device_type, loop_limit(&info));
         Ok(Self {
             device,
             queue,
@@ -210,6 +276,8 @@ impl GpuRunner {
             max_invocations: u32::MAX,
             max_chunk: u32::MAX,
             budget,
+            retries: 0,
+            state_slot: net.gates.len() as u64,
             out_cache: None,
             vals_cache: None,
             uncaptured,
@@ -251,6 +319,17 @@ impl GpuRunner {
     /// (driver watchdogs; lavapipe drops invocations that run too many loop iterations).
     pub fn set_step_budget(&mut self, n: u32) {
         self.budget = n.max(1);
+    }
+
+    /// The current step budget per dispatch (lowered after an overrun).
+    pub fn step_budget(&self) -> u32 {
+        self.budget
+    }
+
+    /// Dispatches redone so far because the driver cut the shader's loops short (each redo
+    /// halves the step budget).
+    pub fn retries(&self) -> u32 {
+        self.retries
     }
 
     fn max_binding(&self) -> u64 {
@@ -352,7 +431,7 @@ impl GpuRunner {
         let starts_buf = storage(&self.device, "starts", &starts);
         let counter = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("counters"),
-            size: 8,
+            size: 12,
             usage: wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::COPY_DST
                 | wgpu::BufferUsages::COPY_SRC,
@@ -360,7 +439,7 @@ impl GpuRunner {
         });
         let counter_rb = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("counters readback"),
-            size: 8,
+            size: 12,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -378,12 +457,12 @@ impl GpuRunner {
                 ninv,
                 self.budget,
                 0,
-                0,
+                PROBE_TRIPS,
                 0,
             ];
             let jobs_buf = storage(&self.device, "jobs", &chunk.jobs);
             self.queue
-                .write_buffer(&counter, 0, bytemuck::cast_slice(&[0u32, 0]));
+                .write_buffer(&counter, 0, bytemuck::cast_slice(&[0u32, 0, 0]));
             let out_bytes = u64::from(chunk.len) * rec_bytes;
             let (out, staging) = self.out_buffers(out_bytes);
             let vals = if k.layout == Layout::Table {
@@ -391,14 +470,48 @@ impl GpuRunner {
             } else {
                 None
             };
-            let ctx = self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("saved lanes"),
-                size: u64::from(k.ctx_words) * 4 * u64::from(ninv),
-                usage: wgpu::BufferUsages::STORAGE,
-                mapped_at_creation: false,
-            });
+            let ctx_bytes = u64::from(k.ctx_words) * 4 * u64::from(ninv);
+            let scratch = |label| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(label),
+                    size: ctx_bytes.max(4),
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_SRC
+                        | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            };
+            let ctx = scratch("saved lanes");
+            // What a dispatch changes besides records (which a redo rewrites): the counters,
+            // the saved lanes and, for the Table layout, the latch slots of `vals`.
+            let backup = Backup {
+                counter: self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("counters backup"),
+                    size: 12,
+                    usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }),
+                ctx: scratch("saved lanes backup"),
+                ctx_bytes,
+                state: vals.as_ref().map(|v| {
+                    let off = self.state_slot * 4 * u64::from(ninv);
+                    let len = (self.latches as u64 * 4 * u64::from(ninv)).max(4);
+                    (
+                        v.clone(),
+                        off,
+                        len,
+                        self.device.create_buffer(&wgpu::BufferDescriptor {
+                            label: Some("latch slots backup"),
+                            size: len,
+                            usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                            mapped_at_creation: false,
+                        }),
+                    )
+                }),
+            };
             let mut first = true;
             loop {
+                params[8] = self.budget;
                 let params_buf =
                     self.device
                         .create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -459,6 +572,7 @@ impl GpuRunner {
                 if first {
                     enc.clear_buffer(&out, 0, Some(out_bytes));
                 }
+                backup.save(&mut enc, &counter, &ctx);
                 {
                     let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                         label: Some("playouts"),
@@ -468,16 +582,37 @@ impl GpuRunner {
                     pass.set_bind_group(0, &bind, &[]);
                     pass.dispatch_workgroups(groups, 1, 1);
                 }
-                enc.copy_buffer_to_buffer(&counter, 0, &counter_rb, 0, 8);
+                enc.copy_buffer_to_buffer(&counter, 0, &counter_rb, 0, 12);
                 self.queue.submit([enc.finish()]);
-                let ctrs = self.read_back(&counter_rb, 8)?;
+                let ctrs = self.read_back(&counter_rb, 12)?;
+                if ctrs[2] != 0 {
+                    // The driver cut loops short (llvmpipe's limiter): undo, halve, redo.
+                    if self.budget == 1 {
+                        return Err(RunError::Failed(format!(
+                            "the driver cut the shader's loops short in {} invocations even \
+                             at one step per dispatch (llvmpipe stops loops after {} back \
+                             edges; this kernel's bound is {} per step); use fewer lanes",
+                            ctrs[2], LLVMPIPE_LOOP_LIMIT, self.kernel.loop_bound.per_step
+                        )));
+                    }
+                    self.budget = (self.budget / 2).max(1);
+                    self.retries += 1;
+                    let mut enc =
+                        self.device
+                            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                                label: Some("undo"),
+                            });
+                    backup.restore(&mut enc, &counter, &ctx);
+                    self.queue.submit([enc.finish()]);
+                    continue;
+                }
                 if ctrs[1] == 0 {
                     break;
                 }
                 first = false;
                 params[9] = 1;
                 self.queue
-                    .write_buffer(&counter, 4, bytemuck::cast_slice(&[0u32]));
+                    .write_buffer(&counter, 4, bytemuck::cast_slice(&[0u32, 0]));
             }
             let mut enc = self
                 .device
@@ -588,7 +723,9 @@ impl GpuRunner {
         let v = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("gate values"),
             size: bytes.max(4),
-            usage: wgpu::BufferUsages::STORAGE,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         self.vals_cache = Some((v.clone(), bytes.max(4)));

@@ -50,9 +50,10 @@ pub(crate) fn write_accessors(o: &mut String, net: &Netlist) {
         "var<private> st: array<u32, {}>;",
         net.latches.len().max(1)
     );
+    // A zero-value constructor, not a loop: no loop back edges (see `LoopBound`).
     let _ = writeln!(
         o,
-        "var<private> inp: array<u32, {}>;",
+        "const NUM_INPUT_WORDS: u32 = {}u;\nvar<private> inp: array<u32, NUM_INPUT_WORDS>;",
         net.inputs.len().max(1)
     );
     let _ = writeln!(o, "var<private> lg: array<u32, {}>;", nleg.max(1));
@@ -79,10 +80,7 @@ fn set_input(i: u32, bit: u32) {
 }
 
 fn clear_inputs() {
-    var i = 0u;
-    for (i = 0u; i < NUM_INPUTS; i = i + 1u) {
-        inp[i] = 0u;
-    }
+    inp = array<u32, NUM_INPUT_WORDS>();
 }
 
 ",

@@ -5,19 +5,21 @@
 //!
 //! | binding | type | contents |
 //! |---|---|---|
-//! | 0 | uniform `Params` | chunk size, job count, seed, step limit, record stride, invocations |
+//! | 0 | uniform `Params` | chunk size, job count, seed, step limit, record stride, invocations, step budget, resume flag, probe trip count (2) |
 //! | 1 | storage read `jobs` | 3 words per job: first sequence number, first playout index, start-state word offset |
 //! | 2 | storage read `starts` | start states, 32 latches per word, bit `l % 32` of word `l / 32` |
-//! | 3 | storage read_write `next_seq` | atomic work counter (the runner zeroes it per dispatch) |
+//! | 3 | storage read_write `ctr` | atomic counters: next sequence number, invocations that saved lanes (`pending`), invocations whose loops a driver cut short (`overrun`) |
 //! | 4 | storage read_write `out` | one record of `rec_words` words per playout (see [`Kernel`]) |
 //! | 5 | storage read `tab` | constant tables of the netlist ([`Kernel::tables`]) |
 //! | 6 | storage read_write `vals` | [`Layout::Table`] only: gate values, [`Kernel::slots`] words per invocation |
+//! | 7 | storage read_write `ctx` | saved lanes of invocations that ran out of step budget ([`Kernel::ctx_words`] each) |
 //!
-//! Record layout (u32 words): `[length, end, goal words…, state words…]`, `end` = 0 terminal,
-//! 1 step limit, `2 + r` role `r` had no legal move; goals packed 4 per word (byte `r % 4` of
-//! word `r / 4`); state words only when `want_state` is set.
+//! Record layout (u32 words): `[length, end, goal words…, state words…]`, `end` = 1 terminal,
+//! 2 step limit, `3 + r` role `r` had no legal move (0: never written); goals packed 4 per
+//! word (byte `r % 4` of word `r / 4`); state words only when `want_state` is set.
 
 mod common;
+pub use common::LoopBound;
 mod inline;
 pub mod namer;
 mod table;
@@ -113,6 +115,8 @@ pub struct Kernel {
     pub state_words: u32,
     /// Words of `ctx` per invocation: `2 + 3 * lanes (+ latches for Inline)`.
     pub ctx_words: u32,
+    /// Upper bounds on the loop back edges of one invocation (for drivers that cap them).
+    pub loop_bound: LoopBound,
 }
 
 impl Kernel {
@@ -165,6 +169,9 @@ pub(crate) struct Tables {
     pub prog: usize,
     pub prog_next: usize,
     pub prog_end: usize,
+    /// [`Layout::Table`]: words of `vals` per invocation (gates, latches, inputs, constants,
+    /// temporaries of split gates).
+    pub slots: usize,
 }
 
 fn build_tables(net: &Netlist) -> Tables {
@@ -222,6 +229,7 @@ fn build_tables(net: &Netlist) -> Tables {
         prog: end,
         prog_next: end,
         prog_end: end,
+        slots: 0,
     }
 }
 
@@ -269,7 +277,9 @@ impl<'a> Writer<'a> {
         if layout == Layout::Table {
             table::append_program(net, &analysis, &mut tables);
         }
-        let slots = net.gates.len() + net.latches.len() + net.inputs.len();
+        let slots = tables
+            .slots
+            .max(net.gates.len() + net.latches.len() + net.inputs.len());
         if tables.words.len() > u32::MAX as usize || slots > u32::MAX as usize {
             return Err(Error::TooLarge(tables.words.len().max(slots)));
         }
@@ -297,7 +307,7 @@ impl<'a> Writer<'a> {
         let slots = match self.layout {
             Layout::Table => {
                 table::write_accessors(&mut self.out, net, &self.tables);
-                (net.gates.len() + net.latches.len() + net.inputs.len()) as u32
+                self.tables.slots as u32
             }
             _ => {
                 inline::write_accessors(&mut self.out, net);
@@ -309,7 +319,30 @@ impl<'a> Writer<'a> {
             Layout::Table => table::step_code(net),
             _ => inline::step_code(net, &self.analysis, self.opts.comments),
         };
-        common::write_main(&mut self.out, self.opts.workgroup_size, &views, &next);
+        let (prologue, layout_cost) = match self.layout {
+            Layout::Table => table::prologue_and_cost(net, &self.tables),
+            _ => (String::new(), 0),
+        };
+        common::write_main(
+            &mut self.out,
+            self.opts.workgroup_size,
+            &prologue,
+            &views,
+            &next,
+        );
+        let ctx_state = if self.layout == Layout::Table {
+            0
+        } else {
+            net.latches.len()
+        };
+        let loop_bound = common::loop_bound(
+            &net.roles.iter().map(|r| r.legal.len()).collect::<Vec<_>>(),
+            &net.roles.iter().map(|r| r.goals.len()).collect::<Vec<_>>(),
+            net.latches.len(),
+            self.opts.lanes,
+            ctx_state,
+            layout_cost,
+        );
         Ok(Kernel {
             wgsl: self.out,
             tables: self.tables.words,
@@ -320,13 +353,8 @@ impl<'a> Writer<'a> {
             roles,
             goal_words,
             state_words,
-            ctx_words: 2
-                + 3 * self.opts.lanes
-                + if self.layout == Layout::Table {
-                    0
-                } else {
-                    net.latches.len() as u32
-                },
+            ctx_words: 2 + 3 * self.opts.lanes + ctx_state as u32,
+            loop_bound,
         })
     }
 
@@ -359,7 +387,7 @@ impl<'a> Writer<'a> {
         };
         let _ = write!(
             o,
-            "\nstruct Params {{\n    n: u32,\n    njobs: u32,\n    seed_lo: u32,\n    seed_hi: u32,\n    max_steps: u32,\n    rec_words: u32,\n    want_state: u32,\n    ninv: u32,\n    budget: u32,\n    resume: u32,\n    pad0: u32,\n    pad1: u32,\n}}\n\nstruct Counters {{\n    next: atomic<u32>,\n    pending: atomic<u32>,\n}}\n\n\
+            "\nstruct Params {{\n    n: u32,\n    njobs: u32,\n    seed_lo: u32,\n    seed_hi: u32,\n    max_steps: u32,\n    rec_words: u32,\n    want_state: u32,\n    ninv: u32,\n    budget: u32,\n    resume: u32,\n    probe: u32,\n    pad1: u32,\n}}\n\nstruct Counters {{\n    next: atomic<u32>,\n    pending: atomic<u32>,\n    overrun: atomic<u32>,\n}}\n\n\
              @group(0) @binding(0) var<uniform> prm: Params;\n\
              @group(0) @binding(1) var<storage, read> jobs: array<u32>;\n\
              @group(0) @binding(2) var<storage, read> starts: array<u32>;\n\

@@ -13,13 +13,14 @@ struct Params {
     ninv: u32,
     budget: u32,
     resume: u32,
-    pad0: u32,
+    probe: u32,
     pad1: u32,
 }
 
 struct Counters {
     next: atomic<u32>,
     pending: atomic<u32>,
+    overrun: atomic<u32>,
 }
 
 @group(0) @binding(0) var<uniform> prm: Params;
@@ -46,8 +47,8 @@ const T_GOAL_VALUE: u32 = 8u;
 const T_GOAL_GATE: u32 = 10u;
 const T_LATCH_NEXT: u32 = 12u;
 const T_PROG: u32 = 14u;
-const T_PROG_NEXT: u32 = 32u;
-const T_PROG_END: u32 = 61u;
+const T_PROG_NEXT: u32 = 6u;
+const T_PROG_END: u32 = 14u;
 const ALL_LANES: u32 = 0xffffffffu;
 const NO_END: u32 = 0xffffffffu;
 const CTX_STATE: u32 = 0u;
@@ -113,6 +114,8 @@ fn mulhi(a: u32, b: u32) -> u32 {
 
 const S_STATE: u32 = 14u;
 const S_INPUT: u32 = 16u;
+const S_ONES: u32 = 18u;
+const S_ZEROS: u32 = 19u;
 
 fn slot(x: u32) -> u32 {
     return x * prm.ninv + me;
@@ -141,51 +144,153 @@ fn set_input(i: u32, bit: u32) {
 
 fn clear_inputs() {
     var i = 0u;
-    for (i = 0u; i < NUM_INPUTS; i = i + 1u) {
-        vals[slot(S_INPUT + i)] = 0u;
+    for (i = 0u; i < NUM_INPUTS; i = i + 16u) {
+        {
+            let i_0 = i;
+            vals[slot(S_INPUT + i_0)] = 0u;
+        }
+        if (i + 1u < NUM_INPUTS) {
+            let i_1 = i + 1u;
+            vals[slot(S_INPUT + i_1)] = 0u;
+        }
+        if (i + 2u < NUM_INPUTS) {
+            let i_2 = i + 2u;
+            vals[slot(S_INPUT + i_2)] = 0u;
+        }
+        if (i + 3u < NUM_INPUTS) {
+            let i_3 = i + 3u;
+            vals[slot(S_INPUT + i_3)] = 0u;
+        }
+        if (i + 4u < NUM_INPUTS) {
+            let i_4 = i + 4u;
+            vals[slot(S_INPUT + i_4)] = 0u;
+        }
+        if (i + 5u < NUM_INPUTS) {
+            let i_5 = i + 5u;
+            vals[slot(S_INPUT + i_5)] = 0u;
+        }
+        if (i + 6u < NUM_INPUTS) {
+            let i_6 = i + 6u;
+            vals[slot(S_INPUT + i_6)] = 0u;
+        }
+        if (i + 7u < NUM_INPUTS) {
+            let i_7 = i + 7u;
+            vals[slot(S_INPUT + i_7)] = 0u;
+        }
+        if (i + 8u < NUM_INPUTS) {
+            let i_8 = i + 8u;
+            vals[slot(S_INPUT + i_8)] = 0u;
+        }
+        if (i + 9u < NUM_INPUTS) {
+            let i_9 = i + 9u;
+            vals[slot(S_INPUT + i_9)] = 0u;
+        }
+        if (i + 10u < NUM_INPUTS) {
+            let i_10 = i + 10u;
+            vals[slot(S_INPUT + i_10)] = 0u;
+        }
+        if (i + 11u < NUM_INPUTS) {
+            let i_11 = i + 11u;
+            vals[slot(S_INPUT + i_11)] = 0u;
+        }
+        if (i + 12u < NUM_INPUTS) {
+            let i_12 = i + 12u;
+            vals[slot(S_INPUT + i_12)] = 0u;
+        }
+        if (i + 13u < NUM_INPUTS) {
+            let i_13 = i + 13u;
+            vals[slot(S_INPUT + i_13)] = 0u;
+        }
+        if (i + 14u < NUM_INPUTS) {
+            let i_14 = i + 14u;
+            vals[slot(S_INPUT + i_14)] = 0u;
+        }
+        if (i + 15u < NUM_INPUTS) {
+            let i_15 = i + 15u;
+            vals[slot(S_INPUT + i_15)] = 0u;
+        }
     }
 }
 
-// Interprets the opcode stream tab[start..end).
+// Evaluates the gate record at word p of tab.
+fn gate(p: u32) {
+    let a0 = vals[slot(tab[p + 2u])];
+    let a1 = vals[slot(tab[p + 3u])];
+    let a2 = vals[slot(tab[p + 4u])];
+    let a3 = vals[slot(tab[p + 5u])];
+    let h = tab[p];
+    let v = select(a0 & a1 & a2 & a3, a0 | a1 | a2 | a3, (h & 1u) != 0u);
+    vals[slot(tab[p + 1u])] = v ^ (0u - ((h >> 1u) & 1u));
+}
+
+// Interprets gate records start..end (record indices).
 fn run_prog(start: u32, end: u32) {
-    var pc = start;
-    var v = 0u;
     var i = 0u;
-    while (pc < end) {
-        let h = tab[pc];
-        let n = h >> 3u;
-        let a = pc + 2u;
-        v = 0u;
-        switch (h & 7u) {
-            case 1u: {
-                v = 0xffffffffu;
-            }
-            case 2u: {
-                v = vals[slot(S_INPUT + tab[a])];
-            }
-            case 3u: {
-                v = vals[slot(S_STATE + tab[a])];
-            }
-            case 4u: {
-                v = ~vals[slot(tab[a])];
-            }
-            case 5u: {
-                v = 0xffffffffu;
-                for (i = 0u; i < n; i = i + 1u) {
-                    v = v & vals[slot(tab[a + i])];
-                }
-            }
-            case 6u: {
-                for (i = 0u; i < n; i = i + 1u) {
-                    v = v | vals[slot(tab[a + i])];
-                }
-            }
-            default: {
-                v = 0u;
-            }
+    for (i = start; i < end; i = i + 16u) {
+        {
+            let i_0 = i;
+            gate(T_PROG + 6u * i_0);
         }
-        vals[slot(tab[pc + 1u])] = v;
-        pc = a + n;
+        if (i + 1u < end) {
+            let i_1 = i + 1u;
+            gate(T_PROG + 6u * i_1);
+        }
+        if (i + 2u < end) {
+            let i_2 = i + 2u;
+            gate(T_PROG + 6u * i_2);
+        }
+        if (i + 3u < end) {
+            let i_3 = i + 3u;
+            gate(T_PROG + 6u * i_3);
+        }
+        if (i + 4u < end) {
+            let i_4 = i + 4u;
+            gate(T_PROG + 6u * i_4);
+        }
+        if (i + 5u < end) {
+            let i_5 = i + 5u;
+            gate(T_PROG + 6u * i_5);
+        }
+        if (i + 6u < end) {
+            let i_6 = i + 6u;
+            gate(T_PROG + 6u * i_6);
+        }
+        if (i + 7u < end) {
+            let i_7 = i + 7u;
+            gate(T_PROG + 6u * i_7);
+        }
+        if (i + 8u < end) {
+            let i_8 = i + 8u;
+            gate(T_PROG + 6u * i_8);
+        }
+        if (i + 9u < end) {
+            let i_9 = i + 9u;
+            gate(T_PROG + 6u * i_9);
+        }
+        if (i + 10u < end) {
+            let i_10 = i + 10u;
+            gate(T_PROG + 6u * i_10);
+        }
+        if (i + 11u < end) {
+            let i_11 = i + 11u;
+            gate(T_PROG + 6u * i_11);
+        }
+        if (i + 12u < end) {
+            let i_12 = i + 12u;
+            gate(T_PROG + 6u * i_12);
+        }
+        if (i + 13u < end) {
+            let i_13 = i + 13u;
+            gate(T_PROG + 6u * i_13);
+        }
+        if (i + 14u < end) {
+            let i_14 = i + 14u;
+            gate(T_PROG + 6u * i_14);
+        }
+        if (i + 15u < end) {
+            let i_15 = i + 15u;
+            gate(T_PROG + 6u * i_15);
+        }
     }
 }
 
@@ -197,15 +302,60 @@ fn finish(b: u32, end: u32) {
     var j = 0u;
     var w = 0u;
     var word = 0u;
-    var i = 0u;
     let base = lane_seq[b] * prm.rec_words;
     out[base] = lane_step[b];
     out[base + 1u] = end;
     for (r = 0u; r < NUM_ROLES; r = r + 1u) {
         v = 0u;
-        for (j = tab[T_ROLE_GOAL + r]; j < tab[T_ROLE_GOAL + r + 1u]; j = j + 1u) {
-            if (((goal_word(j) >> b) & 1u) != 0u) {
-                v = tab[T_GOAL_VALUE + j];
+        let ghi = tab[T_ROLE_GOAL + r + 1u];
+        for (j = tab[T_ROLE_GOAL + r]; j < ghi; j = j + 8u) {
+            {
+                let j_0 = j;
+                if (((goal_word(j_0) >> b) & 1u) != 0u) {
+                    v = tab[T_GOAL_VALUE + j_0];
+                }
+            }
+            if (j + 1u < ghi) {
+                let j_1 = j + 1u;
+                if (((goal_word(j_1) >> b) & 1u) != 0u) {
+                    v = tab[T_GOAL_VALUE + j_1];
+                }
+            }
+            if (j + 2u < ghi) {
+                let j_2 = j + 2u;
+                if (((goal_word(j_2) >> b) & 1u) != 0u) {
+                    v = tab[T_GOAL_VALUE + j_2];
+                }
+            }
+            if (j + 3u < ghi) {
+                let j_3 = j + 3u;
+                if (((goal_word(j_3) >> b) & 1u) != 0u) {
+                    v = tab[T_GOAL_VALUE + j_3];
+                }
+            }
+            if (j + 4u < ghi) {
+                let j_4 = j + 4u;
+                if (((goal_word(j_4) >> b) & 1u) != 0u) {
+                    v = tab[T_GOAL_VALUE + j_4];
+                }
+            }
+            if (j + 5u < ghi) {
+                let j_5 = j + 5u;
+                if (((goal_word(j_5) >> b) & 1u) != 0u) {
+                    v = tab[T_GOAL_VALUE + j_5];
+                }
+            }
+            if (j + 6u < ghi) {
+                let j_6 = j + 6u;
+                if (((goal_word(j_6) >> b) & 1u) != 0u) {
+                    v = tab[T_GOAL_VALUE + j_6];
+                }
+            }
+            if (j + 7u < ghi) {
+                let j_7 = j + 7u;
+                if (((goal_word(j_7) >> b) & 1u) != 0u) {
+                    v = tab[T_GOAL_VALUE + j_7];
+                }
             }
         }
         gw = gw | (v << (8u * (r & 3u)));
@@ -217,9 +367,38 @@ fn finish(b: u32, end: u32) {
     if (prm.want_state != 0u) {
         for (w = 0u; w < STATE_WORDS; w = w + 1u) {
             word = 0u;
-            for (i = 0u; i < 32u && w * 32u + i < NUM_LATCHES; i = i + 1u) {
-                word = word | (((st_get(w * 32u + i) >> b) & 1u) << i);
-            }
+            if (w * 32u + 0u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 0u) >> b) & 1u) << 0u); }
+            if (w * 32u + 1u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 1u) >> b) & 1u) << 1u); }
+            if (w * 32u + 2u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 2u) >> b) & 1u) << 2u); }
+            if (w * 32u + 3u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 3u) >> b) & 1u) << 3u); }
+            if (w * 32u + 4u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 4u) >> b) & 1u) << 4u); }
+            if (w * 32u + 5u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 5u) >> b) & 1u) << 5u); }
+            if (w * 32u + 6u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 6u) >> b) & 1u) << 6u); }
+            if (w * 32u + 7u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 7u) >> b) & 1u) << 7u); }
+            if (w * 32u + 8u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 8u) >> b) & 1u) << 8u); }
+            if (w * 32u + 9u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 9u) >> b) & 1u) << 9u); }
+            if (w * 32u + 10u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 10u) >> b) & 1u) << 10u); }
+            if (w * 32u + 11u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 11u) >> b) & 1u) << 11u); }
+            if (w * 32u + 12u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 12u) >> b) & 1u) << 12u); }
+            if (w * 32u + 13u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 13u) >> b) & 1u) << 13u); }
+            if (w * 32u + 14u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 14u) >> b) & 1u) << 14u); }
+            if (w * 32u + 15u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 15u) >> b) & 1u) << 15u); }
+            if (w * 32u + 16u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 16u) >> b) & 1u) << 16u); }
+            if (w * 32u + 17u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 17u) >> b) & 1u) << 17u); }
+            if (w * 32u + 18u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 18u) >> b) & 1u) << 18u); }
+            if (w * 32u + 19u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 19u) >> b) & 1u) << 19u); }
+            if (w * 32u + 20u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 20u) >> b) & 1u) << 20u); }
+            if (w * 32u + 21u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 21u) >> b) & 1u) << 21u); }
+            if (w * 32u + 22u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 22u) >> b) & 1u) << 22u); }
+            if (w * 32u + 23u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 23u) >> b) & 1u) << 23u); }
+            if (w * 32u + 24u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 24u) >> b) & 1u) << 24u); }
+            if (w * 32u + 25u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 25u) >> b) & 1u) << 25u); }
+            if (w * 32u + 26u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 26u) >> b) & 1u) << 26u); }
+            if (w * 32u + 27u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 27u) >> b) & 1u) << 27u); }
+            if (w * 32u + 28u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 28u) >> b) & 1u) << 28u); }
+            if (w * 32u + 29u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 29u) >> b) & 1u) << 29u); }
+            if (w * 32u + 30u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 30u) >> b) & 1u) << 30u); }
+            if (w * 32u + 31u < NUM_LATCHES) { word = word | (((st_get(w * 32u + 31u) >> b) & 1u) << 31u); }
             out[base + 2u + GOAL_WORDS + w] = word;
         }
     }
@@ -243,21 +422,461 @@ fn decide(b: u32, t: u32) -> bool {
             let lo = tab[T_ROLE_LEGAL + r];
             let hi = tab[T_ROLE_LEGAL + r + 1u];
             cnt = 0u;
-            for (j = lo; j < hi; j = j + 1u) {
-                cnt = cnt + ((legal_word(j) >> b) & 1u);
+            for (j = lo; j < hi; j = j + 32u) {
+                {
+                    let j_0 = j;
+                    cnt = cnt + ((legal_word(j_0) >> b) & 1u);
+                }
+                if (j + 1u < hi) {
+                    let j_1 = j + 1u;
+                    cnt = cnt + ((legal_word(j_1) >> b) & 1u);
+                }
+                if (j + 2u < hi) {
+                    let j_2 = j + 2u;
+                    cnt = cnt + ((legal_word(j_2) >> b) & 1u);
+                }
+                if (j + 3u < hi) {
+                    let j_3 = j + 3u;
+                    cnt = cnt + ((legal_word(j_3) >> b) & 1u);
+                }
+                if (j + 4u < hi) {
+                    let j_4 = j + 4u;
+                    cnt = cnt + ((legal_word(j_4) >> b) & 1u);
+                }
+                if (j + 5u < hi) {
+                    let j_5 = j + 5u;
+                    cnt = cnt + ((legal_word(j_5) >> b) & 1u);
+                }
+                if (j + 6u < hi) {
+                    let j_6 = j + 6u;
+                    cnt = cnt + ((legal_word(j_6) >> b) & 1u);
+                }
+                if (j + 7u < hi) {
+                    let j_7 = j + 7u;
+                    cnt = cnt + ((legal_word(j_7) >> b) & 1u);
+                }
+                if (j + 8u < hi) {
+                    let j_8 = j + 8u;
+                    cnt = cnt + ((legal_word(j_8) >> b) & 1u);
+                }
+                if (j + 9u < hi) {
+                    let j_9 = j + 9u;
+                    cnt = cnt + ((legal_word(j_9) >> b) & 1u);
+                }
+                if (j + 10u < hi) {
+                    let j_10 = j + 10u;
+                    cnt = cnt + ((legal_word(j_10) >> b) & 1u);
+                }
+                if (j + 11u < hi) {
+                    let j_11 = j + 11u;
+                    cnt = cnt + ((legal_word(j_11) >> b) & 1u);
+                }
+                if (j + 12u < hi) {
+                    let j_12 = j + 12u;
+                    cnt = cnt + ((legal_word(j_12) >> b) & 1u);
+                }
+                if (j + 13u < hi) {
+                    let j_13 = j + 13u;
+                    cnt = cnt + ((legal_word(j_13) >> b) & 1u);
+                }
+                if (j + 14u < hi) {
+                    let j_14 = j + 14u;
+                    cnt = cnt + ((legal_word(j_14) >> b) & 1u);
+                }
+                if (j + 15u < hi) {
+                    let j_15 = j + 15u;
+                    cnt = cnt + ((legal_word(j_15) >> b) & 1u);
+                }
+                if (j + 16u < hi) {
+                    let j_16 = j + 16u;
+                    cnt = cnt + ((legal_word(j_16) >> b) & 1u);
+                }
+                if (j + 17u < hi) {
+                    let j_17 = j + 17u;
+                    cnt = cnt + ((legal_word(j_17) >> b) & 1u);
+                }
+                if (j + 18u < hi) {
+                    let j_18 = j + 18u;
+                    cnt = cnt + ((legal_word(j_18) >> b) & 1u);
+                }
+                if (j + 19u < hi) {
+                    let j_19 = j + 19u;
+                    cnt = cnt + ((legal_word(j_19) >> b) & 1u);
+                }
+                if (j + 20u < hi) {
+                    let j_20 = j + 20u;
+                    cnt = cnt + ((legal_word(j_20) >> b) & 1u);
+                }
+                if (j + 21u < hi) {
+                    let j_21 = j + 21u;
+                    cnt = cnt + ((legal_word(j_21) >> b) & 1u);
+                }
+                if (j + 22u < hi) {
+                    let j_22 = j + 22u;
+                    cnt = cnt + ((legal_word(j_22) >> b) & 1u);
+                }
+                if (j + 23u < hi) {
+                    let j_23 = j + 23u;
+                    cnt = cnt + ((legal_word(j_23) >> b) & 1u);
+                }
+                if (j + 24u < hi) {
+                    let j_24 = j + 24u;
+                    cnt = cnt + ((legal_word(j_24) >> b) & 1u);
+                }
+                if (j + 25u < hi) {
+                    let j_25 = j + 25u;
+                    cnt = cnt + ((legal_word(j_25) >> b) & 1u);
+                }
+                if (j + 26u < hi) {
+                    let j_26 = j + 26u;
+                    cnt = cnt + ((legal_word(j_26) >> b) & 1u);
+                }
+                if (j + 27u < hi) {
+                    let j_27 = j + 27u;
+                    cnt = cnt + ((legal_word(j_27) >> b) & 1u);
+                }
+                if (j + 28u < hi) {
+                    let j_28 = j + 28u;
+                    cnt = cnt + ((legal_word(j_28) >> b) & 1u);
+                }
+                if (j + 29u < hi) {
+                    let j_29 = j + 29u;
+                    cnt = cnt + ((legal_word(j_29) >> b) & 1u);
+                }
+                if (j + 30u < hi) {
+                    let j_30 = j + 30u;
+                    cnt = cnt + ((legal_word(j_30) >> b) & 1u);
+                }
+                if (j + 31u < hi) {
+                    let j_31 = j + 31u;
+                    cnt = cnt + ((legal_word(j_31) >> b) & 1u);
+                }
             }
             if (cnt == 0u) {
                 end = 3u + r;
                 break;
             }
             k = mulhi(threefry(prm.seed_lo, prm.seed_hi, lane_po[b], (lane_step[b] << 8u) | r), cnt);
-            for (j = lo; j < hi; j = j + 1u) {
-                if (((legal_word(j) >> b) & 1u) != 0u) {
-                    if (k == 0u) {
-                        set_input(tab[T_LEGAL_INPUT + j], bit);
-                        break;
+            for (j = lo; j < hi; j = j + 32u) {
+                {
+                    let j_0 = j;
+                    if (((legal_word(j_0) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_0], bit);
+                            break;
+                        }
+                        k = k - 1u;
                     }
-                    k = k - 1u;
+                }
+                if (j + 1u < hi) {
+                    let j_1 = j + 1u;
+                    if (((legal_word(j_1) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_1], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 2u < hi) {
+                    let j_2 = j + 2u;
+                    if (((legal_word(j_2) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_2], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 3u < hi) {
+                    let j_3 = j + 3u;
+                    if (((legal_word(j_3) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_3], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 4u < hi) {
+                    let j_4 = j + 4u;
+                    if (((legal_word(j_4) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_4], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 5u < hi) {
+                    let j_5 = j + 5u;
+                    if (((legal_word(j_5) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_5], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 6u < hi) {
+                    let j_6 = j + 6u;
+                    if (((legal_word(j_6) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_6], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 7u < hi) {
+                    let j_7 = j + 7u;
+                    if (((legal_word(j_7) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_7], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 8u < hi) {
+                    let j_8 = j + 8u;
+                    if (((legal_word(j_8) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_8], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 9u < hi) {
+                    let j_9 = j + 9u;
+                    if (((legal_word(j_9) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_9], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 10u < hi) {
+                    let j_10 = j + 10u;
+                    if (((legal_word(j_10) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_10], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 11u < hi) {
+                    let j_11 = j + 11u;
+                    if (((legal_word(j_11) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_11], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 12u < hi) {
+                    let j_12 = j + 12u;
+                    if (((legal_word(j_12) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_12], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 13u < hi) {
+                    let j_13 = j + 13u;
+                    if (((legal_word(j_13) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_13], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 14u < hi) {
+                    let j_14 = j + 14u;
+                    if (((legal_word(j_14) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_14], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 15u < hi) {
+                    let j_15 = j + 15u;
+                    if (((legal_word(j_15) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_15], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 16u < hi) {
+                    let j_16 = j + 16u;
+                    if (((legal_word(j_16) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_16], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 17u < hi) {
+                    let j_17 = j + 17u;
+                    if (((legal_word(j_17) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_17], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 18u < hi) {
+                    let j_18 = j + 18u;
+                    if (((legal_word(j_18) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_18], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 19u < hi) {
+                    let j_19 = j + 19u;
+                    if (((legal_word(j_19) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_19], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 20u < hi) {
+                    let j_20 = j + 20u;
+                    if (((legal_word(j_20) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_20], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 21u < hi) {
+                    let j_21 = j + 21u;
+                    if (((legal_word(j_21) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_21], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 22u < hi) {
+                    let j_22 = j + 22u;
+                    if (((legal_word(j_22) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_22], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 23u < hi) {
+                    let j_23 = j + 23u;
+                    if (((legal_word(j_23) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_23], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 24u < hi) {
+                    let j_24 = j + 24u;
+                    if (((legal_word(j_24) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_24], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 25u < hi) {
+                    let j_25 = j + 25u;
+                    if (((legal_word(j_25) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_25], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 26u < hi) {
+                    let j_26 = j + 26u;
+                    if (((legal_word(j_26) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_26], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 27u < hi) {
+                    let j_27 = j + 27u;
+                    if (((legal_word(j_27) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_27], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 28u < hi) {
+                    let j_28 = j + 28u;
+                    if (((legal_word(j_28) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_28], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 29u < hi) {
+                    let j_29 = j + 29u;
+                    if (((legal_word(j_29) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_29], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 30u < hi) {
+                    let j_30 = j + 30u;
+                    if (((legal_word(j_30) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_30], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
+                }
+                if (j + 31u < hi) {
+                    let j_31 = j + 31u;
+                    if (((legal_word(j_31) >> b) & 1u) != 0u) {
+                        if (k == 0u) {
+                            set_input(tab[T_LEGAL_INPUT + j_31], bit);
+                            break;
+                        }
+                        k = k - 1u;
+                    }
                 }
             }
         }
@@ -274,7 +893,7 @@ fn decide(b: u32, t: u32) -> bool {
 fn load_lane(b: u32, k: u32) {
     var lo = 0u;
     var hi = prm.njobs;
-    var l = 0u;
+    var w = 0u;
     while (hi - lo > 1u) {
         let mid = (lo + hi) / 2u;
         if (jobs[3u * mid] <= k) {
@@ -287,10 +906,41 @@ fn load_lane(b: u32, k: u32) {
     lane_po[b] = jobs[3u * lo + 1u] + (k - jobs[3u * lo]);
     lane_step[b] = 0u;
     let off = jobs[3u * lo + 2u];
-    let bit = 1u << b;
-    for (l = 0u; l < NUM_LATCHES; l = l + 1u) {
-        let v = (starts[off + (l >> 5u)] >> (l & 31u)) & 1u;
-        st_put(l, (st_get(l) & ~bit) | (v << b));
+    let keep = ~(1u << b);
+    for (w = 0u; w < STATE_WORDS; w = w + 1u) {
+        let s = starts[off + w];
+        if (w * 32u + 0u < NUM_LATCHES) { st_put(w * 32u + 0u, (st_get(w * 32u + 0u) & keep) | (((s >> 0u) & 1u) << b)); }
+        if (w * 32u + 1u < NUM_LATCHES) { st_put(w * 32u + 1u, (st_get(w * 32u + 1u) & keep) | (((s >> 1u) & 1u) << b)); }
+        if (w * 32u + 2u < NUM_LATCHES) { st_put(w * 32u + 2u, (st_get(w * 32u + 2u) & keep) | (((s >> 2u) & 1u) << b)); }
+        if (w * 32u + 3u < NUM_LATCHES) { st_put(w * 32u + 3u, (st_get(w * 32u + 3u) & keep) | (((s >> 3u) & 1u) << b)); }
+        if (w * 32u + 4u < NUM_LATCHES) { st_put(w * 32u + 4u, (st_get(w * 32u + 4u) & keep) | (((s >> 4u) & 1u) << b)); }
+        if (w * 32u + 5u < NUM_LATCHES) { st_put(w * 32u + 5u, (st_get(w * 32u + 5u) & keep) | (((s >> 5u) & 1u) << b)); }
+        if (w * 32u + 6u < NUM_LATCHES) { st_put(w * 32u + 6u, (st_get(w * 32u + 6u) & keep) | (((s >> 6u) & 1u) << b)); }
+        if (w * 32u + 7u < NUM_LATCHES) { st_put(w * 32u + 7u, (st_get(w * 32u + 7u) & keep) | (((s >> 7u) & 1u) << b)); }
+        if (w * 32u + 8u < NUM_LATCHES) { st_put(w * 32u + 8u, (st_get(w * 32u + 8u) & keep) | (((s >> 8u) & 1u) << b)); }
+        if (w * 32u + 9u < NUM_LATCHES) { st_put(w * 32u + 9u, (st_get(w * 32u + 9u) & keep) | (((s >> 9u) & 1u) << b)); }
+        if (w * 32u + 10u < NUM_LATCHES) { st_put(w * 32u + 10u, (st_get(w * 32u + 10u) & keep) | (((s >> 10u) & 1u) << b)); }
+        if (w * 32u + 11u < NUM_LATCHES) { st_put(w * 32u + 11u, (st_get(w * 32u + 11u) & keep) | (((s >> 11u) & 1u) << b)); }
+        if (w * 32u + 12u < NUM_LATCHES) { st_put(w * 32u + 12u, (st_get(w * 32u + 12u) & keep) | (((s >> 12u) & 1u) << b)); }
+        if (w * 32u + 13u < NUM_LATCHES) { st_put(w * 32u + 13u, (st_get(w * 32u + 13u) & keep) | (((s >> 13u) & 1u) << b)); }
+        if (w * 32u + 14u < NUM_LATCHES) { st_put(w * 32u + 14u, (st_get(w * 32u + 14u) & keep) | (((s >> 14u) & 1u) << b)); }
+        if (w * 32u + 15u < NUM_LATCHES) { st_put(w * 32u + 15u, (st_get(w * 32u + 15u) & keep) | (((s >> 15u) & 1u) << b)); }
+        if (w * 32u + 16u < NUM_LATCHES) { st_put(w * 32u + 16u, (st_get(w * 32u + 16u) & keep) | (((s >> 16u) & 1u) << b)); }
+        if (w * 32u + 17u < NUM_LATCHES) { st_put(w * 32u + 17u, (st_get(w * 32u + 17u) & keep) | (((s >> 17u) & 1u) << b)); }
+        if (w * 32u + 18u < NUM_LATCHES) { st_put(w * 32u + 18u, (st_get(w * 32u + 18u) & keep) | (((s >> 18u) & 1u) << b)); }
+        if (w * 32u + 19u < NUM_LATCHES) { st_put(w * 32u + 19u, (st_get(w * 32u + 19u) & keep) | (((s >> 19u) & 1u) << b)); }
+        if (w * 32u + 20u < NUM_LATCHES) { st_put(w * 32u + 20u, (st_get(w * 32u + 20u) & keep) | (((s >> 20u) & 1u) << b)); }
+        if (w * 32u + 21u < NUM_LATCHES) { st_put(w * 32u + 21u, (st_get(w * 32u + 21u) & keep) | (((s >> 21u) & 1u) << b)); }
+        if (w * 32u + 22u < NUM_LATCHES) { st_put(w * 32u + 22u, (st_get(w * 32u + 22u) & keep) | (((s >> 22u) & 1u) << b)); }
+        if (w * 32u + 23u < NUM_LATCHES) { st_put(w * 32u + 23u, (st_get(w * 32u + 23u) & keep) | (((s >> 23u) & 1u) << b)); }
+        if (w * 32u + 24u < NUM_LATCHES) { st_put(w * 32u + 24u, (st_get(w * 32u + 24u) & keep) | (((s >> 24u) & 1u) << b)); }
+        if (w * 32u + 25u < NUM_LATCHES) { st_put(w * 32u + 25u, (st_get(w * 32u + 25u) & keep) | (((s >> 25u) & 1u) << b)); }
+        if (w * 32u + 26u < NUM_LATCHES) { st_put(w * 32u + 26u, (st_get(w * 32u + 26u) & keep) | (((s >> 26u) & 1u) << b)); }
+        if (w * 32u + 27u < NUM_LATCHES) { st_put(w * 32u + 27u, (st_get(w * 32u + 27u) & keep) | (((s >> 27u) & 1u) << b)); }
+        if (w * 32u + 28u < NUM_LATCHES) { st_put(w * 32u + 28u, (st_get(w * 32u + 28u) & keep) | (((s >> 28u) & 1u) << b)); }
+        if (w * 32u + 29u < NUM_LATCHES) { st_put(w * 32u + 29u, (st_get(w * 32u + 29u) & keep) | (((s >> 29u) & 1u) << b)); }
+        if (w * 32u + 30u < NUM_LATCHES) { st_put(w * 32u + 30u, (st_get(w * 32u + 30u) & keep) | (((s >> 30u) & 1u) << b)); }
+        if (w * 32u + 31u < NUM_LATCHES) { st_put(w * 32u + 31u, (st_get(w * 32u + 31u) & keep) | (((s >> 31u) & 1u) << b)); }
     }
 }
 
@@ -304,11 +954,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     var live = 0u;
     var empty = ALL_LANES;
     var iter = 0u;
+    var saved = false;
     var e = 0u;
     var go = 0u;
     var a = 0u;
     var b = 0u;
     var l = 0u;
+    var probe = 0u;
+    vals[slot(S_ONES)] = 0xffffffffu;
+    vals[slot(S_ZEROS)] = 0u;
     if (prm.resume != 0u) {
         live = ctx[c];
         empty = ctx[c + 1u];
@@ -317,8 +971,71 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
             lane_po[b] = ctx[c + 2u + LANES + b];
             lane_step[b] = ctx[c + 2u + 2u * LANES + b];
         }
-        for (l = 0u; l < CTX_STATE; l = l + 1u) {
-            st_put(l, ctx[c + 2u + 3u * LANES + l]);
+        for (l = 0u; l < CTX_STATE; l = l + 16u) {
+            {
+                let l_0 = l;
+                st_put(l_0, ctx[c + 2u + 3u * LANES + l_0]);
+            }
+            if (l + 1u < CTX_STATE) {
+                let l_1 = l + 1u;
+                st_put(l_1, ctx[c + 2u + 3u * LANES + l_1]);
+            }
+            if (l + 2u < CTX_STATE) {
+                let l_2 = l + 2u;
+                st_put(l_2, ctx[c + 2u + 3u * LANES + l_2]);
+            }
+            if (l + 3u < CTX_STATE) {
+                let l_3 = l + 3u;
+                st_put(l_3, ctx[c + 2u + 3u * LANES + l_3]);
+            }
+            if (l + 4u < CTX_STATE) {
+                let l_4 = l + 4u;
+                st_put(l_4, ctx[c + 2u + 3u * LANES + l_4]);
+            }
+            if (l + 5u < CTX_STATE) {
+                let l_5 = l + 5u;
+                st_put(l_5, ctx[c + 2u + 3u * LANES + l_5]);
+            }
+            if (l + 6u < CTX_STATE) {
+                let l_6 = l + 6u;
+                st_put(l_6, ctx[c + 2u + 3u * LANES + l_6]);
+            }
+            if (l + 7u < CTX_STATE) {
+                let l_7 = l + 7u;
+                st_put(l_7, ctx[c + 2u + 3u * LANES + l_7]);
+            }
+            if (l + 8u < CTX_STATE) {
+                let l_8 = l + 8u;
+                st_put(l_8, ctx[c + 2u + 3u * LANES + l_8]);
+            }
+            if (l + 9u < CTX_STATE) {
+                let l_9 = l + 9u;
+                st_put(l_9, ctx[c + 2u + 3u * LANES + l_9]);
+            }
+            if (l + 10u < CTX_STATE) {
+                let l_10 = l + 10u;
+                st_put(l_10, ctx[c + 2u + 3u * LANES + l_10]);
+            }
+            if (l + 11u < CTX_STATE) {
+                let l_11 = l + 11u;
+                st_put(l_11, ctx[c + 2u + 3u * LANES + l_11]);
+            }
+            if (l + 12u < CTX_STATE) {
+                let l_12 = l + 12u;
+                st_put(l_12, ctx[c + 2u + 3u * LANES + l_12]);
+            }
+            if (l + 13u < CTX_STATE) {
+                let l_13 = l + 13u;
+                st_put(l_13, ctx[c + 2u + 3u * LANES + l_13]);
+            }
+            if (l + 14u < CTX_STATE) {
+                let l_14 = l + 14u;
+                st_put(l_14, ctx[c + 2u + 3u * LANES + l_14]);
+            }
+            if (l + 15u < CTX_STATE) {
+                let l_15 = l + 15u;
+                st_put(l_15, ctx[c + 2u + 3u * LANES + l_15]);
+            }
         }
     }
     loop {
@@ -337,22 +1054,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
             break;
         }
         if (iter == prm.budget) {
-            // Out of steps for this dispatch: save the lanes, the host dispatches again.
-            ctx[c] = live;
-            ctx[c + 1u] = empty;
-            for (b = 0u; b < LANES; b = b + 1u) {
-                ctx[c + 2u + b] = lane_seq[b];
-                ctx[c + 2u + LANES + b] = lane_po[b];
-                ctx[c + 2u + 2u * LANES + b] = lane_step[b];
-            }
-            for (l = 0u; l < CTX_STATE; l = l + 1u) {
-                ctx[c + 2u + 3u * LANES + l] = st_get(l);
-            }
-            atomicAdd(&ctr.pending, 1u);
-            return;
+            // Out of steps for this dispatch: the lanes are saved below.
+            saved = true;
+            break;
         }
         iter = iter + 1u;
-        run_prog(T_PROG, T_PROG_NEXT);
+        run_prog(0u, T_PROG_NEXT);
         let term_w = vals[slot(TERMINAL)];
         clear_inputs();
         go = 0u;
@@ -366,8 +1073,71 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         if (go != 0u) {
             run_prog(T_PROG_NEXT, T_PROG_END);
-            for (l = 0u; l < NUM_LATCHES; l = l + 1u) {
-                st_put(l, (vals[slot(tab[T_LATCH_NEXT + l])] & go) | (st_get(l) & ~go));
+            for (l = 0u; l < NUM_LATCHES; l = l + 16u) {
+                {
+                    let l_0 = l;
+                    st_put(l_0, (vals[slot(tab[T_LATCH_NEXT + l_0])] & go) | (st_get(l_0) & ~go));
+                }
+                if (l + 1u < NUM_LATCHES) {
+                    let l_1 = l + 1u;
+                    st_put(l_1, (vals[slot(tab[T_LATCH_NEXT + l_1])] & go) | (st_get(l_1) & ~go));
+                }
+                if (l + 2u < NUM_LATCHES) {
+                    let l_2 = l + 2u;
+                    st_put(l_2, (vals[slot(tab[T_LATCH_NEXT + l_2])] & go) | (st_get(l_2) & ~go));
+                }
+                if (l + 3u < NUM_LATCHES) {
+                    let l_3 = l + 3u;
+                    st_put(l_3, (vals[slot(tab[T_LATCH_NEXT + l_3])] & go) | (st_get(l_3) & ~go));
+                }
+                if (l + 4u < NUM_LATCHES) {
+                    let l_4 = l + 4u;
+                    st_put(l_4, (vals[slot(tab[T_LATCH_NEXT + l_4])] & go) | (st_get(l_4) & ~go));
+                }
+                if (l + 5u < NUM_LATCHES) {
+                    let l_5 = l + 5u;
+                    st_put(l_5, (vals[slot(tab[T_LATCH_NEXT + l_5])] & go) | (st_get(l_5) & ~go));
+                }
+                if (l + 6u < NUM_LATCHES) {
+                    let l_6 = l + 6u;
+                    st_put(l_6, (vals[slot(tab[T_LATCH_NEXT + l_6])] & go) | (st_get(l_6) & ~go));
+                }
+                if (l + 7u < NUM_LATCHES) {
+                    let l_7 = l + 7u;
+                    st_put(l_7, (vals[slot(tab[T_LATCH_NEXT + l_7])] & go) | (st_get(l_7) & ~go));
+                }
+                if (l + 8u < NUM_LATCHES) {
+                    let l_8 = l + 8u;
+                    st_put(l_8, (vals[slot(tab[T_LATCH_NEXT + l_8])] & go) | (st_get(l_8) & ~go));
+                }
+                if (l + 9u < NUM_LATCHES) {
+                    let l_9 = l + 9u;
+                    st_put(l_9, (vals[slot(tab[T_LATCH_NEXT + l_9])] & go) | (st_get(l_9) & ~go));
+                }
+                if (l + 10u < NUM_LATCHES) {
+                    let l_10 = l + 10u;
+                    st_put(l_10, (vals[slot(tab[T_LATCH_NEXT + l_10])] & go) | (st_get(l_10) & ~go));
+                }
+                if (l + 11u < NUM_LATCHES) {
+                    let l_11 = l + 11u;
+                    st_put(l_11, (vals[slot(tab[T_LATCH_NEXT + l_11])] & go) | (st_get(l_11) & ~go));
+                }
+                if (l + 12u < NUM_LATCHES) {
+                    let l_12 = l + 12u;
+                    st_put(l_12, (vals[slot(tab[T_LATCH_NEXT + l_12])] & go) | (st_get(l_12) & ~go));
+                }
+                if (l + 13u < NUM_LATCHES) {
+                    let l_13 = l + 13u;
+                    st_put(l_13, (vals[slot(tab[T_LATCH_NEXT + l_13])] & go) | (st_get(l_13) & ~go));
+                }
+                if (l + 14u < NUM_LATCHES) {
+                    let l_14 = l + 14u;
+                    st_put(l_14, (vals[slot(tab[T_LATCH_NEXT + l_14])] & go) | (st_get(l_14) & ~go));
+                }
+                if (l + 15u < NUM_LATCHES) {
+                    let l_15 = l + 15u;
+                    st_put(l_15, (vals[slot(tab[T_LATCH_NEXT + l_15])] & go) | (st_get(l_15) & ~go));
+                }
             }
         }
         a = go;
@@ -379,6 +1149,93 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         empty = live & ~go;
         live = go;
     }
-    ctx[c] = 0u;
-    ctx[c + 1u] = 0u;
+    if (saved) {
+        // The host dispatches again with prm.resume = 1.
+        ctx[c] = live;
+        ctx[c + 1u] = empty;
+        for (b = 0u; b < LANES; b = b + 1u) {
+            ctx[c + 2u + b] = lane_seq[b];
+            ctx[c + 2u + LANES + b] = lane_po[b];
+            ctx[c + 2u + 2u * LANES + b] = lane_step[b];
+        }
+        for (l = 0u; l < CTX_STATE; l = l + 16u) {
+            {
+                let l_0 = l;
+                ctx[c + 2u + 3u * LANES + l_0] = st_get(l_0);
+            }
+            if (l + 1u < CTX_STATE) {
+                let l_1 = l + 1u;
+                ctx[c + 2u + 3u * LANES + l_1] = st_get(l_1);
+            }
+            if (l + 2u < CTX_STATE) {
+                let l_2 = l + 2u;
+                ctx[c + 2u + 3u * LANES + l_2] = st_get(l_2);
+            }
+            if (l + 3u < CTX_STATE) {
+                let l_3 = l + 3u;
+                ctx[c + 2u + 3u * LANES + l_3] = st_get(l_3);
+            }
+            if (l + 4u < CTX_STATE) {
+                let l_4 = l + 4u;
+                ctx[c + 2u + 3u * LANES + l_4] = st_get(l_4);
+            }
+            if (l + 5u < CTX_STATE) {
+                let l_5 = l + 5u;
+                ctx[c + 2u + 3u * LANES + l_5] = st_get(l_5);
+            }
+            if (l + 6u < CTX_STATE) {
+                let l_6 = l + 6u;
+                ctx[c + 2u + 3u * LANES + l_6] = st_get(l_6);
+            }
+            if (l + 7u < CTX_STATE) {
+                let l_7 = l + 7u;
+                ctx[c + 2u + 3u * LANES + l_7] = st_get(l_7);
+            }
+            if (l + 8u < CTX_STATE) {
+                let l_8 = l + 8u;
+                ctx[c + 2u + 3u * LANES + l_8] = st_get(l_8);
+            }
+            if (l + 9u < CTX_STATE) {
+                let l_9 = l + 9u;
+                ctx[c + 2u + 3u * LANES + l_9] = st_get(l_9);
+            }
+            if (l + 10u < CTX_STATE) {
+                let l_10 = l + 10u;
+                ctx[c + 2u + 3u * LANES + l_10] = st_get(l_10);
+            }
+            if (l + 11u < CTX_STATE) {
+                let l_11 = l + 11u;
+                ctx[c + 2u + 3u * LANES + l_11] = st_get(l_11);
+            }
+            if (l + 12u < CTX_STATE) {
+                let l_12 = l + 12u;
+                ctx[c + 2u + 3u * LANES + l_12] = st_get(l_12);
+            }
+            if (l + 13u < CTX_STATE) {
+                let l_13 = l + 13u;
+                ctx[c + 2u + 3u * LANES + l_13] = st_get(l_13);
+            }
+            if (l + 14u < CTX_STATE) {
+                let l_14 = l + 14u;
+                ctx[c + 2u + 3u * LANES + l_14] = st_get(l_14);
+            }
+            if (l + 15u < CTX_STATE) {
+                let l_15 = l + 15u;
+                ctx[c + 2u + 3u * LANES + l_15] = st_get(l_15);
+            }
+        }
+        atomicAdd(&ctr.pending, 1u);
+    } else {
+        ctx[c] = 0u;
+        ctx[c + 1u] = 0u;
+    }
+    loop {
+        probe = probe + 1u;
+        if (probe >= prm.probe) {
+            break;
+        }
+    }
+    if (probe != prm.probe) {
+        atomicAdd(&ctr.overrun, 1u);
+    }
 }
