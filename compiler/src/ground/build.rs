@@ -22,7 +22,6 @@
 //! Stratified negation never lies on a cycle; a negative edge inside a component is an error.
 
 use super::fixpoint::Grounder;
-use super::hash::FastMap;
 use super::instances::Instances;
 use super::scc::{is_cyclic, sccs_from, Graph};
 use super::terms::{AtomId, GTerm};
@@ -30,6 +29,7 @@ use super::GroundError;
 use crate::netlist::{
     Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId,
 };
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 
 /// Counts describing the build, for [`super::CompileReport`].
@@ -46,7 +46,7 @@ pub struct BuildCounts {
 /// Makes gates, sharing identical ones and folding constants.
 struct Gates {
     net: Netlist,
-    memo: FastMap<Gate, GateId>,
+    memo: FxHashMap<Gate, GateId>,
 }
 
 impl Gates {
@@ -118,7 +118,7 @@ pub fn build(g: &Grounder<'_>, inst: &Instances) -> Result<(Netlist, BuildCounts
     let natoms = g.atoms.len();
     let mut gates = Gates {
         net: Netlist::default(),
-        memo: FastMap::default(),
+        memo: FxHashMap::default(),
     };
     let mut gate_of = vec![NONE; natoms];
     let mut counts = BuildCounts::default();

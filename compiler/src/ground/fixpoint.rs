@@ -2,11 +2,11 @@
 //! dynamic relations by a relaxed semi-naive fixpoint that ignores negation, with `true`
 //! atoms from `init` ∪ `next` and `does` atoms from `legal`.
 
-use super::hash::{FastMap, FastSet};
 use super::join::{plan, Db, Index, IndexSpec, Join, Mode, Source, Step, Stop};
 use super::rules::{CRule, Lowered, PLit};
 use super::terms::{AtomArena, AtomId, RelId, TermArena, TermId};
 use super::{Budget, BudgetKind, GroundError};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::time::Instant;
 
 /// How many tuples the grounder's loops handle between two looks at the clock.
@@ -26,7 +26,7 @@ pub struct Grounder<'l> {
     pub origin: Vec<u32>,
     indexes: Vec<Index>,
     index_specs: Vec<IndexSpec>,
-    index_of: FastMap<IndexSpec, usize>,
+    index_of: FxHashMap<IndexSpec, usize>,
     /// Limits.
     pub budget: Budget,
     /// When grounding started.
@@ -46,7 +46,7 @@ impl<'l> Grounder<'l> {
             origin: Vec::new(),
             indexes: Vec::new(),
             index_specs: Vec::new(),
-            index_of: FastMap::default(),
+            index_of: FxHashMap::default(),
             budget,
             start: Instant::now(),
             solutions: 0,
@@ -179,7 +179,7 @@ impl<'l> Grounder<'l> {
             v.dedup();
             v
         };
-        let mut seen: FastSet<Box<[TermId]>> = FastSet::default();
+        let mut seen: FxHashSet<Box<[TermId]>> = FxHashSet::default();
         let mut order: Vec<Box<[TermId]>> = Vec::new();
         let mut unbound = None;
         let cap = self.budget.max_atoms;

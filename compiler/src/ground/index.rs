@@ -1,9 +1,9 @@
 //! Hash indexes over one relation's derived atoms, keyed by the ground subterms at fixed
 //! argument paths and kept up to date incrementally as the relation grows.
 
-use super::hash::FastMap;
 use super::terms::{AtomArena, AtomId, GTerm, RelId, TermArena, TermId};
 use crate::gdl::Sym;
+use rustc_hash::FxHashMap;
 
 /// Path from an atom's argument list down into a subterm: argument index, then child
 /// indexes.
@@ -26,7 +26,7 @@ pub struct Index {
     /// How many atoms of the relation's list are already indexed.
     pub absorbed: usize,
     /// Key → atoms.
-    pub map: FastMap<Box<[TermId]>, Vec<AtomId>>,
+    pub map: FxHashMap<Box<[TermId]>, Vec<AtomId>>,
 }
 
 /// The subterm of an atom's arguments at a path, if the structure has it.

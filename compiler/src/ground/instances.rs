@@ -2,10 +2,10 @@
 //! static literals are evaluated away, dynamic ones become the instance's body.
 
 use super::fixpoint::Grounder;
-use super::hash::FastSet;
 use super::join::{find_term, Mode, Stop};
 use super::terms::AtomId;
 use super::{BudgetKind, GroundError};
+use rustc_hash::FxHashSet;
 
 /// Ground rule instances, stored flat: instance `i` has head `heads[i]` and body literals
 /// `lits[starts[i]..starts[i + 1]]`, each `atom << 1 | negated`, sorted and deduplicated.
@@ -51,7 +51,7 @@ pub fn enumerate(g: &mut Grounder<'_>) -> Result<Instances, GroundError> {
         starts: vec![0],
         ..Default::default()
     };
-    let mut seen: FastSet<(AtomId, Box<[u32]>)> = FastSet::default();
+    let mut seen: FxHashSet<(AtomId, Box<[u32]>)> = FxHashSet::default();
     for (k, rule) in low.rules.iter().enumerate() {
         let h = rule.head.rel.0 as usize;
         if rule.synthetic || low.is_static[h] || !needed[h] {

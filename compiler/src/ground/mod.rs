@@ -19,7 +19,6 @@
 
 pub mod build;
 pub mod fixpoint;
-pub mod hash;
 pub mod index;
 pub mod instances;
 pub mod join;

@@ -1,8 +1,8 @@
 //! Interns ground terms and ground atoms into arenas with typed handles (hash-consed, so
 //! equal terms have equal ids).
 
-use super::hash::FastMap;
 use crate::gdl::{Sym, Symbols};
+use rustc_hash::FxHashMap;
 
 /// Handle of a ground term in a [`TermArena`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -37,7 +37,7 @@ pub enum GTerm {
 pub struct TermArena {
     terms: Vec<GTerm>,
     depth: Vec<u32>,
-    map: FastMap<GTerm, TermId>,
+    map: FxHashMap<GTerm, TermId>,
 }
 
 impl TermArena {
@@ -126,7 +126,7 @@ impl TermArena {
 pub struct AtomArena {
     atoms: Vec<(RelId, Box<[TermId]>)>,
     /// Key: the relation id followed by the argument ids.
-    map: FastMap<Box<[u32]>, AtomId>,
+    map: FxHashMap<Box<[u32]>, AtomId>,
 }
 
 /// Calls `f` with `[rel, args…]` as one slice, on the stack for short atoms.

@@ -5,13 +5,13 @@
 //! one exists. An on-demand relation is computed per call pattern (bound arguments pushed
 //! into its rules) and memoized; a recursive one by tabling ([`super::table`]).
 
-use super::hash::{IdMap, IdSet};
 use super::plan::{Plans, Step};
 use super::rules::{CAtom, CLit, CRule, Class, Pat, RelId, Rules, Stratum};
 use super::store::{RelFacts, Store, Tuple};
 use super::terms::{GroundTerm, GroundTermId, TermTable};
 use super::{InterpError, Limits};
 use crate::gdl::Symbols;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
 const UNBOUND: GroundTermId = GroundTermId(u32::MAX);
@@ -22,7 +22,7 @@ pub type CallKey = (RelId, Box<[Option<GroundTermId>]>);
 /// Memoized answers of on-demand relations, per call (relation, bound arguments).
 #[derive(Clone, Debug, Default)]
 pub struct Memo {
-    pub(super) map: IdMap<CallKey, Rc<[Tuple]>>,
+    pub(super) map: FxHashMap<CallKey, Rc<[Tuple]>>,
     /// Number of answers held.
     pub total: usize,
 }
@@ -459,7 +459,7 @@ pub(super) fn solve(eng: &mut Engine<'_>, memo_key: &CallKey) -> Result<Vec<Tupl
         }
     }
     let mut answers: Vec<Tuple> = Vec::new();
-    let mut seen: IdSet<Tuple> = IdSet::default();
+    let mut seen: FxHashSet<Tuple> = FxHashSet::default();
     for &ri in &ctx.plans.rules_of[rel.0 as usize] {
         let rule = &ctx.rules.rules[ri];
         let Some(steps) = ctx
@@ -596,7 +596,7 @@ fn semi_naive(
     let ci = class_ix(st.class);
     // per rule: flattened bindings of new solutions
     let mut found: Vec<(usize, Vec<GroundTermId>)> = Vec::new();
-    let mut start: IdMap<RelId, usize> = st.rels.iter().map(|&r| (r, 0)).collect();
+    let mut start: FxHashMap<RelId, usize> = st.rels.iter().map(|&r| (r, 0)).collect();
     let mut first = true;
     loop {
         found.clear();

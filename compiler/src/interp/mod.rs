@@ -17,7 +17,6 @@
 //! more than [`Limits::max_facts`] facts.
 
 pub mod eval;
-pub mod hash;
 pub mod machine;
 pub mod plan;
 pub mod rules;

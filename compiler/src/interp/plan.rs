@@ -20,10 +20,10 @@
 //! *adornment* (which head arguments the call binds), found from the queries (`legal`,
 //! `goal`, `terminal`, `next`, `init`) by propagation.
 
-use super::hash::IdMap;
 use super::rules::{CAtom, CLit, CRule, Class, Pat, RelId, Rules};
 use super::terms::GroundTermId;
 use crate::gdl::Sym;
+use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 
 /// One component of an index key, extracted from a fact's arguments.
@@ -133,7 +133,7 @@ pub struct Plans {
     /// (`None` for other demand rules).
     pub materialized: Vec<Option<RulePlans>>,
     /// Plans of demand rules per (rule, adornment).
-    pub adorned: IdMap<(usize, Mask), Vec<Step>>,
+    pub adorned: FxHashMap<(usize, Mask), Vec<Step>>,
     /// Index specs of materialized relations.
     pub registry: Registry,
 }
@@ -238,7 +238,7 @@ pub fn plan_all(rules: &Rules, queries: &[(RelId, Mask)], lazy_static: &[bool]) 
         demand,
         rules_of,
         materialized: vec![None; rules.rules.len()],
-        adorned: IdMap::default(),
+        adorned: FxHashMap::default(),
         registry: Registry {
             specs: vec![Vec::new(); n],
         },

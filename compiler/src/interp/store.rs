@@ -1,10 +1,10 @@
 //! Fact storage: per relation, the ground tuples (append-only rows plus a set) and the
 //! hash indexes that the join plans asked for.
 
-use super::hash::{IdMap, IdSet};
 use super::plan::{IndexSpec, KeyPart, Registry};
 use super::rules::RelId;
 use super::terms::{GroundTerm, GroundTermId, TermTable};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A ground tuple (the arguments of a fact).
 pub type Tuple = Box<[GroundTermId]>;
@@ -15,7 +15,7 @@ pub struct Index {
     /// Which parts make the key.
     pub spec: IndexSpec,
     /// Key → row numbers, increasing.
-    pub map: IdMap<Vec<GroundTermId>, Vec<u32>>,
+    pub map: FxHashMap<Vec<GroundTermId>, Vec<u32>>,
 }
 
 /// The facts of one relation.
@@ -24,7 +24,7 @@ pub struct RelFacts {
     /// Rows in insertion order.
     pub rows: Vec<Tuple>,
     /// The same rows, for membership tests.
-    pub set: IdSet<Tuple>,
+    pub set: FxHashSet<Tuple>,
     /// Indexes, numbered as in the [`Registry`].
     pub indexes: Vec<Index>,
 }
@@ -86,7 +86,7 @@ impl Store {
                         .iter()
                         .map(|s| Index {
                             spec: s.clone(),
-                            map: IdMap::default(),
+                            map: FxHashMap::default(),
                         })
                         .collect()
                 } else {

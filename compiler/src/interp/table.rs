@@ -17,11 +17,11 @@
 //! for a static stratum).
 
 use super::eval::{class_ix, eval_stratum, remember, solve, CallKey, Engine};
-use super::hash::{IdMap, IdSet};
 use super::rules::RelId;
 use super::store::Store;
 use super::store::Tuple;
 use super::InterpError;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
 /// One goal of a table.
@@ -29,7 +29,7 @@ use std::rc::Rc;
 struct Goal {
     key: Option<CallKey>,
     answers: Vec<Tuple>,
-    seen: IdSet<Tuple>,
+    seen: FxHashSet<Tuple>,
     /// Snapshot of `answers` handed to readers (rebuilt after a change).
     shared: Option<Rc<[Tuple]>>,
     /// Clock value when it last gained an answer.
@@ -44,7 +44,7 @@ struct Goal {
 #[derive(Debug)]
 pub struct Table {
     stratum: usize,
-    index: IdMap<CallKey, usize>,
+    index: FxHashMap<CallKey, usize>,
     goals: Vec<Goal>,
     /// The goal being solved now.
     current: Option<usize>,
@@ -106,7 +106,7 @@ pub fn call_tabled(
     check_key(eng, &key)?;
     let mut table = Table {
         stratum,
-        index: IdMap::default(),
+        index: FxHashMap::default(),
         goals: Vec::new(),
         current: None,
         clock: 0,

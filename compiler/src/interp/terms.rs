@@ -1,7 +1,7 @@
 //! Hash-consed table of ground terms: every distinct ground term gets one [`GroundTermId`].
 
-use super::hash::IdMap;
 use crate::gdl::{Sym, Symbols};
+use rustc_hash::FxHashMap;
 
 /// Handle of a ground term in a [`TermTable`]. Two ids are equal iff the terms are equal.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -22,7 +22,7 @@ pub enum GroundTerm {
 pub struct TermTable {
     terms: Vec<GroundTerm>,
     depth: Vec<u32>,
-    map: IdMap<GroundTerm, GroundTermId>,
+    map: FxHashMap<GroundTerm, GroundTermId>,
 }
 
 impl TermTable {
