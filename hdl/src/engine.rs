@@ -1,14 +1,26 @@
 //! Writes one playout engine (`<prefix>_engine`): latch register bank, game core, one
-//! Threefry draw and one k-th-legal-move chooser per role, and the playout controller FSM.
+//! or two RNG banks (Threefry draw + `k_c` precompute) and one k-th-legal-move chooser per
+//! role, and the playout controller.
 //!
 //! Timing: in the run phase the engine makes one joint move per clock cycle. The random
-//! draw for `(seed, playout, step, role)` is requested [`draw_latency`]`(S) = S + 1` cycles
-//! ahead (`S` = RNG pipeline stages), because its counter is known in advance: `S` cycles in
-//! the Threefry pipeline, then one cycle that precomputes the chooser's
-//! `k_c = (x·c)>>32` for every possible legal-move count `c` (so the multiplier is off the
-//! one-step-per-cycle path, which only selects `k_c` by the count). A new playout therefore
-//! starts with `S + 1` fill cycles. Cycles per playout = `length + 2 + S` (the extra `+1` is
-//! the cycle that detects the end and loads the next start state).
+//! draw for `(seed, playout, step, role)` depends on no game state, so it is requested
+//! [`draw_latency`]`(S) = S + 1` cycles ahead (`S` = RNG pipeline stages): `S` cycles in
+//! the Threefry pipeline, then one cycle that precomputes the chooser's `k_c = (x·c)>>32`
+//! for every possible legal-move count `c` (so the multiplier is off the
+//! one-step-per-cycle path, which only selects `k_c` by the count). A bank's pipeline
+//! advances only when its draws are consumed (a step) or while it fills, so a filled,
+//! idle bank holds the first `S + 1` draws of a playout.
+//!
+//! - One bank (`prefetch = false`): after a playout ends the bank refills for the next one,
+//!   so a playout costs `length + 2 + S` cycles (`+1`: the cycle that detects the end and
+//!   loads the next start state; `S + 1` fill cycles).
+//! - Two banks (`prefetch = true`, ping-pong): the idle bank prefetches the next playout
+//!   (index `current + engines`) while the active one serves the current playout; at the
+//!   end the banks swap, so a playout costs `max(length, S + 1) + 1` cycles (a playout
+//!   shorter than `S + 1` steps waits for the prefetch). The price is a second Threefry
+//!   pipeline and `k_c` register set per role.
+//!
+//! [`engine_cycles`] gives the exact count for a sequence of playouts.
 
 use crate::core::CoreShape;
 use crate::Names;
@@ -24,6 +36,30 @@ pub const PRECOMPUTE_MAX_MOVES: usize = 32;
 /// pipeline stages: `stages + 1` (the `+1` is the `k_c` precompute register).
 pub fn draw_latency(stages: u32) -> u32 {
     stages + 1
+}
+
+/// Exact clock cycles (as the `CYCLES` counter reports them) that one engine spends on
+/// consecutive playouts of `lengths` joint moves each, for `stages` RNG pipeline stages,
+/// with or without the prefetch bank: `D + Σ (L_k + 1) + 1` plus the waits, `D = S + 1` per
+/// later playout without prefetch, `max(0, D − L_k)` for every playout but the first and
+/// last with it (the final `+1` is the cycle that adds the last playout to the result
+/// counters). 0 for no playouts.
+pub fn engine_cycles(lengths: &[u32], stages: u32, prefetch: bool) -> u64 {
+    let d = u64::from(draw_latency(stages));
+    let m = lengths.len();
+    if m == 0 {
+        return 0;
+    }
+    let run: u64 = lengths.iter().map(|&l| u64::from(l) + 1).sum();
+    let waits: u64 = if prefetch {
+        lengths[1..m - 1]
+            .iter()
+            .map(|&l| d.saturating_sub(u64::from(l)))
+            .sum()
+    } else {
+        (m as u64 - 1) * d
+    };
+    d + run + waits + 1
 }
 
 /// Bits needed to hold the number `n`.
@@ -72,36 +108,60 @@ fn write_prefix_counts(s: &mut String, ri: usize, n: usize, w: usize, off: usize
 }
 
 /// Writes `k_<r>` = `(x·cnt_<r>)>>32` for the draw `x` of role `r` (`n` legal entries,
-/// `w`-bit counts), one cycle after the draw leaves the Threefry pipeline.
+/// `w`-bit counts) from the draws `draw_<r>_<b>` of the `banks` RNG banks; bank `b`'s
+/// registers advance only when `en_<b>` is high, and `cur` selects the active bank when
+/// there are two.
 ///
-/// `n <= PRECOMPUTE_MAX_MOVES`: registers `kc_<r>_<c>` = `(x·c)>>32` for `c = 2..=n` (constant
-/// multiplications, i.e. shift-adds; `c = 1` gives 0, so a role with one legal move needs
-/// no draw logic at all), and `k` is a mux on the count. Otherwise the draw is registered
-/// and multiplied by the count in the step cycle.
-fn write_k(s: &mut String, ri: usize, n: usize, w: usize) {
+/// `n <= PRECOMPUTE_MAX_MOVES`: per bank, registers `kc_<r>_<b>_<c>` = `(x·c)>>32` for
+/// `c = 2..=n` (constant multiplications, i.e. shift-adds; `c = 1` gives 0, so a role with
+/// one legal move needs no draw logic at all), and `k` is a mux on the count. Otherwise the
+/// draw is registered per bank and multiplied by the count in the step cycle.
+fn write_k(s: &mut String, ri: usize, n: usize, w: usize, banks: u32) {
     let w1 = w - 1;
+    let pick = |name: &str| -> String {
+        if banks == 2 {
+            format!("cur ? {name}_1 : {name}_0")
+        } else {
+            format!("{name}_0")
+        }
+    };
     if n > PRECOMPUTE_MAX_MOVES {
+        for b in 0..banks {
+            let _ = writeln!(
+                s,
+                "reg  [31:0] drawq_{ri}_{b};\nalways @(posedge clk) if (en_{b}) drawq_{ri}_{b} <= draw_{ri}_{b};"
+            );
+        }
         let _ = writeln!(
             s,
-            "reg  [31:0] drawq_{ri};\nalways @(posedge clk) drawq_{ri} <= draw_{ri};\n\
+            "wire [31:0] drawq_{ri} = {};\n\
              wire [{w1}:0] k_{ri};\n\
              wire [31:0] frac_unused_{ri}; // k = (draw * count) >> 32; the low word is not needed\n\
-             assign {{k_{ri}, frac_unused_{ri}}} = {{{{{w}{{1'b0}}}}, drawq_{ri}}} * {{{{32{{1'b0}}}}, cnt_{ri}}};"
+             assign {{k_{ri}, frac_unused_{ri}}} = {{{{{w}{{1'b0}}}}, drawq_{ri}}} * {{{{32{{1'b0}}}}, cnt_{ri}}};",
+            pick(&format!("drawq_{ri}"))
         );
         return;
     }
     let _ = writeln!(s, "reg  [{w1}:0] k_{ri};");
     let mut cases = String::new();
     for c in 2..=n {
-        let _ = writeln!(
-            s,
-            "wire [{h}:0] kp_{ri}_{c} = {{{{{w}{{1'b0}}}}, draw_{ri}}} * {ww}'d{c};\n\
-             reg  [{w1}:0] kc_{ri}_{c};\n\
-             always @(posedge clk) kc_{ri}_{c} <= kp_{ri}_{c}[{h}:32];\n\
-             wire [31:0] kp_unused_{ri}_{c} = kp_{ri}_{c}[31:0];",
-            h = 31 + w,
-            ww = 32 + w
-        );
+        for b in 0..banks {
+            let _ = writeln!(
+                s,
+                "wire [{h}:0] kp_{ri}_{b}_{c} = {{{{{w}{{1'b0}}}}, draw_{ri}_{b}}} * {ww}'d{c};\n\
+                 reg  [{w1}:0] kc_{ri}_{b}_{c};\n\
+                 always @(posedge clk) if (en_{b}) kc_{ri}_{b}_{c} <= kp_{ri}_{b}_{c}[{h}:32];\n\
+                 wire [31:0] kp_unused_{ri}_{b}_{c} = kp_{ri}_{b}_{c}[31:0];",
+                h = 31 + w,
+                ww = 32 + w
+            );
+        }
+        let sel = if banks == 2 {
+            format!("cur ? kc_{ri}_1_{c} : kc_{ri}_0_{c}")
+        } else {
+            format!("kc_{ri}_0_{c}")
+        };
+        let _ = writeln!(s, "wire [{w1}:0] kc_{ri}_{c} = {sel};");
         let _ = writeln!(cases, "        {w}'d{c}: k_{ri} = kc_{ri}_{c};");
     }
     let _ = writeln!(
@@ -111,8 +171,15 @@ fn write_k(s: &mut String, ri: usize, n: usize, w: usize) {
 }
 
 /// Writes the engine module. `stages` is the RNG pipeline depth, `engines` the number of
-/// engines in the design (the playout index stride).
-pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> String {
+/// engines in the design (the playout index stride), `prefetch` whether each role has a
+/// second RNG bank that prefetches the next playout's first draws (see the module docs).
+pub fn write_engine(
+    net: &Netlist,
+    names: &Names,
+    stages: u32,
+    engines: u32,
+    prefetch: bool,
+) -> String {
     let shape = CoreShape::of(net);
     let (l, i, nl, r) = (
         shape.latches,
@@ -120,21 +187,25 @@ pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> 
         shape.legal_total(),
         net.roles.len(),
     );
+    let banks: u32 = if prefetch { 2 } else { 1 };
+    let lat = draw_latency(stages);
     let mut s = String::new();
     let _ = writeln!(
         s,
         "// One playout engine: runs playouts ENGINE_ID, ENGINE_ID+{engines}, ... < playouts.\n\
+         // {banks} RNG bank(s) per role, draw latency {lat} cycles.\n\
          // Generated by propnet-hdl; do not edit.\n\
          `default_nettype none\n\
          module {m} #(\n    parameter [31:0] ENGINE_ID = 32'd0\n) (\n    \
          input  wire clk,\n    input  wire rst,\n    input  wire start,\n    \
          input  wire [63:0] seed,\n    input  wire [31:0] playouts,\n    \
          input  wire [31:0] max_steps,\n    input  wire [{l1}:0] start_state,\n    \
-         output reg  busy,\n    output reg  [31:0] n_play,\n    output reg  [47:0] n_steps,\n    \
+         output wire busy,\n    output reg  [31:0] n_play,\n    output reg  [47:0] n_steps,\n    \
          output reg  [31:0] n_term,\n    output reg  [31:0] n_limit,\n    \
          output reg  [31:0] n_stuck,\n    output reg  [{g1}:0] gsum\n);\n\
-         reg  [{l1}:0] st;\nreg  [31:0] step;\nreg  [31:0] pidx;\nreg  [23:0] iss;\n\
+         reg  [{l1}:0] st;\nreg  [31:0] step;\nreg  [31:0] nidx;\nreg  more;\nreg  lim;\nreg  run;\n\
          wire [{l1}:0] nx;\nwire [{nl1}:0] lg;\nwire term;\nwire [{r8}:0] goal;\nwire [{i1}:0] mv;\n\
+         wire step_now;\n\
          {core} core (.st(st), .mv(mv), .nx(nx), .lg(lg), .term(term), .goal(goal));",
         m = names.engine,
         core = names.core,
@@ -144,6 +215,24 @@ pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> 
         r8 = 8 * r - 1,
         g1 = 48 * r - 1,
     );
+    // RNG banks: issue counter `iss` (the pipeline holds the draws of steps iss - lat ..
+    // once `rdy`), playout index `bp`, clock enable `en`. The active bank advances every
+    // cycle (it is discarded at the end of a playout); the idle one until it is full.
+    let dm1 = lat - 1;
+    if prefetch {
+        let _ = writeln!(
+            s,
+            "reg  cur;\nreg  [23:0] iss_0;\nreg  [23:0] iss_1;\nreg  [31:0] bp_0;\nreg  [31:0] bp_1;\n\
+             reg  rdy_0;\nreg  rdy_1;\nwire en_0 = ~cur | ~rdy_0;\nwire en_1 = cur | ~rdy_1;\n\
+             wire rdy_cur = cur ? rdy_1 : rdy_0;\nwire rdy_nxt = cur ? rdy_0 : rdy_1;"
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "reg  [23:0] iss_0;\nreg  rdy_0;\nreg  [31:0] bp_0;\nwire en_0 = 1'b1;\n\
+             wire rdy_cur = rdy_0;\nwire rdy_nxt = 1'b1;"
+        );
+    }
     // Choosers.
     let mut sel_of_input: Vec<Vec<String>> = vec![Vec::new(); i];
     let mut off = 0;
@@ -161,18 +250,23 @@ pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> 
             continue;
         }
         let w = bits_for(n);
-        let clk = if stages > 0 { ".clk(clk), " } else { "" };
-        let _ = writeln!(
-            s,
-            "wire [31:0] draw_{ri};\n{rng} rng_{ri} ({clk}.key0(seed[31:0]), .key1(seed[63:32]), \
-             .ctr0(pidx), .ctr1({{iss, 8'd{ri}}}), .draw(draw_{ri}));\n\
-             wire [{w1}:0] pre_{ri}_0 = {w}'d0;",
-            rng = names.threefry,
-            w1 = w - 1
-        );
+        for b in 0..banks {
+            let clk = if stages > 0 {
+                format!(".clk(clk), .ce(en_{b}), ")
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                s,
+                "wire [31:0] draw_{ri}_{b};\n{rng} rng_{ri}_{b} ({clk}.key0(seed[31:0]), \
+                 .key1(seed[63:32]), .ctr0(bp_{b}), .ctr1({{iss_{b}, 8'd{ri}}}), .draw(draw_{ri}_{b}));",
+                rng = names.threefry,
+            );
+        }
+        let _ = writeln!(s, "wire [{w1}:0] pre_{ri}_0 = {w}'d0;", w1 = w - 1);
         write_prefix_counts(&mut s, ri, n, w, off);
         let _ = writeln!(s, "wire [{w1}:0] cnt_{ri} = pre_{ri}_{n};", w1 = w - 1);
-        write_k(&mut s, ri, n, w);
+        write_k(&mut s, ri, n, w, banks);
         let _ = writeln!(s, "wire none_{ri} = (cnt_{ri} == {w}'d0);");
         for (j, legal) in role.legal.iter().enumerate() {
             let _ = writeln!(
@@ -193,69 +287,98 @@ pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> 
         };
         let _ = writeln!(s, "assign mv[{x}] = {e};");
     }
-    let lat = draw_latency(stages);
-    let fill = lat > 0;
     let _ = writeln!(
         s,
-        "wire stuck = {};\nwire at_limit = (step == max_steps);",
+        "wire stuck = {};\nwire at_limit = lim;\nwire running = run & rdy_cur;",
         nones.join(" | ")
     );
-    if fill {
-        let _ = writeln!(
-            s,
-            "reg filling;\nreg [4:0] fcnt;\nwire running = busy & ~filling;"
-        );
-    } else {
-        let _ = writeln!(s, "wire running = busy;");
-    }
-    let restart = if fill {
-        format!("filling <= 1'b1; fcnt <= 5'd{};", lat - 1)
-    } else {
-        String::new()
-    };
     let mut gsum_clear = String::new();
     let mut gsum_add = String::new();
     for ri in 0..r {
         let _ = write!(gsum_clear, " gsum[{}:{}] <= 48'd0;", 48 * ri + 47, 48 * ri);
         let _ = write!(
             gsum_add,
-            "\n                gsum[{h}:{lo}] <= gsum[{h}:{lo}] + {{40'd0, goal[{gh}:{gl}]}};",
+            "\n            gsum[{h}:{lo}] <= gsum[{h}:{lo}] + {{40'd0, goal_q[{gh}:{gl}]}};",
             h = 48 * ri + 47,
             lo = 48 * ri,
             gh = 8 * ri + 7,
             gl = 8 * ri
         );
     }
-    let fill_step = if fill {
-        "if (filling) begin\n                if (fcnt == 5'd0) filling <= 1'b0; else fcnt <= fcnt - 5'd1;\n            end else "
+    let bank_reset = |b: u32| format!("iss_{b} <= 24'd0; rdy_{b} <= 1'b0;");
+    let bank_count = |b: u32| {
+        format!(
+            "if (en_{b}) begin iss_{b} <= iss_{b} + 24'd1; if (iss_{b} == 24'd{dm1}) rdy_{b} <= 1'b1; end"
+        )
+    };
+    let (bank_start, bank_counts, bank_next) = if prefetch {
+        (
+            format!(
+                " cur <= 1'b0; {} {} bp_0 <= ENGINE_ID; bp_1 <= ENGINE_ID + 32'd{engines};",
+                bank_reset(0),
+                bank_reset(1)
+            ),
+            format!("{}\n        {}", bank_count(0), bank_count(1)),
+            format!(
+                "\n                // Switch to the prefetched bank; the freed one prefetches the playout after.\n                \
+                 cur <= ~cur;\n                \
+                 if (cur) begin {} bp_1 <= nn[31:0]; end\n                \
+                 else begin {} bp_0 <= nn[31:0]; end",
+                bank_reset(1),
+                bank_reset(0)
+            ),
+        )
     } else {
-        ""
+        (
+            format!(" {} bp_0 <= ENGINE_ID;", bank_reset(0)),
+            bank_count(0),
+            format!(" {} bp_0 <= nidx;", bank_reset(0)),
+        )
     };
     let _ = writeln!(
         s,
         "wire ending = running & (term | at_limit | stuck);\n\
-         wire [32:0] next_idx = {{1'b0, pidx}} + 33'd{engines};\n\
-         wire more = next_idx < {{1'b0, playouts}};\n\
+         assign step_now = running & ~ending;\n\
+         wire [32:0] nn = {{1'b0, nidx}} + 33'd{engines};\n\
+         wire [31:0] step1 = step + 32'd1;\n\
+         // A playout finishes once the next one's draws are ready (or there is no next one).\n\
+         wire finish = ending & (~more | rdy_nxt);\n\
          always @(posedge clk) begin\n    \
          if (rst) begin\n        \
-         busy <= 1'b0; n_play <= 32'd0; n_steps <= 48'd0; n_term <= 32'd0; n_limit <= 32'd0; n_stuck <= 32'd0;{gsum_clear}\n    \
+         run <= 1'b0;\n    \
          end else if (start) begin\n        \
-         n_play <= 32'd0; n_steps <= 48'd0; n_term <= 32'd0; n_limit <= 32'd0; n_stuck <= 32'd0;{gsum_clear}\n        \
-         busy <= (ENGINE_ID < playouts);\n        \
-         pidx <= ENGINE_ID; st <= start_state; step <= 32'd0; iss <= 24'd0; {restart}\n    \
-         end else if (busy) begin\n        \
-         iss <= iss + 24'd1;\n        \
-         {fill_step}if (ending) begin\n            \
-         n_play <= n_play + 32'd1;\n            \
-         n_steps <= n_steps + {{16'd0, step}};\n            \
-         if (term) n_term <= n_term + 32'd1;\n            \
-         else if (at_limit) n_limit <= n_limit + 32'd1;\n            \
-         else n_stuck <= n_stuck + 32'd1;{gsum_add}\n            \
+         run <= (ENGINE_ID < playouts);\n        \
+         nidx <= ENGINE_ID + 32'd{engines};\n        \
+         more <= ({{1'b0, ENGINE_ID}} + 33'd{engines}) < {{1'b0, playouts}};\n        \
+         st <= start_state; step <= 32'd0; lim <= (max_steps == 32'd0);{bank_start}\n    \
+         end else if (run) begin\n        \
+         {bank_counts}\n        \
+         if (finish) begin\n            \
          if (more) begin\n                \
-         pidx <= next_idx[31:0]; st <= start_state; step <= 32'd0; iss <= 24'd0; {restart}\n            \
-         end else begin\n                busy <= 1'b0;\n            end\n        \
-         end else begin\n            st <= nx;\n            step <= step + 32'd1;\n        end\n    \
+         nidx <= nn[31:0]; more <= nn < {{1'b0, playouts}};\n                \
+         st <= start_state; step <= 32'd0; lim <= (max_steps == 32'd0);{bank_next}\n            \
+         end else begin\n                run <= 1'b0;\n            end\n        \
+         end else if (step_now) begin\n            \
+         st <= nx; step <= step1; lim <= (step1 == max_steps);\n        end\n    \
+         end\nend\n\
+         // Result counters, one cycle behind the finish (off the step path).\n\
+         reg  fin_q;\nreg  term_q;\nreg  lim_q;\nreg  [31:0] len_q;\nreg  [{r8}:0] goal_q;\n\
+         assign busy = run | fin_q;\n\
+         always @(posedge clk) begin\n    \
+         term_q <= term; lim_q <= at_limit; len_q <= step; goal_q <= goal;\n    \
+         if (rst | start) begin\n        \
+         fin_q <= 1'b0; n_play <= 32'd0; n_steps <= 48'd0; n_term <= 32'd0; n_limit <= 32'd0; n_stuck <= 32'd0;{gsum_clear}\n    \
+         end else begin\n        \
+         fin_q <= run & finish;\n        \
+         if (fin_q) begin\n            \
+         n_play <= n_play + 32'd1;\n            \
+         n_steps <= n_steps + {{16'd0, len_q}};\n            \
+         if (term_q) n_term <= n_term + 32'd1;\n            \
+         else if (lim_q) n_limit <= n_limit + 32'd1;\n            \
+         else n_stuck <= n_stuck + 32'd1;{gsum_add}\n        \
+         end\n    \
          end\nend",
+        r8 = 8 * r - 1,
     );
     let none_bits: Vec<String> = (0..r).rev().map(|ri| format!("none_{ri}")).collect();
     let _ = writeln!(
@@ -263,10 +386,11 @@ pub fn write_engine(net: &Netlist, names: &Names, stages: u32, engines: u32) -> 
         "`ifdef PROPNET_TRACE\n\
          // Simulation only: one line per finished playout, parsed by propnet-hdl's sim module.\n\
          always @(posedge clk)\n    \
-         if (!rst && !start && ending)\n        \
-         $display(\"REC %0d %0d %0d %0d %0d %b %h %h\", ENGINE_ID, pidx, step, term, at_limit, {{{}}}, goal, st);\n\
+         if (!rst && !start && run && finish)\n        \
+         $display(\"REC %0d %0d %0d %0d %0d %b %h %h\", ENGINE_ID, {pidx}, step, term, at_limit, {{{}}}, goal, st);\n\
          `endif\nendmodule\n`default_nettype wire",
-        none_bits.join(", ")
+        none_bits.join(", "),
+        pidx = if prefetch { "(cur ? bp_1 : bp_0)" } else { "bp_0" }
     );
     s
 }

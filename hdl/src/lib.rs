@@ -148,6 +148,10 @@ pub struct Options {
     /// Default 5 (4 rounds per stage): on iCE40 fewer stages make the RNG the critical path
     /// (S = 2: 19.6 MHz), more only add fill cycles (S = 10: same Fmax as S = 5).
     pub rng_stages: u32,
+    /// A second RNG bank per role that prefetches the next playout's first draws, so no
+    /// fill cycles are lost between playouts (see [`engine`]); costs a second Threefry
+    /// pipeline per role.
+    pub prefetch: bool,
 }
 
 impl Default for Options {
@@ -156,6 +160,7 @@ impl Default for Options {
             prefix: "propnet".into(),
             engines: 1,
             rng_stages: 5,
+            prefetch: true,
         }
     }
 }
@@ -255,6 +260,8 @@ pub struct DesignInfo {
     pub engines: u32,
     /// RNG pipeline stages (`S`).
     pub rng_stages: u32,
+    /// Whether the engines have the prefetch RNG bank.
+    pub prefetch: bool,
     /// Roles.
     pub roles: usize,
     /// Latches.
@@ -354,7 +361,7 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
         ),
         file(
             &names.engine,
-            engine::write_engine(net, &names, opts.rng_stages, opts.engines),
+            engine::write_engine(net, &names, opts.rng_stages, opts.engines, opts.prefetch),
         ),
         file(
             &names.top,
@@ -365,6 +372,7 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
     let info = DesignInfo {
         engines: opts.engines,
         rng_stages: opts.rng_stages,
+        prefetch: opts.prefetch,
         roles: net.roles.len(),
         latches: net.latches.len(),
         gates: core::live_logic_gates(net),

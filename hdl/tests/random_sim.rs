@@ -89,15 +89,15 @@ fn check(
             "{tag}: goal sum of role {ri}"
         );
     }
-    // One joint move per cycle: each engine takes length + 1 + draw latency (S + 1) cycles
-    // per playout.
-    let s = u64::from(propnet_hdl::engine::draw_latency(opts.rng_stages));
+    // One joint move per cycle plus the fill / end cycles of `engine_cycles`.
     let busiest = (0..opts.engines)
         .map(|e| {
-            want.iter()
+            let lengths: Vec<u32> = want
+                .iter()
                 .filter(|r| r.index % opts.engines == e)
-                .map(|r| u64::from(r.length) + 1 + s)
-                .sum::<u64>()
+                .map(|r| r.length)
+                .collect();
+            propnet_hdl::engine::engine_cycles(&lengths, opts.rng_stages, opts.prefetch)
         })
         .max()
         .unwrap_or(0);
@@ -130,7 +130,15 @@ fn many_moves_per_role_match_reference() {
         let engine = &generate(&net, &opts).unwrap().sources[2].text;
         assert_eq!(engine.contains("drawq_"), moves > max, "multiplier path");
         assert_eq!(engine.contains("kc_0_2"), moves <= max, "precomputed path");
-        check(&net, &opts, 0xfeed + seed, 6, 30, None, &format!("moves{moves}"));
+        check(
+            &net,
+            &opts,
+            0xfeed + seed,
+            6,
+            30,
+            None,
+            &format!("moves{moves}"),
+        );
     }
 }
 
@@ -148,6 +156,7 @@ fn random_netlists_match_reference() {
         let opts = Options {
             engines: 1 + (seed as u32 % 3),
             rng_stages: [0, 1, 2, 4, 5, 20][seed as usize],
+            prefetch: seed % 2 == 1,
             ..Default::default()
         };
         check(
@@ -238,6 +247,7 @@ fn start_state_from_host_and_no_legal_move() {
         &Options {
             engines: 3,
             rng_stages: 0,
+            prefetch: false,
             ..Default::default()
         },
         5,
@@ -267,7 +277,11 @@ fn threefry_matches_rng() {
             .collect();
         let mut tb =
             String::from("module tb;\nreg clk = 0;\nreg [31:0] k0, k1, c0, c1;\nwire [31:0] d;\n");
-        let clk = if stages > 0 { ".clk(clk), " } else { "" };
+        let clk = if stages > 0 {
+            ".clk(clk), .ce(1'b1), "
+        } else {
+            ""
+        };
         tb += &format!(
             "tf u ({clk}.key0(k0), .key1(k1), .ctr0(c0), .ctr1(c1), .draw(d));\ninitial begin\n"
         );
@@ -312,7 +326,7 @@ fn generated_verilog_is_lint_clean() {
     if !have("verilator") {
         return;
     }
-    for (seed, stages, engines) in [(3u64, 0u32, 1u32), (4, 2, 3)] {
+    for (seed, stages, engines, prefetch) in [(3u64, 0u32, 1u32, false), (4, 2, 3, true)] {
         let net = random_netlist(
             seed,
             &RandomSpec {
@@ -326,6 +340,7 @@ fn generated_verilog_is_lint_clean() {
                 engines,
                 rng_stages: stages,
                 prefix: "module".into(),
+                prefetch,
             },
         )
         .unwrap();

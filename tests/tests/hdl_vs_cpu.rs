@@ -38,6 +38,7 @@ fn check(
     tag: &str,
     engines: u32,
     rng_stages: u32,
+    prefetch: bool,
     playouts: u32,
     max_steps: u32,
 ) -> Vec<PlayoutEnd> {
@@ -47,6 +48,7 @@ fn check(
             prefix: tag.into(),
             engines,
             rng_stages,
+            prefetch,
         },
     )
     .expect("generate");
@@ -82,6 +84,18 @@ fn check(
             "{tag}: goal sum of role {r}"
         );
     }
+    let busiest = (0..engines)
+        .map(|e| {
+            let lengths: Vec<u32> = want
+                .iter()
+                .filter(|r| r.index % engines == e)
+                .map(|r| r.length)
+                .collect();
+            propnet_hdl::engine::engine_cycles(&lengths, rng_stages, prefetch)
+        })
+        .max()
+        .unwrap_or(0);
+    assert_eq!(out.counters["cycles"], busiest, "{tag}: cycle count");
     let _ = std::fs::remove_dir_all(&dir);
     want.iter().map(|w| w.end).collect()
 }
@@ -97,7 +111,7 @@ fn assert_some_terminal(ends: &[PlayoutEnd], tag: &str) {
 fn tictactoe() {
     if have_iverilog() {
         let net = bench_game("tictactoe");
-        assert_some_terminal(&check(&net, "tictactoe", 2, 2, 12, 100), "tictactoe");
+        assert_some_terminal(&check(&net, "tictactoe", 2, 20, true, 12, 100), "tictactoe");
         if tools::available("verilator") {
             let design = generate(
                 &net,
@@ -105,6 +119,7 @@ fn tictactoe() {
                     prefix: "ttt".into(),
                     engines: 2,
                     rng_stages: 2,
+                    prefetch: true,
                 },
             )
             .unwrap();
@@ -120,7 +135,10 @@ fn tictactoe() {
 fn connect_four() {
     if have_iverilog() {
         let net = bench_game("connectfour");
-        assert_some_terminal(&check(&net, "connectfour", 2, 4, 6, 100), "connectfour");
+        assert_some_terminal(
+            &check(&net, "connectfour", 2, 20, true, 6, 100),
+            "connectfour",
+        );
     }
 }
 
@@ -128,7 +146,7 @@ fn connect_four() {
 fn niu_jiao_qi() {
     if have_iverilog() {
         let net = bench_game("niujiaoqi");
-        assert_some_terminal(&check(&net, "niujiaoqi", 3, 0, 8, 100), "niujiaoqi");
+        assert_some_terminal(&check(&net, "niujiaoqi", 3, 0, false, 8, 100), "niujiaoqi");
     }
 }
 
@@ -148,7 +166,7 @@ fn simultaneous_moves() {
             .count();
         assert!(choices >= 2, "expected a simultaneous-move game");
         assert_some_terminal(
-            &check(&net, "c4simultaneous", 2, 1, 6, 100),
+            &check(&net, "c4simultaneous", 2, 1, false, 6, 100),
             "c4simultaneous",
         );
     }
@@ -207,5 +225,5 @@ fn positive_loop() {
         })
         .count();
     assert!(wins > 0, "some playouts should be won through the loop");
-    assert_some_terminal(&check(&net, "loopgame", 2, 2, 16, 20), "loopgame");
+    assert_some_terminal(&check(&net, "loopgame", 2, 2, true, 16, 20), "loopgame");
 }
