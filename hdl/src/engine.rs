@@ -33,33 +33,48 @@ use std::fmt::Write;
 pub const PRECOMPUTE_MAX_MOVES: usize = 32;
 
 /// Cycles from requesting a draw to its chooser input being ready, for `stages` Threefry
-/// pipeline stages: `stages + 1` (the `+1` is the `k_c` precompute register).
-pub fn draw_latency(stages: u32) -> u32 {
-    stages + 1
+/// pipeline stages and `cslow` interleaved threads: `stages + 1` (the `+1` is the `k_c`
+/// precompute register), rounded up to a multiple of `cslow` (so a draw returns to the
+/// thread that requested it).
+pub fn draw_latency(stages: u32, cslow: u32) -> u32 {
+    let c = cslow.max(1);
+    (stages + 1).div_ceil(c) * c
 }
 
-/// Exact clock cycles (as the `CYCLES` counter reports them) that one engine spends on
-/// consecutive playouts of `lengths` joint moves each, for `stages` RNG pipeline stages,
-/// with or without the prefetch bank: `D + Σ (L_k + 1) + 1` plus the waits, `D = S + 1` per
-/// later playout without prefetch, `max(0, D − L_k)` for every playout but the first and
-/// last with it (the final `+1` is the cycle that adds the last playout to the result
-/// counters). 0 for no playouts.
-pub fn engine_cycles(lengths: &[u32], stages: u32, prefetch: bool) -> u64 {
-    let d = u64::from(draw_latency(stages));
-    let m = lengths.len();
-    if m == 0 {
-        return 0;
-    }
-    let run: u64 = lengths.iter().map(|&l| u64::from(l) + 1).sum();
-    let waits: u64 = if prefetch {
-        lengths[1..m - 1]
-            .iter()
-            .map(|&l| d.saturating_sub(u64::from(l)))
-            .sum()
-    } else {
-        (m as u64 - 1) * d
-    };
-    d + run + waits + 1
+/// Exact clock cycles (as the `CYCLES` counter reports them) that one engine spends on its
+/// playouts, `lengths` = their joint moves in index order (thread `j` of `C = cslow` runs
+/// the ones at positions `j, j+C, …`), for `stages` RNG pipeline stages, with or without the
+/// prefetch bank. Per thread, in its slots (one every `C` cycles): `T + Σ (L_k + 1)` plus the
+/// waits, `T` = [`draw_latency`]` / C`; the waits are `T` per later playout without prefetch,
+/// `max(0, T − L_k)` for every playout but the first and last with it. The engine is busy
+/// until the last thread's last slot (`C·(n_j − 1) + j + 1` cycles) plus one cycle that adds
+/// the last playout to the result counters. 0 for no playouts.
+pub fn engine_cycles(lengths: &[u32], stages: u32, prefetch: bool, cslow: u32) -> u64 {
+    let c = cslow.max(1) as usize;
+    let t = u64::from(draw_latency(stages, cslow) / cslow.max(1));
+    (0..c)
+        .filter_map(|j| {
+            let mine: Vec<u64> = lengths
+                .iter()
+                .skip(j)
+                .step_by(c)
+                .map(|&l| u64::from(l))
+                .collect();
+            let m = mine.len();
+            if m == 0 {
+                return None;
+            }
+            let run: u64 = mine.iter().map(|l| l + 1).sum();
+            let waits: u64 = if prefetch {
+                mine[1..m - 1].iter().map(|&l| t.saturating_sub(l)).sum()
+            } else {
+                (m as u64 - 1) * t
+            };
+            let n = t + run + waits;
+            Some(c as u64 * (n - 1) + j as u64 + 2)
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// Bits needed to hold the number `n`.
@@ -172,13 +187,15 @@ fn write_k(s: &mut String, ri: usize, n: usize, w: usize, banks: u32) {
 
 /// Writes the engine module. `stages` is the RNG pipeline depth, `engines` the number of
 /// engines in the design (the playout index stride), `prefetch` whether each role has a
-/// second RNG bank that prefetches the next playout's first draws (see the module docs).
+/// second RNG bank that prefetches the next playout's first draws, `cslow` the number of
+/// interleaved playout threads (1 or 2; 2 needs `prefetch == false`); see the module docs.
 pub fn write_engine(
     net: &Netlist,
     names: &Names,
     stages: u32,
     engines: u32,
     prefetch: bool,
+    cslow: u32,
 ) -> String {
     let shape = CoreShape::of(net);
     let (l, i, nl, r) = (
@@ -187,12 +204,18 @@ pub fn write_engine(
         shape.legal_total(),
         net.roles.len(),
     );
+    let c2 = cslow == 2;
     let banks: u32 = if prefetch { 2 } else { 1 };
-    let lat = draw_latency(stages);
+    let lat = draw_latency(stages, cslow);
+    let pad = lat - draw_latency(stages, 1);
+    let slots = lat / cslow; // draw latency in thread slots
+    let stride = engines * cslow;
+    let k_cut = crate::core::cut_gates(net).len().max(1);
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "// One playout engine: runs playouts ENGINE_ID, ENGINE_ID+{engines}, ... < playouts.\n\
+        "// One playout engine: {cslow} interleaved playout thread(s); thread j runs playouts\n\
+         // ENGINE_ID+{engines}*j, then every {stride}th index after it, < playouts.\n\
          // {banks} RNG bank(s) per role, draw latency {lat} cycles.\n\
          // Generated by propnet-hdl; do not edit.\n\
          `default_nettype none\n\
@@ -203,34 +226,86 @@ pub fn write_engine(
          output wire busy,\n    output reg  [31:0] n_play,\n    output reg  [47:0] n_steps,\n    \
          output reg  [31:0] n_term,\n    output reg  [31:0] n_limit,\n    \
          output reg  [31:0] n_stuck,\n    output reg  [{g1}:0] gsum\n);\n\
-         reg  [{l1}:0] st;\nreg  [31:0] step;\nreg  [31:0] nidx;\nreg  more;\nreg  lim;\nreg  run;\n\
-         wire [{l1}:0] nx;\nwire [{nl1}:0] lg;\nwire term;\nwire [{r8}:0] goal;\nwire [{i1}:0] mv;\n\
-         wire step_now;\n\
-         {core} core (.st(st), .mv(mv), .nx(nx), .lg(lg), .term(term), .goal(goal));",
+         reg  [{l1}:0] st;\n\
+         wire [{l1}:0] nx;\nwire [{nl1}:0] lg_a;\nwire term_a;\nwire [{r8}:0] goal_a;\nwire [{i1}:0] mv;",
         m = names.engine,
-        core = names.core,
         l1 = l - 1,
         nl1 = nl - 1,
         i1 = i - 1,
         r8 = 8 * r - 1,
         g1 = 48 * r - 1,
     );
-    // RNG banks: issue counter `iss` (the pipeline holds the draws of steps iss - lat ..
+    if c2 {
+        // Stage 0 (thread A): st -> legal / terminal / goal / cut, registered; stage 1
+        // (thread B, the previous cycle's stage 0): choice and next state.
+        let _ = writeln!(
+            s,
+            "wire [{k1}:0] cut_a;\n\
+             reg  [{k1}:0] cut_s;\nreg  [{l1}:0] st_s;\nreg  [{nl1}:0] lg;\nreg  term;\nreg  [{r8}:0] goal;\n\
+             always @(posedge clk) begin cut_s <= cut_a; lg <= lg_a; term <= term_a; goal <= goal_a; end\n\
+             {core} core (.st(st), .mv(mv), .cut_out(cut_a), .cut_in(cut_s), .nx(nx), .lg(lg_a), \
+             .term(term_a), .goal(goal_a));",
+            k1 = k_cut - 1,
+            l1 = l - 1,
+            nl1 = nl - 1,
+            r8 = 8 * r - 1,
+            core = names.core,
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "wire [{l1}:0] st_s = st;\nwire [{nl1}:0] lg = lg_a;\nwire term = term_a;\nwire [{r8}:0] goal = goal_a;\n\
+             {core} core (.st(st), .mv(mv), .nx(nx), .lg(lg_a), .term(term_a), .goal(goal_a));",
+            l1 = l - 1,
+            nl1 = nl - 1,
+            r8 = 8 * r - 1,
+            core = names.core,
+        );
+    }
+    // Per-thread context. With two threads every field has a second register `<f>_r` (the
+    // thread in stage 0); the controller updates the stage-1 thread's fields into `<f>_nx`,
+    // which go to `<f>_r` while `<f>_r` moves to `<f>` (a two-register ring).
+    let mut fields: Vec<(String, usize)> = vec![
+        ("run".into(), 1),
+        ("step".into(), 32),
+        ("lim".into(), 1),
+        ("more".into(), 1),
+        ("nidx".into(), 32),
+    ];
+    for b in 0..banks {
+        fields.push((format!("iss_{b}"), 24));
+        fields.push((format!("rdy_{b}"), 1));
+        fields.push((format!("bp_{b}"), 32));
+    }
+    if prefetch {
+        fields.push(("cur".into(), 1));
+    }
+    let decl = |f: &str, w: usize| {
+        if w == 1 {
+            format!("reg  {f};")
+        } else {
+            format!("reg  [{}:0] {f};", w - 1)
+        }
+    };
+    for (f, w) in &fields {
+        let _ = writeln!(s, "{}", decl(f, *w));
+        if c2 {
+            let _ = writeln!(s, "{}", decl(&format!("{f}_r"), *w));
+        }
+    }
+    // RNG banks: issue counter `iss` (the pipeline holds the draws of steps iss - slots ..
     // once `rdy`), playout index `bp`, clock enable `en`. The active bank advances every
     // cycle (it is discarded at the end of a playout); the idle one until it is full.
-    let dm1 = lat - 1;
     if prefetch {
         let _ = writeln!(
             s,
-            "reg  cur;\nreg  [23:0] iss_0;\nreg  [23:0] iss_1;\nreg  [31:0] bp_0;\nreg  [31:0] bp_1;\n\
-             reg  rdy_0;\nreg  rdy_1;\nwire en_0 = ~cur | ~rdy_0;\nwire en_1 = cur | ~rdy_1;\n\
+            "wire en_0 = ~cur | ~rdy_0;\nwire en_1 = cur | ~rdy_1;\n\
              wire rdy_cur = cur ? rdy_1 : rdy_0;\nwire rdy_nxt = cur ? rdy_0 : rdy_1;"
         );
     } else {
         let _ = writeln!(
             s,
-            "reg  [23:0] iss_0;\nreg  rdy_0;\nreg  [31:0] bp_0;\nwire en_0 = 1'b1;\n\
-             wire rdy_cur = rdy_0;\nwire rdy_nxt = 1'b1;"
+            "wire en_0 = 1'b1;\nwire rdy_cur = rdy_0;\nwire rdy_nxt = 1'b1;"
         );
     }
     // Choosers.
@@ -256,12 +331,24 @@ pub fn write_engine(
             } else {
                 String::new()
             };
+            let out = if pad > 0 {
+                format!("draw_raw_{ri}_{b}")
+            } else {
+                format!("draw_{ri}_{b}")
+            };
             let _ = writeln!(
                 s,
-                "wire [31:0] draw_{ri}_{b};\n{rng} rng_{ri}_{b} ({clk}.key0(seed[31:0]), \
-                 .key1(seed[63:32]), .ctr0(bp_{b}), .ctr1({{iss_{b}, 8'd{ri}}}), .draw(draw_{ri}_{b}));",
+                "wire [31:0] {out};\n{rng} rng_{ri}_{b} ({clk}.key0(seed[31:0]), \
+                 .key1(seed[63:32]), .ctr0(bp_{b}), .ctr1({{iss_{b}, 8'd{ri}}}), .draw({out}));",
                 rng = names.threefry,
             );
+            if pad > 0 {
+                // Align the draw latency to the thread interleave.
+                let _ = writeln!(
+                    s,
+                    "reg  [31:0] draw_{ri}_{b};\nalways @(posedge clk) draw_{ri}_{b} <= {out};"
+                );
+            }
         }
         let _ = writeln!(s, "wire [{w1}:0] pre_{ri}_0 = {w}'d0;", w1 = w - 1);
         write_prefix_counts(&mut s, ri, n, w, off);
@@ -287,10 +374,98 @@ pub fn write_engine(
         };
         let _ = writeln!(s, "assign mv[{x}] = {e};");
     }
+    // Controller of the stage-1 thread: next values of its context.
     let _ = writeln!(
         s,
-        "wire stuck = {};\nwire at_limit = lim;\nwire running = run & rdy_cur;",
-        nones.join(" | ")
+        "wire stuck = {nones};\nwire at_limit = lim;\nwire running = run & rdy_cur;\n\
+         wire ending = running & (term | at_limit | stuck);\n\
+         wire step_now = running & ~ending;\n\
+         // A playout finishes once the next one's draws are ready (or there is no next one).\n\
+         wire finish = ending & (~more | rdy_nxt);\n\
+         wire go_next = finish & more;\n\
+         wire [32:0] nn = {{1'b0, nidx}} + 33'd{stride};\n\
+         wire [31:0] step1 = step + 32'd1;\n\
+         wire run_nx = run & ~(finish & ~more);\n\
+         wire [31:0] step_nx = go_next ? 32'd0 : step_now ? step1 : step;\n\
+         wire lim_nx = go_next ? (max_steps == 32'd0) : step_now ? (step1 == max_steps) : lim;\n\
+         wire more_nx = go_next ? (nn < {{1'b0, playouts}}) : more;\n\
+         wire [31:0] nidx_nx = go_next ? nn[31:0] : nidx;\n\
+         wire [{l1}:0] st_nx = go_next ? start_state : step_now ? nx : st_s;",
+        nones = nones.join(" | "),
+        l1 = l - 1,
+    );
+    let dm1 = slots - 1;
+    for b in 0..banks {
+        // Freed at the end of a playout: the single bank, or (prefetch) the active one.
+        let freed = if prefetch {
+            format!("go_next & {}cur", if b == 0 { "~" } else { "" })
+        } else {
+            "go_next".to_string()
+        };
+        let bp_next = if prefetch { "nn[31:0]" } else { "nidx" };
+        let _ = writeln!(
+            s,
+            "wire [23:0] iss_{b}_nx = ({freed}) ? 24'd0 : (run & en_{b}) ? iss_{b} + 24'd1 : iss_{b};\n\
+             wire rdy_{b}_nx = ({freed}) ? 1'b0 : rdy_{b} | (run & en_{b} & (iss_{b} == 24'd{dm1}));\n\
+             wire [31:0] bp_{b}_nx = ({freed}) ? {bp_next} : bp_{b};"
+        );
+    }
+    if prefetch {
+        let _ = writeln!(s, "wire cur_nx = go_next ? ~cur : cur;");
+    }
+    // Start values per thread j: playout ENGINE_ID + engines·j.
+    let init = |j: u32, f: &str| -> String {
+        let first = format!("(ENGINE_ID + 32'd{})", engines * j);
+        let after = format!("({{1'b0, ENGINE_ID}} + 33'd{})", engines * j + stride);
+        match f {
+            "run" => format!(
+                "({{1'b0, ENGINE_ID}} + 33'd{}) < {{1'b0, playouts}}",
+                engines * j
+            ),
+            "step" => "32'd0".into(),
+            "lim" => "(max_steps == 32'd0)".into(),
+            "more" => format!("{after} < {{1'b0, playouts}}"),
+            "nidx" => format!("ENGINE_ID + 32'd{}", engines * j + stride),
+            "bp_0" => first,
+            "bp_1" => format!("ENGINE_ID + 32'd{}", engines * j + stride),
+            "cur" => "1'b0".into(),
+            f if f.starts_with("iss_") => "24'd0".into(),
+            _ => "1'b0".into(), // rdy_b
+        }
+    };
+    let mut on_start = String::new();
+    let mut on_cycle = String::new();
+    for (f, _) in &fields {
+        let _ = write!(on_start, "\n        {f} <= {};", init(0, f));
+        if c2 {
+            let _ = write!(on_start, " {f}_r <= {};", init(1, f));
+            let _ = write!(on_cycle, "\n        {f} <= {f}_r; {f}_r <= {f}_nx;");
+        } else {
+            let _ = write!(on_cycle, "\n        {f} <= {f}_nx;");
+        }
+    }
+    let st_start = if c2 {
+        "st <= start_state; st_s <= start_state;"
+    } else {
+        "st <= start_state;"
+    };
+    let st_cycle = if c2 {
+        "st <= st_nx; st_s <= st;"
+    } else {
+        "st <= st_nx;"
+    };
+    let run_rst = if c2 {
+        "run <= 1'b0; run_r <= 1'b0;"
+    } else {
+        "run <= 1'b0;"
+    };
+    let _ = writeln!(
+        s,
+        "always @(posedge clk) begin\n    \
+         if (rst) begin\n        {run_rst}\n    \
+         end else if (start) begin\n        {st_start}{on_start}\n    \
+         end else begin\n        {st_cycle}{on_cycle}\n    \
+         end\nend"
     );
     let mut gsum_clear = String::new();
     let mut gsum_add = String::new();
@@ -305,65 +480,16 @@ pub fn write_engine(
             gl = 8 * ri
         );
     }
-    let bank_reset = |b: u32| format!("iss_{b} <= 24'd0; rdy_{b} <= 1'b0;");
-    let bank_count = |b: u32| {
-        format!(
-            "if (en_{b}) begin iss_{b} <= iss_{b} + 24'd1; if (iss_{b} == 24'd{dm1}) rdy_{b} <= 1'b1; end"
-        )
-    };
-    let (bank_start, bank_counts, bank_next) = if prefetch {
-        (
-            format!(
-                " cur <= 1'b0; {} {} bp_0 <= ENGINE_ID; bp_1 <= ENGINE_ID + 32'd{engines};",
-                bank_reset(0),
-                bank_reset(1)
-            ),
-            format!("{}\n        {}", bank_count(0), bank_count(1)),
-            format!(
-                "\n                // Switch to the prefetched bank; the freed one prefetches the playout after.\n                \
-                 cur <= ~cur;\n                \
-                 if (cur) begin {} bp_1 <= nn[31:0]; end\n                \
-                 else begin {} bp_0 <= nn[31:0]; end",
-                bank_reset(1),
-                bank_reset(0)
-            ),
-        )
+    let busy = if c2 {
+        "run | run_r | fin_q"
     } else {
-        (
-            format!(" {} bp_0 <= ENGINE_ID;", bank_reset(0)),
-            bank_count(0),
-            format!(" {} bp_0 <= nidx;", bank_reset(0)),
-        )
+        "run | fin_q"
     };
     let _ = writeln!(
         s,
-        "wire ending = running & (term | at_limit | stuck);\n\
-         assign step_now = running & ~ending;\n\
-         wire [32:0] nn = {{1'b0, nidx}} + 33'd{engines};\n\
-         wire [31:0] step1 = step + 32'd1;\n\
-         // A playout finishes once the next one's draws are ready (or there is no next one).\n\
-         wire finish = ending & (~more | rdy_nxt);\n\
-         always @(posedge clk) begin\n    \
-         if (rst) begin\n        \
-         run <= 1'b0;\n    \
-         end else if (start) begin\n        \
-         run <= (ENGINE_ID < playouts);\n        \
-         nidx <= ENGINE_ID + 32'd{engines};\n        \
-         more <= ({{1'b0, ENGINE_ID}} + 33'd{engines}) < {{1'b0, playouts}};\n        \
-         st <= start_state; step <= 32'd0; lim <= (max_steps == 32'd0);{bank_start}\n    \
-         end else if (run) begin\n        \
-         {bank_counts}\n        \
-         if (finish) begin\n            \
-         if (more) begin\n                \
-         nidx <= nn[31:0]; more <= nn < {{1'b0, playouts}};\n                \
-         st <= start_state; step <= 32'd0; lim <= (max_steps == 32'd0);{bank_next}\n            \
-         end else begin\n                run <= 1'b0;\n            end\n        \
-         end else if (step_now) begin\n            \
-         st <= nx; step <= step1; lim <= (step1 == max_steps);\n        end\n    \
-         end\nend\n\
-         // Result counters, one cycle behind the finish (off the step path).\n\
+        "// Result counters, one cycle behind the finish (off the step path).\n\
          reg  fin_q;\nreg  term_q;\nreg  lim_q;\nreg  [31:0] len_q;\nreg  [{r8}:0] goal_q;\n\
-         assign busy = run | fin_q;\n\
+         assign busy = {busy};\n\
          always @(posedge clk) begin\n    \
          term_q <= term; lim_q <= at_limit; len_q <= step; goal_q <= goal;\n    \
          if (rst | start) begin\n        \
@@ -387,7 +513,7 @@ pub fn write_engine(
          // Simulation only: one line per finished playout, parsed by propnet-hdl's sim module.\n\
          always @(posedge clk)\n    \
          if (!rst && !start && run && finish)\n        \
-         $display(\"REC %0d %0d %0d %0d %0d %b %h %h\", ENGINE_ID, {pidx}, step, term, at_limit, {{{}}}, goal, st);\n\
+         $display(\"REC %0d %0d %0d %0d %0d %b %h %h\", ENGINE_ID, {pidx}, step, term, at_limit, {{{}}}, goal, st_s);\n\
          `endif\nendmodule\n`default_nettype wire",
         none_bits.join(", "),
         pidx = if prefetch { "(cur ? bp_1 : bp_0)" } else { "bp_0" }

@@ -152,6 +152,12 @@ pub struct Options {
     /// fill cycles are lost between playouts (see [`engine`]); costs a second Threefry
     /// pipeline per role.
     pub prefetch: bool,
+    /// Interleaved playout threads per engine (C-slow retiming, Leiserson & Saxe,
+    /// "Retiming synchronous circuitry", Algorithmica 1991): 1, or 2 = a register level
+    /// between the state-only logic (legal, terminal, goal) and the move-dependent next-state
+    /// logic, with two playouts in flight in one copy of the logic. 2 needs
+    /// `prefetch == false`.
+    pub cslow: u32,
 }
 
 impl Default for Options {
@@ -161,6 +167,7 @@ impl Default for Options {
             engines: 1,
             rng_stages: 5,
             prefetch: true,
+            cslow: 1,
         }
     }
 }
@@ -262,6 +269,8 @@ pub struct DesignInfo {
     pub rng_stages: u32,
     /// Whether the engines have the prefetch RNG bank.
     pub prefetch: bool,
+    /// Interleaved playout threads per engine.
+    pub cslow: u32,
     /// Roles.
     pub roles: usize,
     /// Latches.
@@ -342,6 +351,12 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
             threefry::VALID_STAGES
         )));
     }
+    if !(1..=2).contains(&opts.cslow) || (opts.cslow == 2 && opts.prefetch) {
+        return Err(Error::BadOption(format!(
+            "cslow = {} with prefetch = {}; cslow must be 1, or 2 without prefetch",
+            opts.cslow, opts.prefetch
+        )));
+    }
     if !(1..=4096).contains(&opts.engines) {
         return Err(Error::BadOption(format!(
             "engines = {}; must be 1..=4096",
@@ -354,14 +369,28 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
         text,
     };
     let sources = vec![
-        file(&names.core, core::write_core(net, &names.core)),
+        file(
+            &names.core,
+            if opts.cslow == 2 {
+                core::write_core_split(net, &names.core)
+            } else {
+                core::write_core(net, &names.core)
+            },
+        ),
         file(
             &names.threefry,
             threefry::write_threefry(&names.threefry, opts.rng_stages),
         ),
         file(
             &names.engine,
-            engine::write_engine(net, &names, opts.rng_stages, opts.engines, opts.prefetch),
+            engine::write_engine(
+                net,
+                &names,
+                opts.rng_stages,
+                opts.engines,
+                opts.prefetch,
+                opts.cslow,
+            ),
         ),
         file(
             &names.top,
@@ -373,6 +402,7 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
         engines: opts.engines,
         rng_stages: opts.rng_stages,
         prefetch: opts.prefetch,
+        cslow: opts.cslow,
         roles: net.roles.len(),
         latches: net.latches.len(),
         gates: core::live_logic_gates(net),

@@ -97,7 +97,7 @@ fn check(
                 .filter(|r| r.index % opts.engines == e)
                 .map(|r| r.length)
                 .collect();
-            propnet_hdl::engine::engine_cycles(&lengths, opts.rng_stages, opts.prefetch)
+            propnet_hdl::engine::engine_cycles(&lengths, opts.rng_stages, opts.prefetch, opts.cslow)
         })
         .max()
         .unwrap_or(0);
@@ -125,6 +125,8 @@ fn many_moves_per_role_match_reference() {
         let opts = Options {
             engines: 1,
             rng_stages: stages,
+            prefetch: stages == 1,
+            cslow: if stages == 1 { 1 } else { 2 },
             ..Default::default()
         };
         let engine = &generate(&net, &opts).unwrap().sources[2].text;
@@ -157,6 +159,7 @@ fn random_netlists_match_reference() {
             engines: 1 + (seed as u32 % 3),
             rng_stages: [0, 1, 2, 4, 5, 20][seed as usize],
             prefetch: seed % 2 == 1,
+            cslow: if seed % 4 == 0 { 2 } else { 1 },
             ..Default::default()
         };
         check(
@@ -248,6 +251,7 @@ fn start_state_from_host_and_no_legal_move() {
             engines: 3,
             rng_stages: 0,
             prefetch: false,
+            cslow: 2,
             ..Default::default()
         },
         5,
@@ -326,7 +330,11 @@ fn generated_verilog_is_lint_clean() {
     if !have("verilator") {
         return;
     }
-    for (seed, stages, engines, prefetch) in [(3u64, 0u32, 1u32, false), (4, 2, 3, true)] {
+    for (seed, stages, engines, prefetch, cslow) in [
+        (3u64, 0u32, 1u32, false, 1u32),
+        (4, 2, 3, true, 1),
+        (5, 5, 2, false, 2),
+    ] {
         let net = random_netlist(
             seed,
             &RandomSpec {
@@ -341,10 +349,12 @@ fn generated_verilog_is_lint_clean() {
                 rng_stages: stages,
                 prefix: "module".into(),
                 prefetch,
+                cslow,
             },
         )
         .unwrap();
         assert_eq!(design.names.top, "module_1_top");
+        assert_eq!(design.sources[0].text.contains("cut_in"), cslow == 2);
         let dir = scratch(&format!("lint{seed}"));
         let warnings = tools::lint(&design, &dir).unwrap_or_else(|e| panic!("{e}"));
         assert!(warnings.is_empty(), "verilator -Wall warnings:\n{warnings}");
@@ -375,6 +385,19 @@ fn bad_options_and_netlists_are_errors() {
         ),
         Err(propnet_hdl::Error::BadOption(_))
     ));
+    for (cslow, prefetch) in [(0u32, false), (3, false), (2, true)] {
+        assert!(matches!(
+            generate(
+                &net,
+                &Options {
+                    cslow,
+                    prefetch,
+                    ..Default::default()
+                }
+            ),
+            Err(propnet_hdl::Error::BadOption(_))
+        ));
+    }
     let mut bad = net.clone();
     bad.terminal = propnet_compiler::netlist::GateId(u32::MAX);
     assert!(matches!(

@@ -39,6 +39,7 @@ fn check(
     engines: u32,
     rng_stages: u32,
     prefetch: bool,
+    cslow: u32,
     playouts: u32,
     max_steps: u32,
 ) -> Vec<PlayoutEnd> {
@@ -49,6 +50,7 @@ fn check(
             engines,
             rng_stages,
             prefetch,
+            cslow,
         },
     )
     .expect("generate");
@@ -91,7 +93,7 @@ fn check(
                 .filter(|r| r.index % engines == e)
                 .map(|r| r.length)
                 .collect();
-            propnet_hdl::engine::engine_cycles(&lengths, rng_stages, prefetch)
+            propnet_hdl::engine::engine_cycles(&lengths, rng_stages, prefetch, cslow)
         })
         .max()
         .unwrap_or(0);
@@ -111,7 +113,7 @@ fn assert_some_terminal(ends: &[PlayoutEnd], tag: &str) {
 fn tictactoe() {
     if have_iverilog() {
         let net = bench_game("tictactoe");
-        assert_some_terminal(&check(&net, "tictactoe", 2, 20, true, 12, 100), "tictactoe");
+        assert_some_terminal(&check(&net, "tictactoe", 2, 20, true, 1, 12, 100), "tictactoe");
         if tools::available("verilator") {
             let design = generate(
                 &net,
@@ -120,6 +122,7 @@ fn tictactoe() {
                     engines: 2,
                     rng_stages: 2,
                     prefetch: true,
+                    cslow: 1,
                 },
             )
             .unwrap();
@@ -136,7 +139,7 @@ fn connect_four() {
     if have_iverilog() {
         let net = bench_game("connectfour");
         assert_some_terminal(
-            &check(&net, "connectfour", 2, 20, true, 6, 100),
+            &check(&net, "connectfour", 2, 10, false, 2, 6, 100),
             "connectfour",
         );
     }
@@ -146,7 +149,7 @@ fn connect_four() {
 fn niu_jiao_qi() {
     if have_iverilog() {
         let net = bench_game("niujiaoqi");
-        assert_some_terminal(&check(&net, "niujiaoqi", 3, 0, false, 8, 100), "niujiaoqi");
+        assert_some_terminal(&check(&net, "niujiaoqi", 3, 0, false, 1, 8, 100), "niujiaoqi");
     }
 }
 
@@ -166,7 +169,7 @@ fn simultaneous_moves() {
             .count();
         assert!(choices >= 2, "expected a simultaneous-move game");
         assert_some_terminal(
-            &check(&net, "c4simultaneous", 2, 1, false, 6, 100),
+            &check(&net, "c4simultaneous", 2, 1, false, 2, 6, 100),
             "c4simultaneous",
         );
     }
@@ -225,5 +228,5 @@ fn positive_loop() {
         })
         .count();
     assert!(wins > 0, "some playouts should be won through the loop");
-    assert_some_terminal(&check(&net, "loopgame", 2, 2, true, 16, 20), "loopgame");
+    assert_some_terminal(&check(&net, "loopgame", 2, 2, true, 1, 16, 20), "loopgame");
 }

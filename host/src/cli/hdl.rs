@@ -27,6 +27,9 @@ pub struct HdlArgs {
     /// Leave out the prefetch RNG bank (half the RNG area; `S + 1` fill cycles per playout).
     #[arg(long)]
     pub no_prefetch: bool,
+    /// Interleaved playout threads per engine (C-slow): 1, or 2 (needs --no-prefetch).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=2))]
+    pub cslow: u32,
     /// Synthesize for this FPGA family and report LUTs, FFs, Fmax and playouts/s.
     #[arg(long, value_parser = ["ice40", "ecp5", "xc7"])]
     pub synth: Option<String>,
@@ -81,6 +84,7 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
         engines: args.engines,
         rng_stages: args.rng_stages,
         prefetch: !args.no_prefetch,
+        cslow: args.cslow,
     };
     let design = generate(&net, &opts)?;
     let (sources, tb) = design.write_to(&args.out)?;
@@ -142,7 +146,7 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
             step = Some((what.to_string(), Instant::now()));
         })?;
         done(step);
-        let est = estimate(&rep, args.rng_stages, !args.no_prefetch, &lengths);
+        let est = estimate(&rep, args.rng_stages, !args.no_prefetch, args.cslow, &lengths);
         println!(
             "{} ({}), {}:",
             target.yosys_command(),
