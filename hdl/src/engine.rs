@@ -354,7 +354,8 @@ pub fn write_engine(
         write_prefix_counts(&mut s, ri, n, w, off);
         let _ = writeln!(s, "wire [{w1}:0] cnt_{ri} = pre_{ri}_{n};", w1 = w - 1);
         write_k(&mut s, ri, n, w, banks);
-        let _ = writeln!(s, "wire none_{ri} = (cnt_{ri} == {w}'d0);");
+        // No legal move: an OR of the legal bits, shallower than the count.
+        let _ = writeln!(s, "wire none_{ri} = ~(|lg[{}:{off}]);", off + n - 1);
         for (j, legal) in role.legal.iter().enumerate() {
             let _ = writeln!(
                 s,

@@ -10,17 +10,24 @@
 //! # Generated design
 //! [`generate`] returns a [`Design`]: one Verilog-2005 file per module (so
 //! `verilator --lint-only -Wall` is clean, including its file-name rule) plus a testbench.
-//! - `<prefix>_core`: the netlist's combinational logic (legal, goal, terminal, next).
+//! - `<prefix>_core`: the netlist's combinational logic (legal, goal, terminal, next); with
+//!   [`Options::cslow`] = 2 split into a state-only part and a move-dependent part joined
+//!   by a registered cut ([`core::write_core_split`]).
 //! - `<prefix>_threefry`: the RNG draw, word 0 of Threefry-2x32-20 exactly as
-//!   [`propnet_compiler::rng`], with [`Options::rng_stages`] pipeline stages.
-//! - `<prefix>_engine`: latch registers, one RNG and chooser per role (`k = (x·count)>>32`,
-//!   the move is the legal entry whose prefix count of legal bits equals `k`; `k_c` for
-//!   every possible count `c` is precomputed into registers the cycle after the draw leaves
-//!   the RNG, so the step path only muxes it by the count), the playout controller. One
-//!   joint move per clock cycle; a playout costs `length + 2 + S` cycles (`S` = RNG stages:
-//!   draws are requested `S + 1` cycles ahead, so each playout starts with `S + 1` fill
-//!   cycles, see [`engine::draw_latency`]). Engine `e` of `N` runs playout indices
-//!   `e, e+N, e+2N, … < playouts`.
+//!   [`propnet_compiler::rng`], with [`Options::rng_stages`] pipeline stages and a clock
+//!   enable.
+//! - `<prefix>_engine`: latch registers, per role one or two RNG banks and a chooser
+//!   (`k = (x·count)>>32`, the move is the legal entry whose prefix count of legal bits
+//!   equals `k`; `k_c` for every possible count `c` is precomputed into registers the cycle
+//!   after the draw leaves the RNG, so the step path only muxes it by the count), the
+//!   playout controller. One joint move per clock cycle (per thread). The draws depend on
+//!   no game state, so they are requested `S + 1` cycles ahead ([`engine::draw_latency`]);
+//!   with [`Options::prefetch`] a second bank per role fetches the next playout's first
+//!   draws while the current one runs (ping-pong), so a playout costs `max(length, S + 1)
+//!   + 1` cycles instead of `length + 2 + S`; with [`Options::cslow`] = 2 two playouts are
+//!   interleaved in one copy of the logic (C-slow), see [`engine`]. Exact cycle counts:
+//!   [`engine::engine_cycles`]. Engine `e` of `N` runs playout indices `e, e+N, e+2N, … <
+//!   playouts` (thread `j` of a C-slow engine every `2N`-th from `e + jN`).
 //! - `<prefix>_top`: host interface, start-state bank, `N` engines, summed counters.
 //!
 //! # Host interface (`<prefix>_top`)
@@ -49,14 +56,17 @@
 //! simulation (`PROPNET_TRACE` define), which is how the tests compare with the CPU.
 //!
 //! # Verification
-//! `hdl/tests/random_sim.rs`: random netlists (1–3 roles, 1–3 engines, every RNG depth),
-//! a host-loaded start state, a no-legal-move ending, both chooser paths (precomputed `k_c` up to
-//! [`engine::PRECOMPUTE_MAX_MOVES`] moves, multiplier above), the Threefry module alone against
-//! `rng::threefry2x32_20`, `verilator --lint-only -Wall` clean, the cycle count equal to
-//! `Σ (length + 2 + S)` of the busiest engine (one joint move per cycle), and one tiny
-//! netlist through yosys `synth_ice40` + nextpnr. `tests/tests/hdl_vs_cpu.rs`: tic-tac-toe,
-//! connect four, Niu Jiao Qi, simultaneous connect four and a positive-loop game, every
-//! playout record and counter equal to `reference_playout`.
+//! `hdl/tests/random_sim.rs`: random netlists (1–3 roles, 1–3 engines, every RNG depth,
+//! with and without prefetch, C-slow 1 and 2), a host-loaded start state, a no-legal-move
+//! ending, both chooser paths (precomputed `k_c` up to [`engine::PRECOMPUTE_MAX_MOVES`]
+//! moves, multiplier above), the Threefry module alone against `rng::threefry2x32_20`,
+//! `verilator --lint-only -Wall` clean, the cycle count equal to
+//! [`engine::engine_cycles`] of the busiest engine (one joint move per cycle and thread), and
+//! one tiny netlist through yosys `synth_ice40` + nextpnr. `tests/tests/hdl_vs_cpu.rs`:
+//! tic-tac-toe (S = 20, prefetch: short playouts wait for it), connect four (S = 10,
+//! C-slow 2), Niu Jiao Qi, simultaneous connect four (C-slow 2) and a positive-loop game,
+//! every playout record, counter and the cycle count equal to `reference_playout` /
+//! `engine_cycles`.
 //!
 //! # Measured (iCE40-HX8K ct256, yosys 0.23 `synth_ice40`, nextpnr-ice40 0.4, 1 engine)
 //! `propnet hdl bench-games/GAME.kif -o DIR --synth ice40 --rng-stages S`; mean playout
