@@ -32,6 +32,11 @@ use std::fmt::Write;
 /// (fed by a registered draw, so the latency is the same) to bound the area.
 pub const PRECOMPUTE_MAX_MOVES: usize = 32;
 
+/// Roles with at most this many legal entries compare each entry's prefix count with
+/// every `k_c` in parallel and select the result by the count (`n·(n−1)` small comparators);
+/// larger roles select `k` by the count first and then compare.
+pub const PARALLEL_COMPARE_MAX_MOVES: usize = 16;
+
 /// Cycles from requesting a draw to its chooser input being ready, for `stages` Threefry
 /// pipeline stages and `cslow` interleaved threads: `stages + 1` (the `+1` is the `k_c`
 /// precompute register), rounded up to a multiple of `cslow` (so a draw returns to the
@@ -91,6 +96,31 @@ fn zext(bit: &str, w: usize) -> String {
     }
 }
 
+/// Writes `out = a + b` (`w` bits, carry out dropped) as a ripple of xor/and/or gates rather
+/// than `+`: yosys maps `+` to carry chains before ABC sees the logic, while these tiny
+/// (≤ 6-bit) sums on the step path are faster when ABC can merge them into the LUT logic
+/// around them.
+fn write_gate_add(s: &mut String, out: &str, a: &str, b: &str, w: usize) {
+    let _ = writeln!(
+        s,
+        "wire [{}:0] {out};\nassign {out}[0] = {a}[0] ^ {b}[0];\nwire {out}_c1 = {a}[0] & {b}[0];",
+        w - 1
+    );
+    for i in 1..w {
+        let _ = writeln!(s, "assign {out}[{i}] = {a}[{i}] ^ {b}[{i}] ^ {out}_c{i};");
+        if i + 1 < w {
+            let _ = writeln!(
+                s,
+                "wire {out}_c{} = ({a}[{i}] & {b}[{i}]) | ({out}_c{i} & ({a}[{i}] ^ {b}[{i}]));",
+                i + 1
+            );
+        }
+    }
+    if w == 1 {
+        let _ = writeln!(s, "wire {out}_unused = {out}_c1;");
+    }
+}
+
 /// Writes the exclusive prefix counts `pre_<r>_<j>` = number of legal bits among entries
 /// `0..j` of role `r` (j = 1..=n; `pre_<r>_0` is written by the caller), as a Kogge-Stone
 /// parallel prefix (Kogge & Stone, IEEE Trans. Computers 1973): `ceil(log2 n)` adder levels
@@ -108,12 +138,14 @@ fn write_prefix_counts(s: &mut String, ri: usize, n: usize, w: usize, off: usize
     while (1usize << level) < n {
         let d = 1usize << level;
         for j in 0..n {
-            let e = if j >= d {
-                format!("ps_{ri}_{level}_{j} + ps_{ri}_{level}_{}", j - d)
+            let out = format!("ps_{ri}_{}_{j}", level + 1);
+            if j >= d {
+                let a = format!("ps_{ri}_{level}_{j}");
+                let b = format!("ps_{ri}_{level}_{}", j - d);
+                write_gate_add(s, &out, &a, &b, w);
             } else {
-                format!("ps_{ri}_{level}_{j}")
-            };
-            let _ = writeln!(s, "wire [{w1}:0] ps_{ri}_{}_{j} = {e};", level + 1);
+                let _ = writeln!(s, "wire [{w1}:0] {out} = ps_{ri}_{level}_{j};");
+            }
         }
         level += 1;
     }
@@ -131,7 +163,7 @@ fn write_prefix_counts(s: &mut String, ri: usize, n: usize, w: usize, off: usize
 /// `c = 2..=n` (constant multiplications, i.e. shift-adds; `c = 1` gives 0, so a role with
 /// one legal move needs no draw logic at all), and `k` is a mux on the count. Otherwise the
 /// draw is registered per bank and multiplied by the count in the step cycle.
-fn write_k(s: &mut String, ri: usize, n: usize, w: usize, banks: u32) {
+fn write_k(s: &mut String, ri: usize, n: usize, w: usize, banks: u32, mux_k: bool) {
     let w1 = w - 1;
     let pick = |name: &str| -> String {
         if banks == 2 {
@@ -157,7 +189,9 @@ fn write_k(s: &mut String, ri: usize, n: usize, w: usize, banks: u32) {
         );
         return;
     }
-    let _ = writeln!(s, "reg  [{w1}:0] k_{ri};");
+    if mux_k {
+        let _ = writeln!(s, "reg  [{w1}:0] k_{ri};");
+    }
     let mut cases = String::new();
     for c in 2..=n {
         for b in 0..banks {
@@ -179,10 +213,12 @@ fn write_k(s: &mut String, ri: usize, n: usize, w: usize, banks: u32) {
         let _ = writeln!(s, "wire [{w1}:0] kc_{ri}_{c} = {sel};");
         let _ = writeln!(cases, "        {w}'d{c}: k_{ri} = kc_{ri}_{c};");
     }
-    let _ = writeln!(
-        s,
-        "always @* begin\n    case (cnt_{ri})\n{cases}        default: k_{ri} = {w}'d0;\n    endcase\nend"
-    );
+    if mux_k {
+        let _ = writeln!(
+            s,
+            "always @* begin\n    case (cnt_{ri})\n{cases}        default: k_{ri} = {w}'d0;\n    endcase\nend"
+        );
+    }
 }
 
 /// Writes the engine module. `stages` is the RNG pipeline depth, `engines` the number of
@@ -353,15 +389,35 @@ pub fn write_engine(
         let _ = writeln!(s, "wire [{w1}:0] pre_{ri}_0 = {w}'d0;", w1 = w - 1);
         write_prefix_counts(&mut s, ri, n, w, off);
         let _ = writeln!(s, "wire [{w1}:0] cnt_{ri} = pre_{ri}_{n};", w1 = w - 1);
-        write_k(&mut s, ri, n, w, banks);
+        let parallel = n <= PARALLEL_COMPARE_MAX_MOVES;
+        write_k(&mut s, ri, n, w, banks, !parallel);
         // No legal move: an OR of the legal bits, shallower than the count.
         let _ = writeln!(s, "wire none_{ri} = ~(|lg[{}:{off}]);", off + n - 1);
         for (j, legal) in role.legal.iter().enumerate() {
-            let _ = writeln!(
-                s,
-                "wire sel_{ri}_{j} = lg[{}] & (pre_{ri}_{j} == k_{ri});",
-                off + j
-            );
+            if parallel {
+                // Compare the prefix count with every k_c in parallel with the count, then
+                // pick by the count: one mux level instead of mux then compare.
+                let mut cases = String::new();
+                for c in 2..=n {
+                    let _ = writeln!(
+                        cases,
+                        "        {w}'d{c}: hit_{ri}_{j} = (pre_{ri}_{j} == kc_{ri}_{c});"
+                    );
+                }
+                let _ = writeln!(
+                    s,
+                    "reg  hit_{ri}_{j};\nalways @* begin\n    case (cnt_{ri})\n{cases}        \
+                     default: hit_{ri}_{j} = (pre_{ri}_{j} == {w}'d0);\n    endcase\nend\n\
+                     wire sel_{ri}_{j} = lg[{}] & hit_{ri}_{j};",
+                    off + j
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    "wire sel_{ri}_{j} = lg[{}] & (pre_{ri}_{j} == k_{ri});",
+                    off + j
+                );
+            }
             sel_of_input[legal.input.index()].push(format!("sel_{ri}_{j}"));
         }
         nones.push(format!("none_{ri}"));
