@@ -307,6 +307,7 @@ pub fn write_engine(
         ("lim".into(), 1),
         ("more".into(), 1),
         ("nidx".into(), 32),
+        ("nn".into(), 33),
     ];
     for b in 0..banks {
         fields.push((format!("iss_{b}"), 24));
@@ -440,11 +441,14 @@ pub fn write_engine(
          // A playout finishes once the next one's draws are ready (or there is no next one).\n\
          wire finish = ending & (~more | rdy_nxt);\n\
          wire go_next = finish & more;\n\
-         wire [32:0] nn = {{1'b0, nidx}} + 33'd{stride};\n\
+         // nn = nidx + stride and max_steps - 1 are kept in registers, so no carry chain\n\
+         // feeds the step-limit and more-playouts flags.\n\
+         reg  [31:0] msm1;\nalways @(posedge clk) msm1 <= max_steps - 32'd1;\n\
+         wire [32:0] nn_nx = go_next ? nn + 33'd{stride} : nn;\n\
          wire [31:0] step1 = step + 32'd1;\n\
          wire run_nx = run & ~(finish & ~more);\n\
          wire [31:0] step_nx = go_next ? 32'd0 : step_now ? step1 : step;\n\
-         wire lim_nx = go_next ? (max_steps == 32'd0) : step_now ? (step1 == max_steps) : lim;\n\
+         wire lim_nx = go_next ? (max_steps == 32'd0) : step_now ? (step == msm1) : lim;\n\
          wire more_nx = go_next ? (nn < {{1'b0, playouts}}) : more;\n\
          wire [31:0] nidx_nx = go_next ? nn[31:0] : nidx;\n\
          wire [{l1}:0] st_nx = go_next ? start_state : step_now ? nx : st_s;",
@@ -483,6 +487,7 @@ pub fn write_engine(
             "lim" => "(max_steps == 32'd0)".into(),
             "more" => format!("{after} < {{1'b0, playouts}}"),
             "nidx" => format!("ENGINE_ID + 32'd{}", engines * j + stride),
+            "nn" => format!("{{1'b0, ENGINE_ID}} + 33'd{}", engines * j + 2 * stride),
             "bp_0" => first,
             "bp_1" => format!("ENGINE_ID + 32'd{}", engines * j + stride),
             "cur" => "1'b0".into(),
