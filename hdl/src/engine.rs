@@ -46,17 +46,28 @@ pub fn draw_latency(stages: u32, cslow: u32) -> u32 {
     (stages + 1).div_ceil(c) * c
 }
 
+/// Draw latency in a thread's slots (one slot every `cslow` cycles): `S + 1` for one thread
+/// or with prefetch (then each thread has its own bank pipelines, advancing in its slots),
+/// else [`draw_latency`]` / cslow` (one pipeline shared by the interleaved threads).
+pub fn draw_slots(stages: u32, prefetch: bool, cslow: u32) -> u32 {
+    if prefetch || cslow <= 1 {
+        stages + 1
+    } else {
+        draw_latency(stages, cslow) / cslow
+    }
+}
+
 /// Exact clock cycles (as the `CYCLES` counter reports them) that one engine spends on its
 /// playouts, `lengths` = their joint moves in index order (thread `j` of `C = cslow` runs
 /// the ones at positions `j, j+C, …`), for `stages` RNG pipeline stages, with or without the
 /// prefetch bank. Per thread, in its slots (one every `C` cycles): `T + Σ (L_k + 1)` plus the
-/// waits, `T` = [`draw_latency`]` / C`; the waits are `T` per later playout without prefetch,
+/// waits, `T` = [`draw_slots`]; the waits are `T` per later playout without prefetch,
 /// `max(0, T − L_k)` for every playout but the first and last with it. The engine is busy
 /// until the last thread's last slot (`C·(n_j − 1) + j + 1` cycles) plus one cycle that adds
 /// the last playout to the result counters. 0 for no playouts.
 pub fn engine_cycles(lengths: &[u32], stages: u32, prefetch: bool, cslow: u32) -> u64 {
     let c = cslow.max(1) as usize;
-    let t = u64::from(draw_latency(stages, cslow) / cslow.max(1));
+    let t = u64::from(draw_slots(stages, prefetch, cslow));
     (0..c)
         .filter_map(|j| {
             let mine: Vec<u64> = lengths
@@ -154,6 +165,65 @@ fn write_prefix_counts(s: &mut String, ri: usize, n: usize, w: usize, off: usize
     }
 }
 
+/// The physical RNG pipelines of a role: one per bank, and with prefetch and two threads one
+/// per (thread, bank), advancing only in its thread's slots.
+struct Pipes {
+    /// (suffix, clock-enable expression) per pipeline; the suffix ends with the bank digit.
+    list: Vec<(String, String)>,
+    prefetch: bool,
+    per_thread: bool,
+}
+
+impl Pipes {
+    fn new(prefetch: bool, cslow: u32) -> Self {
+        let per_thread = prefetch && cslow == 2;
+        let banks = if prefetch { 2 } else { 1 };
+        let mut list = Vec::new();
+        if per_thread {
+            for t in 0..2 {
+                for b in 0..banks {
+                    let ph = if t == 0 { "~ph" } else { "ph" };
+                    list.push((format!("{t}{b}"), format!("en_{b} & {ph}")));
+                }
+            }
+        } else {
+            for b in 0..banks {
+                list.push((format!("{b}"), format!("en_{b}")));
+            }
+        }
+        Self {
+            list,
+            prefetch,
+            per_thread,
+        }
+    }
+    /// (suffix, clock enable) of each pipeline.
+    fn list(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.list.iter().map(|(n, ce)| (n.as_str(), ce.as_str()))
+    }
+    /// The active pipeline's `name_<suffix>`.
+    fn pick(&self, name: &str) -> String {
+        self.pick_with(|suffix| format!("{name}_{suffix}"))
+    }
+    /// The active pipeline's `kc_<r>_<suffix>_<c>`.
+    fn pick_kc(&self, ri: usize, c: usize) -> String {
+        self.pick_with(|suffix| format!("kc_{ri}_{suffix}_{c}"))
+    }
+    fn pick_with(&self, f: impl Fn(&str) -> String) -> String {
+        match (self.per_thread, self.prefetch) {
+            (true, _) => format!(
+                "ph ? (cur ? {} : {}) : (cur ? {} : {})",
+                f("11"),
+                f("10"),
+                f("01"),
+                f("00")
+            ),
+            (false, true) => format!("cur ? {} : {}", f("1"), f("0")),
+            _ => f("0"),
+        }
+    }
+}
+
 /// Writes `k_<r>` = `(x·cnt_<r>)>>32` for the draw `x` of role `r` (`n` legal entries,
 /// `w`-bit counts) from the draws `draw_<r>_<b>` of the `banks` RNG banks; bank `b`'s
 /// registers advance only when `en_<b>` is high, and `cur` selects the active bank when
@@ -163,20 +233,14 @@ fn write_prefix_counts(s: &mut String, ri: usize, n: usize, w: usize, off: usize
 /// `c = 2..=n` (constant multiplications, i.e. shift-adds; `c = 1` gives 0, so a role with
 /// one legal move needs no draw logic at all), and `k` is a mux on the count. Otherwise the
 /// draw is registered per bank and multiplied by the count in the step cycle.
-fn write_k(s: &mut String, ri: usize, n: usize, w: usize, banks: u32, mux_k: bool) {
+fn write_k(s: &mut String, ri: usize, n: usize, w: usize, pipes: &Pipes, mux_k: bool) {
     let w1 = w - 1;
-    let pick = |name: &str| -> String {
-        if banks == 2 {
-            format!("cur ? {name}_1 : {name}_0")
-        } else {
-            format!("{name}_0")
-        }
-    };
+    let pick = |name: &str| pipes.pick(name);
     if n > PRECOMPUTE_MAX_MOVES {
-        for b in 0..banks {
+        for (b, ce) in pipes.list() {
             let _ = writeln!(
                 s,
-                "reg  [31:0] drawq_{ri}_{b};\nalways @(posedge clk) if (en_{b}) drawq_{ri}_{b} <= draw_{ri}_{b};"
+                "reg  [31:0] drawq_{ri}_{b};\nalways @(posedge clk) if ({ce}) drawq_{ri}_{b} <= draw_{ri}_{b};"
             );
         }
         let _ = writeln!(
@@ -194,22 +258,18 @@ fn write_k(s: &mut String, ri: usize, n: usize, w: usize, banks: u32, mux_k: boo
     }
     let mut cases = String::new();
     for c in 2..=n {
-        for b in 0..banks {
+        for (b, ce) in pipes.list() {
             let _ = writeln!(
                 s,
                 "wire [{h}:0] kp_{ri}_{b}_{c} = {{{{{w}{{1'b0}}}}, draw_{ri}_{b}}} * {ww}'d{c};\n\
                  reg  [{w1}:0] kc_{ri}_{b}_{c};\n\
-                 always @(posedge clk) if (en_{b}) kc_{ri}_{b}_{c} <= kp_{ri}_{b}_{c}[{h}:32];\n\
+                 always @(posedge clk) if ({ce}) kc_{ri}_{b}_{c} <= kp_{ri}_{b}_{c}[{h}:32];\n\
                  wire [31:0] kp_unused_{ri}_{b}_{c} = kp_{ri}_{b}_{c}[31:0];",
                 h = 31 + w,
                 ww = 32 + w
             );
         }
-        let sel = if banks == 2 {
-            format!("cur ? kc_{ri}_1_{c} : kc_{ri}_0_{c}")
-        } else {
-            format!("kc_{ri}_0_{c}")
-        };
+        let sel = pipes.pick_kc(ri, c);
         let _ = writeln!(s, "wire [{w1}:0] kc_{ri}_{c} = {sel};");
         let _ = writeln!(cases, "        {w}'d{c}: k_{ri} = kc_{ri}_{c};");
     }
@@ -242,9 +302,14 @@ pub fn write_engine(
     );
     let c2 = cslow == 2;
     let banks: u32 = if prefetch { 2 } else { 1 };
-    let lat = draw_latency(stages, cslow);
+    let pipes = Pipes::new(prefetch, cslow);
+    let lat = if pipes.per_thread {
+        draw_latency(stages, 1)
+    } else {
+        draw_latency(stages, cslow)
+    };
     let pad = lat - draw_latency(stages, 1);
-    let slots = lat / cslow; // draw latency in thread slots
+    let slots = draw_slots(stages, prefetch, cslow);
     let stride = engines * cslow;
     let k_cut = crate::core::cut_gates(net).len().max(1);
     let mut s = String::new();
@@ -362,9 +427,9 @@ pub fn write_engine(
             continue;
         }
         let w = bits_for(n);
-        for b in 0..banks {
+        for (b, ce) in pipes.list() {
             let clk = if stages > 0 {
-                format!(".clk(clk), .ce(en_{b}), ")
+                format!(".clk(clk), .ce({ce}), ")
             } else {
                 String::new()
             };
@@ -373,10 +438,11 @@ pub fn write_engine(
             } else {
                 format!("draw_{ri}_{b}")
             };
+            let bank = &b[b.len() - 1..];
             let _ = writeln!(
                 s,
                 "wire [31:0] {out};\n{rng} rng_{ri}_{b} ({clk}.key0(seed[31:0]), \
-                 .key1(seed[63:32]), .ctr0(bp_{b}), .ctr1({{iss_{b}, 8'd{ri}}}), .draw({out}));",
+                 .key1(seed[63:32]), .ctr0(bp_{bank}), .ctr1({{iss_{bank}, 8'd{ri}}}), .draw({out}));",
                 rng = names.threefry,
             );
             if pad > 0 {
@@ -391,7 +457,7 @@ pub fn write_engine(
         write_prefix_counts(&mut s, ri, n, w, off);
         let _ = writeln!(s, "wire [{w1}:0] cnt_{ri} = pre_{ri}_{n};", w1 = w - 1);
         let parallel = n <= PARALLEL_COMPARE_MAX_MOVES;
-        write_k(&mut s, ri, n, w, banks, !parallel);
+        write_k(&mut s, ri, n, w, &pipes, !parallel);
         // No legal move: an OR of the legal bits, shallower than the count.
         let _ = writeln!(s, "wire none_{ri} = ~(|lg[{}:{off}]);", off + n - 1);
         for (j, legal) in role.legal.iter().enumerate() {
@@ -506,16 +572,23 @@ pub fn write_engine(
             let _ = write!(on_cycle, "\n        {f} <= {f}_nx;");
         }
     }
-    let st_start = if c2 {
-        "st <= start_state; st_s <= start_state;"
-    } else {
-        "st <= start_state;"
+    let (st_start, st_cycle) = match (c2, pipes.per_thread) {
+        (true, true) => (
+            "st <= start_state; st_s <= start_state; ph <= 1'b0;",
+            "st <= st_nx; st_s <= st; ph <= ~ph;",
+        ),
+        (true, false) => (
+            "st <= start_state; st_s <= start_state;",
+            "st <= st_nx; st_s <= st;",
+        ),
+        _ => ("st <= start_state;", "st <= st_nx;"),
     };
-    let st_cycle = if c2 {
-        "st <= st_nx; st_s <= st;"
-    } else {
-        "st <= st_nx;"
-    };
+    if pipes.per_thread {
+        let _ = writeln!(
+            s,
+            "reg  ph; // thread in stage 1: its bank pipelines advance"
+        );
+    }
     let run_rst = if c2 {
         "run <= 1'b0; run_r <= 1'b0;"
     } else {

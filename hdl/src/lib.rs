@@ -165,8 +165,8 @@ pub struct Options {
     /// Interleaved playout threads per engine (C-slow retiming, Leiserson & Saxe,
     /// "Retiming synchronous circuitry", Algorithmica 1991): 1, or 2 = a register level
     /// between the state-only logic (legal, terminal, goal) and the move-dependent next-state
-    /// logic, with two playouts in flight in one copy of the logic. 2 needs
-    /// `prefetch == false`.
+    /// logic, with two playouts in flight in one copy of the logic. With `prefetch` each
+    /// thread gets its own two bank pipelines per role.
     pub cslow: u32,
 }
 
@@ -361,10 +361,10 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
             threefry::VALID_STAGES
         )));
     }
-    if !(1..=2).contains(&opts.cslow) || (opts.cslow == 2 && opts.prefetch) {
+    if !(1..=2).contains(&opts.cslow) {
         return Err(Error::BadOption(format!(
-            "cslow = {} with prefetch = {}; cslow must be 1, or 2 without prefetch",
-            opts.cslow, opts.prefetch
+            "cslow = {}; must be 1 or 2",
+            opts.cslow
         )));
     }
     if !(1..=4096).contains(&opts.engines) {

@@ -139,7 +139,7 @@ fn connect_four() {
     if have_iverilog() {
         let net = bench_game("connectfour");
         assert_some_terminal(
-            &check(&net, "connectfour", 2, 10, false, 2, 6, 100),
+            &check(&net, "connectfour", 2, 10, true, 2, 6, 100),
             "connectfour",
         );
     }

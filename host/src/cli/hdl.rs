@@ -27,7 +27,7 @@ pub struct HdlArgs {
     /// Leave out the prefetch RNG bank (half the RNG area; `S + 1` fill cycles per playout).
     #[arg(long)]
     pub no_prefetch: bool,
-    /// Interleaved playout threads per engine (C-slow): 1, or 2 (needs --no-prefetch).
+    /// Interleaved playout threads per engine (C-slow): 1 or 2.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=2))]
     pub cslow: u32,
     /// Synthesize for this FPGA family and report LUTs, FFs, Fmax and playouts/s.
