@@ -82,7 +82,11 @@ pub fn engine_cycles(lengths: &[u32], stages: u32, prefetch: bool, cslow: u32) -
             }
             let run: u64 = mine.iter().map(|l| l + 1).sum();
             let waits: u64 = if prefetch {
-                mine[1..m - 1].iter().map(|&l| t.saturating_sub(l)).sum()
+                mine.iter()
+                    .skip(1)
+                    .take(m.saturating_sub(2))
+                    .map(|&l| t.saturating_sub(l))
+                    .sum()
             } else {
                 (m as u64 - 1) * t
             };
