@@ -234,7 +234,7 @@ impl Pipes {
 /// there are two.
 ///
 /// `n <= PRECOMPUTE_MAX_MOVES`: per bank, registers `kc_<r>_<b>_<c>` = `(x·c)>>32` for
-/// `c = 2..=n` (constant multiplications, i.e. shift-adds; `c = 1` gives 0, so a role with
+/// `c = 2..=n` (constant multiplications, written as shift-adds; `c = 1` gives 0, so a role with
 /// one legal move needs no draw logic at all), and `k` is a mux on the count. Otherwise the
 /// draw is registered per bank and multiplied by the count in the step cycle.
 fn write_k(s: &mut String, ri: usize, n: usize, w: usize, pipes: &Pipes, mux_k: bool) {
@@ -263,14 +263,20 @@ fn write_k(s: &mut String, ri: usize, n: usize, w: usize, pipes: &Pipes, mux_k: 
     let mut cases = String::new();
     for c in 2..=n {
         for (b, ce) in pipes.list() {
+            // x·c as shifts and adds (no `*`: yosys would put a constant product into a slow
+            // DSP block on ECP5 / xc7).
+            let terms: Vec<String> = (0..bits_for(c))
+                .filter(|bit| c >> bit & 1 == 1)
+                .map(|bit| format!("({{{{{w}{{1'b0}}}}, draw_{ri}_{b}}} << {bit})"))
+                .collect();
             let _ = writeln!(
                 s,
-                "wire [{h}:0] kp_{ri}_{b}_{c} = {{{{{w}{{1'b0}}}}, draw_{ri}_{b}}} * {ww}'d{c};\n\
+                "wire [{h}:0] kp_{ri}_{b}_{c} = {};\n\
                  reg  [{w1}:0] kc_{ri}_{b}_{c};\n\
                  always @(posedge clk) if ({ce}) kc_{ri}_{b}_{c} <= kp_{ri}_{b}_{c}[{h}:32];\n\
                  wire [31:0] kp_unused_{ri}_{b}_{c} = kp_{ri}_{b}_{c}[31:0];",
+                terms.join(" + "),
                 h = 31 + w,
-                ww = 32 + w
             );
         }
         let sel = pipes.pick_kc(ri, c);
