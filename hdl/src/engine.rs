@@ -20,7 +20,20 @@
 //!   shorter than `S + 1` steps waits for the prefetch). The price is a second Threefry
 //!   pipeline and `k_c` register set per role.
 //!
-//! [`engine_cycles`] gives the exact count for a sequence of playouts.
+//! - C-slow (`cslow = 2`; Leiserson & Saxe, "Retiming synchronous circuitry", 1991): the
+//!   core is split ([`crate::core::write_core_split`]) and a register level sits between
+//!   stage 0 (state → legal, terminal, goal and the state-only cut) and stage 1 (chooser →
+//!   move-dependent next state → latches). Two playout threads alternate: while one is in
+//!   stage 0 the other is in stage 1, so each thread makes a joint move every other cycle
+//!   and the engine one per cycle at a higher clock. Every per-playout register (step,
+//!   step-limit flag, playout indices, bank counters) is a two-register ring; the controller
+//!   updates the stage-1 thread's copy. Without prefetch one bank pipeline per role is
+//!   shared by the threads (its latency rounded up to an even number of cycles so a draw
+//!   comes back to the thread that asked); with prefetch each thread has its own two bank
+//!   pipelines per role, clock-enabled in its slots.
+//!
+//! [`engine_cycles`] gives the exact count for a sequence of playouts, [`draw_slots`] the
+//! draw latency in a thread's slots.
 
 use crate::core::CoreShape;
 use crate::Names;

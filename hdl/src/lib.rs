@@ -16,18 +16,19 @@
 //! - `<prefix>_threefry`: the RNG draw, word 0 of Threefry-2x32-20 exactly as
 //!   [`propnet_compiler::rng`], with [`Options::rng_stages`] pipeline stages and a clock
 //!   enable.
-//! - `<prefix>_engine`: latch registers, per role one or two RNG banks and a chooser
-//!   (`k = (x·count)>>32`, the move is the legal entry whose prefix count of legal bits
-//!   equals `k`; `k_c` for every possible count `c` is precomputed into registers the cycle
-//!   after the draw leaves the RNG, so the step path only muxes it by the count), the
-//!   playout controller. One joint move per clock cycle (per thread). The draws depend on
-//!   no game state, so they are requested `S + 1` cycles ahead ([`engine::draw_latency`]);
+//! - `<prefix>_engine`: latch registers, per role one or more RNG bank pipelines and a
+//!   chooser (`k = (x·count)>>32`, the move is the legal entry whose prefix count of legal
+//!   bits equals `k`; `k_c` for every possible count `c` is precomputed into registers the
+//!   cycle after the draw leaves the RNG, so the step path only compares and muxes), the
+//!   playout controller. One joint move per clock cycle per thread. The draws depend on no
+//!   game state, so they are requested `S + 1` cycles ahead ([`engine::draw_latency`]);
 //!   with [`Options::prefetch`] a second bank per role fetches the next playout's first
-//!   draws while the current one runs (ping-pong), so a playout costs `max(length, S + 1)
-//!   + 1` cycles instead of `length + 2 + S`; with [`Options::cslow`] = 2 two playouts are
-//!   interleaved in one copy of the logic (C-slow), see [`engine`]. Exact cycle counts:
-//!   [`engine::engine_cycles`]. Engine `e` of `N` runs playout indices `e, e+N, e+2N, … <
-//!   playouts` (thread `j` of a C-slow engine every `2N`-th from `e + jN`).
+//!   draws while the current one runs (ping-pong), so a playout costs
+//!   `max(length, S + 1) + 1` slots instead of `length + 2 + S`; with [`Options::cslow`] = 2
+//!   two playouts are interleaved in one copy of the logic (C-slow), see [`engine`]. Exact
+//!   cycle counts: [`engine::engine_cycles`]. Engine `e` of `N` runs playout indices
+//!   `e, e+N, e+2N, …` below `playouts` (thread `j` of a C-slow engine every `2N`-th index
+//!   from `e + jN`).
 //! - `<prefix>_top`: host interface, start-state bank, `N` engines, summed counters.
 //!
 //! # Host interface (`<prefix>_top`)
