@@ -5,7 +5,9 @@
 //! (`draw` is valid in the same cycle as `ctr`); with `stages = S > 0` a register bank
 //! follows every `20 / S` rounds, so `draw` is valid `S` enabled clock cycles after `ctr` was
 //! presented (one new counter may be presented every enabled cycle; `ce` low freezes the
-//! pipeline, which the engine uses to hold prefetched draws). The key must stay constant
+//! pipeline, which the engine uses to hold prefetched draws). With a clock the key-schedule
+//! words are registered, so the key must be stable for one clock cycle before the first
+//! counter that uses it (the engine's seed is written before a run starts). The key must stay constant
 //! while draws are in flight (it is constant during a whole run of the engine).
 
 use propnet_compiler::rng::{PARITY, ROTATIONS, ROUNDS};
@@ -45,6 +47,33 @@ pub fn write_threefry(module: &str, stages: u32) -> String {
          wire [31:0] b_in = ctr1 + key1;"
     );
     let ks = ["key0", "key1", "ks2"];
+    // Key injections: with a clock, registered (`ka<k>` = key word, `kb<k>` = key word + k),
+    // so no key-schedule xor or third adder operand sits in a pipeline stage.
+    for k in 1..=ROUNDS / 4 {
+        let (ka, kb) = (ks[k % 3], ks[(k + 1) % 3]);
+        if k == ROUNDS / 4 {
+            // The last injection: only word 0 is needed.
+            let _ = if stages > 0 {
+                writeln!(
+                    s,
+                    "reg  [31:0] ka{k};\nalways @(posedge clk) ka{k} <= {ka};"
+                )
+            } else {
+                writeln!(s, "wire [31:0] ka{k} = {ka};")
+            };
+        } else if stages > 0 {
+            let _ = writeln!(
+                s,
+                "reg  [31:0] ka{k};\nreg  [31:0] kb{k};\n\
+                 always @(posedge clk) begin ka{k} <= {ka}; kb{k} <= {kb} + 32'd{k}; end"
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "wire [31:0] ka{k} = {ka};\nwire [31:0] kb{k} = {kb} + 32'd{k};"
+            );
+        }
+    }
     let (mut a, mut b) = ("a_in".to_string(), "b_in".to_string());
     for r in 0..ROUNDS {
         let last = r + 1 == ROUNDS;
@@ -60,13 +89,9 @@ pub fn write_threefry(module: &str, stages: u32) -> String {
         }
         if r % 4 == 3 {
             let k = (r + 1) / 4;
-            let _ = writeln!(s, "wire [31:0] a{r} = a{r}_m + {};", ks[k % 3]);
+            let _ = writeln!(s, "wire [31:0] a{r} = a{r}_m + ka{k};");
             if !last {
-                let _ = writeln!(
-                    s,
-                    "wire [31:0] b{r} = b{r}_m + {} + 32'd{k};",
-                    ks[(k + 1) % 3]
-                );
+                let _ = writeln!(s, "wire [31:0] b{r} = b{r}_m + kb{k};");
             }
         } else {
             let _ = writeln!(s, "wire [31:0] a{r} = a{r}_m;");
