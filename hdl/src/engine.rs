@@ -218,26 +218,25 @@ impl Pipes {
     fn list(&self) -> impl Iterator<Item = (&str, &str)> {
         self.list.iter().map(|(n, ce)| (n.as_str(), ce.as_str()))
     }
-    /// The active pipeline's `name_<suffix>`.
-    fn pick(&self, name: &str) -> String {
-        self.pick_with(|suffix| format!("{name}_{suffix}"))
-    }
-    /// The active pipeline's `kc_<r>_<suffix>_<c>`.
-    fn pick_kc(&self, ri: usize, c: usize) -> String {
-        self.pick_with(|suffix| format!("kc_{ri}_{suffix}_{c}"))
-    }
-    fn pick_with(&self, f: impl Fn(&str) -> String) -> String {
-        match (self.per_thread, self.prefetch) {
-            (true, _) => format!(
-                "ph ? (cur ? {} : {}) : (cur ? {} : {})",
-                f("11"),
-                f("10"),
+    /// Declares `out` (`w` bits) = the active pipeline's value `f(suffix)`. With per-thread
+    /// pipelines the pick is a register loaded a cycle early for the stage-0 thread (its
+    /// pipelines do not advance in the other thread's slot, and `cur_r` is its bank), so
+    /// the bank mux is off the step path.
+    fn write_pick(&self, s: &mut String, out: &str, w: usize, f: impl Fn(&str) -> String) {
+        let w1 = w - 1;
+        let _ = match (self.per_thread, self.prefetch) {
+            (true, _) => writeln!(
+                s,
+                "reg  [{w1}:0] {out};\nalways @(posedge clk) {out} <= \
+                 ph ? (cur_r ? {} : {}) : (cur_r ? {} : {});",
                 f("01"),
-                f("00")
+                f("00"),
+                f("11"),
+                f("10")
             ),
-            (false, true) => format!("cur ? {} : {}", f("1"), f("0")),
-            _ => f("0"),
-        }
+            (false, true) => writeln!(s, "wire [{w1}:0] {out} = cur ? {} : {};", f("1"), f("0")),
+            _ => writeln!(s, "wire [{w1}:0] {out} = {};", f("0")),
+        };
     }
 }
 
@@ -252,7 +251,6 @@ impl Pipes {
 /// draw is registered per bank and multiplied by the count in the step cycle.
 fn write_k(s: &mut String, ri: usize, n: usize, w: usize, pipes: &Pipes, mux_k: bool) {
     let w1 = w - 1;
-    let pick = |name: &str| pipes.pick(name);
     if n > PRECOMPUTE_MAX_MOVES {
         for (b, ce) in pipes.list() {
             let _ = writeln!(
@@ -260,13 +258,12 @@ fn write_k(s: &mut String, ri: usize, n: usize, w: usize, pipes: &Pipes, mux_k: 
                 "reg  [31:0] drawq_{ri}_{b};\nalways @(posedge clk) if ({ce}) drawq_{ri}_{b} <= draw_{ri}_{b};"
             );
         }
+        pipes.write_pick(s, &format!("drawq_{ri}"), 32, |b| format!("drawq_{ri}_{b}"));
         let _ = writeln!(
             s,
-            "wire [31:0] drawq_{ri} = {};\n\
-             wire [{w1}:0] k_{ri};\n\
+            "wire [{w1}:0] k_{ri};\n\
              wire [31:0] frac_unused_{ri}; // k = (draw * count) >> 32; the low word is not needed\n\
-             assign {{k_{ri}, frac_unused_{ri}}} = {{{{{w}{{1'b0}}}}, drawq_{ri}}} * {{{{32{{1'b0}}}}, cnt_{ri}}};",
-            pick(&format!("drawq_{ri}"))
+             assign {{k_{ri}, frac_unused_{ri}}} = {{{{{w}{{1'b0}}}}, drawq_{ri}}} * {{{{32{{1'b0}}}}, cnt_{ri}}};"
         );
         return;
     }
@@ -292,8 +289,9 @@ fn write_k(s: &mut String, ri: usize, n: usize, w: usize, pipes: &Pipes, mux_k: 
                 h = 31 + w,
             );
         }
-        let sel = pipes.pick_kc(ri, c);
-        let _ = writeln!(s, "wire [{w1}:0] kc_{ri}_{c} = {sel};");
+        pipes.write_pick(s, &format!("kc_{ri}_{c}"), w, |b| {
+            format!("kc_{ri}_{b}_{c}")
+        });
         let _ = writeln!(cases, "        {w}'d{c}: k_{ri} = kc_{ri}_{c};");
     }
     if mux_k {

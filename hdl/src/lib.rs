@@ -156,8 +156,10 @@ pub struct Options {
     /// Number of playout engines (1..=4096).
     pub engines: u32,
     /// Threefry pipeline stages, one of [`threefry::VALID_STAGES`] (0 = combinational).
-    /// Default 5 (4 rounds per stage): on iCE40 fewer stages make the RNG the critical path
-    /// (S = 2: 19.6 MHz), more only add fill cycles (S = 10: same Fmax as S = 5).
+    /// Default 10 (2 rounds per stage): with 4 rounds per stage (S = 5) the RNG limits the
+    /// clock to ~39 MHz on iCE40; S = 20 (1 round) clocks higher but its `S + 1` draw latency
+    /// makes playouts shorter than 21 steps wait for the prefetch (see the crate docs'
+    /// measurements).
     pub rng_stages: u32,
     /// A second RNG bank per role that prefetches the next playout's first draws, so no
     /// fill cycles are lost between playouts (see [`engine`]); costs a second Threefry
@@ -176,7 +178,7 @@ impl Default for Options {
         Self {
             prefix: "propnet".into(),
             engines: 1,
-            rng_stages: 5,
+            rng_stages: 10,
             prefetch: true,
             cslow: 1,
         }

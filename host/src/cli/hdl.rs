@@ -22,9 +22,10 @@ pub struct HdlArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub engines: u32,
     /// Threefry pipeline stages (0, 1, 2, 4, 5, 10 or 20).
-    #[arg(long, default_value_t = 5, value_parser = parse_rng_stages)]
+    #[arg(long, default_value_t = 10, value_parser = parse_rng_stages)]
     pub rng_stages: u32,
-    /// Leave out the prefetch RNG bank (half the RNG area; `S + 1` fill cycles per playout).
+    /// Leave out the prefetch RNG bank (half the RNG area, needed to fit an iCE40-HX8K with
+    /// two roles; `S + 1` fill cycles per playout, halved by --cslow 2).
     #[arg(long)]
     pub no_prefetch: bool,
     /// Interleaved playout threads per engine (C-slow): 1 or 2.
