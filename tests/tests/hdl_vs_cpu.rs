@@ -113,7 +113,10 @@ fn assert_some_terminal(ends: &[PlayoutEnd], tag: &str) {
 fn tictactoe() {
     if have_iverilog() {
         let net = bench_game("tictactoe");
-        assert_some_terminal(&check(&net, "tictactoe", 2, 20, true, 1, 12, 100), "tictactoe");
+        assert_some_terminal(
+            &check(&net, "tictactoe", 2, 20, true, 1, 12, 100),
+            "tictactoe",
+        );
         if tools::available("verilator") {
             let design = generate(
                 &net,
@@ -149,7 +152,10 @@ fn connect_four() {
 fn niu_jiao_qi() {
     if have_iverilog() {
         let net = bench_game("niujiaoqi");
-        assert_some_terminal(&check(&net, "niujiaoqi", 3, 0, false, 1, 8, 100), "niujiaoqi");
+        assert_some_terminal(
+            &check(&net, "niujiaoqi", 3, 0, false, 1, 8, 100),
+            "niujiaoqi",
+        );
     }
 }
 

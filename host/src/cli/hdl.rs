@@ -147,7 +147,13 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
             step = Some((what.to_string(), Instant::now()));
         })?;
         done(step);
-        let est = estimate(&rep, args.rng_stages, !args.no_prefetch, args.cslow, &lengths);
+        let est = estimate(
+            &rep,
+            args.rng_stages,
+            !args.no_prefetch,
+            args.cslow,
+            &lengths,
+        );
         println!(
             "{} ({}), {}:",
             target.yosys_command(),
