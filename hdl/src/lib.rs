@@ -81,11 +81,21 @@
 //!
 //! | game | device | engine | LUTs | FFs | Fmax | cycles/step | cycles/playout | playouts/s per engine | engines per device | playouts/s per device | × Java propnet | × CPU 1 thread |
 //! | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+//! | tic-tac-toe | iCE40-HX8K | S=10, no prefetch, C=2 | 4938 LUT4 | 2542 | 67.8 MHz | 1.93 | 14.61 | 4.64 M | 1 | 4.64 M | 55× | 1.9× |
+//! | tic-tac-toe | LFE5U-85F-6 | S=10, prefetch, C=1 | 9207 LUT4 | 3516 | 85.3 MHz | 1.59 | 12.02 | 7.09 M | 9 | 63.85 M | 84× | 2.9× |
+//! | tic-tac-toe | XC7A100T | S=10, prefetch, C=1 | 6764 LUT6 | 4191 | not placed | 1.59 | 12.02 | — | 9 | — | — | — |
 //! | connect four | iCE40-HX8K | S=20, no prefetch, C=2 | 5487 LUT4 | 4143 | 88.8 MHz | 1.63 | 33.20 | 2.68 M | 1 | 2.68 M | 51× | 3.5× |
-//! | tic-tac-toe | iCE40-HX8K | S=10, no prefetch, C=2 | 5019 LUT4 | 2321 | 66.3 MHz | 1.93 | 14.61 | 4.54 M | 1 | 4.54 M | 54× | 1.9× |
-//! | connect four | LFE5U-85F-6 | S=20, prefetch, C=2 | 16985 LUT4 | 11471 | 84.7 MHz | 1.25 | 25.59 | 3.31 M | 4 | 13.24 M | 64× | 4.4× |
+//! | connect four | LFE5U-85F-6 | S=20, prefetch, C=2 | 16346 LUT4 | 11716 | 100.0 MHz | 1.25 | 25.59 | 3.91 M | 5 | 19.55 M | 75× | 5.2× |
+//! | connect four | XC7A100T | S=20, prefetch, C=2 | 14663 LUT6 | 13287 | not placed | 1.25 | 25.59 | — | 4 | — | — | — |
 //!
-//! **Target (one engine ≥ 100× the Java propnet): not met.** Best per engine: TARGETLINE
+//! **Target (one engine ≥ 100× the Java propnet): not met.** Best per engine: tic-tac-toe 7.09 M/s on ECP5 (84×) and 4.64 M/s on iCE40 (55×); connect four 3.91 M/s on ECP5 (75×; 100× needs 5.2 M/s) and 2.68 M/s on iCE40 (51×); breakthrough not measured (below).
+//!
+//! Breakthrough (bench-games: 994 gates, 130 latches, 155 legal entries per role) was not
+//! synthesized: with 155 moves per role the chooser's Kogge–Stone prefix count is ~1.2 k
+//! 8-bit adders per role (plus the `x·count` multiplier that roles over 32 moves use), yosys
+//! `synth_ice40` had not finished after 4 min when it was stopped to leave the shared machine to
+//! the other runs, and it could not fit an HX8K. A group-wise count (popcount of 16-entry groups,
+//! then a prefix over the groups) is the fix before it is worth measuring.
 //!
 //! How connect four moved on iCE40-HX8K (each step measured; the critical path named is the
 //! one nextpnr reported):
@@ -97,8 +107,8 @@
 //! | + registered control, counters a cycle late | 5140 | 50.3 | 42.39 | 1.19 M | legal → prefix count → `count == 0` → finish → clock enables |
 //! | + C-slow 2 (split core) | 5457 | 57.6 | 33.20 | 1.74 M | registered legal → prefix-count carry chains → next state |
 //! | + gate-level prefix adders, parallel `k_c` compare, no-move flag as OR | 5689 | 81.7 | 33.20 | 2.46 M | `step + 1 == max_steps` |
-//! | + `max_steps − 1`, next-next index in registers | 5539 | 81.3 | 33.20 | 2.45 M | seed → key-schedule xor → 3-operand add in the last Threefry round |
-//! | + registered key-injection words | ICE_KEYREG_LUT | ICE_KEYREG_F | 33.20 | ICE_KEYREG_P | ICE_KEYREG_PATH |
+//! | + `max_steps − 1`, next-next index in registers, shift-add `k_c` | 5539 | 81.3 | 33.20 | 2.45 M | seed → key-schedule xor → 3-operand add in the last Threefry round |
+//! | + registered Threefry key-injection words (the table's row) | 5487 | 88.8 | 33.20 | 2.68 M | stage 0: state → goal logic → registered goal (the two stages are now about equal) |
 //! | prefetch (2 banks), S = 20, C = 1 | 8919 | — | 24.93 | — | does not fit the HX8K (7680 LUTs) |
 //!
 //! On ECP5 (connect four): prefetch S = 10, C = 1, before the chooser changes: 9098 LUT4 + 32
@@ -107,7 +117,8 @@
 //! controller), 24.93 cycles → 3.10 M/s; C = 2 without prefetch, S = 20: 6359 LUT4 + 16 DSP,
 //! 89.5 MHz (the `x·c` constant products had gone into DSP blocks: 3.9 ns; now shift-adds);
 //! C = 2 with prefetch, S = 20: 16985 LUT4, 84.7 MHz (stage 1: the 4-way bank pick of `k_c` →
-//! compare → select → next state), 25.59 cycles → 3.31 M/s.
+//! compare → select → next state), 25.59 cycles → 3.31 M/s; the same with that pick registered a
+//! cycle early (the table's row): 100.0 MHz (stage 1 from the registered legal bits), 3.91 M/s.
 //!
 //! Decisions:
 //! - Prefetch is a second Threefry bank per role (ping-pong), because with one pipeline per
@@ -123,10 +134,11 @@
 //!   cycles); with prefetch each thread has its own two banks (4 Threefry per role).
 //! - `k_c = (x·c)>>32` as shift-adds: yosys maps `x * const` into DSP blocks on ECP5/xc7, which
 //!   were slower than the adders.
-//! - Defaults: `rng_stages = 10`, `prefetch = true`, `cslow = 1` (DEFAULTREASON).
+//! - Defaults: `rng_stages = 10`, `prefetch = true`, `cslow = 1` (S = 10 keeps the prefetch waits of short games small (tic-tac-toe averages 7.56 moves, so with S = 20 most playouts would wait for a 21-draw prefetch) and clocks ~85 MHz on ECP5; on iCE40 two-role games need `--no-prefetch --cslow 2` to fit).
 //!
-//! Next steps (not done): register the bank pick of `k_c` a cycle early (the stage-1 thread's
-//! bank is known one cycle ahead) — the ECP5 C-slow critical path; a third bank or an earlier
+//! Next steps (not done): a deeper C-slow (3–4 threads, a second cut inside the chooser /
+//! next-state logic) — each stage is now ~10 ns on ECP5 and ~11 ns on iCE40, so the 5.2 M/s
+//! connect-four target needs either ~130 MHz at 25.6 cycles or fewer cycles; a third bank or an earlier
 //! prefetch start so playouts shorter than `S + 1` do not wait; a cheaper prefetch (one shared
 //! prefetch pipeline filling per-role `k_c` buffers: R + 1 instead of 2R Threefry instances) so
 //! prefetch engines fit the HX8K; ECP5 speed grade 8 (≈ +20 % Fmax) was not measured.
