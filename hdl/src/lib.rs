@@ -86,6 +86,7 @@
 //! | tic-tac-toe | XC7A100T | S=10, prefetch, C=1 | 6764 LUT6 | 4191 | not placed | 1.59 | 12.02 | — | 9 | — | — | — |
 //! | connect four | iCE40-HX8K | S=20, no prefetch, C=2 | 5487 LUT4 | 4143 | 88.8 MHz | 1.63 | 33.20 | 2.68 M | 1 | 2.68 M | 51× | 3.5× |
 //! | connect four | LFE5U-85F-6 | S=20, prefetch, C=2 | 16346 LUT4 | 11716 | 100.0 MHz | 1.25 | 25.59 | 3.91 M | 5 | 19.55 M | 75× | 5.2× |
+//! | connect four | LFE5U-85F-6 | S=10, prefetch, C=2 | 16014 LUT4 | 6596 | 85.1 MHz | 1.10 | 22.41 | 3.80 M | 5 | 18.98 M | 73× | 5.0× |
 //! | connect four | XC7A100T | S=20, prefetch, C=2 | 14663 LUT6 | 13287 | not placed | 1.25 | 25.59 | — | 4 | — | — | — |
 //!
 //! **Target (one engine ≥ 100× the Java propnet): not met.** Best per engine: tic-tac-toe 7.09 M/s on ECP5 (84×) and 4.64 M/s on iCE40 (55×); connect four 3.91 M/s on ECP5 (75×; 100× needs 5.2 M/s) and 2.68 M/s on iCE40 (51×); breakthrough not measured (below).
@@ -94,7 +95,7 @@
 //! synthesized: with 155 moves per role the chooser's Kogge–Stone prefix count is ~1.2 k
 //! 8-bit adders per role (plus the `x·count` multiplier that roles over 32 moves use), yosys
 //! `synth_ice40` had not finished after 4 min when it was stopped to leave the shared machine to
-//! the other runs, and it could not fit an HX8K. A group-wise count (popcount of 16-entry groups,
+//! the other runs (so its size is not known). A group-wise count (popcount of 16-entry groups,
 //! then a prefix over the groups) is the fix before it is worth measuring.
 //!
 //! How connect four moved on iCE40-HX8K (each step measured; the critical path named is the
@@ -134,7 +135,7 @@
 //!   cycles); with prefetch each thread has its own two banks (4 Threefry per role).
 //! - `k_c = (x·c)>>32` as shift-adds: yosys maps `x * const` into DSP blocks on ECP5/xc7, which
 //!   were slower than the adders.
-//! - Defaults: `rng_stages = 10`, `prefetch = true`, `cslow = 1` (S = 10 keeps the prefetch waits of short games small (tic-tac-toe averages 7.56 moves, so with S = 20 most playouts would wait for a 21-draw prefetch) and clocks ~85 MHz on ECP5; on iCE40 two-role games need `--no-prefetch --cslow 2` to fit).
+//! - Defaults: `rng_stages = 10`, `prefetch = true`, `cslow = 1` (S = 10 keeps the prefetch waits of short games small (tic-tac-toe averages 7.56 moves, so with S = 20 most playouts would wait for a 21-draw prefetch) and clocks ~85 MHz on ECP5; C = 1 because C = 2 with prefetch doubles the RNG area again (4 Threefry per role) for +3 % on connect four at S = 10 and +10 % at S = 20; on iCE40 two-role games need `--no-prefetch --cslow 2` to fit).
 //!
 //! Next steps (not done): a deeper C-slow (3–4 threads, a second cut inside the chooser /
 //! next-state logic) — each stage is now ~10 ns on ECP5 and ~11 ns on iCE40, so the 5.2 M/s
