@@ -135,7 +135,7 @@
 //!   cycles); with prefetch each thread has its own two banks (4 Threefry per role).
 //! - `k_c = (x·c)>>32` as shift-adds: yosys maps `x * const` into DSP blocks on ECP5/xc7, which
 //!   were slower than the adders.
-//! - Defaults: `rng_stages = 10`, `prefetch = true`, `cslow = 1` (S = 10 keeps the prefetch waits of short games small (tic-tac-toe averages 7.56 moves, so with S = 20 most playouts would wait for a 21-draw prefetch) and clocks ~85 MHz on ECP5; C = 1 because C = 2 with prefetch doubles the RNG area again (4 Threefry per role) for +3 % on connect four at S = 10 and +10 % at S = 20; on iCE40 two-role games need `--no-prefetch --cslow 2` to fit).
+//! - Defaults: `rng_stages = 10`, `prefetch = true`, `cslow = 1` (S = 10 keeps the prefetch waits of short games small (tic-tac-toe averages 7.56 moves, so with S = 20 most playouts would wait for a 21-draw prefetch) and clocks ~85 MHz on ECP5; C = 1 because C = 2 with prefetch doubles the RNG area again (4 Threefry per role: connect four 16 k instead of 9–10 k LUT4 on ECP5) for a modest gain (S = 10: 3.80 M/s against 3.65 M/s of an earlier C = 1 build); on iCE40 two-role games need `--no-prefetch --cslow 2` to fit).
 //!
 //! Next steps (not done): a deeper C-slow (3–4 threads, a second cut inside the chooser /
 //! next-state logic) — each stage is now ~10 ns on ECP5 and ~11 ns on iCE40, so the 5.2 M/s
