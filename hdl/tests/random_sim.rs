@@ -89,15 +89,15 @@ fn check(
             "{tag}: goal sum of role {ri}"
         );
     }
-    // One joint move per cycle: each engine takes length + 1 + draw latency (S + 1) cycles
-    // per playout.
-    let s = u64::from(propnet_hdl::engine::draw_latency(opts.rng_stages));
+    // One joint move per cycle plus the fill / end cycles of `engine_cycles`.
     let busiest = (0..opts.engines)
         .map(|e| {
-            want.iter()
+            let lengths: Vec<u32> = want
+                .iter()
                 .filter(|r| r.index % opts.engines == e)
-                .map(|r| u64::from(r.length) + 1 + s)
-                .sum::<u64>()
+                .map(|r| r.length)
+                .collect();
+            propnet_hdl::engine::engine_cycles(&lengths, opts.rng_stages, opts.prefetch, opts.cslow)
         })
         .max()
         .unwrap_or(0);
@@ -125,12 +125,22 @@ fn many_moves_per_role_match_reference() {
         let opts = Options {
             engines: 1,
             rng_stages: stages,
+            prefetch: true,
+            cslow: if stages == 1 { 1 } else { 2 },
             ..Default::default()
         };
         let engine = &generate(&net, &opts).unwrap().sources[2].text;
         assert_eq!(engine.contains("drawq_"), moves > max, "multiplier path");
         assert_eq!(engine.contains("kc_0_2"), moves <= max, "precomputed path");
-        check(&net, &opts, 0xfeed + seed, 6, 30, None, &format!("moves{moves}"));
+        check(
+            &net,
+            &opts,
+            0xfeed + seed,
+            6,
+            30,
+            None,
+            &format!("moves{moves}"),
+        );
     }
 }
 
@@ -148,6 +158,8 @@ fn random_netlists_match_reference() {
         let opts = Options {
             engines: 1 + (seed as u32 % 3),
             rng_stages: [0, 1, 2, 4, 5, 20][seed as usize],
+            prefetch: seed % 2 == 1,
+            cslow: if seed % 3 == 0 { 2 } else { 1 },
             ..Default::default()
         };
         check(
@@ -238,6 +250,8 @@ fn start_state_from_host_and_no_legal_move() {
         &Options {
             engines: 3,
             rng_stages: 0,
+            prefetch: false,
+            cslow: 2,
             ..Default::default()
         },
         5,
@@ -253,7 +267,7 @@ fn threefry_matches_rng() {
     if !have("iverilog") {
         return;
     }
-    for stages in [0u32, 5] {
+    for stages in [0u32, 5, 20] {
         let dir = scratch(&format!("tf{stages}"));
         std::fs::create_dir_all(&dir).unwrap();
         let text = propnet_hdl::threefry::write_threefry("tf", stages);
@@ -267,7 +281,11 @@ fn threefry_matches_rng() {
             .collect();
         let mut tb =
             String::from("module tb;\nreg clk = 0;\nreg [31:0] k0, k1, c0, c1;\nwire [31:0] d;\n");
-        let clk = if stages > 0 { ".clk(clk), " } else { "" };
+        let clk = if stages > 0 {
+            ".clk(clk), .ce(1'b1), "
+        } else {
+            ""
+        };
         tb += &format!(
             "tf u ({clk}.key0(k0), .key1(k1), .ctr0(c0), .ctr1(c1), .draw(d));\ninitial begin\n"
         );
@@ -277,7 +295,9 @@ fn threefry_matches_rng() {
                 k[0], k[1], c[0], c[1]
             );
             tb += &format!(
-                "repeat ({stages}) begin #1 clk = 1; #1 clk = 0; end\n#1 $display(\"D %h\", d);\n"
+                "repeat ({clocks}) begin #1 clk = 1; #1 clk = 0; end\n#1 $display(\"D %h\", d);\n",
+                // One more clock with a pipeline: the registered key words.
+                clocks = stages + u32::from(stages > 0)
             );
         }
         tb += "end\nendmodule\n";
@@ -312,7 +332,11 @@ fn generated_verilog_is_lint_clean() {
     if !have("verilator") {
         return;
     }
-    for (seed, stages, engines) in [(3u64, 0u32, 1u32), (4, 2, 3)] {
+    for (seed, stages, engines, prefetch, cslow) in [
+        (3u64, 0u32, 1u32, false, 1u32),
+        (4, 2, 3, true, 1),
+        (5, 5, 2, false, 2),
+    ] {
         let net = random_netlist(
             seed,
             &RandomSpec {
@@ -326,10 +350,13 @@ fn generated_verilog_is_lint_clean() {
                 engines,
                 rng_stages: stages,
                 prefix: "module".into(),
+                prefetch,
+                cslow,
             },
         )
         .unwrap();
         assert_eq!(design.names.top, "module_1_top");
+        assert_eq!(design.sources[0].text.contains("cut_in"), cslow == 2);
         let dir = scratch(&format!("lint{seed}"));
         let warnings = tools::lint(&design, &dir).unwrap_or_else(|e| panic!("{e}"));
         assert!(warnings.is_empty(), "verilator -Wall warnings:\n{warnings}");
@@ -360,6 +387,19 @@ fn bad_options_and_netlists_are_errors() {
         ),
         Err(propnet_hdl::Error::BadOption(_))
     ));
+    for (cslow, prefetch) in [(0u32, false), (3, false), (3, true)] {
+        assert!(matches!(
+            generate(
+                &net,
+                &Options {
+                    cslow,
+                    prefetch,
+                    ..Default::default()
+                }
+            ),
+            Err(propnet_hdl::Error::BadOption(_))
+        ));
+    }
     let mut bad = net.clone();
     bad.terminal = propnet_compiler::netlist::GateId(u32::MAX);
     assert!(matches!(

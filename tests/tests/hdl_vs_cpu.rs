@@ -37,6 +37,8 @@ fn check(
     tag: &str,
     engines: u32,
     rng_stages: u32,
+    prefetch: bool,
+    cslow: u32,
     playouts: u32,
     max_steps: u32,
 ) -> Vec<PlayoutEnd> {
@@ -46,6 +48,8 @@ fn check(
             prefix: tag.into(),
             engines,
             rng_stages,
+            prefetch,
+            cslow,
         },
     )
     .expect("generate");
@@ -81,6 +85,18 @@ fn check(
             "{tag}: goal sum of role {r}"
         );
     }
+    let busiest = (0..engines)
+        .map(|e| {
+            let lengths: Vec<u32> = want
+                .iter()
+                .filter(|r| r.index % engines == e)
+                .map(|r| r.length)
+                .collect();
+            propnet_hdl::engine::engine_cycles(&lengths, rng_stages, prefetch, cslow)
+        })
+        .max()
+        .unwrap_or(0);
+    assert_eq!(out.counters["cycles"], busiest, "{tag}: cycle count");
     let _ = std::fs::remove_dir_all(&dir);
     want.iter().map(|w| w.end).collect()
 }
@@ -96,7 +112,10 @@ fn assert_some_terminal(ends: &[PlayoutEnd], tag: &str) {
 fn tictactoe() {
     if have_iverilog() {
         let net = bench_game("tictactoe");
-        assert_some_terminal(&check(&net, "tictactoe", 2, 2, 12, 100), "tictactoe");
+        assert_some_terminal(
+            &check(&net, "tictactoe", 2, 20, true, 1, 12, 100),
+            "tictactoe",
+        );
         if tools::available("verilator") {
             let design = generate(
                 &net,
@@ -104,6 +123,8 @@ fn tictactoe() {
                     prefix: "ttt".into(),
                     engines: 2,
                     rng_stages: 2,
+                    prefetch: true,
+                    cslow: 1,
                 },
             )
             .unwrap();
@@ -119,7 +140,10 @@ fn tictactoe() {
 fn connect_four() {
     if have_iverilog() {
         let net = bench_game("connectfour");
-        assert_some_terminal(&check(&net, "connectfour", 2, 4, 6, 100), "connectfour");
+        assert_some_terminal(
+            &check(&net, "connectfour", 2, 10, true, 2, 6, 100),
+            "connectfour",
+        );
     }
 }
 
@@ -127,7 +151,10 @@ fn connect_four() {
 fn niu_jiao_qi() {
     if have_iverilog() {
         let net = bench_game("niujiaoqi");
-        assert_some_terminal(&check(&net, "niujiaoqi", 3, 0, 8, 100), "niujiaoqi");
+        assert_some_terminal(
+            &check(&net, "niujiaoqi", 3, 0, false, 1, 8, 100),
+            "niujiaoqi",
+        );
     }
 }
 
@@ -147,7 +174,7 @@ fn simultaneous_moves() {
             .count();
         assert!(choices >= 2, "expected a simultaneous-move game");
         assert_some_terminal(
-            &check(&net, "c4simultaneous", 2, 1, 6, 100),
+            &check(&net, "c4simultaneous", 2, 1, false, 2, 6, 100),
             "c4simultaneous",
         );
     }
@@ -168,5 +195,5 @@ fn positive_loop() {
         })
         .count();
     assert!(wins > 0, "some playouts should be won through the loop");
-    assert_some_terminal(&check(&net, "loopgame", 2, 2, 16, 20), "loopgame");
+    assert_some_terminal(&check(&net, "loopgame", 2, 2, true, 1, 16, 20), "loopgame");
 }

