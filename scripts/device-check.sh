@@ -3,7 +3,7 @@
 # 1. GPU == CPU == reference, bit for bit, both shader layouts (PROPNET_REQUIRE_GPU=1 and
 #    PROPNET_REQUIRE_SHARED=1: no skips): kernels' gpu_random and propnet-tests' gpu_vs_cpu
 #    (tic-tac-toe, connect four, simultaneous connect four, breakthrough, a positive-loop game,
-#    a recursive corpus game, ttcc4 (> 5,000 gates), random netlists; amazons too unless SMALL);
+#    a recursive corpus game, random netlists; amazons (> 5,000 gates) too unless SMALL);
 # 2. GPU bench: playouts/s, state updates/s and gate evaluations/s per game (bench-games/*.kif
 #    compiled by `propnet compile`, the CLI's pipeline) and per random netlist, over batch sizes.
 # Results (JSON + logs) go to $1, else $OUT, else ./device-check-out:
@@ -24,7 +24,7 @@ cd "$(dirname "$0")/.."
 BIN=device-bin
 # Corpus games the equality tests read (paths under shared/games/).
 CORPUS=(ggp-repository/ticTacToe.kif ggp-repository/connect4.kif
-  ggp-repository/connectFourSimultaneous.kif ggp-repository/ttcc4_2player.kif
+  ggp-repository/connectFourSimultaneous.kif
   ggp-base-tests/test_case_5c.kif)
 
 # DEVICE_CHECK_PROFILE=dev builds the dev profile instead of release (a quicker dry run of
