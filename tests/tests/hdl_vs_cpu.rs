@@ -32,6 +32,7 @@ fn bench_game(name: &str) -> Netlist {
 }
 
 /// Simulates `playouts` playouts on `engines` engines and requires equality with the CPU.
+#[allow(clippy::too_many_arguments)] // one test helper, each argument a test knob
 fn check(
     net: &Netlist,
     tag: &str,

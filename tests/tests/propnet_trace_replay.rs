@@ -13,7 +13,7 @@ use propnet_tests::{
     files_with_ext, par_map, read_trace, replay_netlist, shared_dir, test_threads, too_big,
     truncate_trace,
 };
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Gate evaluations allowed per game (one netlist evaluation per trace line).
 const GATE_EVALS_PER_GAME: usize = 30_000_000;
@@ -28,7 +28,7 @@ enum Outcome {
     Failed(String),
 }
 
-fn check(shared: &Path, traces: &Path, trace_path: &PathBuf) -> Outcome {
+fn check(shared: &Path, traces: &Path, trace_path: &Path) -> Outcome {
     let rel = trace_path
         .strip_prefix(traces)
         .unwrap()

@@ -69,6 +69,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::needless_range_loop)] // (i, b) index both arrays, crosswise
     fn transpose_moves_every_bit() {
         let mut rows = [0u64; 64];
         for (i, r) in rows.iter_mut().enumerate() {
