@@ -1,32 +1,26 @@
 //! Every corpus game the front end accepts compiles to a valid netlist, or fails with the
-//! grounding-budget error and is listed in [`TOO_BIG`] (goal: empty). Prints per-game
+//! grounding-budget error and is listed in `tests/too-big.txt` (goal: empty). Prints per-game
 //! sizes (`cargo test -p propnet-compiler --test corpus_compile -- --nocapture`).
 
 use propnet_compiler::gdl;
 use propnet_compiler::ground::{compile_with_report, CompileOptions, GroundError};
 use propnet_compiler::netlist::validate;
 
-/// Games (relative to `shared/games/`) that exceed the default grounding budget in a
-/// release build (measured with `examples/ground_one`; the comment names the relation that
-/// explodes). The goal is an empty list. A listed game that compiles is a failure (keep
-/// the list minimal). Here they are compiled with a small budget (so the suite stays fast)
-/// and must fail with the budget error, never another error, a panic or a hang.
-const TOO_BIG: &[&str] = &[
-    // between/4: the reachability fixpoint meets > 12M instances (390k atoms)
-    "ggp-repository/alexChess.kif",
-    // threatened_with_capture/7: > 1.4M reachable atoms, 2M-atom budget
-    "ggp-repository/chess.kif",
-    // islist/1: ever longer lists (407k atoms in one rule)
-    "ggp-repository/laikLee_hex.kif",
-    // count_loop/6: a piece counter over all board walks, 1.6M atoms
-    "ggp-repository/merrills.kif",
-    // direction-from/5: static, product of two lessthan relations over 0..50 (~6M)
-    "ggp-repository/mummymaze1p.kif",
-    // thenchall/7: 1.4M reachable atoms
-    "ggpserver-2006/ARGENTINA.kif",
-];
+/// Games (relative to `shared/games/`) that exceed the default grounding budget, one per
+/// line with `#` comments naming the relation that explodes (`tests/too-big.txt`, the one
+/// list the netlist tests skip too). The goal is an empty list. A listed game that compiles
+/// is a failure (keep the list minimal). Here they are compiled with a small budget (so the
+/// suite stays fast) and must fail with the budget error, never another error, a panic or a
+/// hang.
+fn too_big() -> Vec<&'static str> {
+    include_str!("../../tests/too-big.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+}
 
-/// The budget the [`TOO_BIG`] games are tried with.
+/// The budget the [`too_big`] games are tried with.
 fn small_budget() -> CompileOptions {
     let mut o = CompileOptions::default();
     o.budget.max_time = std::time::Duration::from_secs(3);
@@ -43,12 +37,13 @@ fn every_accepted_corpus_game_compiles() {
     let games_dir = shared.join("games");
     let mut files = Vec::new();
     kif_files(&games_dir, &mut files);
+    let too_big = too_big();
     let mut failures = Vec::new();
     let mut compiled = 0;
     for f in &files {
         let rel = f.strip_prefix(&games_dir).unwrap().display().to_string();
         let Ok(game) = gdl::load(f) else { continue };
-        let big = TOO_BIG.contains(&rel.as_str());
+        let big = too_big.contains(&rel.as_str());
         let opts = if big {
             small_budget()
         } else {
@@ -58,7 +53,9 @@ fn every_accepted_corpus_game_compiles() {
             Ok((net, rep)) => {
                 validate(&net).unwrap_or_else(|e| panic!("{rel}: invalid netlist: {e}"));
                 if big {
-                    failures.push(format!("{rel}: listed in TOO_BIG but compiles now"));
+                    failures.push(format!(
+                        "{rel}: listed in tests/too-big.txt but compiles now"
+                    ));
                 }
                 compiled += 1;
                 let s = &rep.stats;

@@ -464,26 +464,22 @@ impl TestRng {
     }
 }
 
-/// Corpus games (relative to `shared/games/`) that exceed the default grounding budget
-/// (kept in step with `compiler/tests/corpus_compile.rs`); tests that need a netlist skip
-/// them instead of spending the budget.
-pub const TOO_BIG: &[&str] = &[
-    // between/4: the reachability fixpoint meets > 12M instances (390k atoms)
-    "ggp-repository/alexChess.kif",
-    // threatened_with_capture/7: > 1.4M reachable atoms, 2M-atom budget
-    "ggp-repository/chess.kif",
-    // islist/1: ever longer lists (407k atoms in one rule)
-    "ggp-repository/laikLee_hex.kif",
-    // count_loop/6: a piece counter over all board walks, 1.6M atoms
-    "ggp-repository/merrills.kif",
-    // direction-from/5: static, product of two lessthan relations over 0..50 (~6M)
-    "ggp-repository/mummymaze1p.kif",
-    // thenchall/7: 1.4M reachable atoms
-    "ggpserver-2006/ARGENTINA.kif",
-];
+/// The text of `tests/too-big.txt`: corpus games (relative to `shared/games/`) that exceed
+/// the default grounding budget, one per line, `#` comments. The one list, shared with
+/// `compiler/tests/corpus_compile.rs`.
+pub const TOO_BIG_LIST: &str = include_str!("../too-big.txt");
 
-/// True when `path` (under `shared/games/`) is one of [`TOO_BIG`].
+/// The games of [`TOO_BIG_LIST`]; tests that need a netlist skip them instead of spending
+/// the budget.
+pub fn too_big_games() -> impl Iterator<Item = &'static str> {
+    TOO_BIG_LIST
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
+/// True when `path` (under `shared/games/`) is one of [`too_big_games`].
 pub fn too_big(path: &Path) -> bool {
     let p = path.to_string_lossy().replace('\\', "/");
-    TOO_BIG.iter().any(|g| p.ends_with(g))
+    too_big_games().any(|g| p.ends_with(g))
 }

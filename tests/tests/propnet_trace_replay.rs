@@ -23,7 +23,7 @@ const MIN_LINES: usize = 50;
 enum Outcome {
     /// Lines checked, lines left out by the budget, compile and replay seconds.
     Agreed(usize, usize, f64, f64),
-    /// Not a netlist test case (front end or grounder rejects it, or it is in `TOO_BIG`).
+    /// Not a netlist test case (front end or grounder rejects it, or it is in tests/too-big.txt).
     Skipped(&'static str),
     Failed(String),
 }
@@ -34,7 +34,7 @@ fn check(shared: &Path, traces: &Path, trace_path: &Path) -> Outcome {
         .unwrap()
         .with_extension("kif");
     if too_big(&rel) {
-        return Outcome::Skipped("in TOO_BIG");
+        return Outcome::Skipped("in tests/too-big.txt");
     }
     let Ok(game) = gdl::load(&shared.join("games").join(&rel)) else {
         return Outcome::Skipped("rejected by the front end");
