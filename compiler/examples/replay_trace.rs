@@ -35,19 +35,7 @@ fn main() {
             .evaluate(&state)
             .unwrap_or_else(|e| panic!("line {}: {e}", no + 2));
         let v = StepView::of(&interp, &pos);
-        let end = match v.forced_end() {
-            Some(e) => e,
-            None => match (&rec["joint"], &rec["truncated"]) {
-                (Value::Object(j), _) => LineEnd::Joint(
-                    roles
-                        .iter()
-                        .map(|r| j.get(r).and_then(Value::as_str).unwrap_or("").to_string())
-                        .collect(),
-                ),
-                (_, Value::Bool(true)) => LineEnd::Truncated,
-                _ => LineEnd::Last,
-            },
-        };
+        let end = LineEnd::of_oracle_line(&rec, &roles, &v);
         let playout = rec["playout"].as_u64().unwrap_or(0);
         let step = rec["step"].as_u64().unwrap_or(0);
         let ours = step_line(&roles, playout, step, &v, &end);

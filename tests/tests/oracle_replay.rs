@@ -118,19 +118,7 @@ fn replay(interp: &mut Interp, text: &str) -> Result<usize, String> {
             .evaluate(&state)
             .map_err(|e| format!("line {}: {e}", no + 2))?;
         let v = StepView::of(interp, &pos);
-        let end = match v.forced_end() {
-            Some(e) => e,
-            None => match (&rec["joint"], &rec["truncated"]) {
-                (Value::Object(j), _) => LineEnd::Joint(
-                    roles
-                        .iter()
-                        .map(|r| j.get(r).and_then(Value::as_str).unwrap_or("").to_string())
-                        .collect(),
-                ),
-                (_, Value::Bool(true)) => LineEnd::Truncated,
-                _ => LineEnd::Last,
-            },
-        };
+        let end = LineEnd::of_oracle_line(&rec, &roles, &v);
         let ours = propnet_compiler::interp::trace::step_line(&roles, playout, step, &v, &end);
         if ours != line {
             return Err(format!(

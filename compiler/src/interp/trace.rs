@@ -77,6 +77,30 @@ pub enum LineEnd {
     Truncated,
 }
 
+impl LineEnd {
+    /// How an oracle trace line ends, for replaying it: the forced end of the position `v`
+    /// when it has one (terminal, a role without legal moves), else the line's recorded
+    /// `joint` move (texts in `roles` order; a role missing from it gets `""`), else
+    /// `Truncated` when it says `"truncated": true`, else `Last`. `record` is the line
+    /// parsed as JSON (format: `shared/oracle/README.md`).
+    pub fn of_oracle_line(record: &serde_json::Value, roles: &[String], v: &StepView) -> Self {
+        use serde_json::Value;
+        if let Some(end) = v.forced_end() {
+            return end;
+        }
+        match (&record["joint"], &record["truncated"]) {
+            (Value::Object(j), _) => LineEnd::Joint(
+                roles
+                    .iter()
+                    .map(|r| j.get(r).and_then(Value::as_str).unwrap_or("").to_string())
+                    .collect(),
+            ),
+            (_, Value::Bool(true)) => LineEnd::Truncated,
+            _ => LineEnd::Last,
+        }
+    }
+}
+
 /// Everything a step line reports about one position.
 #[derive(Clone, Debug)]
 pub struct StepView {
