@@ -11,8 +11,8 @@ mod device;
 mod plan;
 
 pub use device::{
-    adapter_text, default_budget, loop_limit, request_adapter, GpuRunner, RunError,
-    LLVMPIPE_LOOP_LIMIT,
+    adapter_text, default_budget, gpu_available_for_tests, loop_limit, request_adapter, GpuRunner,
+    RunError, LLVMPIPE_LOOP_LIMIT,
 };
 pub use plan::{plan_chunks, Chunk};
 

@@ -9,6 +9,7 @@ use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
 use propnet_compiler::netlist::Gate;
 use propnet_compiler::netlist::Netlist;
 use propnet_compiler::playout::{reference_playout, PlayoutRecord};
+use propnet_kernels::runner::gpu_available_for_tests;
 use propnet_kernels::runner::{loop_limit, GpuJob, GpuRunner, RunParams};
 use propnet_kernels::wgsl::{Layout, Options};
 
@@ -139,7 +140,7 @@ const CASES: &[Case] = &[
 
 #[test]
 fn gpu_matches_reference_on_random_netlists() {
-    if !common::gpu_available() {
+    if !gpu_available_for_tests() {
         return;
     }
     for seed in 0..6u64 {
@@ -164,7 +165,7 @@ fn gpu_matches_reference_on_random_netlists() {
 
 #[test]
 fn gpu_matches_reference_on_hand_built_netlists() {
-    if !common::gpu_available() {
+    if !gpu_available_for_tests() {
         return;
     }
     for (i, case) in CASES.iter().enumerate() {
@@ -182,7 +183,7 @@ fn gpu_matches_reference_on_hand_built_netlists() {
 
 #[test]
 fn gpu_stuck_game_ends_every_way() {
-    if !common::gpu_available() {
+    if !gpu_available_for_tests() {
         return;
     }
     let net = common::stuck();
@@ -216,7 +217,7 @@ fn gpu_stuck_game_ends_every_way() {
 
 #[test]
 fn gpu_large_netlist_both_layouts() {
-    if !common::gpu_available() {
+    if !gpu_available_for_tests() {
         return;
     }
     let spec = RandomSpec {
@@ -247,7 +248,7 @@ fn gpu_large_netlist_both_layouts() {
 /// reference's records. On drivers without such a cap nothing is redone.
 #[test]
 fn gpu_redoes_dispatches_a_driver_cut_short() {
-    if !common::gpu_available() {
+    if !gpu_available_for_tests() {
         return;
     }
     // The counter game without its terminal: every playout runs to the step limit.

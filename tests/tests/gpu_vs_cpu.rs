@@ -12,18 +12,7 @@ use propnet_host::gpu::GpuBackend;
 use propnet_host::sim::{CpuBackend, CpuOptions};
 use propnet_kernels::wgsl::{Layout, Options};
 
-fn gpu_available() -> bool {
-    match propnet_kernels::runner::request_adapter() {
-        Ok(_) => true,
-        Err(e) => {
-            if std::env::var("PROPNET_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("PROPNET_REQUIRE_GPU=1 but {e}");
-            }
-            eprintln!("skipping GPU test: {e}");
-            false
-        }
-    }
-}
+use propnet_kernels::runner::gpu_available_for_tests as gpu_available;
 
 fn request(net: &Netlist, seed: u64, scale: u32) -> BatchRequest {
     let mid = reference_playout(net, &net.initial_state(), seed ^ 1, 0, 2);

@@ -171,18 +171,3 @@ pub fn stuck() -> Netlist {
     n.terminal = done;
     n
 }
-
-/// True when a GPU adapter (real or lavapipe) exists. Without one, prints why and returns
-/// false, unless `PROPNET_REQUIRE_GPU=1`, in which case it panics.
-pub fn gpu_available() -> bool {
-    match propnet_kernels::runner::request_adapter() {
-        Ok(_) => true,
-        Err(e) => {
-            if std::env::var("PROPNET_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("PROPNET_REQUIRE_GPU=1 but {e}");
-            }
-            eprintln!("skipping GPU test: {e}");
-            false
-        }
-    }
-}
