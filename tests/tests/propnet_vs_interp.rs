@@ -60,17 +60,7 @@ fn compare_game(path: &std::path::Path) -> Result<usize, String> {
             if net_terminal != interp.terminal_in(&pos) {
                 return Err(format!("{at}: terminal differs (netlist {net_terminal})"));
             }
-            let legal: Vec<Vec<_>> = net
-                .roles
-                .iter()
-                .map(|r| {
-                    r.legal
-                        .iter()
-                        .filter(|l| values[l.gate.index()])
-                        .map(|l| l.input)
-                        .collect()
-                })
-                .collect();
+            let legal = propnet_compiler::playout::legal_of(&net, &values);
             let int_goals = interp.goals_in(&pos);
             let mut joint_net = Vec::new();
             let mut joint_int = Vec::new();
