@@ -116,7 +116,7 @@ pub(crate) fn bits_for(n: usize) -> usize {
 }
 
 /// `bit` zero-extended to `w` bits as a Verilog expression.
-fn zext(bit: &str, w: usize) -> String {
+pub(crate) fn zext(bit: &str, w: usize) -> String {
     if w == 1 {
         bit.to_string()
     } else {
@@ -128,7 +128,7 @@ fn zext(bit: &str, w: usize) -> String {
 /// than `+`: yosys maps `+` to carry chains before ABC sees the logic, while these tiny
 /// (≤ 6-bit) sums on the step path are faster when ABC can merge them into the LUT logic
 /// around them.
-fn write_gate_add(s: &mut String, out: &str, a: &str, b: &str, w: usize) {
+pub(crate) fn write_gate_add(s: &mut String, out: &str, a: &str, b: &str, w: usize) {
     let _ = writeln!(
         s,
         "wire [{}:0] {out};\nassign {out}[0] = {a}[0] ^ {b}[0];\nwire {out}_c1 = {a}[0] & {b}[0];",
@@ -474,11 +474,19 @@ pub fn write_engine(
                 );
             }
         }
-        let _ = writeln!(s, "wire [{w1}:0] pre_{ri}_0 = {w}'d0;", w1 = w - 1);
-        write_prefix_counts(&mut s, ri, n, w, off);
-        let _ = writeln!(s, "wire [{w1}:0] cnt_{ri} = pre_{ri}_{n};", w1 = w - 1);
+        let grouped = n > crate::chooser::GROUPED_ABOVE_MOVES;
+        if grouped {
+            crate::chooser::write_group_counts(&mut s, ri, n, w, off);
+        } else {
+            let _ = writeln!(s, "wire [{w1}:0] pre_{ri}_0 = {w}'d0;", w1 = w - 1);
+            write_prefix_counts(&mut s, ri, n, w, off);
+            let _ = writeln!(s, "wire [{w1}:0] cnt_{ri} = pre_{ri}_{n};", w1 = w - 1);
+        }
         let parallel = n <= PARALLEL_COMPARE_MAX_MOVES;
         write_k(&mut s, ri, n, w, &pipes, !parallel);
+        if grouped {
+            crate::chooser::write_group_select(&mut s, ri, n, w, off);
+        }
         // No legal move: an OR of the legal bits, shallower than the count.
         let _ = writeln!(s, "wire none_{ri} = ~(|lg[{}:{off}]);", off + n - 1);
         for (j, legal) in role.legal.iter().enumerate() {
@@ -499,7 +507,7 @@ pub fn write_engine(
                      wire sel_{ri}_{j} = lg[{}] & hit_{ri}_{j};",
                     off + j
                 );
-            } else {
+            } else if !grouped {
                 let _ = writeln!(
                     s,
                     "wire sel_{ri}_{j} = lg[{}] & (pre_{ri}_{j} == k_{ri});",

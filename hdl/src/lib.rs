@@ -161,6 +161,7 @@
 
 #![deny(missing_docs)]
 
+pub mod chooser;
 pub mod core;
 pub mod engine;
 pub mod names;

@@ -7,6 +7,7 @@ use propnet_compiler::playout::{reference_playout, PlayoutEnd};
 use propnet_compiler::rng::threefry2x32_20;
 use propnet_hdl::sim::{simulate, SimRun};
 use propnet_hdl::{generate, tools, Options};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 fn scratch(name: &str) -> PathBuf {
@@ -105,6 +106,23 @@ fn check(
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The first random netlist from seed `from` on whose reference playouts (`seed`, `playouts`,
+/// `steps`) make at least half of the possible steps, with [`record_moves`] latches: many
+/// random netlists are terminal in the initial state, which would test no chooser at all.
+fn lively_netlist(from: u64, spec: &RandomSpec, seed: u64, playouts: u32, steps: u32) -> Netlist {
+    (from..from + 200)
+        .map(|s| random_netlist(s, spec))
+        .find(|net| {
+            let start = net.initial_state();
+            let made: u32 = (0..playouts)
+                .map(|p| reference_playout(net, &start, seed, p, steps).length)
+                .sum();
+            2 * made >= playouts * steps
+        })
+        .map(record_moves)
+        .expect("some random netlist should have long playouts")
+}
+
 /// Roles with up to `PRECOMPUTE_MAX_MOVES` legal entries choose through the precomputed
 /// `k_c` registers, roles with more through the registered-draw multiplier: both at the
 /// boundary, bit for bit.
@@ -120,7 +138,7 @@ fn many_moves_per_role_match_reference() {
             moves_per_role: moves,
             ..Default::default()
         };
-        let net = random_netlist(seed, &spec);
+        let net = lively_netlist(seed, &spec, 0xfeed + seed, 6, 30);
         assert!(net.roles.iter().any(|r| r.legal.len() == moves));
         let opts = Options {
             engines: 1,
@@ -132,6 +150,9 @@ fn many_moves_per_role_match_reference() {
         let engine = &generate(&net, &opts).unwrap().sources[2].text;
         assert_eq!(engine.contains("drawq_"), moves > max, "multiplier path");
         assert_eq!(engine.contains("kc_0_2"), moves <= max, "precomputed path");
+        let grouped = moves > propnet_hdl::chooser::GROUPED_ABOVE_MOVES;
+        assert_eq!(engine.contains("gsel_0_0"), grouped, "group-wise chooser");
+        assert_eq!(engine.contains("pre_0_1 "), !grouped, "flat prefix count");
         check(
             &net,
             &opts,
@@ -140,6 +161,174 @@ fn many_moves_per_role_match_reference() {
             30,
             None,
             &format!("moves{moves}"),
+        );
+    }
+}
+
+/// Legal-move counts per role over the states the reference playouts visit (the same
+/// semantics as `reference_playout`: roles choose in order, a role with no legal move ends
+/// the playout).
+fn visited_counts(net: &Netlist, seed: u64, playouts: u32, max_steps: u32) -> Vec<BTreeSet<usize>> {
+    use propnet_compiler::playout::{eval_gates, legal_of};
+    use propnet_compiler::rng::{choose, draw};
+    let mut seen = vec![BTreeSet::new(); net.roles.len()];
+    let none = vec![false; net.inputs.len()];
+    for p in 0..playouts {
+        let mut state = net.initial_state();
+        for step in 0..max_steps {
+            let values = eval_gates(net, &state, &none);
+            if values[net.terminal.index()] {
+                break;
+            }
+            let legal = legal_of(net, &values);
+            let mut inputs = none.clone();
+            let mut stuck = false;
+            for (r, moves) in legal.iter().enumerate() {
+                seen[r].insert(moves.len());
+                if moves.is_empty() {
+                    stuck = true;
+                    break;
+                }
+                let k = choose(draw(seed, p, step, r as u32), moves.len() as u32);
+                inputs[moves[k as usize].index()] = true;
+            }
+            if stuck {
+                break;
+            }
+            let values = eval_gates(net, &state, &inputs);
+            state = net.latches.iter().map(|l| values[l.next.index()]).collect();
+        }
+    }
+    seen
+}
+
+/// Adds one sticky latch per input, set once the move is played, so every wrong choice of a
+/// playout shows in its final state (in a random netlist most inputs feed no next-state gate).
+fn record_moves(mut net: Netlist) -> Netlist {
+    use propnet_compiler::netlist::{Gate, GateId, InputId, Latch, LatchId};
+    for x in 0..net.inputs.len() {
+        let at = net
+            .gates
+            .iter()
+            .position(|g| matches!(g, Gate::Input(i) if i.index() == x));
+        let input = match at {
+            Some(at) => GateId(at as u32),
+            None => net.push(Gate::Input(InputId(x as u32))),
+        };
+        let id = LatchId(net.latches.len() as u32);
+        let held = net.push(Gate::Latch(id));
+        let next = net.push(Gate::Or(vec![held, input]));
+        net.latches.push(Latch {
+            name: format!("(played {x})"),
+            init: false,
+            next,
+        });
+    }
+    propnet_compiler::netlist::validate(&net).unwrap();
+    net
+}
+
+/// A random netlist with `moves` legal entries per role whose legal bits are thinned so the
+/// group-wise chooser sees empty groups, sparse groups and counts 0 and 1: role 0's second
+/// group is never legal; in role 1 only the first entry of each group keeps its random legal
+/// gate, the others also need two latches, and latch `block` makes every move illegal.
+fn sparse_netlist(seed: u64, moves: usize, block: usize) -> Netlist {
+    use propnet_compiler::netlist::{Gate, GateId};
+    let mut net = random_netlist(
+        seed,
+        &RandomSpec {
+            roles: 2,
+            moves_per_role: moves,
+            latches: 30,
+            ..Default::default()
+        },
+    );
+    let latch = |net: &Netlist, x: usize| {
+        let at = net
+            .gates
+            .iter()
+            .position(|g| matches!(g, Gate::Latch(l) if l.index() == x));
+        GateId(at.expect("latch gate") as u32)
+    };
+    let g = propnet_hdl::chooser::GROUP_SIZE;
+    let off = net.push(Gate::Const(false));
+    for j in g..(2 * g).min(moves) {
+        net.roles[0].legal[j].gate = off;
+    }
+    let (a, b, x) = (latch(&net, 1), latch(&net, 2), latch(&net, block));
+    let rare = net.push(Gate::And(vec![a, b]));
+    let open = net.push(Gate::Not(x));
+    for j in 0..moves {
+        let mut ops = vec![net.roles[1].legal[j].gate, open];
+        if j % g != 0 {
+            ops.push(rare);
+        }
+        net.roles[1].legal[j].gate = net.push(Gate::And(ops));
+    }
+    record_moves(net)
+}
+
+/// Roles above `GROUPED_ABOVE_MOVES` entries choose group-wise: bit for bit with the
+/// reference for a role whose last group has one entry, and for thinned legal bits whose
+/// counts include 0, 1 and values spanning several groups.
+#[test]
+fn grouped_chooser_matches_reference() {
+    if !have("iverilog") {
+        return;
+    }
+    let above = propnet_hdl::chooser::GROUPED_ABOVE_MOVES;
+    let g = propnet_hdl::chooser::GROUP_SIZE;
+    // One entry over a multiple of the group size: a last group of one entry.
+    let moves = (above / g + 1) * g + 1;
+    let spec = RandomSpec {
+        roles: 2,
+        moves_per_role: moves,
+        ..Default::default()
+    };
+    let net = lively_netlist(31, &spec, 0xabc, 6, 30);
+    let opts = Options {
+        engines: 1,
+        rng_stages: 2,
+        prefetch: true,
+        cslow: 2,
+        ..Default::default()
+    };
+    check(&net, &opts, 0xabc, 6, 30, None, "grouped_tail");
+
+    let (seed, playouts, steps) = (0x5a5a, 10, 30);
+    let moves = above + 3 * g + 3;
+    let (net, seen) = (0..40u64)
+        .flat_map(|s| (3..30).map(move |x| (s, x)))
+        .map(|(s, x)| {
+            let net = sparse_netlist(s, moves, x);
+            let seen = visited_counts(&net, seed, playouts, steps);
+            (net, seen)
+        })
+        .find(|(_, seen)| {
+            let c = &seen[1];
+            c.contains(&0) && c.contains(&1) && c.iter().any(|&n| n > 2 * g)
+        })
+        .expect("some thinned netlist should visit counts 0, 1 and > 2 groups");
+    assert!(
+        seen[0].iter().all(|&n| n <= moves - g),
+        "role 0's second group is empty"
+    );
+    for (stages, prefetch, cslow) in [(1u32, false, 1u32), (0, true, 2)] {
+        let opts = Options {
+            engines: 2,
+            rng_stages: stages,
+            prefetch,
+            cslow,
+            ..Default::default()
+        };
+        check(
+            &net,
+            &opts,
+            seed,
+            playouts,
+            steps,
+            None,
+            &format!("grouped_sparse{stages}"),
         );
     }
 }
@@ -332,15 +521,18 @@ fn generated_verilog_is_lint_clean() {
     if !have("verilator") {
         return;
     }
-    for (seed, stages, engines, prefetch, cslow) in [
-        (3u64, 0u32, 1u32, false, 1u32),
-        (4, 2, 3, true, 1),
-        (5, 5, 2, false, 2),
+    // The last one has a group-wise chooser.
+    for (seed, stages, engines, prefetch, cslow, moves) in [
+        (3u64, 0u32, 1u32, false, 1u32, 5usize),
+        (4, 2, 3, true, 1, 5),
+        (5, 5, 2, false, 2, 5),
+        (6, 2, 1, true, 2, 41),
     ] {
         let net = random_netlist(
             seed,
             &RandomSpec {
                 roles: 1 + seed as usize % 3,
+                moves_per_role: moves,
                 ..Default::default()
             },
         );
