@@ -97,7 +97,7 @@ fn check(
                 .filter(|r| r.index % opts.engines == e)
                 .map(|r| r.length)
                 .collect();
-            propnet_hdl::engine::engine_cycles(&lengths, opts.rng_stages, opts.prefetch, opts.cslow)
+            propnet_hdl::engine::engine_cycles(&lengths, opts.rng_stages, opts.banks, opts.cslow)
         })
         .max()
         .unwrap_or(0);
@@ -125,7 +125,7 @@ fn many_moves_per_role_match_reference() {
         let opts = Options {
             engines: 1,
             rng_stages: stages,
-            prefetch: true,
+            banks: 2,
             cslow: if stages == 1 { 1 } else { 2 },
             ..Default::default()
         };
@@ -158,7 +158,7 @@ fn random_netlists_match_reference() {
         let opts = Options {
             engines: 1 + (seed as u32 % 3),
             rng_stages: [0, 1, 2, 4, 5, 20][seed as usize],
-            prefetch: seed % 2 == 1,
+            banks: [3, 2, 1, 4, 1, 3][seed as usize],
             cslow: if seed % 3 == 0 { 2 } else { 1 },
             ..Default::default()
         };
@@ -250,7 +250,7 @@ fn start_state_from_host_and_no_legal_move() {
         &Options {
             engines: 3,
             rng_stages: 0,
-            prefetch: false,
+            banks: 1,
             cslow: 2,
             ..Default::default()
         },
@@ -332,10 +332,12 @@ fn generated_verilog_is_lint_clean() {
     if !have("verilator") {
         return;
     }
-    for (seed, stages, engines, prefetch, cslow) in [
-        (3u64, 0u32, 1u32, false, 1u32),
-        (4, 2, 3, true, 1),
-        (5, 5, 2, false, 2),
+    for (seed, stages, engines, banks, cslow) in [
+        (3u64, 0u32, 1u32, 1u32, 1u32),
+        (4, 2, 3, 2, 1),
+        (5, 5, 2, 1, 2),
+        (6, 20, 1, 3, 2),
+        (7, 10, 2, 4, 1),
     ] {
         let net = random_netlist(
             seed,
@@ -350,7 +352,7 @@ fn generated_verilog_is_lint_clean() {
                 engines,
                 rng_stages: stages,
                 prefix: "module".into(),
-                prefetch,
+                banks,
                 cslow,
             },
         )
@@ -387,13 +389,13 @@ fn bad_options_and_netlists_are_errors() {
         ),
         Err(propnet_hdl::Error::BadOption(_))
     ));
-    for (cslow, prefetch) in [(0u32, false), (3, false), (3, true)] {
+    for (cslow, banks) in [(0u32, 1u32), (3, 1), (3, 2), (1, 0), (1, 5)] {
         assert!(matches!(
             generate(
                 &net,
                 &Options {
                     cslow,
-                    prefetch,
+                    banks,
                     ..Default::default()
                 }
             ),
