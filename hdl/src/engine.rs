@@ -60,10 +60,10 @@ pub fn draw_latency(stages: u32, cslow: u32) -> u32 {
 }
 
 /// Draw latency in a thread's slots (one slot every `cslow` cycles): `S + 1` for one thread
-/// or with prefetch (then each thread has its own bank pipelines, advancing in its slots),
-/// else [`draw_latency`]` / cslow` (one pipeline shared by the interleaved threads).
-pub fn draw_slots(stages: u32, prefetch: bool, cslow: u32) -> u32 {
-    if prefetch || cslow <= 1 {
+/// or with prefetch banks (then each thread has its own bank pipelines, advancing in its
+/// slots), else [`draw_latency`]` / cslow` (one pipeline shared by the interleaved threads).
+pub fn draw_slots(stages: u32, banks: u32, cslow: u32) -> u32 {
+    if banks >= 2 || cslow <= 1 {
         stages + 1
     } else {
         draw_latency(stages, cslow) / cslow
@@ -72,15 +72,19 @@ pub fn draw_slots(stages: u32, prefetch: bool, cslow: u32) -> u32 {
 
 /// Exact clock cycles (as the `CYCLES` counter reports them) that one engine spends on its
 /// playouts, `lengths` = their joint moves in index order (thread `j` of `C = cslow` runs
-/// the ones at positions `j, j+C, …`), for `stages` RNG pipeline stages, with or without the
-/// prefetch bank. Per thread, in its slots (one every `C` cycles): `T + Σ (L_k + 1)` plus the
-/// waits, `T` = [`draw_slots`]; the waits are `T` per later playout without prefetch,
-/// `max(0, T − L_k)` for every playout but the first and last with it. The engine is busy
-/// until the last thread's last slot (`C·(n_j − 1) + j + 1` cycles) plus one cycle that adds
-/// the last playout to the result counters. 0 for no playouts.
-pub fn engine_cycles(lengths: &[u32], stages: u32, prefetch: bool, cslow: u32) -> u64 {
+/// the ones at positions `j, j+C, …`), for `stages` RNG pipeline stages and `banks` RNG
+/// banks per role (1 = no prefetch). Per thread, in its slots (one every `C` cycles):
+/// `T + Σ (L_k + 1) + Σ W_k`, `T` = [`draw_slots`]. With one bank every later playout waits
+/// `W_k = T` (the refill). With `K ≥ 2` banks the bank of playout `k ≥ K` is freed when
+/// playout `k − K` finishes and fills while playouts `k − K + 1 ..= k − 1` run, so
+/// `W_k = max(0, T + 1 − Σ_{i=k−K+1}^{k−1} (L_i + 1) − Σ_{i=k−K+2}^{k−1} W_i)` (the first
+/// `K` playouts' banks fill together at the start). The engine is busy until the last
+/// thread's last slot (`C·(n_j − 1) + j + 1` cycles) plus one cycle that adds the last
+/// playout to the result counters. 0 for no playouts.
+pub fn engine_cycles(lengths: &[u32], stages: u32, banks: u32, cslow: u32) -> u64 {
     let c = cslow.max(1) as usize;
-    let t = u64::from(draw_slots(stages, prefetch, cslow));
+    let k = banks.max(1) as usize;
+    let t = u64::from(draw_slots(stages, banks, cslow));
     (0..c)
         .filter_map(|j| {
             let mine: Vec<u64> = lengths
@@ -89,21 +93,23 @@ pub fn engine_cycles(lengths: &[u32], stages: u32, prefetch: bool, cslow: u32) -
                 .step_by(c)
                 .map(|&l| u64::from(l))
                 .collect();
-            let m = mine.len();
-            if m == 0 {
+            if mine.is_empty() {
                 return None;
             }
             let run: u64 = mine.iter().map(|l| l + 1).sum();
-            let waits: u64 = if prefetch {
-                mine.iter()
-                    .skip(1)
-                    .take(m.saturating_sub(2))
-                    .map(|&l| t.saturating_sub(l))
-                    .sum()
-            } else {
-                (m as u64 - 1) * t
-            };
-            let n = t + run + waits;
+            let mut waits = vec![0u64; mine.len()];
+            for p in 1..mine.len() {
+                waits[p] = if k == 1 {
+                    t
+                } else if p < k {
+                    0
+                } else {
+                    let busy: u64 = (p + 1 - k..p).map(|i| mine[i] + 1).sum::<u64>()
+                        + (p + 2 - k..p).map(|i| waits[i]).sum::<u64>();
+                    (t + 1).saturating_sub(busy)
+                };
+            }
+            let n = t + run + waits.iter().sum::<u64>();
             Some(c as u64 * (n - 1) + j as u64 + 2)
         })
         .max()
@@ -116,7 +122,7 @@ pub(crate) fn bits_for(n: usize) -> usize {
 }
 
 /// `bit` zero-extended to `w` bits as a Verilog expression.
-pub(crate) fn zext(bit: &str, w: usize) -> String {
+fn zext(bit: &str, w: usize) -> String {
     if w == 1 {
         bit.to_string()
     } else {
@@ -182,19 +188,18 @@ fn write_prefix_counts(s: &mut String, ri: usize, n: usize, w: usize, off: usize
     }
 }
 
-/// The physical RNG pipelines of a role: one per bank, and with prefetch and two threads one
-/// per (thread, bank), advancing only in its thread's slots.
+/// The physical RNG pipelines of a role: one per bank, and with prefetch banks and two
+/// threads one per (thread, bank), advancing only in its thread's slots.
 struct Pipes {
     /// (suffix, clock-enable expression) per pipeline; the suffix ends with the bank digit.
     list: Vec<(String, String)>,
-    prefetch: bool,
+    banks: u32,
     per_thread: bool,
 }
 
 impl Pipes {
-    fn new(prefetch: bool, cslow: u32) -> Self {
-        let per_thread = prefetch && cslow == 2;
-        let banks = if prefetch { 2 } else { 1 };
+    fn new(banks: u32, cslow: u32) -> Self {
+        let per_thread = banks >= 2 && cslow == 2;
         let mut list = Vec::new();
         if per_thread {
             for t in 0..2 {
@@ -210,7 +215,7 @@ impl Pipes {
         }
         Self {
             list,
-            prefetch,
+            banks,
             per_thread,
         }
     }
@@ -224,20 +229,34 @@ impl Pipes {
     /// the bank mux is off the step path.
     fn write_pick(&self, s: &mut String, out: &str, w: usize, f: impl Fn(&str) -> String) {
         let w1 = w - 1;
-        let _ = match (self.per_thread, self.prefetch) {
-            (true, _) => writeln!(
+        let _ = match (self.per_thread, self.banks) {
+            (true, k) => writeln!(
                 s,
-                "reg  [{w1}:0] {out};\nalways @(posedge clk) {out} <= \
-                 ph ? (cur_r ? {} : {}) : (cur_r ? {} : {});",
-                f("01"),
-                f("00"),
-                f("11"),
-                f("10")
+                "reg  [{w1}:0] {out};\nalways @(posedge clk) {out} <= ph ? {} : {};",
+                bank_mux("cur_r", k, |b| f(&format!("0{b}"))),
+                bank_mux("cur_r", k, |b| f(&format!("1{b}"))),
             ),
-            (false, true) => writeln!(s, "wire [{w1}:0] {out} = cur ? {} : {};", f("1"), f("0")),
+            (false, k) if k >= 2 => writeln!(
+                s,
+                "wire [{w1}:0] {out} = {};",
+                bank_mux("cur", k, |b| f(&b.to_string()))
+            ),
             _ => writeln!(s, "wire [{w1}:0] {out} = {};", f("0")),
         };
     }
+}
+
+/// A Verilog expression selecting `f(b)` for the bank `b` = `sel` (`banks` ≥ 2 banks; a
+/// 1-bit `sel` for two, else 2 bits).
+fn bank_mux(sel: &str, banks: u32, f: impl Fn(u32) -> String) -> String {
+    if banks == 2 {
+        return format!("({sel} ? {} : {})", f(1), f(0));
+    }
+    let mut e = f(0);
+    for b in 1..banks {
+        e = format!("({sel} == 2'd{b}) ? {} : {e}", f(b));
+    }
+    format!("({e})")
 }
 
 /// Writes `k_<r>` = `(x·cnt_<r>)>>32` for the draw `x` of role `r` (`n` legal entries,
@@ -303,15 +322,15 @@ fn write_k(s: &mut String, ri: usize, n: usize, w: usize, pipes: &Pipes, mux_k: 
 }
 
 /// Writes the engine module. `stages` is the RNG pipeline depth, `engines` the number of
-/// engines in the design (the playout index stride), `prefetch` whether each role has a
-/// second RNG bank that prefetches the next playout's first draws, `cslow` the number of
-/// interleaved playout threads (1 or 2; 2 needs `prefetch == false`); see the module docs.
+/// engines in the design (the playout index stride), `banks` the RNG banks per role (1, or
+/// 2..=4: the idle ones prefetch the next playouts' first draws), `cslow` the number of
+/// interleaved playout threads (1 or 2); see the module docs.
 pub fn write_engine(
     net: &Netlist,
     names: &Names,
     stages: u32,
     engines: u32,
-    prefetch: bool,
+    banks: u32,
     cslow: u32,
 ) -> String {
     let shape = CoreShape::of(net);
@@ -322,15 +341,15 @@ pub fn write_engine(
         net.roles.len(),
     );
     let c2 = cslow == 2;
-    let banks: u32 = if prefetch { 2 } else { 1 };
-    let pipes = Pipes::new(prefetch, cslow);
+    let prefetch = banks >= 2;
+    let pipes = Pipes::new(banks, cslow);
     let lat = if pipes.per_thread {
         draw_latency(stages, 1)
     } else {
         draw_latency(stages, cslow)
     };
     let pad = lat - draw_latency(stages, 1);
-    let slots = draw_slots(stages, prefetch, cslow);
+    let slots = draw_slots(stages, banks, cslow);
     let stride = engines * cslow;
     let k_cut = crate::core::cut_gates(net).len().max(1);
     let mut s = String::new();
@@ -401,7 +420,7 @@ pub fn write_engine(
         fields.push((format!("bp_{b}"), 32));
     }
     if prefetch {
-        fields.push(("cur".into(), 1));
+        fields.push(("cur".into(), if banks == 2 { 1 } else { 2 }));
     }
     let decl = |f: &str, w: usize| {
         if w == 1 {
@@ -419,11 +438,22 @@ pub fn write_engine(
     // RNG banks: issue counter `iss` (the pipeline holds the draws of steps iss - slots ..
     // once `rdy`), playout index `bp`, clock enable `en`. The active bank advances every
     // cycle (it is discarded at the end of a playout); the idle one until it is full.
-    if prefetch {
+    if banks == 2 {
         let _ = writeln!(
             s,
             "wire en_0 = ~cur | ~rdy_0;\nwire en_1 = cur | ~rdy_1;\n\
              wire rdy_cur = cur ? rdy_1 : rdy_0;\nwire rdy_nxt = cur ? rdy_0 : rdy_1;"
+        );
+    } else if prefetch {
+        // A ring of banks: `cur` serves the playout, `cur + 1` holds the next one's draws.
+        for b in 0..banks {
+            let _ = writeln!(s, "wire en_{b} = (cur == 2'd{b}) | ~rdy_{b};");
+        }
+        let _ = writeln!(
+            s,
+            "wire rdy_cur = {};\nwire rdy_nxt = {};",
+            bank_mux("cur", banks, |b| format!("rdy_{b}")),
+            bank_mux("cur", banks, |b| format!("rdy_{}", (b + 1) % banks)),
         );
     } else {
         let _ = writeln!(
@@ -552,13 +582,19 @@ pub fn write_engine(
     );
     let dm1 = slots - 1;
     for b in 0..banks {
-        // Freed at the end of a playout: the single bank, or (prefetch) the active one.
-        let freed = if prefetch {
-            format!("go_next & {}cur", if b == 0 { "~" } else { "" })
-        } else {
-            "go_next".to_string()
+        // Freed at the end of a playout: the single bank, or (prefetch) the active one, which
+        // then fetches the playout `banks` later in the thread's sequence.
+        let (freed, bp_next) = match banks {
+            1 => ("go_next".to_string(), "nidx".to_string()),
+            2 => (
+                format!("go_next & {}cur", if b == 0 { "~" } else { "" }),
+                "nn[31:0]".to_string(),
+            ),
+            _ => (
+                format!("go_next & (cur == 2'd{b})"),
+                format!("bp_{b} + 32'd{}", banks * stride),
+            ),
         };
-        let bp_next = if prefetch { "nn[31:0]" } else { "nidx" };
         let _ = writeln!(
             s,
             "wire [23:0] iss_{b}_nx = ({freed}) ? 24'd0 : (run & en_{b}) ? iss_{b} + 24'd1 : iss_{b};\n\
@@ -566,8 +602,14 @@ pub fn write_engine(
              wire [31:0] bp_{b}_nx = ({freed}) ? {bp_next} : bp_{b};"
         );
     }
-    if prefetch {
+    if banks == 2 {
         let _ = writeln!(s, "wire cur_nx = go_next ? ~cur : cur;");
+    } else if prefetch {
+        let _ = writeln!(
+            s,
+            "wire [1:0] cur_nx = go_next ? ((cur == 2'd{}) ? 2'd0 : cur + 2'd1) : cur;",
+            banks - 1
+        );
     }
     // Start values per thread j: playout ENGINE_ID + engines·j.
     let init = |j: u32, f: &str| -> String {
@@ -584,7 +626,11 @@ pub fn write_engine(
             "nidx" => format!("ENGINE_ID + 32'd{}", engines * j + stride),
             "nn" => format!("{{1'b0, ENGINE_ID}} + 33'd{}", engines * j + 2 * stride),
             "bp_0" => first,
-            "bp_1" => format!("ENGINE_ID + 32'd{}", engines * j + stride),
+            f if f.starts_with("bp_") => {
+                let b: u32 = f[3..].parse().unwrap_or(0);
+                format!("ENGINE_ID + 32'd{}", engines * j + b * stride)
+            }
+            "cur" if banks > 2 => "2'd0".into(),
             "cur" => "1'b0".into(),
             f if f.starts_with("iss_") => "24'd0".into(),
             _ => "1'b0".into(), // rdy_b
@@ -680,7 +726,11 @@ pub fn write_engine(
          $display(\"REC %0d %0d %0d %0d %0d %b %h %h\", ENGINE_ID, {pidx}, step, term, at_limit, {{{}}}, goal, st_s);\n\
          `endif\nendmodule\n`default_nettype wire",
         none_bits.join(", "),
-        pidx = if prefetch { "(cur ? bp_1 : bp_0)" } else { "bp_0" }
+        pidx = if prefetch {
+            bank_mux("cur", banks, |b| format!("bp_{b}"))
+        } else {
+            "bp_0".to_string()
+        }
     );
     s
 }

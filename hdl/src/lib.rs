@@ -189,10 +189,12 @@ pub struct Options {
     /// makes playouts shorter than 21 steps wait for the prefetch (see the crate docs'
     /// measurements).
     pub rng_stages: u32,
-    /// A second RNG bank per role that prefetches the next playout's first draws, so no
-    /// fill cycles are lost between playouts (see [`engine`]); costs a second Threefry
-    /// pipeline per role.
-    pub prefetch: bool,
+    /// RNG banks (Threefry pipelines) per role, 1..=4. With 2 or more the idle banks
+    /// prefetch the next playouts' first draws, so no fill cycles are lost between
+    /// playouts (see [`engine`]); a playout waits only when the bank of the next one has
+    /// not had `S + 1` slots to fill since it was freed `banks − 1` playouts earlier. Each
+    /// bank costs one Threefry pipeline per role (and thread).
+    pub banks: u32,
     /// Interleaved playout threads per engine (C-slow retiming, Leiserson & Saxe,
     /// "Retiming synchronous circuitry", Algorithmica 1991): 1, or 2 = a register level
     /// between the state-only logic (legal, terminal, goal) and the move-dependent next-state
@@ -207,7 +209,7 @@ impl Default for Options {
             prefix: "propnet".into(),
             engines: 1,
             rng_stages: 10,
-            prefetch: true,
+            banks: 2,
             cslow: 1,
         }
     }
@@ -308,8 +310,8 @@ pub struct DesignInfo {
     pub engines: u32,
     /// RNG pipeline stages (`S`).
     pub rng_stages: u32,
-    /// Whether the engines have the prefetch RNG bank.
-    pub prefetch: bool,
+    /// RNG banks per role (1 = no prefetch).
+    pub banks: u32,
     /// Interleaved playout threads per engine.
     pub cslow: u32,
     /// Roles.
@@ -398,6 +400,12 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
             opts.cslow
         )));
     }
+    if !(1..=4).contains(&opts.banks) {
+        return Err(Error::BadOption(format!(
+            "banks = {}; must be 1..=4",
+            opts.banks
+        )));
+    }
     if !(1..=4096).contains(&opts.engines) {
         return Err(Error::BadOption(format!(
             "engines = {}; must be 1..=4096",
@@ -429,7 +437,7 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
                 &names,
                 opts.rng_stages,
                 opts.engines,
-                opts.prefetch,
+                opts.banks,
                 opts.cslow,
             ),
         ),
@@ -442,7 +450,7 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
     let info = DesignInfo {
         engines: opts.engines,
         rng_stages: opts.rng_stages,
-        prefetch: opts.prefetch,
+        banks: opts.banks,
         cslow: opts.cslow,
         roles: net.roles.len(),
         latches: net.latches.len(),

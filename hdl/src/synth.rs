@@ -330,13 +330,13 @@ pub struct Estimate {
     pub playouts_per_s_device: Option<f64>,
 }
 
-/// Estimates throughput for a design with `rng_stages` RNG stages, the prefetch bank or
-/// not and `cslow` threads per engine, from sample playout `lengths` (joint moves; e.g. reference playouts): see the
+/// Estimates throughput for a design with `rng_stages` RNG stages, `banks` RNG banks per
+/// role (1 = no prefetch) and `cslow` threads per engine, from sample playout `lengths` (joint moves; e.g. reference playouts): see the
 /// module docs for the formulas. An empty sample gives infinite cycles and zero rates.
 pub fn estimate(
     report: &SynthReport,
     rng_stages: u32,
-    prefetch: bool,
+    banks: u32,
     cslow: u32,
     lengths: &[u32],
 ) -> Estimate {
@@ -345,7 +345,7 @@ pub fn estimate(
     let cycles_per_playout = if lengths.is_empty() {
         f64::INFINITY
     } else {
-        crate::engine::engine_cycles(lengths, rng_stages, prefetch, cslow) as f64 / n
+        crate::engine::engine_cycles(lengths, rng_stages, banks, cslow) as f64 / n
     };
     let per_engine = report.fmax_mhz.map(|f| f * 1e6 / cycles_per_playout);
     let engines_fit = report.engines_that_fit();
@@ -392,10 +392,10 @@ mod tests {
             fits: true,
         };
         // Without prefetch: D = 3 fill cycles + length + 1 per playout, + 1 at the end.
-        let e = estimate(&r, 2, false, 1, &[26, 26]);
+        let e = estimate(&r, 2, 1, 1, &[26, 26]);
         assert_eq!(e.cycles_per_playout, 61.0 / 2.0);
         // With prefetch: the first fill only, and short middle playouts wait for theirs.
-        let p = estimate(&r, 2, true, 1, &[26, 1, 26]);
+        let p = estimate(&r, 2, 2, 1, &[26, 1, 26]);
         assert_eq!(
             p.cycles_per_playout,
             (3.0 + 27.0 + 2.0 + 2.0 + 27.0 + 1.0) / 3.0

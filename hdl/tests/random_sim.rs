@@ -98,7 +98,7 @@ fn check(
                 .filter(|r| r.index % opts.engines == e)
                 .map(|r| r.length)
                 .collect();
-            propnet_hdl::engine::engine_cycles(&lengths, opts.rng_stages, opts.prefetch, opts.cslow)
+            propnet_hdl::engine::engine_cycles(&lengths, opts.rng_stages, opts.banks, opts.cslow)
         })
         .max()
         .unwrap_or(0);
@@ -143,7 +143,7 @@ fn many_moves_per_role_match_reference() {
         let opts = Options {
             engines: 1,
             rng_stages: stages,
-            prefetch: true,
+            banks: 2,
             cslow: if stages == 1 { 1 } else { 2 },
             ..Default::default()
         };
@@ -289,7 +289,7 @@ fn grouped_chooser_matches_reference() {
     let opts = Options {
         engines: 1,
         rng_stages: 2,
-        prefetch: true,
+        banks: 2,
         cslow: 2,
         ..Default::default()
     };
@@ -313,11 +313,11 @@ fn grouped_chooser_matches_reference() {
         seen[0].iter().all(|&n| n <= moves - g),
         "role 0's second group is empty"
     );
-    for (stages, prefetch, cslow) in [(1u32, false, 1u32), (0, true, 2)] {
+    for (stages, banks, cslow) in [(1u32, 1u32, 1u32), (0, 3, 2)] {
         let opts = Options {
             engines: 2,
             rng_stages: stages,
-            prefetch,
+            banks,
             cslow,
             ..Default::default()
         };
@@ -347,7 +347,7 @@ fn random_netlists_match_reference() {
         let opts = Options {
             engines: 1 + (seed as u32 % 3),
             rng_stages: [0, 1, 2, 4, 5, 20][seed as usize],
-            prefetch: seed % 2 == 1,
+            banks: [3, 2, 1, 4, 1, 3][seed as usize],
             cslow: if seed % 3 == 0 { 2 } else { 1 },
             ..Default::default()
         };
@@ -439,7 +439,7 @@ fn start_state_from_host_and_no_legal_move() {
         &Options {
             engines: 3,
             rng_stages: 0,
-            prefetch: false,
+            banks: 1,
             cslow: 2,
             ..Default::default()
         },
@@ -522,11 +522,13 @@ fn generated_verilog_is_lint_clean() {
         return;
     }
     // The last one has a group-wise chooser.
-    for (seed, stages, engines, prefetch, cslow, moves) in [
-        (3u64, 0u32, 1u32, false, 1u32, 5usize),
-        (4, 2, 3, true, 1, 5),
-        (5, 5, 2, false, 2, 5),
-        (6, 2, 1, true, 2, 41),
+    for (seed, stages, engines, banks, cslow, moves) in [
+        (3u64, 0u32, 1u32, 1u32, 1u32, 5usize),
+        (4, 2, 3, 2, 1, 5),
+        (5, 5, 2, 1, 2, 5),
+        (6, 20, 1, 3, 2, 5),
+        (7, 10, 2, 4, 1, 5),
+        (8, 2, 1, 2, 2, 41),
     ] {
         let net = random_netlist(
             seed,
@@ -542,7 +544,7 @@ fn generated_verilog_is_lint_clean() {
                 engines,
                 rng_stages: stages,
                 prefix: "module".into(),
-                prefetch,
+                banks,
                 cslow,
             },
         )
@@ -579,13 +581,13 @@ fn bad_options_and_netlists_are_errors() {
         ),
         Err(propnet_hdl::Error::BadOption(_))
     ));
-    for (cslow, prefetch) in [(0u32, false), (3, false), (3, true)] {
+    for (cslow, banks) in [(0u32, 1u32), (3, 1), (3, 2), (1, 0), (1, 5)] {
         assert!(matches!(
             generate(
                 &net,
                 &Options {
                     cslow,
-                    prefetch,
+                    banks,
                     ..Default::default()
                 }
             ),

@@ -24,9 +24,15 @@ pub struct HdlArgs {
     /// Threefry pipeline stages (0, 1, 2, 4, 5, 10 or 20).
     #[arg(long, default_value_t = 10, value_parser = parse_rng_stages)]
     pub rng_stages: u32,
-    /// Leave out the prefetch RNG bank (half the RNG area, needed to fit an iCE40-HX8K with
-    /// two roles; `S + 1` fill cycles per playout, halved by --cslow 2).
-    #[arg(long)]
+    /// RNG banks (Threefry pipelines) per role and thread, 1 to 4: with 2 or more the idle
+    /// banks prefetch the next playouts' first draws (no fill cycles between playouts; 3
+    /// also hides the fill behind playouts shorter than `S + 1` steps); 1 halves the RNG
+    /// area (needed to fit an iCE40-HX8K with two roles; `S + 1` fill cycles per playout,
+    /// halved by --cslow 2).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=4))]
+    pub banks: u32,
+    /// Same as `--banks 1`.
+    #[arg(long, conflicts_with = "banks")]
     pub no_prefetch: bool,
     /// Interleaved playout threads per engine (C-slow): 1 or 2.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=2))]
@@ -60,6 +66,15 @@ fn parse_rng_stages(text: &str) -> Result<u32, String> {
     }
 }
 
+/// RNG banks per role from `--banks` / `--no-prefetch`.
+fn banks(args: &HdlArgs) -> u32 {
+    if args.no_prefetch {
+        1
+    } else {
+        args.banks
+    }
+}
+
 fn spinner(msg: String) -> ProgressBar {
     let pb = ProgressBar::new_spinner();
     pb.set_style(
@@ -84,7 +99,7 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
         prefix,
         engines: args.engines,
         rng_stages: args.rng_stages,
-        prefetch: !args.no_prefetch,
+        banks: banks(&args),
         cslow: args.cslow,
     };
     let design = generate(&net, &opts)?;
@@ -147,13 +162,7 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
             step = Some((what.to_string(), Instant::now()));
         })?;
         done(step);
-        let est = estimate(
-            &rep,
-            args.rng_stages,
-            !args.no_prefetch,
-            args.cslow,
-            &lengths,
-        );
+        let est = estimate(&rep, args.rng_stages, banks(&args), args.cslow, &lengths);
         println!(
             "{} ({}), {}:",
             target.yosys_command(),
