@@ -2,7 +2,7 @@
 //! reference (`reference_playout`) on real games: every per-playout record (index, length,
 //! end kind, goals, final state) and every host counter must be equal for the same seed.
 //!
-//! Acceptance list: tic-tac-toe, connect four, Niu Jiao Qi (our bench games), a
+//! Acceptance list: tic-tac-toe, connect four, breakthrough, Niu Jiao Qi (our bench games), a
 //! simultaneous-move game and a game with a positive loop (both from the shared corpus).
 //! Skips (with a message) when iverilog or the shared corpus is missing, unless
 //! `PROPNET_REQUIRE_TOOLS=1` / `PROPNET_REQUIRE_SHARED=1`.
@@ -147,6 +147,24 @@ fn connect_four() {
         assert_some_terminal(
             &check(&net, "connectfour", 2, 20, 3, 2, 8, 100),
             "connectfour",
+        );
+    }
+}
+
+/// 155 legal entries per role: the group-wise chooser (`propnet_hdl::chooser`).
+#[test]
+fn breakthrough() {
+    if have_iverilog() {
+        let net = bench_game("breakthrough");
+        assert!(
+            net.roles
+                .iter()
+                .all(|r| r.legal.len() > propnet_hdl::chooser::GROUPED_ABOVE_MOVES),
+            "breakthrough should take the group-wise chooser"
+        );
+        assert_some_terminal(
+            &check(&net, "breakthrough", 2, 10, 2, 2, 4, 200),
+            "breakthrough",
         );
     }
 }
