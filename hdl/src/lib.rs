@@ -19,8 +19,10 @@
 //! - `<prefix>_engine`: latch registers, per role one or more RNG bank pipelines and a
 //!   chooser (`k = (x·count)>>32`, the move is the legal entry whose prefix count of legal
 //!   bits equals `k`; `k_c` for every possible count `c` is precomputed into registers the
-//!   cycle after the draw leaves the RNG, so the step path only compares and muxes), the
-//!   playout controller. One joint move per clock cycle per thread. The draws depend on no
+//!   cycle after the draw leaves the RNG, so the step path only compares and muxes; roles
+//!   with more than [`chooser::GROUPED_ABOVE_MOVES`] entries count per group of
+//!   [`chooser::GROUP_SIZE`] entries and pick the group, then the entry in it, see
+//!   [`chooser`]), the playout controller. One joint move per clock cycle per thread. The draws depend on no
 //!   game state, so they are requested `S + 1` cycles ahead ([`engine::draw_latency`]);
 //!   with [`Options::prefetch`] a second bank per role fetches the next playout's first
 //!   draws while the current one runs (ping-pong), so a playout costs
@@ -60,12 +62,14 @@
 //! `hdl/tests/random_sim.rs`: random netlists (1–3 roles, 1–3 engines, every RNG depth,
 //! with and without prefetch, C-slow 1 and 2), a host-loaded start state, a no-legal-move
 //! ending, both chooser paths (precomputed `k_c` up to [`engine::PRECOMPUTE_MAX_MOVES`]
-//! moves, multiplier above), the Threefry module alone against `rng::threefry2x32_20`,
+//! moves, multiplier above), the group-wise chooser (a last group of one entry; thinned legal
+//! bits with empty groups and counts 0 and 1; sticky "move played" latches so every wrong
+//! choice shows in the final state), the Threefry module alone against `rng::threefry2x32_20`,
 //! `verilator --lint-only -Wall` clean, the cycle count equal to
 //! [`engine::engine_cycles`] of the busiest engine (one joint move per cycle and thread), and
 //! one tiny netlist through yosys `synth_ice40` + nextpnr. `tests/tests/hdl_vs_cpu.rs`:
 //! tic-tac-toe (S = 20, prefetch: short playouts wait for it), connect four (S = 10,
-//! C-slow 2), Niu Jiao Qi, simultaneous connect four (C-slow 2) and a positive-loop game,
+//! C-slow 2), breakthrough (155 legal entries per role: the group-wise chooser), Niu Jiao Qi, simultaneous connect four (C-slow 2) and a positive-loop game,
 //! every playout record, counter and the cycle count equal to `reference_playout` /
 //! `engine_cycles`.
 //!
