@@ -7,9 +7,9 @@
 //! (`k = (x·count)>>32`, [`propnet_compiler::rng::choose`]). A flat Kogge–Stone prefix count
 //! over all `n` bits costs `ceil(log2 n)` levels of `n` `ceil(log2 n)`-bit adders
 //! (breakthrough, `n = 155`: ~1 k 8-bit adders per role). Here:
-//! 1. in-group inclusive prefix counts `q` of `G` bits (Kogge–Stone, `bits(G)`-bit adders);
+//! 1. in-group inclusive prefix counts `q` of `G` bits (Sklansky, `bits(G)`-bit adders);
 //!    the last one is the group count `C_g`;
-//! 2. exclusive prefix `P_g` over the `m = ceil(n/G)` group counts (Kogge–Stone over `m`);
+//! 2. exclusive prefix `P_g` over the `m = ceil(n/G)` group counts (Sklansky over `m`);
 //!    `count = P_m`;
 //! 3. group `g` is chosen iff `P_g ≤ k < P_{g+1}` (one `k ≥ P_g` comparator per group; an
 //!    empty group has `P_g = P_{g+1}` and is never chosen; the last group needs no upper
@@ -45,10 +45,13 @@ fn widen(v: &str, from: usize, to: usize) -> String {
     }
 }
 
-/// Writes a Kogge–Stone inclusive prefix sum (Kogge & Stone, IEEE Trans. Computers 1973) of
-/// `terms` = (expression, largest value) into wires `<name>_<level>_<i>`, each as wide as its
-/// largest value needs (so no adder bit is structurally constant); returns (wire, largest
-/// value) of the inclusive sums (`ceil(log2 len)` adder levels).
+/// Writes a Sklansky inclusive prefix sum (J. Sklansky, "Conditional-sum addition logic",
+/// IRE Trans. Electronic Computers 1960: at level `l` every entry with bit `l` of its index
+/// set adds the last sum of the lower half of its `2^(l+1)` block) of `terms` = (expression,
+/// largest value) into wires `<name>_<level>_<i>`, each as wide as its largest value needs (so
+/// no adder bit is structurally constant); returns (wire, largest value) of the inclusive
+/// sums. `ceil(log2 len)` adder levels like Kogge–Stone, but at most `len/2` adders per level
+/// instead of up to `len − 1` (fan-out costs nothing in LUTs).
 fn write_scan(s: &mut String, name: &str, terms: &[(String, usize)]) -> Vec<(String, usize)> {
     let n = terms.len();
     let mut cur: Vec<(String, usize)> = Vec::with_capacity(n);
@@ -63,8 +66,8 @@ fn write_scan(s: &mut String, name: &str, terms: &[(String, usize)]) -> Vec<(Str
         for i in 0..n {
             let out = format!("{name}_{}_{i}", level + 1);
             let (a, ma) = &cur[i];
-            if i >= d {
-                let (b, mb) = &cur[i - d];
+            if i & d != 0 {
+                let (b, mb) = &cur[(i & !(2 * d - 1)) + d - 1];
                 let max = ma + mb;
                 let w = bits_for(max);
                 let _ = writeln!(
@@ -98,39 +101,58 @@ fn offset_bits() -> usize {
 }
 
 /// Writes the counting half of the grouped chooser of role `ri` (`n >` [`GROUPED_ABOVE_MOVES`]
-/// entries at legal bits `lg[off..off+n]`, `w = bits_for(n)`): in-group scans `gq_<ri>_<g>_*`,
+/// entries at legal bits `off..off+n`, `w = bits_for(n)`): in-group scans `gq_<ri>_<g>_*`,
 /// the in-group exclusive prefix `gx_<ri>_<j>` of every entry (`bits(G − 1)` bits), group
 /// prefixes `gp_<ri>_<g>` (`g = 1..=m`, `w` bits) and `cnt_<ri>` (`w` bits).
-pub(crate) fn write_group_counts(s: &mut String, ri: usize, n: usize, w: usize, off: usize) {
+///
+/// `early` (C-slow 2): the counts are taken from the stage-0 legal bits `lg_a` and `gx`, `gp`
+/// are registered with `lg`, so stage 1 starts the multiplier from a registered count (costs
+/// `n·bits(G − 1) + m·w` flip-flops); else they are taken from `lg` combinationally.
+pub(crate) fn write_group_counts(
+    s: &mut String,
+    ri: usize,
+    n: usize,
+    w: usize,
+    off: usize,
+    early: bool,
+) {
     let m = groups(n);
     let b = offset_bits();
+    let src = if early { "lg_a" } else { "lg" };
+    let decl = |s: &mut String, name: String, w: usize, expr: String| {
+        let _ = if early {
+            writeln!(
+                s,
+                "wire [{w1}:0] {name}_a = {expr};\nreg  [{w1}:0] {name};\n\
+                 always @(posedge clk) {name} <= {name}_a;",
+                w1 = w - 1
+            )
+        } else {
+            writeln!(s, "wire [{}:0] {name} = {expr};", w - 1)
+        };
+    };
     let mut counts = Vec::with_capacity(m);
     for g in 0..m {
         let lo = g * GROUP_SIZE;
         let hi = n.min(lo + GROUP_SIZE);
-        let terms: Vec<(String, usize)> =
-            (lo..hi).map(|j| (format!("lg[{}]", off + j), 1)).collect();
+        let terms: Vec<(String, usize)> = (lo..hi)
+            .map(|j| (format!("{src}[{}]", off + j), 1))
+            .collect();
         let scan = write_scan(s, &format!("gq_{ri}_{g}"), &terms);
         let _ = writeln!(s, "wire [{}:0] gx_{ri}_{lo} = {b}'d0;", b - 1);
         for (i, (sum, max)) in scan[..scan.len() - 1].iter().enumerate() {
-            let _ = writeln!(
-                s,
-                "wire [{}:0] gx_{ri}_{} = {};",
-                b - 1,
-                lo + i + 1,
-                widen(sum, bits_for(*max), b)
-            );
+            let name = format!("gx_{ri}_{}", lo + i + 1);
+            decl(s, name, b, widen(sum, bits_for(*max), b));
         }
         counts.push(scan.last().expect("non-empty group").clone());
     }
     let scan = write_scan(s, &format!("gs_{ri}"), &counts);
     for (g, (sum, max)) in scan.iter().enumerate() {
-        let _ = writeln!(
+        decl(
             s,
-            "wire [{}:0] gp_{ri}_{} = {};",
-            w - 1,
-            g + 1,
-            widen(sum, bits_for(*max), w)
+            format!("gp_{ri}_{}", g + 1),
+            w,
+            widen(sum, bits_for(*max), w),
         );
     }
     let _ = writeln!(s, "wire [{}:0] cnt_{ri} = gp_{ri}_{m};", w - 1);

@@ -506,7 +506,7 @@ pub fn write_engine(
         }
         let grouped = n > crate::chooser::GROUPED_ABOVE_MOVES;
         if grouped {
-            crate::chooser::write_group_counts(&mut s, ri, n, w, off);
+            crate::chooser::write_group_counts(&mut s, ri, n, w, off, c2);
         } else {
             let _ = writeln!(s, "wire [{w1}:0] pre_{ri}_0 = {w}'d0;", w1 = w - 1);
             write_prefix_counts(&mut s, ri, n, w, off);
