@@ -1,5 +1,5 @@
 //! Writes one playout engine (`<prefix>_engine`): latch register bank, game core, one
-//! or two RNG banks (Threefry draw + `k_c` precompute) and one k-th-legal-move chooser per
+//! to four RNG banks (Threefry draw + `k_c` precompute) and one k-th-legal-move chooser per
 //! role, and the playout controller.
 //!
 //! Timing: in the run phase the engine makes one joint move per clock cycle. The random
@@ -11,15 +11,19 @@
 //! advances only when its draws are consumed (a step) or while it fills, so a filled,
 //! idle bank holds the first `S + 1` draws of a playout.
 //!
-//! - One bank (`prefetch = false`): after a playout ends the bank refills for the next one,
+//! - One bank (no prefetch): after a playout ends the bank refills for the next one,
 //!   so a playout costs `length + 2 + S` cycles (`+1`: the cycle that detects the end and
 //!   loads the next start state; `S + 1` fill cycles).
-//! - Two banks (`prefetch = true`, ping-pong): the idle bank prefetches the next playout
-//!   (index `current + engines`) while the active one serves the current playout; at the
-//!   end the banks swap, so a playout costs `max(length, S + 1) + 1` cycles (a playout
-//!   shorter than `S + 1` steps waits for the prefetch). The price is a second Threefry
-//!   pipeline and `k_c` register set per role.
-//!
+//! - Two banks (ping-pong): the idle bank prefetches the next playout (index
+//!   `current + engines`) while the active one serves the current playout; at the end the
+//!   banks swap, so a playout costs `max(length, S + 1) + 1` cycles (a playout shorter than
+//!   `S + 1` steps waits for the prefetch). The price is a second Threefry pipeline and
+//!   `k_c` register set per role.
+//! - `K` = 3 or 4 banks (a ring): the bank freed when a playout finishes fetches the
+//!   playout `K` later, so it has the `K − 1` playouts in between to fill; a playout waits
+//!   only when those together are shorter than `S + 1` steps (connect four with `S = 20`:
+//!   almost never with three banks; tic-tac-toe needs four). Each bank is one more
+//!   Threefry pipeline per role (and thread).
 //! - C-slow (`cslow = 2`; Leiserson & Saxe, "Retiming synchronous circuitry", 1991): the
 //!   core is split ([`crate::core::write_core_split`]) and a register level sits between
 //!   stage 0 (state → legal, terminal, goal and the state-only cut) and stage 1 (chooser →
@@ -29,7 +33,7 @@
 //!   step-limit flag, playout indices, bank counters) is a two-register ring; the controller
 //!   updates the stage-1 thread's copy. Without prefetch one bank pipeline per role is
 //!   shared by the threads (its latency rounded up to an even number of cycles so a draw
-//!   comes back to the thread that asked); with prefetch each thread has its own two bank
+//!   comes back to the thread that asked); with prefetch each thread has its own bank
 //!   pipelines per role, clock-enabled in its slots.
 //!
 //! [`engine_cycles`] gives the exact count for a sequence of playouts, [`draw_slots`] the

@@ -24,9 +24,10 @@
 //!   [`chooser::GROUP_SIZE`] entries and pick the group, then the entry in it, see
 //!   [`chooser`]), the playout controller. One joint move per clock cycle per thread. The draws depend on no
 //!   game state, so they are requested `S + 1` cycles ahead ([`engine::draw_latency`]);
-//!   with [`Options::prefetch`] a second bank per role fetches the next playout's first
+//!   with [`Options::banks`] = 2 a second bank per role fetches the next playout's first
 //!   draws while the current one runs (ping-pong), so a playout costs
-//!   `max(length, S + 1) + 1` slots instead of `length + 2 + S`; with [`Options::cslow`] = 2
+//!   `max(length, S + 1) + 1` slots instead of `length + 2 + S`; with 3 or 4 banks (a ring)
+//!   the fill also hides behind playouts shorter than `S + 1`; with [`Options::cslow`] = 2
 //!   two playouts are interleaved in one copy of the logic (C-slow), see [`engine`]. Exact
 //!   cycle counts: [`engine::engine_cycles`]. Engine `e` of `N` runs playout indices
 //!   `e, e+N, e+2N, …` below `playouts` (thread `j` of a C-slow engine every `2N`-th index
@@ -60,7 +61,7 @@
 //!
 //! # Verification
 //! `hdl/tests/random_sim.rs`: random netlists (1–3 roles, 1–3 engines, every RNG depth,
-//! with and without prefetch, C-slow 1 and 2), a host-loaded start state, a no-legal-move
+//! 1 to 4 RNG banks, C-slow 1 and 2), a host-loaded start state, a no-legal-move
 //! ending, both chooser paths (precomputed `k_c` up to [`engine::PRECOMPUTE_MAX_MOVES`]
 //! moves, multiplier above), the group-wise chooser (a last group of one entry; thinned legal
 //! bits with empty groups and counts 0 and 1; sticky "move played" latches so every wrong
@@ -68,8 +69,10 @@
 //! `verilator --lint-only -Wall` clean, the cycle count equal to
 //! [`engine::engine_cycles`] of the busiest engine (one joint move per cycle and thread), and
 //! one tiny netlist through yosys `synth_ice40` + nextpnr. `tests/tests/hdl_vs_cpu.rs`:
-//! tic-tac-toe (S = 20, prefetch: short playouts wait for it), connect four (S = 10,
-//! C-slow 2), breakthrough (155 legal entries per role: the group-wise chooser), Niu Jiao Qi, simultaneous connect four (C-slow 2) and a positive-loop game,
+//! tic-tac-toe (S = 20, 2 banks: short playouts wait for the prefetch; 3 banks and C-slow 2:
+//! they wait for the bank freed two playouts earlier), connect four (S = 20, 3 banks,
+//! C-slow 2), breakthrough (155 legal entries per role: the group-wise chooser; 4 playouts),
+//! Niu Jiao Qi, simultaneous connect four (C-slow 2) and a positive-loop game,
 //! every playout record, counter and the cycle count equal to `reference_playout` /
 //! `engine_cycles`.
 //!
@@ -202,8 +205,8 @@ pub struct Options {
     /// Interleaved playout threads per engine (C-slow retiming, Leiserson & Saxe,
     /// "Retiming synchronous circuitry", Algorithmica 1991): 1, or 2 = a register level
     /// between the state-only logic (legal, terminal, goal) and the move-dependent next-state
-    /// logic, with two playouts in flight in one copy of the logic. With `prefetch` each
-    /// thread gets its own two bank pipelines per role.
+    /// logic, with two playouts in flight in one copy of the logic. With two or more
+    /// `banks` each thread gets its own bank pipelines per role.
     pub cslow: u32,
 }
 

@@ -76,6 +76,39 @@ impl Target {
     }
 }
 
+/// Place-and-route settings.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PnrOptions {
+    /// ECP5 speed grade: 6 (slowest), 7 or 8 (fastest; e.g. the LFE5UM5G-85F-8 of the
+    /// ECP5-5G evaluation board). Ignored for other targets.
+    pub ecp5_speed: u32,
+    /// Clock target given to nextpnr (`--freq`), MHz. nextpnr's timing-driven placer and
+    /// router weigh paths by their slack against this target, so a target near what the
+    /// design can reach gives a higher Fmax than a loose one (connect four on LFE5U-85F-8:
+    /// 133 MHz at a 150 MHz target; see the crate docs). Failing it is not an error
+    /// (`--timing-allow-fail`): the report gives the Fmax reached.
+    pub target_mhz: u32,
+}
+
+impl Default for PnrOptions {
+    fn default() -> Self {
+        Self {
+            ecp5_speed: 6,
+            target_mhz: 150,
+        }
+    }
+}
+
+impl PnrOptions {
+    /// The placed device's full name, e.g. `LFE5U-85F-8` (with the ECP5 speed grade).
+    pub fn device(&self, target: Target) -> String {
+        match target {
+            Target::Ecp5 => format!("{}-{}", target.device(), self.ecp5_speed),
+            _ => target.device().to_string(),
+        }
+    }
+}
+
 /// Resource use of one synthesized design.
 #[derive(Clone, Debug)]
 pub struct SynthReport {
@@ -187,21 +220,31 @@ pub fn parse_fmax(text: &str) -> Option<f64> {
 /// Slow: seconds for tiny netlists, minutes for real games. Errors: tool missing or failing,
 /// or a yosys run that reports no cells ([`Error::Parse`]).
 pub fn synthesize(design: &Design, dir: &Path, target: Target) -> Result<SynthReport, Error> {
-    synthesize_with_progress(design, dir, target, &mut |_| {})
+    synthesize_with_progress(design, dir, target, &PnrOptions::default(), &mut |_| {})
 }
 
-/// [`synthesize`], calling `before_tool` with a one-line description of each external tool
+/// [`synthesize`] with place-and-route settings `pnr`, calling `before_tool` with a one-line description of each external tool
 /// run (e.g. `yosys synth_ice40 (HX8K)`) just before it starts, so a caller can report
 /// progress and time each step.
 ///
 /// # Errors
-/// As [`synthesize`].
+/// As [`synthesize`]; [`Error::BadOption`] for an ECP5 speed grade other than 6, 7 or 8.
 pub fn synthesize_with_progress(
     design: &Design,
     dir: &Path,
     target: Target,
+    pnr: &PnrOptions,
     before_tool: &mut dyn FnMut(&str),
 ) -> Result<SynthReport, Error> {
+    if target == Target::Ecp5 && !(6..=8).contains(&pnr.ecp5_speed) {
+        return Err(Error::BadOption(format!(
+            "ECP5 speed grade {}; must be 6, 7 or 8",
+            pnr.ecp5_speed
+        )));
+    }
+    if pnr.target_mhz == 0 {
+        return Err(Error::BadOption("place-and-route target of 0 MHz".into()));
+    }
     let (sources, _) = design.write_to(dir)?;
     let files: Vec<String> = sources.iter().map(|p| p.display().to_string()).collect();
     let json = format!(
@@ -241,36 +284,44 @@ pub fn synthesize_with_progress(
     let (luts, ffs, dsps) = count_resources(target, &cells);
     let fits = luts <= target.device_luts() && ffs <= target.device_ffs();
     let mut fmax_mhz = None;
-    let pnr = match target {
+    let placer = match target {
         Target::Ice40 => Some((
             "nextpnr-ice40".to_string(),
-            vec!["--hx8k", "--package", "ct256", "--pcf-allow-unconstrained"],
-            "nextpnr-ice40 place and route (HX8K ct256)",
+            ["--hx8k", "--package", "ct256", "--pcf-allow-unconstrained"]
+                .map(String::from)
+                .to_vec(),
+            "nextpnr-ice40 place and route (HX8K ct256)".to_string(),
         )),
         Target::Ecp5 => ecp5_place_and_route_tool().map(|tool| {
             (
                 tool,
                 vec![
-                    "--85k",
-                    "--package",
-                    "CABGA381",
-                    "--lpf-allow-unconstrained",
+                    "--85k".to_string(),
+                    "--package".to_string(),
+                    "CABGA381".to_string(),
+                    "--speed".to_string(),
+                    pnr.ecp5_speed.to_string(),
+                    "--lpf-allow-unconstrained".to_string(),
                 ],
-                "nextpnr-ecp5 place and route (LFE5U-85F-6 CABGA381)",
+                format!(
+                    "nextpnr-ecp5 place and route ({} CABGA381)",
+                    pnr.device(target)
+                ),
             )
         }),
         Target::Xc7 => None,
     };
-    if let (Some((tool, device_args, what)), true) = (pnr, fits) {
-        before_tool(what);
-        let mut args: Vec<String> = device_args.iter().map(|a| a.to_string()).collect();
+    if let (Some((tool, device_args, what)), true) = (placer, fits) {
+        before_tool(&what);
+        let mut args = device_args;
+        let freq = pnr.target_mhz.to_string();
         args.extend(
             [
                 "--json",
                 &json,
                 "--timing-allow-fail",
                 "--freq",
-                "12",
+                &freq,
                 "--seed",
                 "1",
             ]

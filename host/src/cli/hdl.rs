@@ -5,7 +5,7 @@ use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet_compiler::playout::reference_playout;
 use propnet_hdl::sim::{simulate, SimRun};
-use propnet_hdl::synth::{estimate, synthesize_with_progress, Target};
+use propnet_hdl::synth::{estimate, synthesize_with_progress, PnrOptions, Target};
 use propnet_hdl::{generate, threefry, Options};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -40,6 +40,13 @@ pub struct HdlArgs {
     /// Synthesize for this FPGA family and report LUTs, FFs, Fmax and playouts/s.
     #[arg(long, value_parser = ["ice40", "ecp5", "xc7"])]
     pub synth: Option<String>,
+    /// ECP5 speed grade for place and route with `--synth ecp5`: 6, 7 or 8.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(6..=8))]
+    pub ecp5_speed: u32,
+    /// Clock target for nextpnr's timing-driven place and route, MHz (Fmax is reported
+    /// whether or not it is met).
+    #[arg(long, default_value_t = 150, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub pnr_mhz: u32,
     /// Simulate this many playouts in iverilog and require equality with the CPU reference.
     #[arg(long, default_value_t = 0)]
     pub check: u32,
@@ -156,11 +163,17 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
                 eprintln!("  {what}: done in {:.1} s", t0.elapsed().as_secs_f64());
             }
         };
-        let rep = synthesize_with_progress(&design, &args.out.join(t), target, &mut |what| {
-            done(step.take());
-            eprintln!("running {what} …");
-            step = Some((what.to_string(), Instant::now()));
-        })?;
+        let pnr = PnrOptions {
+            ecp5_speed: args.ecp5_speed,
+            target_mhz: args.pnr_mhz,
+        };
+        let device = pnr.device(target);
+        let rep =
+            synthesize_with_progress(&design, &args.out.join(t), target, &pnr, &mut |what| {
+                done(step.take());
+                eprintln!("running {what} …");
+                step = Some((what.to_string(), Instant::now()));
+            })?;
         done(step);
         let est = estimate(&rep, args.rng_stages, banks(&args), args.cslow, &lengths);
         println!(
@@ -179,7 +192,10 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
             target.device_ffs()
         );
         match rep.fmax_mhz {
-            Some(f) => println!("  Fmax {f:.2} MHz (nextpnr, {})", target.device()),
+            Some(f) => println!(
+                "  Fmax {f:.2} MHz (nextpnr, {device}, target {} MHz)",
+                args.pnr_mhz
+            ),
             None if !rep.fits => {
                 println!("  Fmax: not placed (does not fit the {})", target.device())
             }
