@@ -95,15 +95,30 @@
 //! | connect four | LFE5U-85F-6 | S=20, prefetch, C=2 | 16346 LUT4 | 11716 | 100.0 MHz | 1.25 | 25.59 | 3.91 M | 5 | 19.55 M | 75× | 5.2× |
 //! | connect four | LFE5U-85F-6 | S=10, prefetch, C=2 | 16014 LUT4 | 6596 | 85.1 MHz | 1.10 | 22.41 | 3.80 M | 5 | 18.98 M | 73× | 5.0× |
 //! | connect four | XC7A100T | S=20, prefetch, C=2 | 14663 LUT6 | 13287 | not placed | 1.25 | 25.59 | — | 4 | — | — | — |
+//! | breakthrough | iCE40-HX8K | S=10, 1 bank, C=2 | 9509 LUT4 | 4142 | does not fit | 1.15 | 74.36 | — | 0 | — | — | — |
+//! | breakthrough | LFE5U-85F-6 | S=10, 2 banks, C=2 | 19556 LUT4 + 4 DSP | 8037 | 45.1 MHz | 1.06 | 68.47 | 659 k | 4 | 2.64 M | 213× | 5.1× |
+//! | breakthrough | XC7A100T | S=10, 2 banks, C=2 | 13994 LUT6 + 4 DSP | 9532 | not placed | 1.06 | 68.47 | — | 4 | — | — | — |
 //!
-//! **Target (one engine ≥ 100× the Java propnet): not met.** Best per engine: tic-tac-toe 7.09 M/s on ECP5 (84×) and 4.64 M/s on iCE40 (55×); connect four 3.91 M/s on ECP5 (75×; 100× needs 5.2 M/s) and 2.68 M/s on iCE40 (51×); breakthrough not measured (below).
+//! **Target (one engine ≥ 100× the Java propnet): met for breakthrough on ECP5, not for the
+//! small games.** Best per engine: tic-tac-toe 7.09 M/s on ECP5 (84×) and 4.64 M/s on iCE40
+//! (55×); connect four 3.91 M/s on ECP5 (75×; 100× needs 5.2 M/s) and 2.68 M/s on iCE40 (51×);
+//! breakthrough 659 k/s on ECP5 (213×; 100× = 310 k/s), 2.6 M/s on the 4 engines that fit the
+//! LFE5U-85F; it does not fit the iCE40-HX8K.
 //!
-//! Breakthrough (bench-games: 994 gates, 130 latches, 155 legal entries per role) was not
-//! synthesized: with 155 moves per role the chooser's Kogge–Stone prefix count is ~1.2 k
-//! 8-bit adders per role (plus the `x·count` multiplier that roles over 32 moves use), yosys
-//! `synth_ice40` had not finished after 4 min when it was stopped to leave the shared machine to
-//! the other runs (so its size is not known). A group-wise count (popcount of 16-entry groups,
-//! then a prefix over the groups) is the fix before it is worth measuring.
+//! Breakthrough (bench-games: 994 gates, 130 latches, 155 legal entries per role) takes the
+//! group-wise chooser ([`chooser`]; with the flat Kogge–Stone prefix count over 155 bits
+//! yosys `synth_ice40` had not finished after 4 min). ECP5 critical path (22.2 ns, 65 %
+//! routing): registered count → `x·count` in a MULT18X18D (3.9 ns) → the carry chain that adds
+//! the two DSP halves → `k` → group compare / in-group offset (4 LUT levels) → move → next state
+//! (3 LUT levels). The multiplier is the price of not precomputing `k_c` for 155 counts; the
+//! next step is to compute `k` in stage 0 from the stage-0 thread's draw (with per-thread
+//! banks the draw pick is already a register loaded a cycle early, see [`engine`]) and the
+//! stage-0 count, so stage 1 starts at the compares. iCE40: S = 10, 1 bank, C = 2 needs 9509 LUT4
+//! (10676 with Kogge–Stone scans and the counts in stage 1), 24 % more than the HX8K's 7680;
+//! the two choosers are about 2 × 2.2 k LUT4 of it (1494 for the counts and select, ≈ 690 for
+//! the multiplier in LUTs). A fit needs a leaner select (e.g. mux the chosen group's 8 legal
+//! bits and select once: ~1 LUT per entry instead of ~5, but ~4 more LUT levels) and no LUT
+//! multiplier.
 //!
 //! How connect four moved on iCE40-HX8K (each step measured; the critical path named is the
 //! one nextpnr reported):
@@ -142,6 +157,19 @@
 //!   cycles); with prefetch each thread has its own two banks (4 Threefry per role).
 //! - `k_c = (x·c)>>32` as shift-adds: yosys maps `x * const` into DSP blocks on ECP5/xc7, which
 //!   were slower than the adders.
+//! - Group-wise chooser above 32 legal entries (measured on one 155-entry breakthrough role
+//!   alone, registered in and out, yosys `synth_ice40`): groups of 8 with Kogge–Stone scans
+//!   1885 LUT4 (2575 with the 32×8 `x·count` multiplier, which iCE40 builds from LUTs),
+//!   Sklansky scans 1494 LUT4, groups of 16 with Sklansky 1613 LUT4 → groups of 8, Sklansky.
+//!   The whole design then synthesizes in about a minute (`synth_ecp5` 66 s, `synth_xilinx`
+//!   54 s; `synth_ice40` with the Kogge–Stone scans 579 s). The threshold is
+//!   [`engine::PRECOMPUTE_MAX_MOVES`] = 32: up to 32 entries the generated Verilog is unchanged
+//!   (connect four and tic-tac-toe byte for byte, checked), above it both paths need the
+//!   multiplier anyway; 33–64 entries flat against grouped was not measured. With C-slow 2 the
+//!   group counts are computed in stage 0 from the unregistered legal bits and registered
+//!   with them (`n·3 + m·w` flip-flops per role), so stage 1 starts at a registered count
+//!   (without it the count's 8 adder levels would precede the multiplier; not measured
+//!   separately).
 //! - Defaults: `rng_stages = 10`, `prefetch = true`, `cslow = 1` (S = 10 keeps the prefetch waits of short games small (tic-tac-toe averages 7.56 moves, so with S = 20 most playouts would wait for a 21-draw prefetch) and clocks ~85 MHz on ECP5; C = 1 because C = 2 with prefetch doubles the RNG area again (4 Threefry per role: connect four 16 k instead of 9–10 k LUT4 on ECP5) for a modest gain (S = 10: 3.80 M/s against 3.65 M/s of an earlier C = 1 build); on iCE40 two-role games need `--no-prefetch --cslow 2` to fit).
 //!
 //! Next steps (not done): a deeper C-slow (3–4 threads, a second cut inside the chooser /
