@@ -110,10 +110,11 @@
 //! yosys `synth_ice40` had not finished after 4 min). ECP5 critical path (22.2 ns, 65 %
 //! routing): registered count → `x·count` in a MULT18X18D (3.9 ns) → the carry chain that adds
 //! the two DSP halves → `k` → group compare / in-group offset (4 LUT levels) → move → next state
-//! (3 LUT levels). The multiplier is the price of not precomputing `k_c` for 155 counts; the
-//! next step is to compute `k` in stage 0 from the stage-0 thread's draw (with per-thread
-//! banks the draw pick is already a register loaded a cycle early, see [`engine`]) and the
-//! stage-0 count, so stage 1 starts at the compares. iCE40: S = 10, 1 bank, C = 2 needs 9509 LUT4
+//! (3 LUT levels). The multiplier is the price of not precomputing `k_c` for 155 counts. Next
+//! step (not done): move `x·count` into stage 0 (the stage-0 thread's draw is the value
+//! loaded into the draw register at the end of that cycle) if stage 0 (state → legal → the
+//! 8 count levels) has the slack, which nextpnr's report does not show, or cut a third
+//! C-slow stage at `k`. iCE40: S = 10, 1 bank, C = 2 needs 9509 LUT4
 //! (10676 with Kogge–Stone scans and the counts in stage 1), 24 % more than the HX8K's 7680;
 //! the two choosers are about 2 × 2.2 k LUT4 of it (1494 for the counts and select, ≈ 690 for
 //! the multiplier in LUTs). A fit needs a leaner select (e.g. mux the chosen group's 8 legal
