@@ -20,6 +20,9 @@
 //! 5. entry `j` (position `i` in group `g`) is selected iff `lg[j]`, group `g` is chosen and
 //!    its in-group exclusive prefix (`q_{i−1}`, 0 for `i = 0`) equals `d_g`.
 //!
+//! With C-slow 2 steps 1–2 run in stage 0 on the unregistered legal bits and `q`, `P` are
+//! registered with them, so stage 1 starts the multiplier from a registered count.
+//!
 //! The result is exactly the flat chooser's for every count, 0 included (no bit set: no
 //! entry selected). Adders are gate-level ripples ([`crate::engine`]'s `write_gate_add`) so ABC
 //! can merge them with the logic around them.
@@ -33,7 +36,8 @@ use std::fmt::Write;
 /// registered-draw multiplier.
 pub const GROUPED_ABOVE_MOVES: usize = 32;
 
-/// Entries per group (`G`).
+/// Entries per group (`G`). Measured on one 155-entry breakthrough role alone (`synth_ice40`,
+/// without the multiplier): 8 → 1494 LUT4, 16 → 1613 LUT4.
 pub const GROUP_SIZE: usize = 8;
 
 /// `v` (`from` bits) zero-extended to `to ≥ from` bits, as an expression.
