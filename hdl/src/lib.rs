@@ -397,6 +397,13 @@ impl Design {
             .collect::<Result<Vec<_>, _>>()?;
         Ok((src, write(&self.testbench)?))
     }
+
+    /// File names of the synthesizable sources, dependencies first, as the external tools
+    /// get them: they run inside the folder [`Design::write_to`] wrote (a path relative to
+    /// the caller's folder would not resolve there).
+    pub(crate) fn source_names(&self) -> Vec<String> {
+        self.sources.iter().map(|f| f.name.clone()).collect()
+    }
 }
 
 /// Generates the Verilog playout engine for `net`.

@@ -116,19 +116,15 @@ pub fn parse_record(
 /// Errors: [`Error::ToolMissing`] / [`Error::ToolFailed`] for iverilog or vvp,
 /// [`Error::Parse`] for unexpected output, including `TIMEOUT` (more than `max_cycles`).
 pub fn simulate(design: &Design, dir: &Path, run_cfg: &SimRun) -> Result<SimOutput, Error> {
-    let (sources, tb) = design.write_to(dir)?;
+    design.write_to(dir)?;
     let mut args: Vec<String> = vec![
         "-g2005".into(),
         "-DPROPNET_TRACE".into(),
         "-o".into(),
         "sim.vvp".into(),
     ];
-    args.extend(
-        sources
-            .iter()
-            .chain(std::iter::once(&tb))
-            .map(|p| p.display().to_string()),
-    );
+    args.extend(design.source_names());
+    args.push(design.testbench.name.clone());
     run("iverilog", &args, dir)?;
     let mut plus = vec![
         "-n".to_string(),

@@ -245,8 +245,8 @@ pub fn synthesize_with_progress(
     if pnr.target_mhz == 0 {
         return Err(Error::BadOption("place-and-route target of 0 MHz".into()));
     }
-    let (sources, _) = design.write_to(dir)?;
-    let files: Vec<String> = sources.iter().map(|p| p.display().to_string()).collect();
+    design.write_to(dir)?;
+    let files = design.source_names();
     let json = format!(
         "{}_{}.json",
         design.names.top,

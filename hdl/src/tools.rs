@@ -45,14 +45,14 @@ pub fn available(tool: &str) -> bool {
 /// Runs `verilator --lint-only -Wall` on the design's synthesizable sources (written into
 /// `dir`). Returns the warnings text, empty when clean; a lint error is [`Error::ToolFailed`].
 pub fn lint(design: &crate::Design, dir: &Path) -> Result<String, Error> {
-    let (sources, _) = design.write_to(dir)?;
+    design.write_to(dir)?;
     let mut args: Vec<String> = vec![
         "--lint-only".into(),
         "-Wall".into(),
         "--top-module".into(),
         design.names.top.clone(),
     ];
-    args.extend(sources.iter().map(|p| p.display().to_string()));
+    args.extend(design.source_names());
     let text = run("verilator", &args, dir)?;
     Ok(text
         .lines()

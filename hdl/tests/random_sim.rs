@@ -10,8 +10,14 @@ use propnet_hdl::{generate, tools, Options};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+/// A scratch folder given as a path relative to the working directory (the crate's), as a
+/// user's `propnet hdl -o out` would: the tools run inside it, so this checks that no source
+/// path is passed relative to the wrong folder.
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("propnet-hdl-{}-{name}", std::process::id()));
+    let d = PathBuf::from(format!(
+        "../target/propnet-hdl-tests/{}-{name}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&d);
     d
 }
