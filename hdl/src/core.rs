@@ -2,15 +2,15 @@
 //!
 //! Ports: `st[L-1:0]` (latch values, bit l = latch l), `mv[I-1:0]` (chosen inputs, bit i =
 //! input i), `nx[L-1:0]` (next latch values), `lg[NL-1:0]` (legal bits of every role's legal
-//! list, role by role, in netlist choice order), `term`, `goal[8R-1:0]` (per role the
-//! largest goal value that holds, 0 if none; role r in bits `8r+7:8r`). Only gates that
-//! reach an output are written; GDL names appear in comments only.
+//! list, role by role, in netlist choice order), `term`. Only gates that reach an output are
+//! written; GDL names appear in comments only. The goal logic is not here: it runs off the
+//! step loop in its own pipelined module ([`crate::goal`]).
 //!
 //! Split form (for the C-slow engine, [`write_core_split`]): the gates that depend on no
 //! input (`does`) are computed from `st` alone; those of them that a move-dependent gate or
 //! a latch's next value needs leave on `cut_out[K-1:0]`, and the move-dependent part
 //! computes `nx` from `cut_in` (the engine's registered copy of `cut_out`) and `mv`, so a
-//! register level can sit between legal/terminal/goal and the next-state logic.
+//! register level can sit between legal/terminal and the next-state logic.
 
 use crate::names::comment;
 use propnet_compiler::netlist::{Gate, GateId, Netlist};
@@ -42,15 +42,18 @@ impl CoreShape {
     }
 }
 
-/// Marks every gate an output of `net` depends on.
-fn live_gates(net: &Netlist) -> Vec<bool> {
+/// Marks every gate the core's outputs (next state, legal, terminal; with `goals` also the
+/// goal gates) depend on.
+fn live_gates(net: &Netlist, goals: bool) -> Vec<bool> {
     let mut live = vec![false; net.gates.len()];
     let mut mark = |g: GateId| live[g.index()] = true;
     net.latches.iter().for_each(|l| mark(l.next));
     mark(net.terminal);
     for r in &net.roles {
         r.legal.iter().for_each(|l| mark(l.gate));
-        r.goals.iter().for_each(|g| mark(g.gate));
+        if goals {
+            r.goals.iter().for_each(|g| mark(g.gate));
+        }
     }
     for i in (0..net.gates.len()).rev() {
         if live[i] {
@@ -74,7 +77,7 @@ fn move_dependent(net: &Netlist) -> Vec<bool> {
 /// The cut of the split core: live gates that depend on no input but feed a move-dependent
 /// gate or are a latch's next value, in gate order.
 pub fn cut_gates(net: &Netlist) -> Vec<GateId> {
-    let live = live_gates(net);
+    let live = live_gates(net, false);
     let dep = move_dependent(net);
     let mut cut = vec![false; net.gates.len()];
     for (i, g) in net.gates.iter().enumerate() {
@@ -118,7 +121,7 @@ fn write_core_impl(net: &Netlist, module: &str, split: bool) -> String {
         shape.legal_total(),
         net.roles.len(),
     );
-    let live = live_gates(net);
+    let live = live_gates(net, false);
     let dep = move_dependent(net);
     let cut = if split { cut_gates(net) } else { Vec::new() };
     let k_cut = cut.len().max(1);
@@ -141,15 +144,13 @@ fn write_core_impl(net: &Netlist, module: &str, split: bool) -> String {
          input  wire [{}:0] mv,\n    \
          output wire [{}:0] nx,\n    \
          output wire [{}:0] lg,\n    \
-         output wire term,\n    \
-         output wire [{}:0] goal\n);",
+         output wire term\n);",
         net.gates.len(),
         live.iter().filter(|&&b| b).count(),
         l - 1,
         i - 1,
         l - 1,
         nl - 1,
-        8 * r - 1
     );
     let mut latch_used = vec![false; l];
     let mut input_used = vec![false; i];
@@ -241,19 +242,6 @@ fn write_core_impl(net: &Netlist, module: &str, split: bool) -> String {
         }
     }
     let _ = writeln!(s, "assign term = g{};", net.terminal.0);
-    for (ri, role) in net.roles.iter().enumerate() {
-        let mut expr = "8'd0".to_string();
-        for goal in &role.goals {
-            expr = format!("g{} ? 8'd{} : {expr}", goal.gate.0, goal.value);
-        }
-        let _ = writeln!(
-            s,
-            "assign goal[{}:{}] = {expr}; // goal {}",
-            8 * ri + 7,
-            8 * ri,
-            comment(&role.name)
-        );
-    }
     let unused: Vec<String> = (0..l)
         .filter(|&x| !latch_used[x])
         .map(|x| format!("st[{x}]"))
@@ -274,9 +262,10 @@ fn write_core_impl(net: &Netlist, module: &str, split: bool) -> String {
     s
 }
 
-/// Number of live `And`/`Or`/`Not` gates (those [`write_core`] writes as logic).
+/// Number of live `And`/`Or`/`Not` gates (those [`write_core`] and the goal module write as
+/// logic; a gate both use counts once).
 pub fn live_logic_gates(net: &Netlist) -> usize {
-    live_gates(net)
+    live_gates(net, true)
         .iter()
         .zip(&net.gates)
         .filter(|(&l, g)| l && matches!(g, Gate::And(_) | Gate::Or(_) | Gate::Not(_)))

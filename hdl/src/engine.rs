@@ -84,7 +84,8 @@ pub fn draw_slots(stages: u32, banks: u32, cslow: u32) -> u32 {
 /// `W_k = max(0, T + 1 − Σ_{i=k−K+1}^{k−1} (L_i + 1) − Σ_{i=k−K+2}^{k−1} W_i)` (the first
 /// `K` playouts' banks fill together at the start). The engine is busy until the last
 /// thread's last slot (`C·(n_j − 1) + j + 1` cycles) plus one cycle that adds the last
-/// playout to the result counters. 0 for no playouts.
+/// playout to the result counters and [`crate::goal::GOAL_LATENCY`] more for its goals.
+/// 0 for no playouts.
 pub fn engine_cycles(lengths: &[u32], stages: u32, banks: u32, cslow: u32) -> u64 {
     let c = cslow.max(1) as usize;
     let k = banks.max(1) as usize;
@@ -114,7 +115,7 @@ pub fn engine_cycles(lengths: &[u32], stages: u32, banks: u32, cslow: u32) -> u6
                 };
             }
             let n = t + run + waits.iter().sum::<u64>();
-            Some(c as u64 * (n - 1) + j as u64 + 2)
+            Some(c as u64 * (n - 1) + j as u64 + 2 + u64::from(crate::goal::GOAL_LATENCY))
         })
         .max()
         .unwrap_or(0)
@@ -372,38 +373,35 @@ pub fn write_engine(
          output reg  [31:0] n_term,\n    output reg  [31:0] n_limit,\n    \
          output reg  [31:0] n_stuck,\n    output reg  [{g1}:0] gsum\n);\n\
          reg  [{l1}:0] st;\n\
-         wire [{l1}:0] nx;\nwire [{nl1}:0] lg_a;\nwire term_a;\nwire [{r8}:0] goal_a;\nwire [{i1}:0] mv;",
+         wire [{l1}:0] nx;\nwire [{nl1}:0] lg_a;\nwire term_a;\nwire [{i1}:0] mv;",
         m = names.engine,
         l1 = l - 1,
         nl1 = nl - 1,
         i1 = i - 1,
-        r8 = 8 * r - 1,
         g1 = 48 * r - 1,
     );
     if c2 {
-        // Stage 0 (thread A): st -> legal / terminal / goal / cut, registered; stage 1
+        // Stage 0 (thread A): st -> legal / terminal / cut, registered; stage 1
         // (thread B, the previous cycle's stage 0): choice and next state.
         let _ = writeln!(
             s,
             "wire [{k1}:0] cut_a;\n\
-             reg  [{k1}:0] cut_s;\nreg  [{l1}:0] st_s;\nreg  [{nl1}:0] lg;\nreg  term;\nreg  [{r8}:0] goal;\n\
-             always @(posedge clk) begin cut_s <= cut_a; lg <= lg_a; term <= term_a; goal <= goal_a; end\n\
+             reg  [{k1}:0] cut_s;\nreg  [{l1}:0] st_s;\nreg  [{nl1}:0] lg;\nreg  term;\n\
+             always @(posedge clk) begin cut_s <= cut_a; lg <= lg_a; term <= term_a; end\n\
              {core} core (.st(st), .mv(mv), .cut_out(cut_a), .cut_in(cut_s), .nx(nx), .lg(lg_a), \
-             .term(term_a), .goal(goal_a));",
+             .term(term_a));",
             k1 = k_cut - 1,
             l1 = l - 1,
             nl1 = nl - 1,
-            r8 = 8 * r - 1,
             core = names.core,
         );
     } else {
         let _ = writeln!(
             s,
-            "wire [{l1}:0] st_s = st;\nwire [{nl1}:0] lg = lg_a;\nwire term = term_a;\nwire [{r8}:0] goal = goal_a;\n\
-             {core} core (.st(st), .mv(mv), .nx(nx), .lg(lg_a), .term(term_a), .goal(goal_a));",
+            "wire [{l1}:0] st_s = st;\nwire [{nl1}:0] lg = lg_a;\nwire term = term_a;\n\
+             {core} core (.st(st), .mv(mv), .nx(nx), .lg(lg_a), .term(term_a));",
             l1 = l - 1,
             nl1 = nl - 1,
-            r8 = 8 * r - 1,
             core = names.core,
         );
     }
@@ -687,7 +685,7 @@ pub fn write_engine(
         let _ = write!(gsum_clear, " gsum[{}:{}] <= 48'd0;", 48 * ri + 47, 48 * ri);
         let _ = write!(
             gsum_add,
-            "\n            gsum[{h}:{lo}] <= gsum[{h}:{lo}] + {{40'd0, goal_q[{gh}:{gl}]}};",
+            "\n            gsum[{h}:{lo}] <= gsum[{h}:{lo}] + {{40'd0, goal_p[{gh}:{gl}]}};",
             h = 48 * ri + 47,
             lo = 48 * ri,
             gh = 8 * ri + 7,
@@ -695,41 +693,67 @@ pub fn write_engine(
         );
     }
     let busy = if c2 {
-        "run | run_r | fin_q"
+        "run | run_r | fin_q | fin_q2 | fin_q3"
     } else {
-        "run | fin_q"
+        "run | fin_q | fin_q2 | fin_q3"
     };
     let _ = writeln!(
         s,
-        "// Result counters, one cycle behind the finish (off the step path).\n\
-         reg  fin_q;\nreg  term_q;\nreg  lim_q;\nreg  [31:0] len_q;\nreg  [{r8}:0] goal_q;\n\
+        "// Result counters, one cycle behind the finish (off the step path); the goal sums\n\
+         // {gl} cycles later, from the pipelined goal logic on the registered final state.\n\
+         reg  fin_q;\nreg  fin_q2;\nreg  fin_q3;\nreg  term_q;\nreg  lim_q;\nreg  [31:0] len_q;\n\
+         reg  [{l1}:0] st_fin;\nwire [{r8}:0] goal_p;\n\
+         {goal} goals (.clk(clk), .st(st_fin), .goal(goal_p));\n\
          assign busy = {busy};\n\
          always @(posedge clk) begin\n    \
-         term_q <= term; lim_q <= at_limit; len_q <= step; goal_q <= goal;\n    \
+         term_q <= term; lim_q <= at_limit; len_q <= step; st_fin <= st_s;\n    \
          if (rst | start) begin\n        \
-         fin_q <= 1'b0; n_play <= 32'd0; n_steps <= 48'd0; n_term <= 32'd0; n_limit <= 32'd0; n_stuck <= 32'd0;{gsum_clear}\n    \
+         fin_q <= 1'b0; fin_q2 <= 1'b0; fin_q3 <= 1'b0; n_play <= 32'd0; n_steps <= 48'd0; n_term <= 32'd0; n_limit <= 32'd0; n_stuck <= 32'd0;{gsum_clear}\n    \
          end else begin\n        \
-         fin_q <= run & finish;\n        \
+         fin_q <= run & finish; fin_q2 <= fin_q; fin_q3 <= fin_q2;\n        \
          if (fin_q) begin\n            \
          n_play <= n_play + 32'd1;\n            \
          n_steps <= n_steps + {{16'd0, len_q}};\n            \
          if (term_q) n_term <= n_term + 32'd1;\n            \
          else if (lim_q) n_limit <= n_limit + 32'd1;\n            \
-         else n_stuck <= n_stuck + 32'd1;{gsum_add}\n        \
+         else n_stuck <= n_stuck + 32'd1;\n        \
+         end\n        \
+         if (fin_q3) begin{gsum_add}\n        \
          end\n    \
          end\nend",
         r8 = 8 * r - 1,
+        l1 = l - 1,
+        gl = 1 + crate::goal::GOAL_LATENCY,
+        goal = names.goal,
     );
     let none_bits: Vec<String> = (0..r).rev().map(|ri| format!("none_{ri}")).collect();
+    // Trace record: playout index, step, term, limit, the no-move bits and the state.
+    let rec_w = 32 + 32 + 2 + r + l;
     let _ = writeln!(
         s,
         "`ifdef PROPNET_TRACE\n\
-         // Simulation only: one line per finished playout, parsed by propnet-hdl's sim module.\n\
-         always @(posedge clk)\n    \
-         if (!rst && !start && run && finish)\n        \
-         $display(\"REC %0d %0d %0d %0d %0d %b %h %h\", ENGINE_ID, {pidx}, step, term, at_limit, {{{}}}, goal, st_s);\n\
+         // Simulation only: one line per finished playout, parsed by propnet-hdl's sim module,\n\
+         // printed when its goals leave the goal pipeline (the other fields delayed to match).\n\
+         wire [{rw1}:0] rec_0 = {{{pidx}, step, term, at_limit, {nones}, st_s}};\n\
+         reg  [{rw1}:0] rec_1, rec_2, rec_3;\n\
+         always @(posedge clk) begin\n    \
+         rec_1 <= rec_0; rec_2 <= rec_1; rec_3 <= rec_2;\n    \
+         if (!rst && !start && fin_q3)\n        \
+         $display(\"REC %0d %0d %0d %0d %0d %b %h %h\", ENGINE_ID, rec_3[{p_hi}:{p_lo}], \
+         rec_3[{s_hi}:{s_lo}], rec_3[{t}], rec_3[{a}], rec_3[{n_hi}:{n_lo}], goal_p, rec_3[{l1}:0]);\n\
+         end\n\
          `endif\nendmodule\n`default_nettype wire",
-        none_bits.join(", "),
+        nones = none_bits.join(", "),
+        rw1 = rec_w - 1,
+        p_hi = rec_w - 1,
+        p_lo = rec_w - 32,
+        s_hi = rec_w - 33,
+        s_lo = rec_w - 64,
+        t = rec_w - 65,
+        a = rec_w - 66,
+        n_hi = l + r - 1,
+        n_lo = l,
+        l1 = l - 1,
         pidx = if prefetch {
             bank_mux("cur", banks, |b| format!("bp_{b}"))
         } else {

@@ -203,6 +203,7 @@
 pub mod chooser;
 pub mod core;
 pub mod engine;
+pub mod goal;
 pub mod names;
 pub mod regs;
 pub mod sim;
@@ -307,6 +308,8 @@ pub enum Error {
 pub struct Names {
     /// Game logic module.
     pub core: String,
+    /// Pipelined goal logic module.
+    pub goal: String,
     /// RNG module.
     pub threefry: String,
     /// Engine module.
@@ -325,6 +328,7 @@ impl Names {
         let mut m = |s: &str| n.fresh(&format!("{p}_{s}"));
         Self {
             core: m("core"),
+            goal: m("goal"),
             threefry: m("threefry"),
             engine: m("engine"),
             top: m("top"),
@@ -472,6 +476,7 @@ pub fn generate(net: &Netlist, opts: &Options) -> Result<Design, Error> {
                 core::write_core(net, &names.core)
             },
         ),
+        file(&names.goal, goal::write_goal(net, &names.goal)),
         file(
             &names.threefry,
             threefry::write_threefry(&names.threefry, opts.rng_stages),

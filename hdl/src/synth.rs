@@ -442,16 +442,17 @@ mod tests {
             fmax_mhz: Some(50.0),
             fits: true,
         };
-        // Without prefetch: D = 3 fill cycles + length + 1 per playout, + 1 at the end.
+        // One bank: D = 3 fill cycles + length + 1 per playout, + 1 + 2 (goal pipeline) at
+        // the end.
         let e = estimate(&r, 2, 1, 1, &[26, 26]);
-        assert_eq!(e.cycles_per_playout, 61.0 / 2.0);
-        // With prefetch: the first fill only, and short middle playouts wait for theirs.
+        assert_eq!(e.cycles_per_playout, 63.0 / 2.0);
+        // Two banks: the first fill only, and short middle playouts wait for theirs.
         let p = estimate(&r, 2, 2, 1, &[26, 1, 26]);
         assert_eq!(
             p.cycles_per_playout,
-            (3.0 + 27.0 + 2.0 + 2.0 + 27.0 + 1.0) / 3.0
+            (3.0 + 27.0 + 2.0 + 2.0 + 27.0 + 3.0) / 3.0
         );
         assert_eq!(e.engines_fit, 7); // 7680 / 1000
-        assert!((e.playouts_per_s_engine.unwrap() - 50e6 / 30.5).abs() < 1e-6);
+        assert!((e.playouts_per_s_engine.unwrap() - 50e6 / 31.5).abs() < 1e-6);
     }
 }

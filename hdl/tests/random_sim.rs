@@ -153,7 +153,13 @@ fn many_moves_per_role_match_reference() {
             cslow: if stages == 1 { 1 } else { 2 },
             ..Default::default()
         };
-        let engine = &generate(&net, &opts).unwrap().sources[2].text;
+        let design = generate(&net, &opts).unwrap();
+        let engine = &design
+            .sources
+            .iter()
+            .find(|f| f.name == format!("{}.v", design.names.engine))
+            .expect("engine file")
+            .text;
         assert_eq!(engine.contains("drawq_"), moves > max, "multiplier path");
         assert_eq!(engine.contains("kc_0_2"), moves <= max, "precomputed path");
         let grouped = moves > propnet_hdl::chooser::GROUPED_ABOVE_MOVES;
