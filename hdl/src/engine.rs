@@ -519,18 +519,8 @@ pub fn write_engine(
         if grouped {
             crate::chooser::write_group_select(&mut s, ri, n, w, off);
         }
-        // No legal move: an OR of the legal bits, shallower than the count; with C-slow 2
-        // computed in stage 0 and registered with `lg`, so the controller's finish path
-        // starts from a register.
-        let _ = if c2 {
-            writeln!(
-                s,
-                "reg  none_{ri};\nalways @(posedge clk) none_{ri} <= ~(|lg_a[{}:{off}]);",
-                off + n - 1
-            )
-        } else {
-            writeln!(s, "wire none_{ri} = ~(|lg[{}:{off}]);", off + n - 1)
-        };
+        // No legal move: an OR of the legal bits, shallower than the count.
+        let _ = writeln!(s, "wire none_{ri} = ~(|lg[{}:{off}]);", off + n - 1);
         for (j, legal) in role.legal.iter().enumerate() {
             if parallel {
                 // Compare the prefix count with every k_c in parallel with the count, then

