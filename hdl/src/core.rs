@@ -181,19 +181,7 @@ fn write_core_impl(net: &Netlist, module: &str, split: bool) -> String {
         if !live[id] {
             continue;
         }
-        let join =
-            |ops: &[GateId], op: &str| ops.iter().map(|o| name(id, o)).collect::<Vec<_>>().join(op);
         let _ = match gate {
-            Gate::Const(c) => writeln!(s, "wire g{id} = 1'b{};", u8::from(*c)),
-            Gate::Latch(x) => {
-                latch_used[x.index()] = true;
-                writeln!(
-                    s,
-                    "wire g{id} = st[{}]; // {}",
-                    x.0,
-                    comment(&net.latches[x.index()].name)
-                )
-            }
             Gate::Input(x) => {
                 input_used[x.index()] = true;
                 let inp = &net.inputs[x.index()];
@@ -208,11 +196,10 @@ fn write_core_impl(net: &Netlist, module: &str, split: bool) -> String {
                     comment(&format!("{role} {}", inp.name))
                 )
             }
-            Gate::Not(a) => writeln!(s, "wire g{id} = ~{};", name(id, a)),
-            Gate::And(ops) if ops.is_empty() => writeln!(s, "wire g{id} = 1'b1;"),
-            Gate::Or(ops) if ops.is_empty() => writeln!(s, "wire g{id} = 1'b0;"),
-            Gate::And(ops) => writeln!(s, "wire g{id} = {};", join(ops, " & ")),
-            Gate::Or(ops) => writeln!(s, "wire g{id} = {};", join(ops, " | ")),
+            _ => {
+                write_state_gate(&mut s, net, id, &|o| name(id, o), &mut latch_used);
+                Ok(())
+            }
         };
     }
     for (x, latch) in net.latches.iter().enumerate() {
@@ -251,15 +238,53 @@ fn write_core_impl(net: &Netlist, module: &str, split: bool) -> String {
                 .map(|x| format!("mv[{x}]")),
         )
         .collect();
-    if !unused.is_empty() {
+    write_unused(&mut s, &unused);
+    s.push_str("endmodule\n`default_nettype wire\n");
+    s
+}
+
+/// Writes `wire g<id> = …;` for gate `id` of `net` when it is a constant, a latch (read from
+/// port `st`; marked in `latch_used`) or a logic gate, naming operands with `operand`.
+/// Returns false, writing nothing, for an input gate (each module reads inputs its own way).
+pub(crate) fn write_state_gate(
+    s: &mut String,
+    net: &Netlist,
+    id: usize,
+    operand: &dyn Fn(&GateId) -> String,
+    latch_used: &mut [bool],
+) -> bool {
+    let join = |ops: &[GateId], op: &str| ops.iter().map(operand).collect::<Vec<_>>().join(op);
+    let _ = match &net.gates[id] {
+        Gate::Input(_) => return false,
+        Gate::Const(c) => writeln!(s, "wire g{id} = 1'b{};", u8::from(*c)),
+        Gate::Latch(x) => {
+            latch_used[x.index()] = true;
+            writeln!(
+                s,
+                "wire g{id} = st[{}]; // {}",
+                x.0,
+                comment(&net.latches[x.index()].name)
+            )
+        }
+        Gate::Not(a) => writeln!(s, "wire g{id} = ~{};", operand(a)),
+        Gate::And(ops) if ops.is_empty() => writeln!(s, "wire g{id} = 1'b1;"),
+        Gate::Or(ops) if ops.is_empty() => writeln!(s, "wire g{id} = 1'b0;"),
+        Gate::And(ops) => writeln!(s, "wire g{id} = {};", join(ops, " & ")),
+        Gate::Or(ops) => writeln!(s, "wire g{id} = {};", join(ops, " | ")),
+    };
+    true
+}
+
+/// Writes a `_unused_ok` wire over the `ports` bits no output reads (so `verilator -Wall`
+/// stays clean); nothing when there are none.
+pub(crate) fn write_unused(s: &mut String, ports: &[String]) {
+    if !ports.is_empty() {
         let _ = writeln!(
             s,
             "// Ports no output depends on.\nwire _unused_ok = &{{1'b0, {}}};",
-            unused.join(", ")
+            ports.join(", ")
         );
     }
-    s.push_str("endmodule\n`default_nettype wire\n");
-    s
 }
 
 /// Number of live `And`/`Or`/`Not` gates (those [`write_core`] and the goal module write as

@@ -13,7 +13,7 @@
 //! role r in bits `8r+7:8r`, as the core's former `goal` port).
 
 use crate::names::comment;
-use propnet_compiler::netlist::{Gate, GateId, Netlist};
+use propnet_compiler::netlist::{GateId, Netlist};
 use std::fmt::Write;
 
 /// Clock cycles from a state on `st` to its goal values on `goal`.
@@ -96,37 +96,16 @@ pub fn write_goal(net: &Netlist, module: &str) -> String {
             format!("g{}", o.0)
         }
     };
-    for (id, gate) in net.gates.iter().enumerate() {
+    for id in 0..net.gates.len() {
         if !cone[id] {
             continue;
         }
         let deep = depth[id] > cut_depth;
-        let join = |ops: &[GateId], op: &str| {
-            ops.iter()
-                .map(|o| name(deep, o))
-                .collect::<Vec<_>>()
-                .join(op)
-        };
-        let _ = match gate {
-            Gate::Const(c) => writeln!(s, "wire g{id} = 1'b{};", u8::from(*c)),
-            Gate::Latch(x) => {
-                latch_used[x.index()] = true;
-                writeln!(
-                    s,
-                    "wire g{id} = st[{}]; // {}",
-                    x.0,
-                    comment(&net.latches[x.index()].name)
-                )
-            }
+        if !crate::core::write_state_gate(&mut s, net, id, &|o| name(deep, o), &mut latch_used) {
             // Unreachable for a valid netlist (goals read no input); false as in a state
             // evaluated without a joint move.
-            Gate::Input(_) => writeln!(s, "wire g{id} = 1'b0;"),
-            Gate::Not(a) => writeln!(s, "wire g{id} = ~{};", name(deep, a)),
-            Gate::And(ops) if ops.is_empty() => writeln!(s, "wire g{id} = 1'b1;"),
-            Gate::Or(ops) if ops.is_empty() => writeln!(s, "wire g{id} = 1'b0;"),
-            Gate::And(ops) => writeln!(s, "wire g{id} = {};", join(ops, " & ")),
-            Gate::Or(ops) => writeln!(s, "wire g{id} = {};", join(ops, " | ")),
-        };
+            let _ = writeln!(s, "wire g{id} = 1'b0;");
+        }
         if registered[id] {
             let _ = writeln!(s, "reg  q{id};\nalways @(posedge clk) q{id} <= g{id};");
         }
@@ -150,13 +129,7 @@ pub fn write_goal(net: &Netlist, module: &str) -> String {
         .filter(|&x| !latch_used[x])
         .map(|x| format!("st[{x}]"))
         .collect();
-    if !unused.is_empty() {
-        let _ = writeln!(
-            s,
-            "// State bits no goal depends on.\nwire _unused_ok = &{{1'b0, {}}};",
-            unused.join(", ")
-        );
-    }
+    crate::core::write_unused(&mut s, &unused);
     s.push_str("endmodule\n`default_nettype wire\n");
     s
 }
