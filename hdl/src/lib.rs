@@ -88,8 +88,8 @@
 //! Reference rates (same games): Java propnet tic-tac-toe 84 k/s, connect four 52 k/s,
 //! breakthrough 3.1 k/s; our CPU simulator, 1 thread: 2.44 M/s, 754 k/s, 128 k/s. nextpnr
 //! clock target 150 MHz ([`synth::PnrOptions`]) unless marked ²; xc7 has no place and route
-//! here (LUT counts only). ¹ = measured before the goal module (it only shortens paths;
-//! +2 drain cycles per run).
+//! here (LUT counts only). ¹ = measured before the goal module (it removes the state → goal
+//! logic path; +2 drain cycles per run).
 //!
 //! | game | device | engine | LUTs | FFs | Fmax | cycles/step | cycles/playout | playouts/s per engine | engines per device | playouts/s per device | × Java propnet | × CPU 1 thread |
 //! | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
