@@ -251,15 +251,18 @@ impl Pipes {
     }
 }
 
-/// A Verilog expression selecting `f(b)` for the bank `b` = `sel` (`banks` ≥ 2 banks; a
-/// 1-bit `sel` for two, else 2 bits).
+/// Bits of the active-bank register `cur` for `banks` ≥ 2 banks.
+fn cur_bits(banks: u32) -> usize {
+    bits_for(banks as usize - 1)
+}
+
+/// A Verilog expression selecting `f(b)` for the bank `b` = `sel` (a [`cur_bits`]-bit
+/// register; `banks` ≥ 2).
 fn bank_mux(sel: &str, banks: u32, f: impl Fn(u32) -> String) -> String {
-    if banks == 2 {
-        return format!("({sel} ? {} : {})", f(1), f(0));
-    }
+    let w = cur_bits(banks);
     let mut e = f(0);
     for b in 1..banks {
-        e = format!("({sel} == 2'd{b}) ? {} : {e}", f(b));
+        e = format!("({sel} == {w}'d{b}) ? {} : {e}", f(b));
     }
     format!("({e})")
 }
@@ -422,7 +425,7 @@ pub fn write_engine(
         fields.push((format!("bp_{b}"), 32));
     }
     if prefetch {
-        fields.push(("cur".into(), if banks == 2 { 1 } else { 2 }));
+        fields.push(("cur".into(), cur_bits(banks)));
     }
     let decl = |f: &str, w: usize| {
         if w == 1 {
@@ -440,16 +443,11 @@ pub fn write_engine(
     // RNG banks: issue counter `iss` (the pipeline holds the draws of steps iss - slots ..
     // once `rdy`), playout index `bp`, clock enable `en`. The active bank advances every
     // cycle (it is discarded at the end of a playout); the idle one until it is full.
-    if banks == 2 {
-        let _ = writeln!(
-            s,
-            "wire en_0 = ~cur | ~rdy_0;\nwire en_1 = cur | ~rdy_1;\n\
-             wire rdy_cur = cur ? rdy_1 : rdy_0;\nwire rdy_nxt = cur ? rdy_0 : rdy_1;"
-        );
-    } else if prefetch {
+    if prefetch {
         // A ring of banks: `cur` serves the playout, `cur + 1` holds the next one's draws.
+        let w = cur_bits(banks);
         for b in 0..banks {
-            let _ = writeln!(s, "wire en_{b} = (cur == 2'd{b}) | ~rdy_{b};");
+            let _ = writeln!(s, "wire en_{b} = (cur == {w}'d{b}) | ~rdy_{b};");
         }
         let _ = writeln!(
             s,
@@ -588,13 +586,14 @@ pub fn write_engine(
         // then fetches the playout `banks` later in the thread's sequence.
         let (freed, bp_next) = match banks {
             1 => ("go_next".to_string(), "nidx".to_string()),
-            2 => (
-                format!("go_next & {}cur", if b == 0 { "~" } else { "" }),
-                "nn[31:0]".to_string(),
-            ),
-            _ => (
-                format!("go_next & (cur == 2'd{b})"),
-                format!("bp_{b} + 32'd{}", banks * stride),
+            // Two banks: the playout after next is `nn`, already in a register.
+            k => (
+                format!("go_next & (cur == {}'d{b})", cur_bits(k)),
+                if k == 2 {
+                    "nn[31:0]".to_string()
+                } else {
+                    format!("bp_{b} + 32'd{}", k * stride)
+                },
             ),
         };
         let _ = writeln!(
@@ -604,12 +603,12 @@ pub fn write_engine(
              wire [31:0] bp_{b}_nx = ({freed}) ? {bp_next} : bp_{b};"
         );
     }
-    if banks == 2 {
-        let _ = writeln!(s, "wire cur_nx = go_next ? ~cur : cur;");
-    } else if prefetch {
+    if prefetch {
+        let w = cur_bits(banks);
         let _ = writeln!(
             s,
-            "wire [1:0] cur_nx = go_next ? ((cur == 2'd{}) ? 2'd0 : cur + 2'd1) : cur;",
+            "wire [{}:0] cur_nx = go_next ? ((cur == {w}'d{}) ? {w}'d0 : cur + {w}'d1) : cur;",
+            w - 1,
             banks - 1
         );
     }
@@ -632,8 +631,7 @@ pub fn write_engine(
                 let b: u32 = f[3..].parse().unwrap_or(0);
                 format!("ENGINE_ID + 32'd{}", engines * j + b * stride)
             }
-            "cur" if banks > 2 => "2'd0".into(),
-            "cur" => "1'b0".into(),
+            "cur" => format!("{}'d0", cur_bits(banks)),
             f if f.starts_with("iss_") => "24'd0".into(),
             _ => "1'b0".into(), // rdy_b
         }
