@@ -6,7 +6,7 @@
 
 use propnet_compiler::gdl::load;
 use propnet_compiler::ground::{compile, CompileOptions};
-use propnet_compiler::passes::{check_equivalent, optimize, EquivOptions, OptimizeOptions};
+use propnet_netlist::passes::{check_equivalent, optimize, EquivOptions, OptimizeOptions};
 use std::time::Instant;
 
 fn main() {

@@ -1,9 +1,9 @@
-//! propnet compiler: GDL (KIF) text → validated GDL → reference interpreter, and
-//! GDL → grounded rules → propnet [`netlist`] → optimization [`passes`].
+//! propnet compiler, the GDL side: KIF text → validated GDL ([`kif`], [`gdl`]) → the
+//! reference interpreter ([`interp`]), and GDL → grounded rules → a propnet netlist
+//! ([`ground`]).
 //!
-//! The shared definitions every backend must follow are here too: the counter-based
-//! random generator ([`rng`]) and the playout semantics with its scalar reference
-//! implementation ([`playout`]).
+//! The netlist itself, its passes, the shared RNG and the playout rule live in
+//! [`propnet_netlist`], which knows nothing of GDL; every backend depends on that crate alone.
 
 #![deny(missing_docs)]
 
@@ -11,7 +11,3 @@ pub mod gdl;
 pub mod ground;
 pub mod interp;
 pub mod kif;
-pub mod netlist;
-pub mod passes;
-pub mod playout;
-pub mod rng;

@@ -4,7 +4,7 @@
 
 use propnet_compiler::gdl;
 use propnet_compiler::ground::{compile_with_report, CompileOptions, GroundError};
-use propnet_compiler::netlist::validate;
+use propnet_netlist::validate;
 
 /// Games (relative to `shared/games/`) that exceed the default grounding budget, one per
 /// line with `#` comments naming the relation that explodes (`tests/too-big.txt`, the one

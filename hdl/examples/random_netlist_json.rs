@@ -1,7 +1,7 @@
 //! Prints a seeded random netlist as JSON (for trying `propnet hdl` without a GDL game):
 //! `cargo run -p propnet-hdl --example random_netlist_json -- SEED > net.json`.
 
-use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
+use propnet_netlist::random::{random_netlist, RandomSpec};
 
 fn main() {
     let seed = std::env::args()

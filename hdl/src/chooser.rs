@@ -4,7 +4,7 @@
 //!
 //! For a role with `n` legal entries (`n >` [`GROUPED_ABOVE_MOVES`]) and legal bits `lg`,
 //! the move is the entry `j` with `lg[j]` set and exactly `k` set bits before it
-//! (`k = (x·count)>>32`, [`propnet_compiler::rng::choose`]). A flat Kogge–Stone prefix count
+//! (`k = (x·count)>>32`, [`propnet_netlist::rng::choose`]). A flat Kogge–Stone prefix count
 //! over all `n` bits costs `ceil(log2 n)` levels of `n` `ceil(log2 n)`-bit adders
 //! (breakthrough, `n = 155`: ~1 k 8-bit adders per role). Here:
 //! 1. in-group inclusive prefix counts `q` of `G` bits (Sklansky, `bits(G)`-bit adders);

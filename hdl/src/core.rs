@@ -13,7 +13,7 @@
 //! register level can sit between legal/terminal and the next-state logic.
 
 use crate::names::comment;
-use propnet_compiler::netlist::{Gate, GateId, Netlist};
+use propnet_netlist::{Gate, GateId, Netlist};
 use std::fmt::Write;
 
 /// Sizes of the core ports.
@@ -101,7 +101,7 @@ pub fn cut_gates(net: &Netlist) -> Vec<GateId> {
 }
 
 /// Writes the `<prefix>_core` module for `net` (which must be valid, see
-/// `propnet_compiler::netlist::validate`, and have at least one latch, input and legal entry).
+/// `propnet_netlist::validate`, and have at least one latch, input and legal entry).
 pub fn write_core(net: &Netlist, module: &str) -> String {
     write_core_impl(net, module, false)
 }

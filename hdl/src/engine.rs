@@ -41,7 +41,7 @@
 
 use crate::core::CoreShape;
 use crate::Names;
-use propnet_compiler::netlist::Netlist;
+use propnet_netlist::Netlist;
 use std::fmt::Write;
 
 /// Roles with at most this many legal entries get the precomputed `k_c` registers (one

@@ -13,7 +13,7 @@
 //! role r in bits `8r+7:8r`, as the core's former `goal` port).
 
 use crate::names::comment;
-use propnet_compiler::netlist::{GateId, Netlist};
+use propnet_netlist::{GateId, Netlist};
 use std::fmt::Write;
 
 /// Clock cycles from a state on `st` to its goal values on `goal`.

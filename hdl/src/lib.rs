@@ -4,7 +4,7 @@
 //! The only published FPGA propnet (Siwek, Kowalski, Sironi, Winands: "Implementing
 //! Propositional Networks on FPGA", AI 2018) was hand-built; here the engine is generated
 //! from any netlist, checked bit for bit against
-//! [`propnet_compiler::playout::reference_playout`] in simulation ([`sim`]) and sized by
+//! [`propnet_netlist::playout::reference_playout`] in simulation ([`sim`]) and sized by
 //! yosys / nextpnr ([`synth`]).
 //!
 //! # Generated design
@@ -17,7 +17,7 @@
 //!   registered final state of each playout ([`goal`]), so goals (often the deepest
 //!   state-only logic) never set the clock.
 //! - `<prefix>_threefry`: the RNG draw, word 0 of Threefry-2x32-20 exactly as
-//!   [`propnet_compiler::rng`], with [`Options::rng_stages`] pipeline stages and a clock
+//!   [`propnet_netlist::rng`], with [`Options::rng_stages`] pipeline stages and a clock
 //!   enable.
 //! - `<prefix>_engine`: latch registers, per role one or more RNG bank pipelines and a
 //!   chooser (`k = (x·count)>>32`, the move is the legal entry whose prefix count of legal
@@ -251,7 +251,7 @@ pub mod threefry;
 pub mod tools;
 pub mod top;
 
-use propnet_compiler::netlist::{validate, Netlist};
+use propnet_netlist::{validate, Netlist};
 use std::path::{Path, PathBuf};
 
 /// Options of the Verilog writer.
@@ -298,7 +298,7 @@ impl Default for Options {
 pub enum Error {
     /// The netlist fails validation.
     #[error("invalid netlist: {0}")]
-    Invalid(#[from] propnet_compiler::netlist::ValidateError),
+    Invalid(#[from] propnet_netlist::ValidateError),
     /// The netlist has a shape the engine does not support.
     #[error("unsupported netlist: {0}")]
     Unsupported(String),

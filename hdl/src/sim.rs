@@ -1,5 +1,5 @@
 //! Runs the generated design in Icarus Verilog and parses the per-playout records and the
-//! host counters, for comparison with `propnet_compiler::playout::reference_playout`.
+//! host counters, for comparison with `propnet_netlist::playout::reference_playout`.
 //!
 //! Record line format (printed by each engine under `PROPNET_TRACE`):
 //! `REC <engine> <index> <length> <terminal 0/1> <step_limit 0/1> <no-legal bits, role R-1
@@ -7,7 +7,7 @@
 
 use crate::tools::run;
 use crate::{Design, Error};
-use propnet_compiler::playout::{PlayoutEnd, PlayoutRecord};
+use propnet_netlist::playout::{PlayoutEnd, PlayoutRecord};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -97,7 +97,7 @@ pub fn parse_record(
         .map(|r| (0..8).fold(0u8, |acc, b| acc | (u8::from(gbits[8 * r + b]) << b)))
         .collect();
     let state = hex_bits(state_hex, latches, line)?;
-    let final_state = propnet_compiler::playout::pack_state(&state);
+    let final_state = propnet_netlist::playout::pack_state(&state);
     Ok((
         engine,
         PlayoutRecord {

@@ -9,7 +9,7 @@
 
 use crate::regs;
 use crate::Names;
-use propnet_compiler::netlist::Netlist;
+use propnet_netlist::Netlist;
 use std::fmt::Write;
 
 /// Writes the testbench module.

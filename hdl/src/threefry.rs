@@ -1,6 +1,6 @@
 //! Writes the Threefry-2x32-20 random draw as a Verilog module, optionally pipelined.
 //!
-//! The module computes word 0 of `propnet_compiler::rng::threefry2x32_20(key, ctr)` with
+//! The module computes word 0 of `propnet_netlist::rng::threefry2x32_20(key, ctr)` with
 //! 32-bit adders, wired rotations and xors only. With `stages = 0` it is combinational
 //! (`draw` is valid in the same cycle as `ctr`); with `stages = S > 0` a register bank
 //! follows every `20 / S` rounds, so `draw` is valid `S` enabled clock cycles after `ctr` was
@@ -10,7 +10,7 @@
 //! counter that uses it (the engine's seed is written before a run starts). The key must stay constant
 //! while draws are in flight (it is constant during a whole run of the engine).
 
-use propnet_compiler::rng::{PARITY, ROTATIONS, ROUNDS};
+use propnet_netlist::rng::{PARITY, ROTATIONS, ROUNDS};
 use std::fmt::Write;
 
 /// Pipeline depths the writer accepts: divisors of the 20 rounds, or 0 for combinational.

@@ -4,7 +4,7 @@
 
 use crate::regs;
 use crate::Names;
-use propnet_compiler::netlist::Netlist;
+use propnet_netlist::Netlist;
 use std::fmt::Write;
 
 /// The initial state as a Verilog literal of `L` bits (bit l = latch l).

@@ -1,12 +1,12 @@
 //! Generated engines on random netlists: simulated in iverilog, compared bit for bit with
 //! `reference_playout`; Threefry module alone against `rng::threefry2x32_20`; lint.
 
-use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
-use propnet_compiler::netlist::Netlist;
-use propnet_compiler::playout::{reference_playout, PlayoutEnd};
-use propnet_compiler::rng::threefry2x32_20;
 use propnet_hdl::sim::{simulate, SimRun};
 use propnet_hdl::{generate, tools, Options};
+use propnet_netlist::playout::{reference_playout, PlayoutEnd};
+use propnet_netlist::random::{random_netlist, RandomSpec};
+use propnet_netlist::rng::threefry2x32_20;
+use propnet_netlist::Netlist;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -181,8 +181,8 @@ fn many_moves_per_role_match_reference() {
 /// semantics as `reference_playout`: roles choose in order, a role with no legal move ends
 /// the playout).
 fn visited_counts(net: &Netlist, seed: u64, playouts: u32, max_steps: u32) -> Vec<BTreeSet<usize>> {
-    use propnet_compiler::playout::{eval_gates, legal_of};
-    use propnet_compiler::rng::{choose, draw};
+    use propnet_netlist::playout::{eval_gates, legal_of};
+    use propnet_netlist::rng::{choose, draw};
     let mut seen = vec![BTreeSet::new(); net.roles.len()];
     let none = vec![false; net.inputs.len()];
     for p in 0..playouts {
@@ -217,7 +217,7 @@ fn visited_counts(net: &Netlist, seed: u64, playouts: u32, max_steps: u32) -> Ve
 /// Adds one sticky latch per input, set once the move is played, so every wrong choice of a
 /// playout shows in its final state (in a random netlist most inputs feed no next-state gate).
 fn record_moves(mut net: Netlist) -> Netlist {
-    use propnet_compiler::netlist::{Gate, GateId, InputId, Latch, LatchId};
+    use propnet_netlist::{Gate, GateId, InputId, Latch, LatchId};
     for x in 0..net.inputs.len() {
         let at = net
             .gates
@@ -236,7 +236,7 @@ fn record_moves(mut net: Netlist) -> Netlist {
             next,
         });
     }
-    propnet_compiler::netlist::validate(&net).unwrap();
+    propnet_netlist::validate(&net).unwrap();
     net
 }
 
@@ -245,7 +245,7 @@ fn record_moves(mut net: Netlist) -> Netlist {
 /// group is never legal; in role 1 only the first entry of each group keeps its random legal
 /// gate, the others also need two latches, and latch `block` makes every move illegal.
 fn sparse_netlist(seed: u64, moves: usize, block: usize) -> Netlist {
-    use propnet_compiler::netlist::{Gate, GateId};
+    use propnet_netlist::{Gate, GateId};
     let mut net = random_netlist(
         seed,
         &RandomSpec {
@@ -423,7 +423,7 @@ fn start_state_from_host_and_no_legal_move() {
             (0..base.latches.len()).map(move |x| (base.clone(), x))
         })
         .map(|(base, x)| {
-            use propnet_compiler::netlist::{Gate, GateId};
+            use propnet_netlist::{Gate, GateId};
             let mut net = base.clone();
             let latch = net
                 .gates
@@ -447,7 +447,7 @@ fn start_state_from_host_and_no_legal_move() {
         })
         .expect("some latch should block role 1 in a playout");
     // Appended gates sit after the input gates; that is still topological.
-    propnet_compiler::netlist::validate(&net).unwrap();
+    propnet_netlist::validate(&net).unwrap();
     check(
         &net,
         &Options {
@@ -609,7 +609,7 @@ fn bad_options_and_netlists_are_errors() {
         ));
     }
     let mut bad = net.clone();
-    bad.terminal = propnet_compiler::netlist::GateId(u32::MAX);
+    bad.terminal = propnet_netlist::GateId(u32::MAX);
     assert!(matches!(
         generate(&bad, &Options::default()),
         Err(propnet_hdl::Error::Invalid(_))

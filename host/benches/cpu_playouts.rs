@@ -2,11 +2,11 @@
 //! per lane width, one thread.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
-use propnet_compiler::netlist::Netlist;
 use propnet_host::backend::{Backend, BatchRequest, Job};
 use propnet_host::pipeline::{load_netlist, PipelineOptions};
 use propnet_host::sim::{CpuBackend, CpuOptions};
+use propnet_netlist::random::{random_netlist, RandomSpec};
+use propnet_netlist::Netlist;
 use std::path::Path;
 
 fn games() -> Vec<(String, Netlist)> {

@@ -4,7 +4,7 @@
 use crate::backend::BackendError;
 use crate::machine::{NetMachine, State};
 use crate::player::Player;
-use propnet_compiler::netlist::Netlist;
+use propnet_netlist::Netlist;
 use serde::Serialize;
 
 /// One played game.

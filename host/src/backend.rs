@@ -2,11 +2,11 @@
 //!
 //! MCTS, the bench and the CLI talk only to [`Backend`]. A [`BatchRequest`] holds several
 //! [`Job`]s so that rollouts for many tree leaves (each its own start state) are evaluated
-//! together; every playout follows the semantics of [`propnet_compiler::playout`], so all
+//! together; every playout follows the semantics of [`propnet_netlist::playout`], so all
 //! backends return identical results for the same request.
 
-use propnet_compiler::netlist::Netlist;
-use propnet_compiler::playout::{reference_playout, PlayoutEnd, PlayoutRecord};
+use propnet_netlist::playout::{reference_playout, PlayoutEnd, PlayoutRecord};
+use propnet_netlist::Netlist;
 
 /// Playouts from one start state.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,7 +24,7 @@ pub struct Job {
 pub struct BatchRequest {
     /// The jobs.
     pub jobs: Vec<Job>,
-    /// RNG seed (key of [`propnet_compiler::rng`]).
+    /// RNG seed (key of [`propnet_netlist::rng`]).
     pub seed: u64,
     /// Joint moves after which a playout stops with [`PlayoutEnd::StepLimit`].
     pub max_steps: u32,
@@ -102,7 +102,7 @@ impl JobResult {
 }
 
 /// The scalar reference backend: one playout at a time through
-/// [`propnet_compiler::playout::reference_playout`]. Slow; the yardstick for the others.
+/// [`propnet_netlist::playout::reference_playout`]. Slow; the yardstick for the others.
 pub struct ReferenceBackend {
     net: Netlist,
 }

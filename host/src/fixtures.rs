@@ -5,7 +5,7 @@
 //! the idle role plays `noop`, the winner scores 100 and the loser 0, a full board without a
 //! line is 50/50.
 
-use propnet_compiler::netlist::{
+use propnet_netlist::{
     Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId,
 };
 use std::collections::BTreeMap;
@@ -309,7 +309,7 @@ pub fn connect_four() -> Netlist {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use propnet_compiler::netlist::validate;
+    use propnet_netlist::validate;
 
     #[test]
     fn fixtures_validate_and_have_expected_shape() {

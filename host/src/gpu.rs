@@ -2,10 +2,10 @@
 //! (see [`propnet_kernels`]).
 
 use crate::backend::{Backend, BackendError, BatchRequest, BatchResult, JobResult};
-use propnet_compiler::netlist::Netlist;
-use propnet_compiler::playout::PlayoutRecord;
 use propnet_kernels::runner::{GpuJob, GpuRunner, RunParams};
 use propnet_kernels::wgsl::Options;
+use propnet_netlist::playout::PlayoutRecord;
+use propnet_netlist::Netlist;
 
 /// Runs batches on the preferred GPU adapter (or lavapipe).
 pub struct GpuBackend {

@@ -2,8 +2,8 @@
 //! one state at a time. Used by MCTS tree moves, the solver and `perft`; rollouts go through
 //! a [`crate::backend::Backend`] instead.
 
-use propnet_compiler::netlist::{InputId, Netlist};
-use propnet_compiler::playout::{eval_gates, goals_of, legal_of};
+use propnet_netlist::playout::{eval_gates, goals_of, legal_of};
+use propnet_netlist::{InputId, Netlist};
 
 /// A game state: one bool per latch (base proposition).
 pub type State = Vec<bool>;

@@ -2,7 +2,7 @@
 //! path multiplicities over distinct states, through the netlist state machine.
 
 use crate::machine::{NetMachine, State};
-use propnet_compiler::netlist::Netlist;
+use propnet_netlist::Netlist;
 use std::collections::HashMap;
 
 /// Counts at one depth `d` (1-based).

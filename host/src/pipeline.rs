@@ -4,10 +4,8 @@
 
 use propnet_compiler::gdl::{self, Game};
 use propnet_compiler::ground::{self, CompileOptions, GroundError};
-use propnet_compiler::netlist::{
-    from_json, validate, JsonError, Netlist, NetlistStats, ValidateError,
-};
-use propnet_compiler::passes::{self, OptimizeOptions, PassReport};
+use propnet_netlist::passes::{self, OptimizeOptions, PassReport};
+use propnet_netlist::{from_json, validate, JsonError, Netlist, NetlistStats, ValidateError};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -85,7 +83,7 @@ pub enum PipelineError {
 }
 
 /// Loads the game at `path` and compiles it into a validated, optimized netlist. A path
-/// ending in `.json` is a netlist (see [`propnet_compiler::netlist::to_json`]); it is
+/// ending in `.json` is a netlist (see [`propnet_netlist::to_json`]); it is
 /// optimized like a grounded one unless `opts.no_optimize`, and its report has no warnings
 /// and a zero grounding time.
 ///
@@ -178,7 +176,7 @@ fn optimize_and_report(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use propnet_compiler::netlist::to_json;
+    use propnet_netlist::to_json;
 
     fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("propnet-pipeline-{}", std::process::id()));

@@ -3,8 +3,8 @@
 use crate::backend::{Backend, BackendError};
 use crate::machine::State;
 use crate::mcts::{Budget, MctsParams, Search, SearchResult};
-use propnet_compiler::netlist::{InputId, Netlist};
-use propnet_compiler::rng::{choose, key, threefry2x32_20};
+use propnet_netlist::rng::{choose, key, threefry2x32_20};
+use propnet_netlist::{InputId, Netlist};
 
 /// Something that picks a move for one role in a state.
 pub trait Player {

@@ -4,7 +4,7 @@
 use crate::backend::{Backend, BackendError, ReferenceBackend};
 use crate::gpu::GpuBackend;
 use crate::sim::{CpuBackend, CpuOptions};
-use propnet_compiler::netlist::Netlist;
+use propnet_netlist::Netlist;
 
 /// Which backend to run playouts on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]

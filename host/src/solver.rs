@@ -22,9 +22,9 @@
 //!   state or time budget.
 
 use crate::machine::State;
-use propnet_compiler::netlist::{InputId, Netlist};
-use propnet_compiler::playout::{eval_gates, goals_of, legal_of, pack_state};
-use propnet_compiler::rng::{choose, key, threefry2x32_20};
+use propnet_netlist::playout::{eval_gates, goals_of, legal_of, pack_state};
+use propnet_netlist::rng::{choose, key, threefry2x32_20};
+use propnet_netlist::{InputId, Netlist};
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 

@@ -17,10 +17,10 @@
 //! and gate evaluations/s (= state updates x gates). Numbers from lavapipe (a CPU
 //! rasterizer) are only meaningful relative to each other.
 
-use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
-use propnet_compiler::netlist::{self as json, Netlist};
 use propnet_kernels::runner::{GpuJob, GpuRunner, RunParams};
 use propnet_kernels::wgsl::{Layout, Options};
+use propnet_netlist::random::{random_netlist, RandomSpec};
+use propnet_netlist::{self as json, Netlist};
 use std::time::Instant;
 
 fn env_list(name: &str, default: &str) -> Vec<u64> {

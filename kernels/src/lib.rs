@@ -1,8 +1,8 @@
 //! Netlist → WGSL compute shader code generator and wgpu playout runner.
 //!
 //! - [`wgsl`]: the code generator. [`wgsl::write_string`] turns a validated
-//!   [`propnet_compiler::netlist::Netlist`] into a WGSL compute shader that runs whole random
-//!   playouts on the GPU with exactly the semantics of [`propnet_compiler::playout`]
+//!   [`propnet_netlist::Netlist`] into a WGSL compute shader that runs whole random
+//!   playouts on the GPU with exactly the semantics of [`propnet_netlist::playout`]
 //!   (same Threefry-2x32-20 draws, same choice rule, same records).
 //! - [`runner`]: uploads a batch of jobs, dispatches the shader (splitting batches that exceed
 //!   the device limits) and reads the per-playout records back.

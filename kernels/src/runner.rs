@@ -16,7 +16,7 @@ pub use device::{
 };
 pub use plan::{plan_chunks, Chunk};
 
-use propnet_compiler::playout::PlayoutEnd;
+use propnet_netlist::playout::PlayoutEnd;
 
 /// Playouts from one start state.
 #[derive(Clone, Debug)]
@@ -63,7 +63,7 @@ impl RecordView<'_> {
         (self.goal_words[r / 4] >> (8 * (r % 4))) as u8
     }
 
-    /// Final state as 64-bit words (the [`propnet_compiler::playout::PlayoutRecord`] format).
+    /// Final state as 64-bit words (the [`propnet_netlist::playout::PlayoutRecord`] format).
     pub fn state_u64(&self) -> Vec<u64> {
         self.state_words
             .chunks(2)

@@ -5,13 +5,13 @@
 
 mod common;
 
-use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
-use propnet_compiler::netlist::Gate;
-use propnet_compiler::netlist::Netlist;
-use propnet_compiler::playout::{reference_playout, PlayoutRecord};
 use propnet_kernels::runner::gpu_available_for_tests;
 use propnet_kernels::runner::{loop_limit, GpuJob, GpuRunner, RunParams};
 use propnet_kernels::wgsl::{Layout, Options};
+use propnet_netlist::playout::{reference_playout, PlayoutRecord};
+use propnet_netlist::random::{random_netlist, RandomSpec};
+use propnet_netlist::Gate;
+use propnet_netlist::Netlist;
 
 struct Case {
     layout: Layout,

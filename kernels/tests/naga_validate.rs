@@ -3,9 +3,9 @@
 
 mod common;
 
-use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
-use propnet_compiler::netlist::Netlist;
 use propnet_kernels::wgsl::{compile, Layout, Options};
+use propnet_netlist::random::{random_netlist, RandomSpec};
+use propnet_netlist::Netlist;
 
 fn validate_wgsl(what: &str, src: &str) {
     let module = naga::front::wgsl::parse_str(src)
@@ -58,7 +58,7 @@ fn random_netlist_shaders_validate() {
 #[test]
 fn netlist_without_roles_or_latches_validates() {
     let mut n = Netlist::default();
-    n.terminal = n.push(propnet_compiler::netlist::Gate::Const(true));
+    n.terminal = n.push(propnet_netlist::Gate::Const(true));
     all_layouts("empty", &n);
 }
 
@@ -113,6 +113,6 @@ fn bad_options_are_errors() {
     )
     .is_err());
     let mut bad = net.clone();
-    bad.terminal = propnet_compiler::netlist::GateId(10_000);
+    bad.terminal = propnet_netlist::GateId(10_000);
     assert!(compile(&bad, &Options::default()).is_err());
 }

@@ -1,8 +1,8 @@
 //! Hand-written games shared by several test files.
 
 use propnet_compiler::ground::compile_with_report;
-use propnet_compiler::netlist::Netlist;
-use propnet_compiler::passes::optimize;
+use propnet_netlist::passes::optimize;
+use propnet_netlist::Netlist;
 
 /// A small connection game of our own whose `reach` view supports itself through the
 /// symmetric adjacency (`reach 2` <- `reach 3` <- `reach 2`): a positive loop that the

@@ -6,8 +6,8 @@ pub mod fixtures;
 
 use propnet_compiler::gdl::Program;
 use propnet_compiler::interp::{GoalValue, Interp};
-use propnet_compiler::netlist::{Gate, InputId, Netlist};
-use propnet_compiler::playout::eval_gates;
+use propnet_netlist::playout::eval_gates;
+use propnet_netlist::{Gate, InputId, Netlist};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

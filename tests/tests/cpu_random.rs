@@ -1,12 +1,12 @@
 //! The bit-parallel CPU backend equals the reference backend, record for record, on random
 //! netlists of many shapes, and its results do not depend on thread count or lane width.
 
-use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
-use propnet_compiler::netlist::{validate, Netlist};
-use propnet_compiler::playout::PlayoutEnd;
-use propnet_compiler::rng::threefry2x32_20;
 use propnet_host::backend::{Backend, BatchRequest, BatchResult, Job, ReferenceBackend};
 use propnet_host::sim::{CpuBackend, CpuOptions};
+use propnet_netlist::playout::PlayoutEnd;
+use propnet_netlist::random::{random_netlist, RandomSpec};
+use propnet_netlist::rng::threefry2x32_20;
+use propnet_netlist::{validate, Netlist};
 
 fn cpu(net: &Netlist, threads: usize, lane_width: usize) -> CpuBackend {
     CpuBackend::new(
@@ -227,7 +227,7 @@ fn stuck_netlist(seed: u64, roles: usize) -> Netlist {
         role.legal[last].gate = views[(i + seed as usize) % views.len()];
         role.legal[0].gate = views[(i * 3 + 1 + seed as usize) % views.len()];
     }
-    net.terminal = propnet_compiler::netlist::GateId(0); // const false: never terminal
+    net.terminal = propnet_netlist::GateId(0); // const false: never terminal
     validate(&net).unwrap();
     net
 }

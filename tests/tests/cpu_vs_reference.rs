@@ -2,10 +2,10 @@
 //! games compiled by the full pipeline (parse → check → ground → optimize → validate),
 //! including a simultaneous-move game, from the initial state and from mid-game states.
 
-use propnet_compiler::netlist::Netlist;
 use propnet_host::backend::{Backend, BatchRequest, Job, ReferenceBackend};
 use propnet_host::machine::NetMachine;
 use propnet_host::sim::{CpuBackend, CpuOptions};
+use propnet_netlist::Netlist;
 use propnet_tests::{compile_file, shared_file, workspace_root};
 
 /// A bench game compiled by the full pipeline.

@@ -4,13 +4,13 @@
 //! netlist of more than 5,000 logic gates).
 //! Skips without a GPU adapter (lavapipe counts) unless `PROPNET_REQUIRE_GPU=1`.
 
-use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
-use propnet_compiler::netlist::Netlist;
-use propnet_compiler::playout::reference_playout;
 use propnet_host::backend::{Backend, BatchRequest, Job, ReferenceBackend};
 use propnet_host::gpu::GpuBackend;
 use propnet_host::sim::{CpuBackend, CpuOptions};
 use propnet_kernels::wgsl::{Layout, Options};
+use propnet_netlist::playout::reference_playout;
+use propnet_netlist::random::{random_netlist, RandomSpec};
+use propnet_netlist::Netlist;
 
 use propnet_kernels::runner::gpu_available_for_tests as gpu_available;
 

@@ -7,10 +7,10 @@
 //! Skips (with a message) when iverilog or the shared corpus is missing, unless
 //! `PROPNET_REQUIRE_TOOLS=1` / `PROPNET_REQUIRE_SHARED=1`.
 
-use propnet_compiler::netlist::Netlist;
-use propnet_compiler::playout::{reference_playout, PlayoutEnd};
 use propnet_hdl::sim::{simulate, SimRun};
 use propnet_hdl::{generate, tools, Options};
+use propnet_netlist::playout::{reference_playout, PlayoutEnd};
+use propnet_netlist::Netlist;
 use propnet_tests::fixtures::positive_loop_game;
 use propnet_tests::{compile_file, shared_file, workspace_root};
 
@@ -185,7 +185,7 @@ fn simultaneous_moves() {
         let net = compile_file(&path);
         let start = net.initial_state();
         let values =
-            propnet_compiler::playout::eval_gates(&net, &start, &vec![false; net.inputs.len()]);
+            propnet_netlist::playout::eval_gates(&net, &start, &vec![false; net.inputs.len()]);
         let choices = net
             .roles
             .iter()

@@ -1,8 +1,6 @@
 //! MCTS (UCT) strength and determinism, and the exact solver, on hand-built tic-tac-toe and
 //! connect-four netlists (fixed seeds and iteration budgets, never time).
 
-use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
-use propnet_compiler::netlist::Netlist;
 use propnet_host::arena::{play_game, player_scores, seats_for, Estimate, GameRecord};
 use propnet_host::backend::{Backend, BackendError, BatchRequest, BatchResult, ReferenceBackend};
 use propnet_host::fixtures::{connect_four, tictactoe};
@@ -11,6 +9,8 @@ use propnet_host::mcts::{Budget, MctsParams, Search};
 use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
 use propnet_host::sim::{CpuBackend, CpuOptions};
 use propnet_host::solver::{solve, SolveError, SolveOptions, PROGRESS_EVERY};
+use propnet_netlist::random::{random_netlist, RandomSpec};
+use propnet_netlist::Netlist;
 
 /// The bit-parallel CPU backend on one thread (tests run in parallel already), 64 lanes.
 fn backend(net: &Netlist) -> Box<dyn Backend> {

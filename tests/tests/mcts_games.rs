@@ -2,13 +2,13 @@
 //! corpus (skipped with a message when `../shared` is absent, unless
 //! `PROPNET_REQUIRE_SHARED=1`).
 
-use propnet_compiler::netlist::Netlist;
 use propnet_host::arena::{play_game, seats_for};
 use propnet_host::machine::NetMachine;
 use propnet_host::mcts::{Budget, MctsParams};
 use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
 use propnet_host::sim::{CpuBackend, CpuOptions};
 use propnet_host::solver::{solve, SolveOptions};
+use propnet_netlist::Netlist;
 use propnet_tests::{compile_file, shared_file, workspace_root};
 
 /// A bench game compiled by the full pipeline.

@@ -60,7 +60,7 @@ fn compare_game(path: &std::path::Path) -> Result<usize, String> {
             if net_terminal != interp.terminal_in(&pos) {
                 return Err(format!("{at}: terminal differs (netlist {net_terminal})"));
             }
-            let legal = propnet_compiler::playout::legal_of(&net, &values);
+            let legal = propnet_netlist::playout::legal_of(&net, &values);
             let int_goals = interp.goals_in(&pos);
             let mut joint_net = Vec::new();
             let mut joint_int = Vec::new();

@@ -26,7 +26,7 @@ use super::instances::Instances;
 use super::scc::{is_cyclic, sccs_from, Graph};
 use super::terms::{AtomId, GTerm};
 use super::GroundError;
-use crate::netlist::{
+use propnet_netlist::{
     Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId,
 };
 use rustc_hash::FxHashMap;

@@ -31,7 +31,7 @@ pub mod unify;
 
 use crate::gdl::{Game, Program, Span};
 use crate::kif::SourceFile;
-use crate::netlist::{Netlist, NetlistStats};
+use propnet_netlist::{Netlist, NetlistStats};
 use std::time::{Duration, Instant};
 
 /// Limits on grounding work. The defaults allow chess-sized games.
@@ -241,7 +241,7 @@ pub fn compile_with_report(
     let t1 = Instant::now();
     let (net, counts) = build::build(&g, &inst)?;
     if cfg!(debug_assertions) {
-        crate::netlist::validate(&net).map_err(|e| GroundError::Internal(e.to_string()))?;
+        propnet_netlist::validate(&net).map_err(|e| GroundError::Internal(e.to_string()))?;
     }
     let needed: Vec<_> = low.rel_sccs.iter().flatten().collect();
     let report = CompileReport {

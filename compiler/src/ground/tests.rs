@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::gdl::{Atom, Lit, Program, Rule, Term};
-use crate::playout::eval_gates;
+use propnet_netlist::playout::eval_gates;
 
 enum Sx {
     A(String),
@@ -148,7 +148,7 @@ fn positive_loop_loses_support() {
     assert_eq!(fluents(&net, &s0), ["a"]);
     let v0 = eval_gates(&net, &s0, &vec![false; net.inputs.len()]);
     assert_eq!(
-        crate::playout::goals_of(&net, &v0),
+        propnet_netlist::playout::goals_of(&net, &v0),
         [100],
         "q holds while a supports the loop"
     );
@@ -156,7 +156,7 @@ fn positive_loop_loses_support() {
     assert_eq!(fluents(&net, &s1), ["b", "seen"]);
     let v1 = eval_gates(&net, &s1, &vec![false; net.inputs.len()]);
     assert_eq!(
-        crate::playout::goals_of(&net, &v1),
+        propnet_netlist::playout::goals_of(&net, &v1),
         [0],
         "the loop lost its support: q is false"
     );
@@ -170,7 +170,7 @@ fn positive_loop_loses_support() {
 }
 
 fn validate(net: &Netlist) {
-    crate::netlist::validate(net).expect("valid netlist");
+    propnet_netlist::validate(net).expect("valid netlist");
 }
 
 /// Static relations are computed away; distinct and recursion over a static successor.
@@ -198,7 +198,7 @@ fn static_relations_fold_to_constants() {
     let g0 = &net.roles[0].goals[0];
     assert_eq!(
         (g0.value, net.gate(g0.gate)),
-        (0, &crate::netlist::Gate::Const(true))
+        (0, &propnet_netlist::Gate::Const(true))
     );
 }
 
@@ -275,10 +275,10 @@ fn long_positive_chain_needs_all_rounds() {
     assert_eq!(rep.largest_cyclic_scc, 6);
     let s0 = net.initial_state();
     let v = eval_gates(&net, &s0, &[false]);
-    assert_eq!(crate::playout::goals_of(&net, &v), [100]);
+    assert_eq!(propnet_netlist::playout::goals_of(&net, &v), [100]);
     let off = vec![false; net.latches.len()];
     let v = eval_gates(&net, &off, &[false]);
-    assert_eq!(crate::playout::goals_of(&net, &v), [0]);
+    assert_eq!(propnet_netlist::playout::goals_of(&net, &v), [0]);
 }
 
 #[test]

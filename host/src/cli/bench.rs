@@ -6,10 +6,10 @@ use anyhow::Context;
 use indicatif::ProgressBar;
 use propnet_compiler::gdl;
 use propnet_compiler::interp::Interp;
-use propnet_compiler::rng::{choose, draw};
 use propnet_host::backend::Backend;
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
 use propnet_host::sim::CpuOptions;
+use propnet_netlist::rng::{choose, draw};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

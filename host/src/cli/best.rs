@@ -97,7 +97,7 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
 }
 
 /// Parses a state file: parenthesised fluents (or bare symbols) that must all be latches.
-fn read_state(net: &propnet_compiler::netlist::Netlist, text: &str) -> anyhow::Result<State> {
+fn read_state(net: &propnet_netlist::Netlist, text: &str) -> anyhow::Result<State> {
     let mut state = vec![false; net.latches.len()];
     let mut depth = 0usize;
     let mut cur = String::new();

@@ -1,12 +1,12 @@
 //! Helpers shared by subcommands: loading a game, building backends, parsing player specs.
 
 use anyhow::{anyhow, bail};
-use propnet_compiler::netlist::Netlist;
 use propnet_host::backend::Backend;
 use propnet_host::mcts::{Budget, MctsParams};
 use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
 use propnet_host::select::{self, BackendKind, BackendOptions};
 use propnet_host::sim::CpuOptions;
+use propnet_netlist::Netlist;
 use std::time::Duration;
 
 /// A backend of `kind` through the one factory [`propnet_host::select::make_backend`]; the

@@ -1,7 +1,7 @@
 //! `propnet compile GAME.kif -o game.pnet [--emit json|text|dot]`: write the netlist.
 
 use anyhow::Context;
-use propnet_compiler::netlist::{to_dot, to_json, to_text};
+use propnet_netlist::{to_dot, to_json, to_text};
 use std::path::PathBuf;
 
 /// Output format of `propnet compile`.

@@ -3,10 +3,10 @@
 
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
-use propnet_compiler::playout::reference_playout;
 use propnet_hdl::sim::{simulate, SimRun};
 use propnet_hdl::synth::{estimate, synthesize_with_progress, PnrOptions, Target};
 use propnet_hdl::{generate, threefry, Options};
+use propnet_netlist::playout::reference_playout;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

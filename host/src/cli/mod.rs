@@ -13,8 +13,8 @@ pub mod run;
 pub mod solve;
 pub mod trace;
 
-use propnet_compiler::netlist::Netlist;
 use propnet_host::pipeline::{load_netlist, CompileReport, PipelineOptions};
+use propnet_netlist::Netlist;
 use std::path::Path;
 
 /// Loads a game (GDL, or a `.json` netlist) through the shared pipeline, with the error as

@@ -30,7 +30,7 @@ pub struct MctsParams {
     /// Rollout depth cut-off in joint moves ([`crate::backend::BatchRequest::max_steps`]);
     /// a cut playout scores the goals of the state where it stopped. Default `1000`.
     pub max_steps: u32,
-    /// RNG seed (key of [`propnet_compiler::rng`]) for rollouts and tie-breaking. Same seed,
+    /// RNG seed (key of [`propnet_netlist::rng`]) for rollouts and tie-breaking. Same seed,
     /// same budget in iterations, one thread ⇒ same tree and same move.
     pub seed: u64,
 }

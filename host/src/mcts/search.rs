@@ -11,9 +11,9 @@ use super::params::{Budget, MctsParams};
 use super::tree::{Node, NodeId, Tree};
 use crate::backend::{Backend, BackendError, BatchRequest, Job};
 use crate::machine::State;
-use propnet_compiler::netlist::{InputId, Netlist};
-use propnet_compiler::playout::eval_gates;
-use propnet_compiler::rng::{choose, key, threefry2x32_20};
+use propnet_netlist::playout::eval_gates;
+use propnet_netlist::rng::{choose, key, threefry2x32_20};
+use propnet_netlist::{InputId, Netlist};
 use std::time::{Duration, Instant};
 
 /// Key offset separating tree-policy draws from rollout draws of the same seed.

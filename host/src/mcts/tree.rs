@@ -2,8 +2,8 @@
 //! move statistics and its children keyed by joint move.
 
 use crate::machine::State;
-use propnet_compiler::netlist::{InputId, Netlist};
-use propnet_compiler::playout::{eval_gates, goals_of, legal_of};
+use propnet_netlist::playout::{eval_gates, goals_of, legal_of};
+use propnet_netlist::{InputId, Netlist};
 use std::collections::HashMap;
 
 /// Index of a node in [`Tree::nodes`].

@@ -5,7 +5,7 @@ use super::engine::{Engine, Outcome, RunSpec, Segment};
 use super::program::Program;
 use super::{CpuOptions, SimError};
 use crate::backend::{Backend, BackendError, BatchRequest, BatchResult, JobResult};
-use propnet_compiler::netlist::{validate, Netlist};
+use propnet_netlist::{validate, Netlist};
 use rayon::prelude::*;
 
 /// The bit-parallel CPU backend. Results equal [`crate::backend::ReferenceBackend`]'s for

@@ -1,7 +1,7 @@
 //! Threefry-2x32-20 draws for many lanes at once, laid out so LLVM vectorizes across lanes.
-//! Bit-identical to [`propnet_compiler::rng::draw`] (checked by a test below).
+//! Bit-identical to [`propnet_netlist::rng::draw`] (checked by a test below).
 
-use propnet_compiler::rng::{PARITY, ROTATIONS};
+use propnet_netlist::rng::{PARITY, ROTATIONS};
 
 /// Lanes processed together by [`draws`].
 pub const CHUNK: usize = 8;
@@ -83,7 +83,7 @@ fn threefry_chunk(ks: [u32; 3], mut x0: [u32; CHUNK], mut x1: [u32; CHUNK]) -> [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use propnet_compiler::rng::draw;
+    use propnet_netlist::rng::draw;
 
     #[test]
     fn lane_draws_equal_scalar_rng() {

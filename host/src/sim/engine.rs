@@ -15,8 +15,8 @@ use super::draw::draws;
 use super::eval::{read, run_phase, Block};
 use super::program::{slot, Program};
 use crate::backend::JobResult;
-use propnet_compiler::playout::{PlayoutEnd, PlayoutRecord};
-use propnet_compiler::rng::choose;
+use propnet_netlist::playout::{PlayoutEnd, PlayoutRecord};
+use propnet_netlist::rng::choose;
 
 /// Roles with at most this many legal moves (in the netlist) gather them lane by lane;
 /// roles with more use the bit-transpose path.

@@ -43,7 +43,7 @@ impl Default for CpuOptions {
 pub enum SimError {
     /// The netlist breaks an IR invariant.
     #[error("invalid netlist: {0}")]
-    Invalid(#[from] propnet_compiler::netlist::ValidateError),
+    Invalid(#[from] propnet_netlist::ValidateError),
     /// Unsupported lane width.
     #[error("lane width {0} is not supported (use 64, 128, 256 or 512)")]
     LaneWidth(usize),

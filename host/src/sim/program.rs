@@ -14,7 +14,7 @@
 //! - **next**: the rest of what latch `next` functions need (reads inputs); evaluated after
 //!   the joint move is set.
 
-use propnet_compiler::netlist::{Gate, GateId, Netlist};
+use propnet_netlist::{Gate, GateId, Netlist};
 
 /// An operand: `slot << 1 | negate`.
 pub type Operand = u32;
@@ -84,7 +84,7 @@ enum Src {
 }
 
 impl Program {
-    /// Compiles a validated netlist (`propnet_compiler::netlist::validate` passed).
+    /// Compiles a validated netlist (`propnet_netlist::validate` passed).
     pub fn compile(net: &Netlist) -> Program {
         let n = net.gates.len();
         let l = net.latches.len();
@@ -294,7 +294,7 @@ fn operand(src: &[Src], base: &[(u32, bool)], slot_of: &[u32], g: GateId) -> Ope
 #[cfg(test)]
 mod tests {
     use super::*;
-    use propnet_compiler::netlist::random::{random_netlist, RandomSpec};
+    use propnet_netlist::random::{random_netlist, RandomSpec};
 
     /// Each logic gate becomes at most one instruction (Not gates none), every operand
     /// reads an earlier slot, and phases are laid out back to back.

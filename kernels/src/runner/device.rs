@@ -3,7 +3,7 @@
 use super::plan::plan_chunks;
 use super::{decode_end, GpuJob, RecordView, RunParams};
 use crate::wgsl::{compile, Kernel, Layout, Options};
-use propnet_compiler::netlist::Netlist;
+use propnet_netlist::Netlist;
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt as _;
 

@@ -1,11 +1,11 @@
 //! WGSL text shared by both layouts: Threefry-2x32-20, the 64-bit multiply-high of the
 //! choice rule, the per-lane move choice, record writing, lane refilling and the entry point.
 
-use propnet_compiler::rng::{PARITY, ROTATIONS, ROUNDS};
+use propnet_netlist::rng::{PARITY, ROTATIONS, ROUNDS};
 use std::fmt::Write as _;
 
 /// Emits `threefry(k0, k1, c0, c1) -> u32` (word 0 of Threefry-2x32-20, unrolled from the
-/// constants of [`propnet_compiler::rng`]) and `mulhi(a, b)`: the high 32 bits of the 64-bit
+/// constants of [`propnet_netlist::rng`]) and `mulhi(a, b)`: the high 32 bits of the 64-bit
 /// product, computed from 16-bit halves because WGSL has no 64-bit integers.
 pub(crate) fn write_rng(o: &mut String) {
     o.push_str("fn rotl(x: u32, r: u32) -> u32 {\n    return (x << r) | (x >> (32u - r));\n}\n\n");

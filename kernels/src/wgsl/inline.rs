@@ -3,7 +3,7 @@
 
 use super::namer::{comment_text, Namer};
 use super::Analysis;
-use propnet_compiler::netlist::{Gate, Netlist};
+use propnet_netlist::{Gate, Netlist};
 use std::fmt::Write as _;
 
 /// Identifiers of the shader template that gate names must avoid.
@@ -88,7 +88,7 @@ fn clear_inputs() {
 }
 
 fn expr(g: &Gate, names: &[String]) -> String {
-    let join = |ops: &[propnet_compiler::netlist::GateId], sep: &str| {
+    let join = |ops: &[propnet_netlist::GateId], sep: &str| {
         ops.iter()
             .map(|o| names[o.index()].as_str())
             .collect::<Vec<_>>()

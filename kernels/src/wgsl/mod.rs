@@ -24,7 +24,7 @@ mod inline;
 pub mod namer;
 mod table;
 
-use propnet_compiler::netlist::{validate, Gate, Netlist, ValidateError};
+use propnet_netlist::{validate, Gate, Netlist, ValidateError};
 use std::fmt::Write as _;
 
 /// How gate evaluation is emitted.

@@ -13,7 +13,7 @@
 
 use super::common::{unrolled, unrolled_cost, UNROLL_WIDE};
 use super::{Analysis, Tables};
-use propnet_compiler::netlist::{Gate, Netlist};
+use propnet_netlist::{Gate, Netlist};
 use std::fmt::Write as _;
 
 /// Words per gate record.

@@ -2,7 +2,7 @@
 //! availability gate.
 #![allow(dead_code)]
 
-use propnet_compiler::netlist::{
+use propnet_netlist::{
     Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId,
 };
 

@@ -2,7 +2,7 @@
 //! letting a pass replace each gate by a new gate or by an already rebuilt one. It keeps one
 //! `Const` gate per value; it does not remove gates that lose their users (`remove_dead` does).
 
-use crate::netlist::{Gate, GateId, Netlist};
+use crate::{Gate, GateId, Netlist};
 
 /// What a pass makes of one gate (whose operands are already in the new arena's ids).
 pub(crate) enum Rewrite {

@@ -6,7 +6,7 @@
 //! `PROPNET_BLESS=1` a differing expectation is rewritten instead (review the diff!).
 
 use super::{check_equivalent, optimize, pass_by_name, EquivOptions, OptimizeOptions};
-use crate::netlist::{from_text, to_text, validate, Netlist};
+use crate::{from_text, to_text, validate, Netlist};
 use std::path::Path;
 
 struct FileTest {

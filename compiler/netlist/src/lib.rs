@@ -19,12 +19,18 @@
 //!
 //! No GDL types appear here: names are plain strings kept for printing and for mapping back.
 
+#![deny(missing_docs)]
+
 mod dot;
 mod ir;
 mod json;
 pub mod random;
 mod text;
 mod validate;
+
+pub mod passes;
+pub mod playout;
+pub mod rng;
 
 #[cfg(test)]
 mod serial_tests;

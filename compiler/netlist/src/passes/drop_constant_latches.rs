@@ -6,7 +6,7 @@
 //! `next = Const(init)`, `next = self` and mutually sustaining latches; latches that do
 //! change, even once, are kept.
 
-use crate::netlist::{Gate, LatchId, Netlist};
+use crate::{Gate, LatchId, Netlist};
 
 /// Runs the pass; returns true when a latch was removed.
 pub fn run(net: &mut Netlist) -> bool {

@@ -2,7 +2,7 @@
 //! [`optimize`], and a playout-based equivalence check ([`check_equivalent`]).
 //!
 //! Each pass is a module with `pub fn run(net: &mut Netlist) -> bool` (true when it changed
-//! something). Every pass keeps the [`crate::netlist`] invariants: topological arena, one
+//! something). Every pass keeps the [`crate`] invariants: topological arena, one
 //! gate per latch/input at most, outputs free of inputs, legal lists sorted by move text. A
 //! pass may leave unused gates behind; [`remove_dead`] drops them. Game behaviour from the
 //! initial state is preserved exactly: legal moves (by text and order), goals, terminal and
@@ -19,7 +19,7 @@ pub mod remove_dead;
 
 pub use check_equivalent::{check_equivalent, EquivOptions, Mismatch};
 
-use crate::netlist::{validate, Netlist, NetlistStats};
+use crate::{validate, Netlist, NetlistStats};
 
 /// A pass: rewrites the netlist in place, returns true when it changed something.
 pub type PassFn = fn(&mut Netlist) -> bool;

@@ -3,7 +3,7 @@
 //! `Const(false)`). Constant *latches* are found by `drop_constant_latches`, not here.
 
 use super::rebuild::{rebuild, Rebuilder, Rewrite};
-use crate::netlist::{Gate, GateId, InputId, Netlist};
+use crate::{Gate, GateId, InputId, Netlist};
 
 /// Runs the pass; returns true when the netlist changed.
 pub fn run(net: &mut Netlist) -> bool {

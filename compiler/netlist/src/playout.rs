@@ -19,8 +19,8 @@
 //! [`PlayoutRecord`]s for the same `(netlist, start, seed, playout index, max_steps)`;
 //! [`reference_playout`] is the executable definition they are tested against.
 
-use crate::netlist::{Gate, Netlist};
 use crate::rng::{choose, draw};
+use crate::{Gate, Netlist};
 use serde::{Deserialize, Serialize};
 
 /// Why a playout stopped.
@@ -93,7 +93,7 @@ pub fn goals_of(net: &Netlist, values: &[bool]) -> Vec<u8> {
 
 /// Legal moves per role (role order, each in netlist order) in a state whose gate values
 /// are `values`.
-pub fn legal_of(net: &Netlist, values: &[bool]) -> Vec<Vec<crate::netlist::InputId>> {
+pub fn legal_of(net: &Netlist, values: &[bool]) -> Vec<Vec<crate::InputId>> {
     net.roles
         .iter()
         .map(|r| {

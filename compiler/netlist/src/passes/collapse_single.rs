@@ -3,7 +3,7 @@
 //! gates are left alone (inlining them would add edges without removing a gate).
 
 use super::rebuild::{rebuild, Rebuilder, Rewrite};
-use crate::netlist::{Gate, GateId, Netlist};
+use crate::{Gate, GateId, Netlist};
 
 /// Runs the pass; returns true when the netlist changed.
 pub fn run(net: &mut Netlist) -> bool {

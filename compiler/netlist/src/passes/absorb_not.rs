@@ -4,7 +4,7 @@
 //! other user (k + 1 gates become 2; dually for `Or`). Mixed operand lists are left alone.
 
 use super::rebuild::{rebuild, Rebuilder, Rewrite};
-use crate::netlist::{Gate, GateId, Netlist};
+use crate::{Gate, GateId, Netlist};
 
 /// Runs the pass; returns true when the netlist changed.
 pub fn run(net: &mut Netlist) -> bool {

@@ -3,9 +3,9 @@
 //! text, comparing legal moves, goals, terminal and the full fluent state at every step.
 //! This is testing, not proof: it only visits states the playouts reach.
 
-use crate::netlist::Netlist;
 use crate::playout::eval_gates;
 use crate::rng::{choose, draw};
+use crate::Netlist;
 
 /// How many playouts [`check_equivalent`] runs and how long.
 #[derive(Clone, Debug)]

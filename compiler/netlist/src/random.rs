@@ -156,8 +156,8 @@ pub fn random_netlist(seed: u64, spec: &RandomSpec) -> Netlist {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::netlist::validate;
     use crate::playout::reference_playout;
+    use crate::validate;
 
     #[test]
     fn random_netlists_are_valid_and_play() {

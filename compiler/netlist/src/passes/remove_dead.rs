@@ -3,7 +3,7 @@
 //! themselves are kept (they are game state and moves); only their unread gates go.
 
 use super::rebuild::{for_each_output, map_outputs, rename_in_place};
-use crate::netlist::{GateId, Netlist};
+use crate::{GateId, Netlist};
 
 /// Runs the pass; returns true when a gate was removed.
 pub fn run(net: &mut Netlist) -> bool {

@@ -4,7 +4,7 @@
 //! differently built gates.
 
 use super::rebuild::{rebuild, Rebuilder, Rewrite};
-use crate::netlist::{Gate, GateId, Netlist};
+use crate::{Gate, GateId, Netlist};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
