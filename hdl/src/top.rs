@@ -3,7 +3,7 @@
 //! register map.
 
 use crate::regs;
-use crate::Names;
+use crate::{Names, Options};
 use propnet_netlist::Netlist;
 use std::fmt::Write;
 
@@ -23,8 +23,9 @@ fn init_literal(net: &Netlist) -> String {
     format!("{l}'h{digits}")
 }
 
-/// Writes the top module with `engines` engine instances.
-pub fn write_top(net: &Netlist, names: &Names, stages: u32, engines: u32) -> String {
+/// Writes the top module with [`Options::engines`] engine instances.
+pub(crate) fn write_top(net: &Netlist, names: &Names, opts: &Options) -> String {
+    let (stages, engines) = (opts.rng_stages, opts.engines);
     let l = net.latches.len();
     let r = net.roles.len();
     let words = l.div_ceil(32);

@@ -80,6 +80,11 @@ pub trait Backend: Send {
     /// # Errors
     /// [`BackendError`] when the device fails.
     fn run_batch(&mut self, req: &BatchRequest) -> Result<BatchResult, BackendError>;
+    /// The compiled program of a backend that runs the CPU simulator's program (its
+    /// instruction counts are reported by `propnet run`); `None` for the others.
+    fn cpu_program(&self) -> Option<&crate::sim::program::Program> {
+        None
+    }
 }
 
 impl JobResult {

@@ -5,11 +5,11 @@ use crate::backend::{Backend, BackendError, BatchRequest, BatchResult, JobResult
 use propnet_kernels::runner::{GpuJob, GpuRunner, RunParams};
 use propnet_kernels::wgsl::Options;
 use propnet_netlist::playout::PlayoutRecord;
-use propnet_netlist::Netlist;
+use propnet_netlist::{Netlist, ValidNetlist};
 
 /// Runs batches on the preferred GPU adapter (or lavapipe).
 pub struct GpuBackend {
-    net: Netlist,
+    net: ValidNetlist,
     runner: GpuRunner,
 }
 
@@ -24,10 +24,10 @@ impl GpuBackend {
     /// Compiles `net` to WGSL with `opts` and creates the device and pipeline.
     ///
     /// # Errors
-    /// [`BackendError::Failed`] when no adapter exists, the netlist is invalid or the device
-    /// rejects the shader.
-    pub fn new(net: Netlist, opts: &Options) -> Result<Self, BackendError> {
-        let runner = GpuRunner::new(&net, opts).map_err(failed)?;
+    /// [`BackendError::Failed`] when no adapter exists or the device rejects the shader.
+    pub fn new(net: ValidNetlist, opts: &Options) -> Result<Self, BackendError> {
+        let (n, info) = net.parts();
+        let runner = GpuRunner::new(n, info, opts).map_err(failed)?;
         Ok(Self { net, runner })
     }
 

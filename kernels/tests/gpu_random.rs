@@ -11,7 +11,7 @@ use propnet_kernels::wgsl::{Layout, Options};
 use propnet_netlist::playout::{reference_playout, PlayoutRecord};
 use propnet_netlist::random::{random_netlist, RandomSpec};
 use propnet_netlist::Gate;
-use propnet_netlist::Netlist;
+use propnet_netlist::{validate, Netlist};
 
 struct Case {
     layout: Layout,
@@ -51,7 +51,8 @@ fn compare(
         lanes: case.lanes,
         ..Default::default()
     };
-    let mut runner = GpuRunner::new(net, &opts).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let mut runner = GpuRunner::new(net, &validate(net).unwrap(), &opts)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
     runner.set_max_invocations(case.max_invocations);
     runner.set_max_chunk(case.max_chunk);
     if case.budget > 0 {
@@ -187,7 +188,7 @@ fn gpu_stuck_game_ends_every_way() {
         return;
     }
     let net = common::stuck();
-    let mut runner = GpuRunner::new(&net, &Options::default()).unwrap();
+    let mut runner = GpuRunner::new(&net, &validate(&net).unwrap(), &Options::default()).unwrap();
     let mut ends = std::collections::HashSet::new();
     let start = net.initial_state();
     runner

@@ -62,7 +62,7 @@ pub fn shared_file(rel: &str) -> Option<PathBuf> {
 pub fn compile_file(path: &Path) -> Netlist {
     let opts = propnet_host::pipeline::PipelineOptions::default();
     match propnet_host::pipeline::load_netlist(path, &opts) {
-        Ok((net, _)) => net,
+        Ok((net, _)) => net.into_netlist(),
         Err(e) => panic!("{e}"),
     }
 }

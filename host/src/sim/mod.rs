@@ -41,15 +41,9 @@ impl Default for CpuOptions {
 /// Errors of the CPU backend.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
-    /// The netlist breaks an IR invariant.
-    #[error("invalid netlist: {0}")]
-    Invalid(#[from] propnet_netlist::ValidateError),
     /// Unsupported lane width.
     #[error("lane width {0} is not supported (use 64, 128, 256 or 512)")]
     LaneWidth(usize),
-    /// More roles than the RNG counter can address.
-    #[error("{0} roles: at most 256 are supported (8 role bits in the RNG counter)")]
-    TooManyRoles(usize),
     /// The rayon thread pool could not be built.
     #[error("thread pool: {0}")]
     ThreadPool(String),

@@ -3,7 +3,7 @@
 use super::plan::plan_chunks;
 use super::{decode_end, GpuJob, RecordView, RunParams};
 use crate::wgsl::{compile, Kernel, Layout, Options};
-use propnet_netlist::Netlist;
+use propnet_netlist::{Netlist, NetlistInfo};
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt as _;
 
@@ -230,14 +230,15 @@ fn storage(device: &wgpu::Device, label: &str, words: &[u32]) -> wgpu::Buffer {
 }
 
 impl GpuRunner {
-    /// Generates the kernel for `net`, creates a device on the preferred adapter and builds
-    /// the pipeline.
+    /// Generates the kernel for `net` (with its analysis `net_info`, see
+    /// [`crate::wgsl::compile`]), creates a device on the preferred adapter and builds the
+    /// pipeline.
     ///
     /// # Errors
     /// [`RunError::NoAdapter`], [`RunError::Device`], [`RunError::Codegen`],
     /// [`RunError::Shader`] (e.g. a driver that cannot compile a huge inline shader).
-    pub fn new(net: &Netlist, opts: &Options) -> Result<Self, RunError> {
-        let kernel = compile(net, opts)?;
+    pub fn new(net: &Netlist, net_info: &NetlistInfo, opts: &Options) -> Result<Self, RunError> {
+        let kernel = compile(net, net_info, opts)?;
         let adapter = request_adapter()?;
         let info = adapter.get_info();
         let limits = adapter.limits();
