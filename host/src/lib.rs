@@ -3,6 +3,7 @@
 
 pub mod arena;
 pub mod backend;
+#[cfg(any(test, feature = "testing"))]
 pub mod fixtures;
 pub mod gpu;
 pub mod machine;

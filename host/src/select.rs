@@ -50,7 +50,7 @@ pub struct Selected {
 }
 
 fn cpu(net: ValidNetlist, opts: &CpuOptions) -> Result<Box<dyn Backend>, BackendError> {
-    let b = CpuBackend::new(net, opts.clone()).map_err(|e| BackendError::Failed {
+    let b = CpuBackend::new(net, opts.clone()).map_err(|e| BackendError::BadOptions {
         backend: "cpu".to_string(),
         message: e.to_string(),
     })?;

@@ -5,7 +5,6 @@
 
 mod common;
 
-use propnet_kernels::runner::gpu_available_for_tests;
 use propnet_kernels::runner::{loop_limit, GpuJob, GpuRunner, RunParams};
 use propnet_kernels::wgsl::{Layout, Options};
 use propnet_netlist::playout::{reference_playout, PlayoutRecord};
@@ -141,7 +140,7 @@ const CASES: &[Case] = &[
 
 #[test]
 fn gpu_matches_reference_on_random_netlists() {
-    if !gpu_available_for_tests() {
+    if !common::gpu_available() {
         return;
     }
     for seed in 0..6u64 {
@@ -166,7 +165,7 @@ fn gpu_matches_reference_on_random_netlists() {
 
 #[test]
 fn gpu_matches_reference_on_hand_built_netlists() {
-    if !gpu_available_for_tests() {
+    if !common::gpu_available() {
         return;
     }
     for (i, case) in CASES.iter().enumerate() {
@@ -184,7 +183,7 @@ fn gpu_matches_reference_on_hand_built_netlists() {
 
 #[test]
 fn gpu_stuck_game_ends_every_way() {
-    if !gpu_available_for_tests() {
+    if !common::gpu_available() {
         return;
     }
     let net = common::stuck();
@@ -218,7 +217,7 @@ fn gpu_stuck_game_ends_every_way() {
 
 #[test]
 fn gpu_large_netlist_both_layouts() {
-    if !gpu_available_for_tests() {
+    if !common::gpu_available() {
         return;
     }
     let spec = RandomSpec {
@@ -249,7 +248,7 @@ fn gpu_large_netlist_both_layouts() {
 /// reference's records. On drivers without such a cap nothing is redone.
 #[test]
 fn gpu_redoes_dispatches_a_driver_cut_short() {
-    if !gpu_available_for_tests() {
+    if !common::gpu_available() {
         return;
     }
     // The counter game without its terminal: every playout runs to the step limit.

@@ -12,7 +12,7 @@ use propnet_netlist::playout::reference_playout;
 use propnet_netlist::random::{random_netlist, RandomSpec};
 use propnet_netlist::Netlist;
 
-use propnet_kernels::runner::gpu_available_for_tests as gpu_available;
+use propnet_tests::gpu_available;
 
 fn request(net: &Netlist, seed: u64, scale: u32) -> BatchRequest {
     let mid = reference_playout(net, &net.initial_state(), seed ^ 1, 0, 2);

@@ -148,7 +148,8 @@ mod tests {
         );
         assert!(parse_budget("fast").is_err());
         assert!(parse_budget("-1s").is_err());
-        let net = ValidNetlist::new(propnet_host::fixtures::tictactoe()).unwrap();
+        let net = propnet_netlist::random::random_netlist(1, &Default::default());
+        let net = ValidNetlist::new(net).unwrap();
         let flags = MctsFlags {
             exploration: 1.0,
             playouts_per_leaf: 1,

@@ -144,7 +144,7 @@ impl Backend for CpuBackend {
             .enumerate()
             .find(|(_, j)| j.start.len() != latches)
         {
-            return Err(BackendError::Failed {
+            return Err(BackendError::BadRequest {
                 backend: "cpu".into(),
                 message: format!(
                     "job {j}: start state has {} values, netlist has {latches} latches",

@@ -11,11 +11,11 @@
 //! plus the move choice (`legal moves` word reads per block, one Threefry draw per lane and
 //! role with two or more legal moves). State per lane: one bit per slot.
 
-pub mod backend;
-pub mod bits;
-pub mod draw;
-pub mod engine;
-pub mod eval;
+mod backend;
+mod bits;
+mod draw;
+mod engine;
+mod eval;
 pub mod program;
 
 pub use backend::CpuBackend;

@@ -21,7 +21,7 @@
 mod common;
 pub use common::LoopBound;
 mod inline;
-pub mod namer;
+mod namer;
 mod table;
 
 use propnet_netlist::{Netlist, NetlistInfo};
