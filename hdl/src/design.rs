@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 /// Options of the Verilog writer.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Module name prefix (made a legal, non-keyword identifier by [`names::Namer`]).
+    /// Module name prefix (made a legal Verilog identifier that is no keyword by the
+    /// crate's namer).
     pub prefix: String,
     /// Number of playout engines (1..=4096).
     pub engines: u32,

@@ -25,7 +25,7 @@
 //!   almost never with three banks; tic-tac-toe needs four). Each bank is one more
 //!   Threefry pipeline per role (and thread).
 //! - C-slow (`cslow = 2`; Leiserson & Saxe, "Retiming synchronous circuitry", 1991): the
-//!   core is split ([`crate::core::write_core_split`]) and a register level sits between
+//!   core is split (`core::write_core_split`) and a register level sits between
 //!   stage 0 (state → legal, terminal, goal and the state-only cut) and stage 1 (chooser →
 //!   move-dependent next state → latches). Two playout threads alternate: while one is in
 //!   stage 0 the other is in stage 1, so each thread makes a joint move every other cycle
@@ -382,7 +382,7 @@ impl<'a> Engine<'a> {
             let _ = writeln!(s, "wire [{w1}:0] cnt_{ri} = pre_{ri}_{n};", w1 = w - 1);
         }
         let parallel = n <= PARALLEL_COMPARE_MAX_MOVES;
-        write_k(s, ri, n, w, &pipes, !parallel);
+        write_k(s, ri, n, w, pipes, !parallel);
         if grouped {
             crate::chooser::write_group_select(s, ri, n, w, off);
         }

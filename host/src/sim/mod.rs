@@ -4,7 +4,7 @@
 //! A netlist is compiled ([`program`]) into a flat levelized program (opcode and operand
 //! index arrays, n-ary `And`/`Or` as operand ranges, `Not` folded into operand negation),
 //! split into the core view phase (legal/terminal), the goal phase and the transition
-//! phase. The block simulator ([`engine`]) steps all lanes together and refills finished
+//! phase. The block simulator (`engine`) steps all lanes together and refills finished
 //! lanes from the work queue. [`CpuBackend`] implements [`crate::backend::Backend`].
 //!
 //! Cost model per joint move and lane: `instructions / 64` word operations per operand
