@@ -4,6 +4,7 @@
 pub mod arena;
 pub mod backend;
 pub mod fixtures;
+pub mod ggp;
 pub mod gpu;
 pub mod machine;
 pub mod mcts;

@@ -54,6 +54,9 @@ impl Default for MctsParams {
 pub enum Budget {
     /// A fixed number of iterations (selected leaves); deterministic.
     Iterations(u64),
-    /// Wall-clock time; checked after each batch, so it may overrun by one batch.
+    /// Wall-clock time; checked after each batch, so it may overrun by one batch (a model
+    /// with slow playouts, the interpreter, also stops inside the batch).
     Time(Duration),
+    /// Until this instant; checked like [`Budget::Time`].
+    Deadline(std::time::Instant),
 }
