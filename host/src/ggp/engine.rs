@@ -32,7 +32,11 @@ pub struct Line<S, M> {
     role: usize,
 }
 
-impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Line<S, M> {
+impl<
+        S: Clone + Send + 'static,
+        M: Copy + Eq + std::hash::Hash + std::fmt::Debug + Send + 'static,
+    > Line<S, M>
+{
     /// The initial position of `model` for our `role`, with an empty tree.
     ///
     /// # Errors

@@ -187,7 +187,11 @@ impl Gamer {
             Ok(g) => g,
             Err(e) => {
                 let why = format!("START {id}: rules rejected: {e}");
-                self.log.line(&id, &why, json!({"message": format!("START {id}"), "reply": "busy", "error": e.to_string()}));
+                self.log.line(
+                    "player",
+                    &why,
+                    json!({"message": format!("START {id}"), "reply": "busy", "error": why}),
+                );
                 return "busy".into();
             }
         };
@@ -204,7 +208,7 @@ impl Gamer {
                 roles.join(", ")
             );
             self.log.line(
-                &id,
+                "player",
                 &why,
                 json!({"message": format!("START {id}"), "reply": "busy", "error": why}),
             );

@@ -145,7 +145,16 @@ fn read_request(
     limits: &ServerLimits,
     received: Instant,
 ) -> Result<HttpRequest, (u16, String)> {
-    let io = |e: std::io::Error| (408, format!("reading the request failed: {e}"));
+    let io = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => (
+            408,
+            format!(
+                "request not received in time (no data for {:?})",
+                limits.io_timeout
+            ),
+        ),
+        _ => (400, format!("reading the request failed: {e}")),
+    };
     stream.set_nonblocking(false).map_err(io)?;
     stream
         .set_read_timeout(Some(limits.io_timeout))
@@ -161,6 +170,9 @@ fn read_request(
         let mut req = httparse::Request::new(&mut headers);
         match req.parse(&buf) {
             Ok(httparse::Status::Complete(head_len)) => {
+                if head_len > limits.max_head {
+                    return Err((431, format!("request head over {} bytes", limits.max_head)));
+                }
                 let method = req.method.unwrap_or("").to_string();
                 let path = req.path.unwrap_or("/").to_string();
                 let length = body_length(req.headers, limits)?;

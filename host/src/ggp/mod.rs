@@ -13,7 +13,9 @@ pub mod engine;
 pub mod gamer;
 pub mod http;
 pub mod log;
+pub mod manager;
 pub mod message;
+pub mod record;
 pub mod spelling;
 pub mod worker;
 

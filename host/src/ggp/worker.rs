@@ -17,6 +17,9 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The search stops this long before a reply deadline, to hand its answer over in time.
+const HANDOVER: Duration = Duration::from_millis(15);
+
 /// What the connection thread reads at the deadline: the best move so far of a step.
 #[derive(Clone, Debug, Default)]
 pub struct Slot {
@@ -111,7 +114,12 @@ pub fn run(job: Job, rx: mpsc::Receiver<Command>, ready: mpsc::Sender<String>) {
     let note = match engine.as_mut() {
         Some(e) => {
             let mut publish = |_i: usize| {};
-            let t = e.think(job.deadline, false, &mut publish);
+            // end a little early so `ready` reaches the connection thread before its deadline
+            let end = job
+                .deadline
+                .checked_sub(Duration::from_millis(20))
+                .unwrap_or(job.deadline);
+            let t = e.think(end, false, &mut publish);
             let d = e.describe();
             if let Ok(t) = &t {
                 set_fallback(&job, e.legal_texts().first());
@@ -179,8 +187,18 @@ fn play(
             }
         }
     };
+    if !problems.is_empty() {
+        let text = problems.join("; ");
+        job.log.line(
+            &job.id,
+            &format!("PLAY step {step}: {text}"),
+            json!({"step": step, "problems": problems}),
+        );
+    }
     let engine = e.describe();
-    match e.think(deadline, job.opts.quick_forced, &mut publish) {
+    // stop a little before the reply deadline so the answer reaches the connection thread
+    let end = deadline.checked_sub(HANDOVER).unwrap_or(deadline);
+    match e.think(end, job.opts.quick_forced, &mut publish) {
         Ok(think) if !think.text.is_empty() => Reply {
             text: think.text.clone(),
             think,

@@ -160,6 +160,9 @@ impl GameModel for InterpModel {
     fn move_text(&self, m: GroundTermId) -> String {
         self.interp.term_text(m)
     }
+    fn state_fluents(&self, state: &State) -> Vec<String> {
+        self.interp.state_text(state)
+    }
     fn describe(&self) -> String {
         "reference interpreter (rollouts by the interpreter, 1 thread)".to_string()
     }

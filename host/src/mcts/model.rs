@@ -92,6 +92,8 @@ pub trait GameModel {
         -> Result<Vec<JobResult>, ModelError>;
     /// Canonical text of a move, e.g. `(mark 1 2)` or `noop` (lower case).
     fn move_text(&self, m: Self::Move) -> String;
+    /// Canonical texts of the fluents true in `state`, sorted.
+    fn state_fluents(&self, state: &Self::State) -> Vec<String>;
     /// One line naming the model and its backend.
     fn describe(&self) -> String;
 }
@@ -164,6 +166,16 @@ impl GameModel for NetModel<'_> {
     }
     fn move_text(&self, m: InputId) -> String {
         self.net.inputs[m.index()].name.clone()
+    }
+    fn state_fluents(&self, state: &State) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .net
+            .true_fluents(state)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        v.sort_unstable();
+        v
     }
     fn describe(&self) -> String {
         format!("netlist, rollouts on {}", self.backend.describe())

@@ -126,7 +126,11 @@ impl Search {
     }
 }
 
-impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Search<S, M> {
+impl<
+        S: Clone + Send + 'static,
+        M: Copy + Eq + std::hash::Hash + std::fmt::Debug + Send + 'static,
+    > Search<S, M>
+{
     /// A search over any [`GameModel`] with these states and moves.
     pub fn for_model(params: MctsParams) -> Self {
         Self {
@@ -416,6 +420,9 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Search<S, M> {
                 path.push((id, moves));
                 id = child;
                 continue;
+            }
+            if self.tree.nodes.len() >= self.params.max_nodes {
+                return Ok(Leaf { path, node: id });
             }
             let joint: Vec<M> = moves
                 .iter()

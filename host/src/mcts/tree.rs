@@ -154,7 +154,7 @@ impl Tree {
     }
 }
 
-impl<S, M: PartialEq> Tree<S, M> {
+impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
     /// A tree holding only `root`.
     pub fn with_root(root: Node<S, M>) -> Self {
         Self { nodes: vec![root] }
@@ -191,6 +191,10 @@ impl<S, M: PartialEq> Tree<S, M> {
                 }
                 self.nodes.push(n);
             }
+        }
+        // Freeing a large discarded tree takes a while: do it off the search's thread.
+        if old.len() > 10_000 {
+            std::thread::spawn(move || drop(old));
         }
     }
 
