@@ -183,26 +183,42 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Prints each player's score, its recorded errors and its worst reply latency.
+/// Prints each player's score, its recorded errors and its reply latency (max and p99, as
+/// a fraction of the play clock; START replies excluded).
 fn report(args: &MatchArgs, games: &[GameRecord], records: &[MatchRecord]) {
     let scores = player_scores(games, args.players.len());
     println!("{} GGP matches of {}", games.len(), args.game.display());
     for (p, e) in scores.iter().enumerate() {
-        let (mut errors, mut worst) = (0usize, 0.0f64);
+        let mut errors = 0usize;
+        let mut lat: Vec<f64> = Vec::new();
         for (g, rec) in games.iter().zip(records) {
             for (r, _) in g.seats.iter().enumerate().filter(|(_, &s)| s == p) {
                 errors += rec.errors.iter().filter(|e| !e[r].is_empty()).count();
-                worst = rec
-                    .reply_millis
-                    .iter()
-                    .skip(1)
-                    .filter_map(|m| m[r])
-                    .fold(worst, f64::max);
+                let clock = rec.play_clock as f64 * 1000.0;
+                lat.extend(
+                    rec.reply_millis
+                        .iter()
+                        .skip(1)
+                        .filter_map(|m| m[r])
+                        .map(|m| m / clock),
+                );
             }
         }
-        println!(
-            "{:>24}: {:6.2} ± {:5.2} (95% CI, n={}), {errors} errors, slowest reply {worst:.0} ms",
+        print!(
+            "{:>24}: {:6.2} ± {:5.2} (95% CI, n={}), {errors} errors",
             args.players[p], e.mean, e.ci95, e.n
+        );
+        if lat.is_empty() {
+            println!();
+            continue;
+        }
+        lat.sort_by(f64::total_cmp);
+        let p99 = lat[((lat.len() as f64 * 0.99).ceil() as usize).clamp(1, lat.len()) - 1];
+        println!(
+            ", {} replies: latency max {:.3} p99 {:.3} of the play clock",
+            lat.len(),
+            lat[lat.len() - 1],
+            p99
         );
     }
 }

@@ -58,3 +58,6 @@ pub use model::{net_next_state, net_view, GameModel, ModelError, NetModel, Rollo
 pub use params::{Budget, MctsParams};
 pub use search::{MoveReport, Search, SearchResult};
 pub use tree::{MoveStats, Node, NodeId, Tree};
+
+#[cfg(test)]
+mod tests;
