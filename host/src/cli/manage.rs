@@ -68,7 +68,10 @@ fn referee(args: &MatchArgs, game: &gdl::Game) -> anyhow::Result<Referee> {
         ..PipelineOptions::default()
     };
     match compile_game(game, Duration::ZERO, &opts) {
-        Ok((net, _)) => Ok(Referee::Net(net.clone(), ReferenceBackend::new(net))),
+        Ok((net, _)) => Ok(Referee::Net(
+            Box::new(net.clone()),
+            Box::new(ReferenceBackend::new(net)),
+        )),
         Err(e) => {
             eprintln!("referee: {e}; the reference interpreter referees instead");
             let m = InterpModel::new(&game.program)

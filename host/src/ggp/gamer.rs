@@ -51,7 +51,13 @@ struct Active {
     step: u64,
     play_clock: Duration,
     spelling: Arc<Spelling>,
+    /// Without a message by then the match counts as abandoned (the manager is gone) and
+    /// a new START replaces it: two play clocks and [`ABANDON_AFTER`] after the last one.
+    expires: Instant,
 }
+
+/// Slack after which a silent match is abandoned (see `Active::expires`).
+pub const ABANDON_AFTER: Duration = Duration::from_secs(30);
 
 /// The player: shared by the server's connection threads.
 pub struct Gamer {
@@ -173,6 +179,11 @@ impl Gamer {
             start_end.saturating_duration_since(Instant::now()),
         );
         let mut cur = self.current();
+        if let Some(a) = cur.take_if(|a| Instant::now() > a.expires) {
+            let why = format!("match {} abandoned: no message since its clock ran out", a.id);
+            let _ = a.tx.send(Command::Abort);
+            self.log.line("player", &why, json!({"event": "abandoned", "match": a.id}));
+        }
         if let Some(a) = cur.as_ref() {
             let why = format!("START {id} while playing {}", a.id);
             self.log.line(
@@ -236,6 +247,7 @@ impl Gamer {
             step: 0,
             play_clock,
             spelling,
+            expires: start_end + 2 * play_clock + ABANDON_AFTER,
         });
         drop(cur);
         let prepared = ready_rx
@@ -271,6 +283,7 @@ impl Gamer {
             match cur.as_mut() {
                 Some(a) if a.id == id => {
                     a.step += 1;
+                    a.expires = received + 2 * a.play_clock + ABANDON_AFTER;
                     (
                         a.tx.clone(),
                         a.slot.clone(),

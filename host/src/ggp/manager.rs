@@ -93,7 +93,7 @@ impl GameText {
 /// The manager's state machine for the game.
 pub enum Referee {
     /// The compiled netlist.
-    Net(Netlist, ReferenceBackend),
+    Net(Box<Netlist>, Box<ReferenceBackend>),
     /// The reference interpreter (the game did not compile).
     Interp(Box<InterpModel>),
 }
@@ -189,7 +189,7 @@ pub fn play_match(
     match referee {
         Referee::Net(net, backend) => {
             let net: &Netlist = net;
-            let mut model = NetModel::new(net, backend);
+            let mut model = NetModel::new(net, backend.as_mut());
             let mut local = |seat: &mut Seat,
                              state: &Vec<bool>,
                              role: usize,
@@ -235,31 +235,7 @@ fn run<G: GameModel>(
     let mut rec = new_record(game, seats, id, opts, &role_names);
     let mut state = model.initial_state().map_err(err)?;
     push_state(&mut rec, model, &state, &game.spelling);
-    let rules = format!("({})", game.rulesheet());
-    let starts: Vec<String> = role_names
-        .iter()
-        .map(|r| {
-            format!(
-                "(START {id} {r} {rules} {} {})",
-                opts.start_clock, opts.play_clock
-            )
-        })
-        .collect();
-    let out = broadcast(
-        seats,
-        &starts,
-        Duration::from_secs(opts.start_clock) + opts.grace,
-    );
-    rec.errors.push(
-        out.iter()
-            .map(|o| o.as_ref().and_then(|o| o.error).unwrap_or("").to_string())
-            .collect(),
-    );
-    rec.reply_millis.push(
-        out.iter()
-            .map(|o| o.as_ref().filter(|o| o.reply.is_some()).map(|o| o.millis))
-            .collect(),
-    );
+    send_start(&mut rec, seats, game, &role_names, id, opts);
     let mut previous: Option<Vec<String>> = None;
     let end = loop {
         let view = model.view(&state).map_err(err)?;
@@ -282,33 +258,22 @@ fn run<G: GameModel>(
                     .collect()
             })
             .collect();
-        let prev = previous
-            .as_ref()
-            .map_or("NIL".to_string(), |ms| format!("({})", ms.join(" ")));
-        let bodies = vec![format!("(PLAY {id} {prev})"); roles];
-        let out = broadcast(
-            seats,
-            &bodies,
-            Duration::from_secs(opts.play_clock) + opts.grace,
-        );
+        let body = format!("(PLAY {id} {})", moves_text(previous.as_deref()));
+        let out = broadcast(seats, &vec![body; roles], play_timeout(opts));
         let mut joint = Vec::with_capacity(roles);
         let mut errors = Vec::with_capacity(roles);
         let mut millis = Vec::with_capacity(roles);
         for r in 0..roles {
             let (choice, error, ms) = match (&mut seats[r], &out[r]) {
                 (Seat::Remote(_), Some(o)) => judge(o, &texts[r]),
-                (Seat::Random(seed), _) => (
-                    Some(random_index(*seed, step, r, texts[r].len())),
-                    String::new(),
-                    None,
-                ),
+                (Seat::Random(seed), _) => {
+                    let i = random_index(*seed, step, r, texts[r].len());
+                    (Some(i), String::new(), None)
+                }
                 (seat, _) => {
                     let m = local(seat, &state, r, &view.legal)?;
-                    (
-                        view.legal[r].iter().position(|&x| x == m),
-                        String::new(),
-                        None,
-                    )
+                    let i = view.legal[r].iter().position(|&x| x == m);
+                    (i, String::new(), None)
                 }
             };
             let i = choice
@@ -332,20 +297,56 @@ fn run<G: GameModel>(
     rec.end = end.to_string();
     rec.is_completed = end == "terminal";
     rec.is_aborted = !rec.is_completed;
-    let last = previous
-        .as_ref()
-        .map_or("NIL".to_string(), |ms| format!("({})", ms.join(" ")));
-    let finals = if rec.is_completed {
-        vec![format!("(STOP {id} {last})"); roles]
+    let last = if rec.is_completed {
+        format!("(STOP {id} {})", moves_text(previous.as_deref()))
     } else {
-        vec![format!("(ABORT {id})"); roles]
+        format!("(ABORT {id})")
     };
-    broadcast(
-        seats,
-        &finals,
-        Duration::from_secs(opts.play_clock) + opts.grace,
-    );
+    broadcast(seats, &vec![last; roles], play_timeout(opts));
     Ok(rec)
+}
+
+/// `NIL` or `(m1 … mn)`.
+fn moves_text(moves: Option<&[String]>) -> String {
+    moves.map_or("NIL".to_string(), |ms| format!("({})", ms.join(" ")))
+}
+
+/// How long a PLAY, STOP or ABORT reply may take: play clock + grace.
+fn play_timeout(opts: &ManagerOptions) -> Duration {
+    Duration::from_secs(opts.play_clock) + opts.grace
+}
+
+/// Sends START to every remote seat and records its errors and latencies.
+fn send_start(
+    rec: &mut MatchRecord,
+    seats: &[Seat],
+    game: &GameText,
+    role_names: &[String],
+    id: &str,
+    opts: &ManagerOptions,
+) {
+    let rules = format!("({})", game.rulesheet());
+    let starts: Vec<String> = role_names
+        .iter()
+        .map(|r| {
+            format!(
+                "(START {id} {r} {rules} {} {})",
+                opts.start_clock, opts.play_clock
+            )
+        })
+        .collect();
+    let timeout = Duration::from_secs(opts.start_clock) + opts.grace;
+    let out = broadcast(seats, &starts, timeout);
+    rec.errors.push(
+        out.iter()
+            .map(|o| o.as_ref().and_then(|o| o.error).unwrap_or("").to_string())
+            .collect(),
+    );
+    rec.reply_millis.push(
+        out.iter()
+            .map(|o| o.as_ref().filter(|o| o.reply.is_some()).map(|o| o.millis))
+            .collect(),
+    );
 }
 
 /// Judges a remote reply against the legal moves (spelled as in the rules, compared as

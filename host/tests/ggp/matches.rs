@@ -154,6 +154,7 @@ fn full_matches_over_http_agree_with_the_reference_interpreter() {
                 assert_fallback_logged(&scratch_of(name), name);
             }
         }
+        let _ = std::fs::remove_dir_all(scratch_of(name));
     }
 }
 
@@ -218,4 +219,7 @@ fn connect_four_player_beats_random_through_the_manager() {
         "connect four, propnet player (1 s) vs random: mean score {mean:.1} over {games} games"
     );
     assert!(mean >= 90.0, "mean score {mean:.1} < 90");
+    for c in &cases {
+        let _ = std::fs::remove_dir_all(scratch_of(c.name));
+    }
 }
