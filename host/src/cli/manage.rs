@@ -114,6 +114,9 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
     if args.manager.grace_ms > 60_000 {
         bail!("--grace-ms {}: at most 60000", args.manager.grace_ms);
     }
+    if args.manager.ground_atoms == 0 {
+        bail!("--ground-atoms must be at least 1");
+    }
     let game = gdl::load(&args.game)?;
     for w in &game.warnings {
         eprintln!("{w}");

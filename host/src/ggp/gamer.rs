@@ -20,8 +20,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Default reply margin: the reply leaves this long before the clock runs out. Measured
-/// on loopback on the shared 2-core dev machine under load (see BENCHMARKS.md, "GGP
-/// player"): replies arrived at most ~20 ms after the deadline the player set itself.
+/// on loopback on the shared 2-core dev machine (BENCHMARKS.md, "GGP player"): the
+/// manager read replies at most 67 ms after the player's own deadline, with 15 processes
+/// on the 2 cores; 250 ms leaves about four times that.
 pub const DEFAULT_MARGIN: Duration = Duration::from_millis(250);
 
 /// How the player plays.
@@ -180,9 +181,13 @@ impl Gamer {
         );
         let mut cur = self.current();
         if let Some(a) = cur.take_if(|a| Instant::now() > a.expires) {
-            let why = format!("match {} abandoned: no message since its clock ran out", a.id);
+            let why = format!(
+                "match {} abandoned: no message since its clock ran out",
+                a.id
+            );
             let _ = a.tx.send(Command::Abort);
-            self.log.line("player", &why, json!({"event": "abandoned", "match": a.id}));
+            self.log
+                .line("player", &why, json!({"event": "abandoned", "match": a.id}));
         }
         if let Some(a) = cur.as_ref() {
             let why = format!("START {id} while playing {}", a.id);

@@ -215,24 +215,8 @@ fn clock(e: &SExpr, what: &str) -> Result<Duration, MessageError> {
 /// `(mark 1 2)` or `noop`.
 pub fn canonical_move(e: &SExpr) -> String {
     let mut out = String::new();
-    write_folded(&mut out, e);
+    super::spelling::write_with(&mut out, e, &|t, o| o.push_str(&fold_case(t)));
     out
-}
-
-fn write_folded(out: &mut String, e: &SExpr) {
-    match e {
-        SExpr::Atom { text, .. } => out.push_str(&fold_case(text)),
-        SExpr::List { items, .. } => {
-            out.push('(');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                write_folded(out, item);
-            }
-            out.push(')');
-        }
-    }
 }
 
 #[cfg(test)]

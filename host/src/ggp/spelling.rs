@@ -44,26 +44,28 @@ impl Spelling {
         match parsed.as_deref() {
             Some([e]) => {
                 let mut out = String::new();
-                self.write(&mut out, e);
+                write_with(&mut out, e, &|t, o| o.push_str(self.symbol(t)));
                 out
             }
             _ => term.to_string(),
         }
     }
+}
 
-    fn write(&self, out: &mut String, e: &SExpr) {
-        match e {
-            SExpr::Atom { text, .. } => out.push_str(self.symbol(text)),
-            SExpr::List { items, .. } => {
-                out.push('(');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(' ');
-                    }
-                    self.write(out, item);
+/// Appends `e` as text with single spaces, each atom written by `atom` (so that printing,
+/// case folding and re-spelling share one walk).
+pub fn write_with(out: &mut String, e: &SExpr, atom: &dyn Fn(&str, &mut String)) {
+    match e {
+        SExpr::Atom { text, .. } => atom(text, out),
+        SExpr::List { items, .. } => {
+            out.push('(');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
                 }
-                out.push(')');
+                write_with(out, item, atom);
             }
+            out.push(')');
         }
     }
 }
