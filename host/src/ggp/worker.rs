@@ -111,24 +111,9 @@ pub fn run(job: Job, rx: mpsc::Receiver<Command>, ready: mpsc::Sender<String>) {
             None
         }
     };
-    let note = match engine.as_mut() {
-        Some(e) => {
-            let mut publish = |_i: usize| {};
-            // end a little early so `ready` reaches the connection thread before its deadline
-            let end = job
-                .deadline
-                .checked_sub(Duration::from_millis(20))
-                .unwrap_or(job.deadline);
-            let t = e.think(end, false, &mut publish);
-            let d = e.describe();
-            if let Ok(t) = &t {
-                set_fallback(&job, e.legal_texts().first());
-                job.log.line(&job.id, &format!("start search: {} iterations", t.iterations), json!({"think_ms": t.elapsed.as_secs_f64() * 1000.0, "iterations": t.iterations, "playouts": t.playouts, "backend": d}));
-            }
-            d
-        }
-        None => "no engine".to_string(),
-    };
+    let note = engine
+        .as_mut()
+        .map_or_else(|| "no engine".to_string(), |e| start_search(&job, e));
     let _ = ready.send(note);
     while let Ok(cmd) = rx.recv() {
         match cmd {
@@ -147,6 +132,27 @@ pub fn run(job: Job, rx: mpsc::Receiver<Command>, ready: mpsc::Sender<String>) {
             Command::Stop { .. } | Command::Abort => break,
         }
     }
+}
+
+/// Publishes a first legal move, then searches the initial state until the start
+/// deadline; returns the engine's description.
+fn start_search(job: &Job, e: &mut Engine) -> String {
+    // a legal move for a PLAY that comes before the start search ends
+    set_fallback(job, e.legal_texts().first());
+    let end = job.deadline.checked_sub(HANDOVER).unwrap_or(job.deadline);
+    let t = e.think(end, false, &mut |_| {});
+    let d = e.describe();
+    if let Ok(t) = &t {
+        let fields = json!({
+            "think_ms": t.elapsed.as_secs_f64() * 1000.0,
+            "iterations": t.iterations,
+            "playouts": t.playouts,
+            "backend": d,
+        });
+        let human = format!("start search: {} iterations", t.iterations);
+        job.log.line(&job.id, &human, fields);
+    }
+    d
 }
 
 fn set_fallback(job: &Job, text: Option<&String>) {
@@ -254,7 +260,21 @@ fn prepare(job: &Job) -> Result<Engine, String> {
     let why = match rx.recv_timeout(wait) {
         Ok(Ok((net, sel))) => {
             let desc = sel.backend.describe();
-            job.log.line(&job.id, &format!("compiled in {:.0} ms: {} gates; rollouts on {desc}{}", t0.elapsed().as_secs_f64() * 1000.0, net.logic_gate_count(), sel.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()), json!({"event": "compiled", "compile_ms": t0.elapsed().as_secs_f64() * 1000.0, "gates": net.logic_gate_count(), "backend": desc}));
+            let ms = t0.elapsed().as_secs_f64() * 1000.0;
+            let gates = net.logic_gate_count();
+            let note = sel
+                .note
+                .as_deref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default();
+            let human = format!("compiled in {ms:.0} ms: {gates} gates; rollouts on {desc}{note}");
+            let fields = json!({
+                "event": "compiled",
+                "compile_ms": ms,
+                "gates": gates,
+                "backend": desc,
+            });
+            job.log.line(&job.id, &human, fields);
             return Engine::net(net, sel.backend, job.role, job.opts.mcts.clone())
                 .map_err(|e| e.to_string());
         }
