@@ -41,9 +41,14 @@ pub struct PlayerArgs {
     /// Most ground atoms before the game goes to the interpreter fallback.
     #[arg(long, default_value_t = GroundBudget::default().max_atoms)]
     pub ground_atoms: usize,
-    /// Most seconds of grounding (also at most half the start clock).
+    /// Most seconds of grounding (past the start clock it goes on in the background while
+    /// the interpreter plays; the player switches to the netlist when it is done).
     #[arg(long, default_value = "120", value_parser = parse_seconds)]
     pub ground_seconds: f64,
+    /// Part of the start clock (0..=1) to wait for the compiled game before starting
+    /// with the interpreter.
+    #[arg(long, default_value_t = 0.75)]
+    pub compile_wait: f64,
     /// Answer forced moves (one legal move) at once instead of searching the clock.
     #[arg(long)]
     pub quick_forced: bool,
@@ -71,6 +76,12 @@ fn options(args: &PlayerArgs) -> anyhow::Result<PlayerOptions> {
     if args.ground_atoms == 0 {
         bail!("--ground-atoms must be at least 1");
     }
+    if !(0.0..=1.0).contains(&args.compile_wait) {
+        bail!(
+            "--compile-wait {}: must be between 0 and 1",
+            args.compile_wait
+        );
+    }
     Ok(PlayerOptions {
         name: args.name.clone(),
         backend: args.backend,
@@ -92,6 +103,7 @@ fn options(args: &PlayerArgs) -> anyhow::Result<PlayerOptions> {
             ..MctsParams::default()
         },
         quick_forced: args.quick_forced,
+        compile_wait: args.compile_wait,
     })
 }
 

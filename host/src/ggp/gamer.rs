@@ -36,8 +36,12 @@ pub struct PlayerOptions {
     pub backend_options: BackendOptions,
     /// The reply leaves `margin` before the clock ends.
     pub margin: Duration,
-    /// Grounding limits; the time limit is further cut to half the start clock.
+    /// Grounding limits. Grounding that outlasts the start clock goes on in the background
+    /// while the interpreter plays; the player switches to the netlist when it is done.
     pub ground: GroundBudget,
+    /// Part of the start clock (0..=1) to wait for the compiled game before starting with
+    /// the interpreter.
+    pub compile_wait: f64,
     /// Search parameters (seed, batch sizes, …).
     pub mcts: MctsParams,
     /// Answer a forced move (one legal move) at once instead of searching the clock.

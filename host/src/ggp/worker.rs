@@ -12,6 +12,7 @@ use crate::pipeline::{compile_game, PipelineOptions};
 use crate::select;
 use propnet_compiler::gdl::Game;
 use propnet_compiler::ground::CompileOptions;
+use propnet_netlist::Netlist;
 use serde_json::json;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -100,8 +101,13 @@ pub struct Job {
 /// Runs the match: prepare, search until the start deadline, signal `ready`, then serve
 /// commands until STOP, ABORT or a closed channel.
 pub fn run(job: Job, rx: mpsc::Receiver<Command>, ready: mpsc::Sender<String>) {
+    let mut pending = None;
+    let mut history: Vec<Vec<String>> = Vec::new();
     let mut engine = match prepare(&job) {
-        Ok(e) => Some(e),
+        Ok((e, compiling)) => {
+            pending = compiling;
+            Some(e)
+        }
         Err(why) => {
             job.log.line(
                 &job.id,
@@ -124,7 +130,11 @@ pub fn run(job: Job, rx: mpsc::Receiver<Command>, ready: mpsc::Sender<String>) {
                 reply,
             } => {
                 let r = match engine.as_mut() {
-                    Some(e) => play(&job, e, step, moves, deadline),
+                    Some(e) => {
+                        try_upgrade(&job, e, &mut pending, &history);
+                        history.extend(moves.clone());
+                        play(&job, e, step, moves, deadline)
+                    }
                     None => Reply::plain("nil".into(), "no engine".into()),
                 };
                 let _ = reply.send(r);
@@ -233,14 +243,15 @@ fn play(
     }
 }
 
-/// Compiles the game within part of the start clock, or builds the interpreter fallback.
-fn prepare(job: &Job) -> Result<Engine, String> {
-    let t0 = Instant::now();
-    let remaining = job.deadline.saturating_duration_since(t0);
-    let mut budget = job.opts.ground.clone();
-    budget.max_time = budget.max_time.min(remaining / 2);
+/// A compiled game and its backend, or why it could not be had.
+type Compiled = Result<(Netlist, select::Selected), String>;
+
+/// Compiles the game (and builds its backend) on a thread of its own, with the full
+/// grounding budget: past the start clock it goes on in the background.
+fn spawn_compile(job: &Job) -> mpsc::Receiver<Compiled> {
     let (tx, rx) = mpsc::channel();
     let game = job.game.clone();
+    let budget = job.opts.ground.clone();
     let (kind, bopts) = (job.opts.backend, job.opts.backend_options.clone());
     std::thread::spawn(move || {
         let opts = PipelineOptions {
@@ -256,34 +267,37 @@ fn prepare(job: &Job) -> Result<Engine, String> {
             });
         let _ = tx.send(res);
     });
-    let wait = remaining.mul_f64(0.75);
-    let why = match rx.recv_timeout(wait) {
-        Ok(Ok((net, sel))) => {
-            let desc = sel.backend.describe();
-            let ms = t0.elapsed().as_secs_f64() * 1000.0;
-            let gates = net.logic_gate_count();
-            let note = sel
-                .note
-                .as_deref()
-                .map(|n| format!(" ({n})"))
-                .unwrap_or_default();
-            let human = format!("compiled in {ms:.0} ms: {gates} gates; rollouts on {desc}{note}");
-            let fields = json!({
-                "event": "compiled",
-                "compile_ms": ms,
-                "gates": gates,
-                "backend": desc,
-            });
-            job.log.line(&job.id, &human, fields);
-            return Engine::net(net, sel.backend, job.role, job.opts.mcts.clone())
-                .map_err(|e| e.to_string());
-        }
-        Ok(Err(e)) => e,
-        Err(_) => format!(
-            "not compiled within {:.1} s of the start clock",
-            wait.as_secs_f64()
-        ),
-    };
+    rx
+}
+
+/// The netlist engine at the initial state (logged with its compile time since `t0`).
+fn net_engine(
+    job: &Job,
+    net: Netlist,
+    sel: select::Selected,
+    t0: Instant,
+) -> Result<Engine, String> {
+    let desc = sel.backend.describe();
+    let ms = t0.elapsed().as_secs_f64() * 1000.0;
+    let gates = net.logic_gate_count();
+    let note = sel
+        .note
+        .as_deref()
+        .map(|n| format!(" ({n})"))
+        .unwrap_or_default();
+    let human = format!("compiled in {ms:.0} ms: {gates} gates; rollouts on {desc}{note}");
+    let fields = json!({
+        "event": "compiled",
+        "compile_ms": ms,
+        "gates": gates,
+        "backend": desc,
+    });
+    job.log.line(&job.id, &human, fields);
+    Engine::net(net, sel.backend, job.role, job.opts.mcts.clone()).map_err(|e| e.to_string())
+}
+
+/// The interpreter engine at the initial state, logged with the reason for the fallback.
+fn interp_engine(job: &Job, why: &str) -> Result<Engine, String> {
     job.log.line(
         &job.id,
         &format!("falling back to the reference interpreter: {why}"),
@@ -297,4 +311,78 @@ fn prepare(job: &Job) -> Result<Engine, String> {
         ..job.opts.mcts.clone()
     };
     Engine::interp(Box::new(model), job.role, params).map_err(|e| e.to_string())
+}
+
+/// Compiles the game within `compile_wait` of the start clock, or starts with the
+/// interpreter; then also returns the compilation still under way, if any.
+fn prepare(job: &Job) -> Result<(Engine, Option<mpsc::Receiver<Compiled>>), String> {
+    let t0 = Instant::now();
+    let rx = spawn_compile(job);
+    let wait = job
+        .deadline
+        .saturating_duration_since(t0)
+        .mul_f64(job.opts.compile_wait);
+    match rx.recv_timeout(wait) {
+        Ok(Ok((net, sel))) => Ok((net_engine(job, net, sel, t0)?, None)),
+        Ok(Err(e)) => Ok((interp_engine(job, &e)?, None)),
+        Err(mpsc::RecvTimeoutError::Timeout) => {
+            let why = format!(
+                "not compiled within {:.1} s of the start clock (compiling on in the background)",
+                wait.as_secs_f64()
+            );
+            Ok((interp_engine(job, &why)?, Some(rx)))
+        }
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            Ok((interp_engine(job, "the compiler thread stopped")?, None))
+        }
+    }
+}
+
+/// Switches to the netlist when the background compilation has finished: a netlist
+/// engine replays the joint moves played so far (`history`) and replaces the interpreter.
+fn try_upgrade(
+    job: &Job,
+    engine: &mut Engine,
+    pending: &mut Option<mpsc::Receiver<Compiled>>,
+    history: &[Vec<String>],
+) {
+    let Some(rx) = pending.as_ref() else { return };
+    let res = match rx.try_recv() {
+        Ok(r) => r,
+        Err(mpsc::TryRecvError::Empty) => return,
+        Err(mpsc::TryRecvError::Disconnected) => Err("the compiler thread stopped".into()),
+    };
+    *pending = None;
+    let upgraded = res.and_then(|(net, sel)| {
+        let mut e = net_engine(job, net, sel, Instant::now())?;
+        for joint in history {
+            let problems = e.apply(joint).map_err(|e| e.to_string())?;
+            if !problems.is_empty() {
+                return Err(format!(
+                    "replaying the match on the netlist: {}",
+                    problems.join("; ")
+                ));
+            }
+        }
+        Ok(e)
+    });
+    match upgraded {
+        Ok(e) => {
+            *engine = e;
+            let human = format!("switched to the netlist after {} moves", history.len());
+            job.log.line(
+                &job.id,
+                &human,
+                json!({"event": "upgraded", "after_moves": history.len()}),
+            );
+        }
+        Err(why) => {
+            let human = format!("staying with the interpreter: {why}");
+            job.log.line(
+                &job.id,
+                &human,
+                json!({"event": "no upgrade", "reason": why}),
+            );
+        }
+    }
 }

@@ -108,6 +108,15 @@ fn full_matches_over_http_agree_with_the_reference_interpreter() {
         // never groundable: both players and the referee use the interpreter
         case("unbounded", walk.clone(), vec!["player", "player"], (3, 1)),
     ];
+    // no wait for the compiler: starts with the interpreter, switches to the netlist
+    let mut upgrade = case(
+        "upgrade",
+        bench("connectfour.kif"),
+        vec!["player", "random"],
+        (2, 1),
+    );
+    upgrade.player_flags.extend(["--compile-wait", "0"]);
+    cases.push(upgrade);
     if let Some(g) = shared("games/ggpserver-benderng/SimultaneousTicTacToe.kif") {
         cases.push(case("simultaneous", g, vec!["player", "player"], (3, 1)));
     }
@@ -151,7 +160,10 @@ fn full_matches_over_http_agree_with_the_reference_interpreter() {
                 );
             }
             if name == "chess" || name == "unbounded" {
-                assert_fallback_logged(&scratch_of(name), name);
+                assert_logged(&scratch_of(name), name, "\"event\":\"fallback\"");
+            }
+            if name == "upgrade" {
+                assert_logged(&scratch_of(name), name, "\"event\":\"upgraded\"");
             }
         }
         let _ = std::fs::remove_dir_all(scratch_of(name));
@@ -162,16 +174,13 @@ fn scratch_of(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("propnet-ggp-{}-{name}", std::process::id()))
 }
 
-/// The player's match log says it fell back to the interpreter.
-fn assert_fallback_logged(dir: &Path, name: &str) {
+/// The first player's logs contain `want` (e.g. its fallback to the interpreter).
+fn assert_logged(dir: &Path, name: &str, want: &str) {
     let log = std::fs::read_dir(dir.join("log0"))
         .expect("log dir")
         .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
         .collect::<String>();
-    assert!(
-        log.contains("\"event\":\"fallback\""),
-        "{name}: no fallback in the player log"
-    );
+    assert!(log.contains(want), "{name}: no {want} in the player log");
 }
 
 #[test]
