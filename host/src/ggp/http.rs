@@ -141,20 +141,11 @@ pub fn serve(
 
 /// Reads one request: head by `httparse`, body by `Content-Length`.
 fn read_request(
-    mut stream: &TcpStream,
+    stream: &TcpStream,
     limits: &ServerLimits,
     received: Instant,
 ) -> Result<HttpRequest, (u16, String)> {
-    let io = |e: std::io::Error| match e.kind() {
-        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => (
-            408,
-            format!(
-                "request not received in time (no data for {:?})",
-                limits.io_timeout
-            ),
-        ),
-        _ => (400, format!("reading the request failed: {e}")),
-    };
+    let io = |e: std::io::Error| (400, format!("setting up the connection failed: {e}"));
     stream.set_nonblocking(false).map_err(io)?;
     stream
         .set_read_timeout(Some(limits.io_timeout))
@@ -164,7 +155,6 @@ fn read_request(
         .map_err(io)?;
     let deadline = received + limits.request_deadline;
     let mut buf: Vec<u8> = Vec::with_capacity(4096);
-    let mut chunk = [0u8; 8192];
     loop {
         let mut headers = [httparse::EMPTY_HEADER; 64];
         let mut req = httparse::Request::new(&mut headers);
@@ -178,20 +168,11 @@ fn read_request(
                 let length = body_length(req.headers, limits)?;
                 let mut body = buf[head_len..].to_vec();
                 while body.len() < length {
-                    if Instant::now() >= deadline {
-                        return Err((408, "request body not received in time".into()));
+                    if read_more(stream, &mut body, deadline, "body")? == 0 {
+                        let got = body.len();
+                        let why = format!("connection closed after {got} of {length} body bytes");
+                        return Err((400, why));
                     }
-                    let n = stream.read(&mut chunk).map_err(io)?;
-                    if n == 0 {
-                        return Err((
-                            400,
-                            format!(
-                                "connection closed after {} of {length} body bytes",
-                                body.len()
-                            ),
-                        ));
-                    }
-                    body.extend_from_slice(&chunk[..n]);
                 }
                 body.truncate(length);
                 return Ok(HttpRequest {
@@ -207,18 +188,34 @@ fn read_request(
         if buf.len() > limits.max_head {
             return Err((431, format!("request head over {} bytes", limits.max_head)));
         }
-        if Instant::now() >= deadline {
-            return Err((408, "request head not received in time".into()));
+        if read_more(stream, &mut buf, deadline, "head")? == 0 {
+            let why = "connection closed before the request head ended";
+            return Err((400, why.into()));
         }
-        let n = stream.read(&mut chunk).map_err(io)?;
-        if n == 0 {
-            return Err((
-                400,
-                "connection closed before the request head ended".into(),
-            ));
-        }
-        buf.extend_from_slice(&chunk[..n]);
     }
+}
+
+/// One read from `stream` appended to `buf`: the bytes read (0 at end of stream), or
+/// `408` past `deadline` or when the socket's read timeout expires.
+fn read_more(
+    mut stream: &TcpStream,
+    buf: &mut Vec<u8>,
+    deadline: Instant,
+    what: &str,
+) -> Result<usize, (u16, String)> {
+    if Instant::now() >= deadline {
+        return Err((408, format!("request {what} not received in time")));
+    }
+    let mut chunk = [0u8; 8192];
+    let n = stream.read(&mut chunk).map_err(|e| match e.kind() {
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => (
+            408,
+            format!("request {what} not received in time (read timed out)"),
+        ),
+        _ => (400, format!("reading the request failed: {e}")),
+    })?;
+    buf.extend_from_slice(&chunk[..n]);
+    Ok(n)
 }
 
 /// The body length from the headers (0 without `Content-Length`).
