@@ -123,7 +123,12 @@ pub fn serve(
         std::thread::spawn(move || {
             match read_request(&stream, &limits, received) {
                 Ok(req) => {
-                    let reply = handler(req);
+                    // a bug in the handler must not take the connection count down with it
+                    let run = std::panic::AssertUnwindSafe(|| handler(req));
+                    let reply = std::panic::catch_unwind(run).unwrap_or_else(|_| {
+                        log(format!("{peer}: internal error while answering (a bug)"));
+                        HttpReply::error(500, "internal error")
+                    });
                     if let Err(e) = reply_on(stream, &limits, &reply) {
                         log(format!("{peer}: writing the reply failed: {e}"));
                     }
@@ -269,6 +274,7 @@ fn reply_on(
         411 => "Length Required",
         413 => "Payload Too Large",
         431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
         503 => "Service Unavailable",
         _ => "Error",
     };
