@@ -4,6 +4,7 @@
 
 pub mod arena;
 pub mod backend;
+#[cfg(any(test, feature = "testing"))]
 pub mod fixtures;
 pub mod ggp;
 pub mod gpu;

@@ -70,7 +70,7 @@ fn referee(args: &MatchArgs, game: &gdl::Game) -> anyhow::Result<Referee> {
     match compile_game(game, Duration::ZERO, &opts) {
         Ok((net, _)) => Ok(Referee::Net(
             Box::new(net.clone()),
-            Box::new(ReferenceBackend::new(net)),
+            Box::new(ReferenceBackend::new(net.into_netlist())),
         )),
         Err(e) => {
             eprintln!("referee: {e}; the reference interpreter referees instead");

@@ -13,7 +13,7 @@ use crate::mcts::{GameModel, InterpModel, ModelError, NetModel};
 use crate::player::Player;
 use propnet_compiler::kif::{self, SExpr, SourceFile};
 use propnet_netlist::rng::{choose, key, threefry2x32_20};
-use propnet_netlist::{InputId, Netlist};
+use propnet_netlist::{InputId, Netlist, ValidNetlist};
 use std::time::{Duration, Instant};
 
 /// Key offset of the manager's random replacement moves.
@@ -93,7 +93,7 @@ impl GameText {
 /// The manager's state machine for the game.
 pub enum Referee {
     /// The compiled netlist.
-    Net(Box<Netlist>, Box<ReferenceBackend>),
+    Net(Box<ValidNetlist>, Box<ReferenceBackend>),
     /// The reference interpreter (the game did not compile).
     Interp(Box<InterpModel>),
 }

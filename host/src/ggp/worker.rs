@@ -263,7 +263,7 @@ fn spawn_compile(job: &Job) -> mpsc::Receiver<Compiled> {
             .and_then(|(net, _)| {
                 let sel =
                     select::make_backend(kind, net.clone(), &bopts).map_err(|e| e.to_string())?;
-                Ok((net, sel))
+                Ok((net.into_netlist(), sel))
             });
         let _ = tx.send(res);
     });

@@ -127,7 +127,7 @@ fn netlist_and_interpreter_models_agree_on_the_initial_view() {
     let (net, _) =
         crate::pipeline::compile_game(&game, std::time::Duration::ZERO, &Default::default())
             .unwrap();
-    let mut b = ReferenceBackend::new(net.clone());
+    let mut b = ReferenceBackend::new(net.netlist().clone());
     let mut nm = NetModel::new(&net, &mut b);
     let mut im = InterpModel::new(&game.program).unwrap();
     let (ns, is) = (nm.initial_state().unwrap(), im.initial_state().unwrap());
