@@ -1,8 +1,10 @@
 //! propnet runtime: the [`backend::Backend`] interface and its implementations
-//! (reference, bit-parallel CPU, GPU), the netlist state machine, MCTS, benches.
+//! (reference, bit-parallel CPU, GPU), the netlist state machine, MCTS, benches, and the
+//! comparison of reasoners ([`compare`]).
 
 pub mod arena;
 pub mod backend;
+pub mod compare;
 pub mod fixtures;
 pub mod gpu;
 pub mod machine;
