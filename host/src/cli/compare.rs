@@ -175,3 +175,87 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        args: CompareArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<CompareArgs, clap::Error> {
+        Cmd::try_parse_from(std::iter::once("compare").chain(args.iter().copied())).map(|c| c.args)
+    }
+
+    #[test]
+    fn numeric_flags_are_validated() {
+        for (flag, bad) in [
+            ("--seconds", "0"),
+            ("--seconds", "-1"),
+            ("--seconds", "nan"),
+            ("--seconds", "inf"),
+            ("--seconds", "1e300"),
+            ("--rounds", "0"),
+            ("--rounds", "-2"),
+            ("--threads", "0"),
+            ("--threads", "99999"),
+            ("--verify-steps", "0"),
+            ("--kill-after", "0"),
+            ("--max-steps", "0"),
+        ] {
+            assert!(parse(&["g.kif", flag, bad]).is_err(), "{flag} {bad}");
+        }
+        let a = parse(&[
+            "g.kif",
+            "--seconds",
+            "0.3",
+            "--rounds",
+            "2",
+            "--threads",
+            "4",
+        ])
+        .unwrap();
+        assert_eq!((a.seconds, a.rounds, a.threads), (0.3, 2, Some(4)));
+        assert!(parse(&[]).is_err(), "a game is required");
+    }
+
+    #[test]
+    fn reasoner_lists_and_trace_commands_are_checked() {
+        let a = parse(&[
+            "g.kif",
+            "--reasoners",
+            "interp,cpu:1",
+            "--ext",
+            "x=sh -c 'a,b'",
+        ])
+        .unwrap();
+        let l = reasoners(&a).unwrap();
+        assert_eq!(
+            l.iter().map(Reasoner::label).collect::<Vec<_>>(),
+            ["interp", "cpu:1", "x"]
+        );
+        let a = parse(&["g.kif", "--reasoners", "cpu:1", "--reasoners", "cpu:1"]).unwrap();
+        assert!(reasoners(&a).is_err(), "duplicate");
+        let a = parse(&["g.kif", "--reasoners", "tpu"]).unwrap();
+        assert!(reasoners(&a).unwrap_err().to_string().contains("tpu"));
+        let a = parse(&["g.kif", "--trace-cmd", "nobody=sh x"]).unwrap();
+        let l = reasoners(&a).unwrap();
+        assert!(options(&a, l).unwrap_err().to_string().contains("nobody"));
+        let a = parse(&[
+            "g.kif",
+            "--ext",
+            "p=sh p.sh",
+            "--trace-cmd",
+            "p=sh t.sh",
+            "--verify",
+        ])
+        .unwrap();
+        let o = options(&a, reasoners(&a).unwrap()).unwrap();
+        assert_eq!(o.verify.unwrap().trace_commands[0].argv, ["sh", "t.sh"]);
+        assert_eq!(o.kill_after, Duration::from_secs(64), "2 × 2 s + 60 s");
+    }
+}

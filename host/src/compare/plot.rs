@@ -4,7 +4,7 @@
 //!
 //! Every bar and point carries its value as text, formatted like the table
 //! ([`super::measure::format_rate`]), so the SVG's text holds the table's numbers; the PNG
-//! holds them too, in a `tEXt` chunk (keyword [`PNG_DATA_KEY`], one `series\tgroup\tvalue`
+//! holds them too, in an `iTXt` chunk (keyword [`PNG_DATA_KEY`], one `series\tgroup\tvalue`
 //! line per bar or point).
 //!
 //! Text needs a font (plotters' `ab_glyph` feature): `PROPNET_FONT` when set, else the
@@ -18,7 +18,7 @@ use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// Keyword of the PNG text chunk that holds the plotted values.
+/// Keyword of the PNG `iTXt` chunk that holds the plotted values.
 pub const PNG_DATA_KEY: &str = "propnet-data";
 
 /// Font files tried, in order, when `PROPNET_FONT` is not set.
@@ -171,6 +171,21 @@ impl Bars {
     }
 }
 
+/// A log axis from `lo` whose top leaves the upper 40 % free for the legend and labels.
+fn headroom(lo: f64, hi: f64) -> (f64, f64) {
+    let span = (hi / lo).ln().max(1.0);
+    (lo, lo * (span / 0.6).exp())
+}
+
+/// `x` as a whole number when it is one (axis labels of counts), else nothing.
+fn whole(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-6 {
+        format!("{:.0}", x.round())
+    } else {
+        String::new()
+    }
+}
+
 type DrawErr<DB> = DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>;
 
 fn palette(i: usize) -> RGBColor {
@@ -193,7 +208,7 @@ fn draw_bars<DB: DrawingBackend>(
 ) -> Result<(), DrawErr<DB>> {
     let all = b.values.iter().flatten().flatten().copied();
     let (lo, hi) = positive(all.chain(b.reference)).unwrap_or((1.0, 10.0));
-    let (lo, hi) = (lo / 3.0, hi * 6.0);
+    let (lo, hi) = headroom(lo / 3.0, hi);
     let n = b.groups.len().max(1);
     let width = 1.0 / (b.series.len() as f64 + 1.0);
     // Group g is centred on x = g, so that the axis's key points are the group centres.
@@ -215,6 +230,8 @@ fn draw_bars<DB: DrawingBackend>(
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(n)
+        .y_labels(8)
+        .light_line_style(RGBColor(238, 238, 238))
         .x_label_formatter(&name)
         .y_label_formatter(&|y| format_rate(*y))
         .y_desc(b.y_desc.as_str())
@@ -270,12 +287,18 @@ fn draw_lines<DB: DrawingBackend>(
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(70)
-        .build_cartesian_2d(0.5..tmax + 0.5, (lo / 2.0..hi * 3.0).log_scale())?;
+        .build_cartesian_2d(0.5..tmax + 0.5, {
+            let (lo, hi) = headroom(lo / 2.0, hi);
+            (lo..hi).log_scale()
+        })?;
     chart
         .configure_mesh()
         .x_desc("CPU threads")
         .y_desc("playouts/s")
-        .x_label_formatter(&|x| format!("{x:.0}"))
+        .x_labels((tmax as usize).clamp(1, 16))
+        .y_labels(8)
+        .light_line_style(RGBColor(238, 238, 238))
+        .x_label_formatter(&|x| whole(*x))
         .y_label_formatter(&|y| format_rate(*y))
         .label_style(("sans-serif", 13))
         .draw()?;
@@ -358,7 +381,7 @@ pub fn write_png(chart: &Chart, path: &Path) -> Result<(), PlotError> {
         let mut enc = png::Encoder::new(&mut bytes, w, h);
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
-        enc.add_text_chunk(PNG_DATA_KEY.into(), data.join("\n"))
+        enc.add_itxt_chunk(PNG_DATA_KEY.into(), data.join("\n"))
             .map_err(|e| fail(e.to_string()))?;
         let mut wr = enc.write_header().map_err(|e| fail(e.to_string()))?;
         wr.write_image_data(&rgb).map_err(|e| fail(e.to_string()))?;
@@ -366,8 +389,8 @@ pub fn write_png(chart: &Chart, path: &Path) -> Result<(), PlotError> {
     std::fs::write(path, bytes).map_err(|e| PlotError::Io(file.clone(), e))
 }
 
-/// The three charts of a comparison: throughput, speedup over `baseline`, thread
-/// scaling (only when at least one game has a `cpu` row measured).
+/// The three charts of a comparison: throughput, speedup over `baseline`, and thread
+/// scaling (only when a game has CPU rows measured at two or more thread counts).
 pub fn charts(rows: &[Row], baseline: &str) -> Vec<(&'static str, Chart)> {
     let mut groups: Vec<String> = Vec::new();
     let mut series: Vec<String> = Vec::new();
@@ -375,7 +398,8 @@ pub fn charts(rows: &[Row], baseline: &str) -> Vec<(&'static str, Chart)> {
         if !groups.contains(&r.game) {
             groups.push(r.game.clone());
         }
-        if !series.contains(&r.reasoner) {
+        // Reasoners with nothing measured anywhere get no bar and no legend entry.
+        if !series.contains(&r.reasoner) && r.playouts_per_second.is_some() {
             series.push(r.reasoner.clone());
         }
     }
@@ -426,7 +450,7 @@ pub fn charts(rows: &[Row], baseline: &str) -> Vec<(&'static str, Chart)> {
                 .collect();
             p.sort_by(|a, b| a.0.total_cmp(&b.0));
             p.dedup_by(|a, b| a.0 == b.0);
-            (!p.is_empty()).then(|| (g.clone(), p))
+            (p.len() >= 2).then(|| (g.clone(), p))
         })
         .collect();
     if !scaling.is_empty() {

@@ -282,7 +282,7 @@ impl Report {
                     r.status.reason()
                 );
             }
-            if let Verification::Unverified { reason: why } = &r.verify {
+            if let (Status::Ok, Verification::Unverified { reason: why }) = (&r.status, &r.verify) {
                 let _ = writeln!(out, "{} / {}: unverified: {why}", r.game, r.reasoner);
             }
         }
@@ -341,12 +341,14 @@ impl Report {
     }
 }
 
-/// A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
+/// A CSV field on one line (line breaks become spaces; the JSON keeps them), quoted when
+/// it holds a comma or quote (RFC 4180).
 pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
+    let s = s.replace("\r\n", " ").replace(['\n', '\r'], " ");
+    if s.contains([',', '"']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s
     }
 }
 

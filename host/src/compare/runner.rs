@@ -116,6 +116,9 @@ enum Ready {
 struct Entry {
     row: Row,
     ready: Option<Ready>,
+    /// An external's per-round initialisation seconds (process time outside its own
+    /// measurement).
+    init: Vec<f64>,
 }
 
 fn once(seconds: f64) -> Option<Spread> {
@@ -146,13 +149,18 @@ fn prepare(game: &Game, r: &Reasoner, opts: &Options) -> Entry {
         Ok(ready) => Entry {
             row,
             ready: Some(ready),
+            init: Vec::new(),
         },
         Err(e) => {
             row.status = match r {
                 Reasoner::Gpu if game.net().is_ok() => Status::Absent(e),
                 _ => Status::Failed(e),
             };
-            Entry { row, ready: None }
+            Entry {
+                row,
+                ready: None,
+                init: Vec::new(),
+            }
         }
     }
 }
@@ -189,6 +197,23 @@ fn build_backend(
     Ok(Ready::Backend(sel.backend, trace_kind))
 }
 
+/// `GAME-WHAT.EXT` with every character that is not a letter, digit, `-`, `_` or `.`
+/// replaced by `-` (`cpu:1` → `cpu-1`), so work files have portable names.
+fn file_name(game: &str, what: &str, ext: &str) -> String {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect()
+    };
+    format!("{}-{}.{ext}", clean(game), clean(what))
+}
+
 /// A trace of whole playouts covering at least `steps` joint moves through `engine`.
 fn trace_text<E: TraceEngine>(
     engine: &mut E,
@@ -219,7 +244,7 @@ where
 /// interpreter, or for the interpreter by the scalar netlist.
 fn gate(game: &Game, e: &mut Entry, v: &VerifyOptions, opts: &Options) {
     let label = e.row.reasoner.clone();
-    let file = opts.work_dir.join(format!("{}-{label}.trace", game.name));
+    let file = opts.work_dir.join(file_name(&game.name, &label, "trace"));
     let traced: Result<String, String> = match &mut e.ready {
         None => return,
         Some(Ready::Interp(it)) => {
@@ -257,8 +282,8 @@ fn gate(game: &Game, e: &mut Entry, v: &VerifyOptions, opts: &Options) {
     judge(game, e, &text);
 }
 
-/// Replays `text` through `engine`: `Err(None)` for an unreadable trace is not possible
-/// here, so errors are split into "no judge" (`Ok(Err)`) and the replay's own result.
+/// Replays `text` through the judge `engine` once it is built: `Err` when there is no
+/// judge (it could not be built), else the replay's own result.
 fn replay_with<E: TraceEngine>(
     engine: Result<E, String>,
     text: &str,
@@ -336,9 +361,9 @@ fn sample(game: &Game, e: &mut Entry, round: u32, opts: &Options) {
             .map_err(|x| x.to_string())
         }
         Some(Ready::External(cmd)) => {
-            let stem = format!("{}-{}-round{}", game.name, cmd.name, round + 1);
-            let out = opts.work_dir.join(format!("{stem}.result"));
-            let log = opts.work_dir.join(format!("{stem}.log"));
+            let stem = format!("{}-round{}", cmd.name, round + 1);
+            let out = opts.work_dir.join(file_name(&game.name, &stem, "result"));
+            let log = opts.work_dir.join(file_name(&game.name, &stem, "log"));
             cmd.run_perf(&game.path, &out, opts.seconds, opts.kill_after, &log)
                 .map(|(rep, cost)| {
                     e.row.version = rep.version.clone();
@@ -357,11 +382,7 @@ fn sample(game: &Game, e: &mut Entry, round: u32, opts: &Options) {
     match result {
         Ok((s, init)) => {
             e.row.samples.push(s);
-            if let Some(init) = init {
-                let mut all: Vec<f64> = e.row.compile_seconds.map_or(vec![], |c| vec![c.median]);
-                all.push(init);
-                e.row.compile_seconds = Spread::of(&all);
-            }
+            e.init.extend(init);
         }
         Err(msg) => {
             e.row.status = Status::Failed(format!("round {}: {msg}", round + 1));
@@ -406,6 +427,9 @@ pub fn run(games: &[PathBuf], opts: &Options, bar: &ProgressBar) -> Vec<Row> {
         }
         let gates = game.net().ok().map(|(n, _)| n.logic_gate_count());
         for mut e in entries {
+            if !e.init.is_empty() {
+                e.row.compile_seconds = Spread::of(&e.init);
+            }
             let logic = (e.row.kind == "netlist").then_some(gates).flatten();
             e.row.summarise(logic);
             rows.push(e.row);
