@@ -214,11 +214,12 @@ fn file_name(game: &str, what: &str, ext: &str) -> String {
     format!("{}-{}.{ext}", clean(game), clean(what))
 }
 
-/// A trace of whole playouts covering at least `steps` joint moves through `engine`.
+/// A trace of whole playouts covering at least `steps` joint moves through `engine`
+/// (SplitMix64 from the run's seed; playouts cut at the run's step limit).
 fn trace_text<E: TraceEngine>(
     engine: &mut E,
     game: &str,
-    seed: u64,
+    opts: &Options,
     steps: u64,
 ) -> Result<String, String>
 where
@@ -227,8 +228,8 @@ where
     let opts = TraceOptions {
         game: game.into(),
         playouts: steps.max(1),
-        seed: seed as i64,
-        max_steps: 500,
+        seed: opts.seed as i64,
+        max_steps: opts.max_steps.into(),
         stop_after: Some(steps.max(1)),
     };
     let mut text = String::new();
@@ -251,11 +252,11 @@ fn gate(game: &Game, e: &mut Entry, v: &VerifyOptions, opts: &Options) {
             let mut it = (**it).clone();
             InterpEngine::new(&mut it)
                 .map_err(|x| x.to_string())
-                .and_then(|mut en| trace_text(&mut en, &game.name, opts.seed, v.steps))
+                .and_then(|mut en| trace_text(&mut en, &game.name, opts, v.steps))
         }
         Some(Ready::Backend(_, kind)) => game.net().and_then(|(net, _)| {
             let mut en = NetEngine::new(net, *kind).map_err(|x| x.to_string())?;
-            trace_text(&mut en, &game.name, opts.seed, v.steps)
+            trace_text(&mut en, &game.name, opts, v.steps)
         }),
         Some(Ready::External(_)) => {
             let Some(cmd) = v.trace_commands.iter().find(|c| c.name == label) else {
