@@ -22,7 +22,7 @@ use crate::sim::eval::{read, run_phase, Block};
 use crate::sim::program::Program;
 use propnet_compiler::interp::trace::{StepView, TraceEngine};
 use propnet_compiler::interp::GoalValue;
-use propnet_netlist::playout::{eval_gates, PlayoutRecord};
+use propnet_netlist::playout::{eval_gates, legal_of, PlayoutRecord};
 use propnet_netlist::{validate, InputId, Netlist, ValidateError};
 
 /// Traced states checked per GPU dispatch with `--backend gpu`.
@@ -166,17 +166,7 @@ impl<'n> NetEngine<'n> {
             Eval::Scalar => {
                 self.values = eval_gates(net, &self.state, &vec![false; net.inputs.len()]);
                 let v = &self.values;
-                let legal = net
-                    .roles
-                    .iter()
-                    .map(|r| {
-                        r.legal
-                            .iter()
-                            .filter(|l| v[l.gate.index()])
-                            .map(|l| l.input)
-                    })
-                    .map(Iterator::collect)
-                    .collect();
+                let legal = legal_of(net, v);
                 let goals = net
                     .roles
                     .iter()

@@ -202,6 +202,22 @@ fn palette(i: usize) -> RGBColor {
     C[i % C.len()]
 }
 
+/// Both charts' coordinates: linear x, logarithmic y.
+type Coords = Cartesian2d<plotters::coord::types::RangedCoordf64, LogCoord<f64>>;
+
+/// The legend, upper left, over the headroom every chart leaves.
+fn legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Coords>,
+) -> Result<(), DrawErr<DB>> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 13))
+        .draw()
+}
+
 fn draw_bars<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     b: &Bars,
@@ -265,14 +281,7 @@ fn draw_bars<DB: DrawingBackend>(
         let ends = [(-0.5, r), (n as f64 - 0.5, r)];
         chart.draw_series(LineSeries::new(ends, BLACK.stroke_width(1)))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 13))
-        .draw()?;
-    Ok(())
+    legend(&mut chart)
 }
 
 fn draw_lines<DB: DrawingBackend>(
@@ -318,14 +327,7 @@ fn draw_lines<DB: DrawingBackend>(
                 .map(|&(t, v)| Text::new(format_rate(v), (t, v * 1.12), label_style.clone())),
         )?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 13))
-        .draw()?;
-    Ok(())
+    legend(&mut chart)
 }
 
 fn draw<DB: DrawingBackend>(area: DrawingArea<DB, Shift>, c: &Chart) -> Result<(), DrawErr<DB>> {
