@@ -1,11 +1,12 @@
-//! `propnet compare` end to end (through the library, in-process): our interpreter, the
-//! CPU backend at one and two threads and the GPU beside an external reasoner, the
+//! `propnet compare` end to end (through the library, in-process): our interpreter and the
+//! CPU backend at one and two threads beside an external reasoner, the
 //! SWI-Prolog oracle wrapped as a gdl-perf command (`tests/adapters/prolog-oracle.sh`,
 //! trace command `prolog-oracle-trace.sh`), on tic-tac-toe and connect four, with the
 //! correctness gate; plus deliberately broken externals (`tests/adapters/broken.sh`:
 //! crash, hang, garbage, error message, and a trace that lies) that must be reported as
 //! such while the run goes on. The CSV, JSON, SVG and PNG files must parse and carry the
-//! table's numbers.
+//! table's numbers. The GPU gets its own small run on tic-tac-toe (a cold lavapipe shader
+//! cache makes each new kernel cost seconds to tens of seconds).
 //!
 //! Needs `swipl` (scripts/setup.sh installs it) and `../shared/oracle`; without them it
 //! skips, unless `PROPNET_REQUIRE_TOOLS=1` / `PROPNET_REQUIRE_SHARED=1` (CI).
@@ -63,7 +64,6 @@ fn options(oracle: &Path, work: &Path) -> Options {
         Reasoner::Interp,
         Reasoner::Cpu(Some(1)),
         Reasoner::Cpu(Some(2)),
-        Reasoner::Gpu,
         ext("prolog", &with_oracle("prolog-oracle.sh")),
         ext("crash", &broken("crash")),
         ext("hang", &broken("hang")),
@@ -98,7 +98,7 @@ fn row<'a>(rows: &'a [Row], game: &str, reasoner: &str) -> &'a Row {
 }
 
 fn check_rows(rows: &[Row]) {
-    assert_eq!(rows.len(), 2 * 10, "every reasoner has a row on every game");
+    assert_eq!(rows.len(), 2 * 9, "every reasoner has a row on every game");
     for game in ["tictactoe", "connectfour"] {
         for r in ["interp", "cpu:1", "cpu:2", "prolog"] {
             let x = row(rows, game, r);
@@ -121,12 +121,6 @@ fn check_rows(rows: &[Row]) {
             .as_deref()
             .unwrap()
             .contains("swi-prolog"));
-        let gpu = row(rows, game, "gpu");
-        match &gpu.status {
-            Status::Ok => assert!(matches!(gpu.verify, Verification::Agreed { .. })),
-            Status::Absent(why) => assert!(!why.is_empty()),
-            s => panic!("{game}/gpu: {s:?}"),
-        }
         let failed = |r: &str, what: &str| match &row(rows, game, r).status {
             Status::Failed(m) => assert!(m.contains(what), "{game}/{r}: {m}"),
             s => panic!("{game}/{r}: expected a failure, got {s:?}"),
@@ -298,5 +292,49 @@ fn compare_ours_beside_the_prolog_oracle_and_broken_reasoners() {
     assert_eq!(written.files.len(), 2 + 3 * 2);
     check_csv_json(&report, &dir);
     check_plots(&report, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_gpu_is_measured_and_verified_or_reported_absent() {
+    let dir = std::env::temp_dir().join(format!("propnet-compare-gpu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let opts = Options {
+        reasoners: vec![Reasoner::Cpu(Some(1)), Reasoner::Gpu],
+        seconds: 0.2,
+        rounds: 1,
+        threads: 1,
+        max_steps: 1000,
+        seed: 1,
+        verify: Some(VerifyOptions {
+            steps: 20,
+            trace_commands: Vec::new(),
+        }),
+        kill_after: Duration::from_secs(3),
+        work_dir: dir.clone(),
+    };
+    let game = workspace_root().join("bench-games/tictactoe.kif");
+    let rows = run(&[game], &opts, &ProgressBar::hidden());
+    assert_eq!(rows.len(), 2, "the GPU row is never dropped");
+    let gpu = row(&rows, "tictactoe", "gpu");
+    match &gpu.status {
+        Status::Ok => {
+            assert!(
+                matches!(gpu.verify, Verification::Agreed { positions, .. } if positions > 20),
+                "{:?}",
+                gpu.verify
+            );
+            assert!(gpu.description.starts_with("gpu: "), "{}", gpu.description);
+            assert_eq!(gpu.samples.len(), 1);
+        }
+        Status::Absent(why) => {
+            assert!(
+                std::env::var("PROPNET_REQUIRE_GPU").as_deref() != Ok("1"),
+                "PROPNET_REQUIRE_GPU=1 but the GPU is absent: {why}"
+            );
+            assert!(!why.is_empty() && gpu.samples.is_empty());
+        }
+        s => panic!("gpu: {s:?}"),
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
