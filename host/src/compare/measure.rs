@@ -61,9 +61,25 @@ pub fn process_cpu_time() -> Option<Duration> {
     Some(Duration::from_nanos(ns))
 }
 
+/// Playouts in the first batch of [`measure`]; later batches double while a batch takes
+/// under 0.1 s.
+pub const FIRST_BATCH: u64 = 16;
+
+/// Playouts that fit in `left` seconds at the rate of `done` playouts in `elapsed` seconds
+/// (at least one; unbounded before the first batch has given a rate).
+fn affordable(done: u64, elapsed: f64, left: f64) -> u64 {
+    if done == 0 || elapsed <= 0.0 {
+        return u64::MAX;
+    }
+    ((done as f64 / elapsed * left).ceil() as u64).max(1)
+}
+
 /// Runs playouts from the initial state through `backend` until `playouts` are done or
-/// `seconds` passed (with both, the count wins; with neither, nothing runs), in growing
-/// batches, updating `bar` (position: playouts, or milliseconds with only `seconds`).
+/// `seconds` passed (with both, the count wins; with neither, nothing runs), in batches
+/// that start at [`FIRST_BATCH`] and grow while fast, and with a time limit never hold more
+/// playouts than the remaining time allows at the rate so far, so that a slow backend
+/// stops close to `seconds` too; updates `bar` (position: playouts, or milliseconds with
+/// only `seconds`).
 ///
 /// # Errors
 /// The backend's error, or [`MeasureError::CounterOverflow`] past 2^32 playouts.
@@ -86,13 +102,18 @@ pub fn measure(
     };
     let cpu0 = process_cpu_time();
     let t0 = Instant::now();
-    let mut batch = 1024u64;
+    let mut batch = FIRST_BATCH;
     let mut next_index = 0u64;
     loop {
         let count = match (playouts, seconds) {
             (Some(n), _) => batch.min(n - t.agg.playouts),
-            (None, Some(s)) if t0.elapsed().as_secs_f64() >= s => break,
-            (None, Some(_)) => batch,
+            (None, Some(s)) => {
+                let elapsed = t0.elapsed().as_secs_f64();
+                if elapsed >= s {
+                    break;
+                }
+                batch.min(affordable(t.agg.playouts, elapsed, s - elapsed))
+            }
             (None, None) => break,
         };
         if count == 0 {
@@ -126,7 +147,7 @@ pub fn measure(
             Some(_) if playouts.is_none() => t0.elapsed().as_millis() as u64,
             _ => t.agg.playouts,
         });
-        // Aim for batches of about 0.2 s so progress and the time limit stay responsive.
+        // Aim for batches of about 0.1–0.2 s so progress and the time limit stay responsive.
         if bt.elapsed() < Duration::from_millis(100) {
             batch = (batch * 2).min(1 << 24);
         }
@@ -311,12 +332,58 @@ mod tests {
         assert_eq!(s.playouts_per_cpu_second(), Some(2.5));
     }
 
+    /// A backend whose playouts take at least 1 ms each, recording its batch sizes.
+    struct Slow(propnet_netlist::Netlist, Vec<u32>);
+
+    impl Backend for Slow {
+        fn describe(&self) -> String {
+            "slow".into()
+        }
+        fn netlist(&self) -> &propnet_netlist::Netlist {
+            &self.0
+        }
+        fn run_batch(
+            &mut self,
+            req: &BatchRequest,
+        ) -> Result<crate::backend::BatchResult, BackendError> {
+            let n = req.jobs[0].count;
+            self.1.push(n);
+            std::thread::sleep(Duration::from_millis(n.into()));
+            let job = JobResult {
+                playouts: n.into(),
+                goal_sums: vec![0; 2],
+                ..Default::default()
+            };
+            Ok(crate::backend::BatchResult {
+                jobs: vec![job],
+                records: Vec::new(),
+            })
+        }
+    }
+
+    /// With a time limit a slow backend gets small batches: the first is FIRST_BATCH, and
+    /// none holds more than the time left allows (sleeping only ever makes it slower).
+    #[test]
+    fn time_limited_batches_fit_a_slow_backend() {
+        let mut b = Slow(crate::fixtures::tictactoe(), Vec::new());
+        let t = measure(&mut b, None, Some(0.05), 1, 20, &ProgressBar::hidden()).unwrap();
+        assert_eq!(b.1[0] as u64, FIRST_BATCH);
+        assert!(t.agg.playouts <= 16 + 32 + 50, "{:?}", b.1);
+        assert_eq!(
+            t.agg.playouts,
+            b.1.iter().map(|&n| u64::from(n)).sum::<u64>()
+        );
+    }
+
     #[test]
     fn measures_a_backend_and_the_interpreter() {
         let net = crate::fixtures::tictactoe();
         let mut b = crate::backend::ReferenceBackend::new(net);
         let t = measure(&mut b, Some(300), None, 1, 20, &ProgressBar::hidden()).unwrap();
         assert_eq!(t.agg.playouts, 300);
+        assert_eq!(affordable(0, 0.0, 1.0), u64::MAX);
+        assert_eq!(affordable(10, 2.0, 1.0), 5);
+        assert_eq!(affordable(1, 100.0, 0.5), 1);
         // A tic-tac-toe playout is 5 to 9 joint moves.
         let s = t.sample();
         assert!((5 * 300..=9 * 300).contains(&s.states), "{s:?}");

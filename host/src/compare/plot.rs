@@ -311,7 +311,12 @@ fn draw_lines<DB: DrawingBackend>(
         .y_label_formatter(&|y| format_rate(*y))
         .label_style(("sans-serif", 13))
         .draw()?;
-    let label_style = TextStyle::from(("sans-serif", 11).into_font());
+    let label_style = TextStyle::from(("sans-serif", 11).into_font()).pos(
+        plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Left,
+            plotters::style::text_anchor::VPos::Bottom,
+        ),
+    );
     for (s, (name, p)) in l.series.iter().enumerate() {
         let color = palette(s);
         chart
@@ -322,10 +327,12 @@ fn draw_lines<DB: DrawingBackend>(
             p.iter()
                 .map(|&(t, v)| Circle::new((t, v), 4, color.filled())),
         )?;
-        chart.draw_series(
-            p.iter()
-                .map(|&(t, v)| Text::new(format_rate(v), (t, v * 1.12), label_style.clone())),
-        )?;
+        // Labels up and to the right of their points, clear of the line.
+        let dx = 0.02 * tmax;
+        chart
+            .draw_series(p.iter().map(|&(t, v)| {
+                Text::new(format_rate(v), (t + dx, v * 1.08), label_style.clone())
+            }))?;
     }
     legend(&mut chart)
 }

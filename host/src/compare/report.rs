@@ -212,8 +212,14 @@ pub fn speedup_text(s: Option<f64>) -> String {
     s.map_or("-".into(), |s| format!("{}x", format_rate(s)))
 }
 
+/// A median time in seconds: `2.16`, `0.172`, `<0.001`, or `-`.
 fn seconds_text(s: Option<Spread>) -> String {
-    s.map_or("-".into(), |s| format!("{:.3}", s.median))
+    match s.map(|s| s.median) {
+        None => "-".into(),
+        Some(m) if m < 0.001 => "<0.001".into(),
+        Some(m) if m < 1.0 => format!("{m:.3}"),
+        Some(m) => format!("{m:.2}"),
+    }
 }
 
 impl Report {
