@@ -7,7 +7,7 @@ use propnet_compiler::gdl;
 use propnet_compiler::interp::Interp;
 use propnet_host::backend::Backend;
 use propnet_host::compare::machine::Machine;
-use propnet_host::compare::measure::{interp_sample, measure};
+use propnet_host::compare::measure::{interp_sample, measure, natural_batch};
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
 use propnet_host::sim::CpuOptions;
 use std::path::{Path, PathBuf};
@@ -135,6 +135,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 Some(args.seconds),
                 1,
                 args.max_steps,
+                natural_batch(args.backend, &opts),
                 &ProgressBar::hidden(),
             )?;
             let sample = t.sample();
@@ -166,11 +167,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             }
         }
     }
+    let machine = Machine::detect(true);
     if args.json {
         println!(
             "{}",
-            serde_json::json!({ "machine": Machine::detect(false), "rows": rows })
+            serde_json::json!({ "machine": machine, "rows": rows })
         );
+    } else {
+        println!("machine: {}", machine.summary());
     }
     if let Some(dir) = args.results.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;

@@ -1,7 +1,7 @@
 //! `propnet run GAME.kif`: random playouts from the initial state with throughput figures.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use propnet_host::compare::measure::measure;
+use propnet_host::compare::measure::{measure, natural_batch};
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
 use propnet_host::sim::{CpuBackend, CpuOptions};
 use std::io::IsTerminal;
@@ -93,6 +93,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         args.seconds,
         args.seed,
         args.max_steps,
+        natural_batch(args.backend, &opts),
         &bar,
     )?;
     bar.finish_and_clear();

@@ -7,6 +7,7 @@
 //! summarises the samples of several rounds as median, min and max.
 
 use crate::backend::{Backend, BackendError, BatchRequest, Job, JobResult};
+use crate::select::{BackendKind, BackendOptions};
 use indicatif::ProgressBar;
 use propnet_compiler::interp::{Interp, InterpError};
 use propnet_netlist::rng::{choose, draw};
@@ -61,9 +62,23 @@ pub fn process_cpu_time() -> Option<Duration> {
     Some(Duration::from_nanos(ns))
 }
 
-/// Playouts in the first batch of [`measure`]; later batches double while a batch takes
-/// under 0.1 s.
-pub const FIRST_BATCH: u64 = 16;
+/// The batch a backend of `kind` fills at once, [`measure`]'s first batch and smallest
+/// time-limited one: the scalar reference runs playouts one by one (16); the CPU backend
+/// evaluates `lane_width` playouts per block on each thread (a smaller batch costs as much
+/// as a full one); the GPU wants many invocations (1024).
+pub fn natural_batch(kind: BackendKind, opts: &BackendOptions) -> u64 {
+    match kind {
+        BackendKind::Reference => 16,
+        BackendKind::Cpu => {
+            let threads = match opts.cpu.threads {
+                0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                t => t,
+            };
+            (opts.cpu.lane_width.max(1) * threads) as u64
+        }
+        BackendKind::Gpu | BackendKind::Auto => 1024,
+    }
+}
 
 /// Playouts that fit in `left` seconds at the rate of `done` playouts in `elapsed` seconds
 /// (at least one; unbounded before the first batch has given a rate).
@@ -76,10 +91,11 @@ fn affordable(done: u64, elapsed: f64, left: f64) -> u64 {
 
 /// Runs playouts from the initial state through `backend` until `playouts` are done or
 /// `seconds` passed (with both, the count wins; with neither, nothing runs), in batches
-/// that start at [`FIRST_BATCH`] and grow while fast, and with a time limit never hold more
-/// playouts than the remaining time allows at the rate so far, so that a slow backend
-/// stops close to `seconds` too; updates `bar` (position: playouts, or milliseconds with
-/// only `seconds`).
+/// that start at `first_batch` (see [`natural_batch`]) and double while a batch takes under
+/// 0.1 s; with a time limit a batch never holds more playouts than the remaining time
+/// allows at the rate so far (but at least `first_batch`), so that a slow backend stops
+/// close to `seconds` too. Updates `bar` (position: playouts, or milliseconds with only
+/// `seconds`).
 ///
 /// # Errors
 /// The backend's error, or [`MeasureError::CounterOverflow`] past 2^32 playouts.
@@ -89,6 +105,7 @@ pub fn measure(
     seconds: Option<f64>,
     seed: u64,
     max_steps: u32,
+    first_batch: u64,
     bar: &ProgressBar,
 ) -> Result<Totals, MeasureError> {
     let start = backend.netlist().initial_state();
@@ -102,7 +119,8 @@ pub fn measure(
     };
     let cpu0 = process_cpu_time();
     let t0 = Instant::now();
-    let mut batch = FIRST_BATCH;
+    let first_batch = first_batch.max(1);
+    let mut batch = first_batch;
     let mut next_index = 0u64;
     loop {
         let count = match (playouts, seconds) {
@@ -112,7 +130,7 @@ pub fn measure(
                 if elapsed >= s {
                     break;
                 }
-                batch.min(affordable(t.agg.playouts, elapsed, s - elapsed))
+                batch.min(affordable(t.agg.playouts, elapsed, s - elapsed).max(first_batch))
             }
             (None, None) => break,
         };
@@ -361,13 +379,13 @@ mod tests {
         }
     }
 
-    /// With a time limit a slow backend gets small batches: the first is FIRST_BATCH, and
+    /// With a time limit a slow backend gets small batches: the first is `first_batch`, and
     /// none holds more than the time left allows (sleeping only ever makes it slower).
     #[test]
     fn time_limited_batches_fit_a_slow_backend() {
         let mut b = Slow(crate::fixtures::tictactoe(), Vec::new());
-        let t = measure(&mut b, None, Some(0.05), 1, 20, &ProgressBar::hidden()).unwrap();
-        assert_eq!(b.1[0] as u64, FIRST_BATCH);
+        let t = measure(&mut b, None, Some(0.05), 1, 20, 16, &ProgressBar::hidden()).unwrap();
+        assert_eq!(b.1[0], 16);
         assert!(t.agg.playouts <= 16 + 32 + 50, "{:?}", b.1);
         assert_eq!(
             t.agg.playouts,
@@ -379,11 +397,20 @@ mod tests {
     fn measures_a_backend_and_the_interpreter() {
         let net = crate::fixtures::tictactoe();
         let mut b = crate::backend::ReferenceBackend::new(net);
-        let t = measure(&mut b, Some(300), None, 1, 20, &ProgressBar::hidden()).unwrap();
+        let t = measure(&mut b, Some(300), None, 1, 20, 16, &ProgressBar::hidden()).unwrap();
         assert_eq!(t.agg.playouts, 300);
         assert_eq!(affordable(0, 0.0, 1.0), u64::MAX);
         assert_eq!(affordable(10, 2.0, 1.0), 5);
         assert_eq!(affordable(1, 100.0, 0.5), 1);
+        let cpu = BackendOptions {
+            cpu: crate::sim::CpuOptions {
+                threads: 2,
+                lane_width: 128,
+            },
+            ..Default::default()
+        };
+        assert_eq!(natural_batch(BackendKind::Cpu, &cpu), 256);
+        assert_eq!(natural_batch(BackendKind::Reference, &cpu), 16);
         // A tic-tac-toe playout is 5 to 9 joint moves.
         let s = t.sample();
         assert!((5 * 300..=9 * 300).contains(&s.states), "{s:?}");

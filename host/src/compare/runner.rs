@@ -9,7 +9,7 @@
 
 use super::engine::{NetEngine, TraceBackend};
 use super::external::ExternalCommand;
-use super::measure::{interp_sample, measure, Sample, Spread};
+use super::measure::{interp_sample, measure, natural_batch, Sample, Spread};
 use super::reasoner::Reasoner;
 use super::report::{Row, Status, Verification};
 use super::verify::{verify, Verdict, VerifyError};
@@ -107,7 +107,8 @@ impl Game {
 /// A reasoner ready to be measured.
 enum Ready {
     Interp(Box<Interp>),
-    Backend(Box<dyn Backend>, TraceBackend),
+    /// The backend, its evaluation for traces, its natural batch.
+    Backend(Box<dyn Backend>, TraceBackend, u64),
     External(ExternalCommand),
 }
 
@@ -194,7 +195,11 @@ fn build_backend(
     row.compile_seconds = once(compile + t0.elapsed().as_secs_f64());
     row.description = sel.backend.describe();
     row.threads = threads;
-    Ok(Ready::Backend(sel.backend, trace_kind))
+    Ok(Ready::Backend(
+        sel.backend,
+        trace_kind,
+        natural_batch(kind, &bopts),
+    ))
 }
 
 /// `GAME-WHAT.EXT` with every character that is not a letter, digit, `-`, `_` or `.`
@@ -254,7 +259,7 @@ fn gate(game: &Game, e: &mut Entry, v: &VerifyOptions, opts: &Options) {
                 .map_err(|x| x.to_string())
                 .and_then(|mut en| trace_text(&mut en, &game.name, opts, v.steps))
         }
-        Some(Ready::Backend(_, kind)) => game.net().and_then(|(net, _)| {
+        Some(Ready::Backend(_, kind, _)) => game.net().and_then(|(net, _)| {
             let mut en = NetEngine::new(net, *kind).map_err(|x| x.to_string())?;
             trace_text(&mut en, &game.name, opts, v.steps)
         }),
@@ -348,7 +353,7 @@ fn sample(game: &Game, e: &mut Entry, round: u32, opts: &Options) {
         Some(Ready::Interp(it)) => interp_sample(it, opts.seconds, opts.max_steps, opts.seed)
             .map(|s| (s, None))
             .map_err(|x| x.to_string()),
-        Some(Ready::Backend(b, _)) => {
+        Some(Ready::Backend(b, _, first)) => {
             let hidden = ProgressBar::hidden();
             measure(
                 b.as_mut(),
@@ -356,6 +361,7 @@ fn sample(game: &Game, e: &mut Entry, round: u32, opts: &Options) {
                 Some(opts.seconds),
                 opts.seed,
                 opts.max_steps,
+                *first,
                 &hidden,
             )
             .map(|t| (t.sample(), None))
