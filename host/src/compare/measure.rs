@@ -63,12 +63,12 @@ pub fn process_cpu_time() -> Option<Duration> {
 }
 
 /// The batch a backend of `kind` fills at once, [`measure`]'s first batch and smallest
-/// time-limited one: the scalar reference runs playouts one by one (16); the CPU backend
+/// time-limited one: the scalar reference runs playouts one by one (1); the CPU backend
 /// evaluates `lane_width` playouts per block on each thread (a smaller batch costs as much
 /// as a full one); the GPU wants many invocations (1024).
 pub fn natural_batch(kind: BackendKind, opts: &BackendOptions) -> u64 {
     match kind {
-        BackendKind::Reference => 16,
+        BackendKind::Reference => 1,
         BackendKind::Cpu => {
             let threads = match opts.cpu.threads {
                 0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -410,7 +410,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(natural_batch(BackendKind::Cpu, &cpu), 256);
-        assert_eq!(natural_batch(BackendKind::Reference, &cpu), 16);
+        assert_eq!(natural_batch(BackendKind::Reference, &cpu), 1);
         // A tic-tac-toe playout is 5 to 9 joint moves.
         let s = t.sample();
         assert!((5 * 300..=9 * 300).contains(&s.states), "{s:?}");
