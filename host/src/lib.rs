@@ -1,9 +1,11 @@
 //! propnet runtime: the [`backend::Backend`] interface and its implementations
-//! (reference, bit-parallel CPU, GPU), the netlist state machine, MCTS, benches, and GGP
-//! play over HTTP ([`ggp`]: the protocol player and the game manager).
+//! (reference, bit-parallel CPU, GPU), the netlist state machine, MCTS, benches, GGP play
+//! over HTTP ([`ggp`]: the protocol player and the game manager) and the comparison of
+//! reasoners ([`compare`]).
 
 pub mod arena;
 pub mod backend;
+pub mod compare;
 #[cfg(any(test, feature = "testing"))]
 pub mod fixtures;
 pub mod ggp;

@@ -37,8 +37,12 @@ enum Command {
     Player(cli::player::PlayerArgs),
     /// Search one state with MCTS and print the chosen move and the root's statistics.
     Best(cli::best::BestArgs),
-    /// Print random playouts through the reference interpreter in the oracle's JSON-lines format.
+    /// Print random playouts in the oracle's JSON-lines format (interpreter or netlist).
     Trace(cli::trace::TraceArgs),
+    /// Replay another reasoner's trace (oracle JSON lines or gdl-perf) and report the first divergence.
+    Verify(cli::verify::VerifyArgs),
+    /// Compare reasoners (ours and external gdl-perf commands) on games: table, CSV, JSON, plots.
+    Compare(cli::compare::CompareArgs),
 }
 
 /// True when `e` (or an error it wraps) is a write to a closed pipe.
@@ -82,6 +86,8 @@ fn main() -> ExitCode {
         Command::Best(a) => cli::best::run(a),
         Command::Player(a) => cli::player::run(a),
         Command::Trace(a) => cli::trace::run(a),
+        Command::Verify(a) => cli::verify::run(a),
+        Command::Compare(a) => cli::compare::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod best;
 pub mod check;
 pub mod common;
+pub mod compare;
 pub mod compile;
 pub mod hdl;
 pub mod manage;
@@ -14,6 +15,7 @@ pub mod player;
 pub mod run;
 pub mod solve;
 pub mod trace;
+pub mod verify;
 
 use propnet_host::pipeline::{load_netlist, CompileReport, PipelineOptions};
 use propnet_netlist::ValidNetlist;

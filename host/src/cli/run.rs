@@ -1,14 +1,12 @@
 //! `propnet run GAME.kif`: random playouts from the initial state with throughput figures.
 
-use anyhow::bail;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use propnet_host::backend::{Backend, BatchRequest, Job, JobResult};
+use propnet_host::compare::measure::{measure, natural_batch};
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
 use propnet_host::sim::program::Program;
 use propnet_host::sim::CpuOptions;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 /// Arguments of `propnet run`.
 #[derive(clap::Args)]
@@ -42,108 +40,6 @@ pub struct RunArgs {
     /// Skip the optimization passes.
     #[arg(long)]
     pub no_optimize: bool,
-}
-
-/// Totals of a measured run.
-#[derive(Clone, Debug, Default)]
-pub struct Totals {
-    /// Aggregates over all playouts.
-    pub agg: JobResult,
-    /// Wall time of the playouts only.
-    pub elapsed: Duration,
-    /// CPU time of all threads of the process during the playouts (Linux only).
-    pub cpu: Option<Duration>,
-}
-
-/// CPU time consumed so far by the live threads of this process, from
-/// `/proc/self/task/*/schedstat` (nanoseconds on CPU); `None` off Linux. On a shared,
-/// overloaded machine wall time says little; per-CPU-second rates stay meaningful.
-pub fn process_cpu_time() -> Option<Duration> {
-    let mut ns = 0u64;
-    for e in std::fs::read_dir("/proc/self/task").ok()? {
-        let s = std::fs::read_to_string(e.ok()?.path().join("schedstat")).ok()?;
-        ns += s.split_whitespace().next()?.parse::<u64>().ok()?;
-    }
-    Some(Duration::from_nanos(ns))
-}
-
-/// Runs playouts from the initial state through `backend` until `playouts` are done or
-/// `seconds` passed (whichever is given), in growing batches, updating `bar`.
-pub fn measure(
-    backend: &mut dyn Backend,
-    playouts: Option<u64>,
-    seconds: Option<f64>,
-    seed: u64,
-    max_steps: u32,
-    bar: &ProgressBar,
-) -> anyhow::Result<Totals> {
-    let start = backend.netlist().initial_state();
-    let roles = backend.netlist().roles.len();
-    let mut t = Totals {
-        agg: JobResult {
-            goal_sums: vec![0; roles],
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let cpu0 = process_cpu_time();
-    let t0 = Instant::now();
-    let mut batch = 1024u64;
-    let mut next_index = 0u64;
-    loop {
-        let count = match (playouts, seconds) {
-            (Some(n), _) => batch.min(n - t.agg.playouts),
-            (None, Some(s)) => {
-                if t0.elapsed().as_secs_f64() >= s {
-                    break;
-                }
-                batch
-            }
-            (None, None) => unreachable!("caller picks a default"),
-        };
-        if count == 0 {
-            break;
-        }
-        if next_index + count > u64::from(u32::MAX) + 1 {
-            bail!(
-                "more than 2^32 playouts in one run: the playout index (RNG counter) would repeat"
-            );
-        }
-        let bt = Instant::now();
-        let req = BatchRequest {
-            jobs: vec![Job {
-                start: start.clone(),
-                first_playout: next_index as u32,
-                count: count as u32,
-            }],
-            seed,
-            max_steps,
-            want_records: false,
-        };
-        let res = backend.run_batch(&req)?;
-        next_index += count;
-        let r = &res.jobs[0];
-        t.agg.playouts += r.playouts;
-        for (a, b) in t.agg.goal_sums.iter_mut().zip(&r.goal_sums) {
-            *a += b;
-        }
-        t.agg.total_length += r.total_length;
-        t.agg.step_limit += r.step_limit;
-        t.agg.no_legal_move += r.no_legal_move;
-        bar.set_position(match seconds {
-            Some(_) if playouts.is_none() => t0.elapsed().as_millis() as u64,
-            _ => t.agg.playouts,
-        });
-        // Aim for batches of about 0.2 s so progress and the time limit stay responsive.
-        if bt.elapsed() < Duration::from_millis(100) {
-            batch = (batch * 2).min(1 << 24);
-        }
-    }
-    t.elapsed = t0.elapsed();
-    t.cpu = process_cpu_time()
-        .zip(cpu0)
-        .map(|(a, b)| a.saturating_sub(b));
-    Ok(t)
 }
 
 /// Runs `propnet run`.
@@ -194,6 +90,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         args.seconds,
         args.seed,
         args.max_steps,
+        natural_batch(args.backend, &opts),
         &bar,
     )?;
     bar.finish_and_clear();

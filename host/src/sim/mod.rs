@@ -15,7 +15,7 @@ mod backend;
 mod bits;
 mod draw;
 mod engine;
-mod eval;
+pub mod eval;
 pub mod program;
 
 pub use backend::CpuBackend;
