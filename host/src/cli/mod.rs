@@ -9,6 +9,7 @@ pub mod compile;
 pub mod hdl;
 pub mod r#match;
 pub mod perft;
+pub mod profile;
 pub mod run;
 pub mod solve;
 pub mod trace;

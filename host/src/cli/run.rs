@@ -41,6 +41,10 @@ pub struct RunArgs {
     /// Skip the optimization passes.
     #[arg(long)]
     pub no_optimize: bool,
+    /// Time the CPU simulator's phases (gates, legal counting, RNG, choice, goals, refill)
+    /// and print where each lane-step's time goes (CPU backend only).
+    #[arg(long)]
+    pub profile: bool,
 }
 
 /// Totals of a measured run.
@@ -174,11 +178,27 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         },
         ..BackendOptions::default()
     };
-    let selected = make_backend(args.backend, net.clone(), &opts)?;
-    if let Some(note) = &selected.note {
-        eprintln!("{note}");
+    let mut profiled = None;
+    let mut boxed = None;
+    if args.profile {
+        if args.backend != BackendKind::Cpu {
+            bail!("--profile times the CPU simulator: use it with --backend cpu (the default)");
+        }
+        let mut cpu = CpuBackend::new(net.clone(), opts.cpu.clone())?;
+        cpu.enable_profile();
+        profiled = Some(cpu);
+    } else {
+        let selected = make_backend(args.backend, net.clone(), &opts)?;
+        if let Some(note) = &selected.note {
+            eprintln!("{note}");
+        }
+        boxed = Some(selected.backend);
     }
-    let mut backend = selected.backend;
+    let backend: &mut dyn Backend = match (profiled.as_mut(), boxed.as_mut()) {
+        (Some(cpu), _) => cpu,
+        (None, Some(b)) => b.as_mut(),
+        (None, None) => unreachable!("one backend was made above"),
+    };
     let hidden = args.json || !std::io::stderr().is_terminal();
     let bar = match (playouts, args.seconds) {
         (Some(n), _) => ProgressBar::new(n),
@@ -192,7 +212,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         "{bar:40} {pos}/{len} {elapsed} {msg}",
     )?);
     let t = measure(
-        backend.as_mut(),
+        backend,
         playouts,
         args.seconds,
         args.seed,
@@ -280,5 +300,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         "step limit   {}   no legal move {}",
         t.agg.step_limit, t.agg.no_legal_move
     );
+    if let Some(cpu) = &profiled {
+        if let (Some(times), Some(c)) = (cpu.phase_times(), cpu_secs) {
+            super::profile::print_profile(
+                times,
+                cpu.program(),
+                t.agg.total_length,
+                t.agg.playouts,
+                c,
+            );
+        }
+    }
     Ok(())
 }

@@ -13,10 +13,14 @@
 
 pub mod backend;
 pub mod bits;
+pub mod choice;
 pub mod draw;
 pub mod engine;
 pub mod eval;
+pub mod probe;
 pub mod program;
+pub mod queue;
+pub mod record;
 
 pub use backend::CpuBackend;
 
