@@ -7,9 +7,9 @@
 //!   planes (plane `p` = bit `p` of every lane's count) and counted by ripple-carry
 //!   increments of whole words; the draw and the multiply-shift pick run 8 lanes at a time
 //!   (SIMD, chunks whose lanes all have fewer than two moves skip the draw); the pick `k`
-//!   goes back into bit planes, and one more pass over the legal words keeps, per move,
-//!   the lanes whose prefix count equals `k`. Per move the word work is `O(log n)`, with no
-//!   per-lane loop at all outside the draw.
+//!   goes back into bit planes, and one more pass over the legal words counts `k` down
+//!   and takes, per move, the lanes where it reaches zero. Per move the word work is
+//!   `O(log n)`, with no per-lane loop at all outside the draw.
 //! - **transpose** (`n >` [`SLICED_MAX`]): 64 legal words at a time are bit-transposed into
 //!   per-lane move sets; a lane's count is a few popcounts and its `k`-th move a broadword
 //!   select.
@@ -26,9 +26,10 @@ use propnet_netlist::rng::{choose, PARITY};
 
 /// Roles with at most this many legal entries take the bit-sliced path.
 pub const SLICED_MAX: usize = 255;
-
-/// Bit planes for counts up to [`SLICED_MAX`].
-const MAX_PLANES: usize = 8;
+const _: () = assert!(
+    SLICED_MAX < 256,
+    "k and counts of the sliced path are packed in bytes"
+);
 
 /// Bit planes needed to hold every count `0..=n`.
 #[inline(always)]
@@ -46,6 +47,19 @@ fn increment<const W: usize>(planes: &mut [Block<W>], bit: &Block<W>) {
             let c = p[j] & carry[j];
             p[j] ^= carry[j];
             carry[j] = c;
+        }
+    }
+}
+
+/// Subtracts `bit` (one bit per lane) from the bit-sliced counter `planes`, wrapping.
+#[inline(always)]
+fn decrement<const W: usize>(planes: &mut [Block<W>], bit: &Block<W>) {
+    let mut borrow = *bit;
+    for p in planes {
+        for j in 0..W {
+            let b = !p[j] & borrow[j];
+            p[j] ^= borrow[j];
+            borrow[j] = b;
         }
     }
 }
@@ -123,33 +137,49 @@ pub fn choose_moves<const W: usize, P: Probe>(
             }
             probe.end_phase(SimPhase::Choice);
         }
-        n if n <= SLICED_MAX => sliced(vals, legal, input_base, live, stuck, ctr, probe),
+        n if n <= SLICED_MAX => {
+            let args = (vals, legal, input_base, live, stuck, ctr, probe);
+            // The plane count is a constant in each copy, so the planes live in registers.
+            match planes_for(n) {
+                2 => sliced::<W, 2, P>(args),
+                3 => sliced::<W, 3, P>(args),
+                4 => sliced::<W, 4, P>(args),
+                5 => sliced::<W, 5, P>(args),
+                6 => sliced::<W, 6, P>(args),
+                7 => sliced::<W, 7, P>(args),
+                _ => sliced::<W, 8, P>(args),
+            }
+        }
         _ => transposed(vals, legal, input_base, live, stuck, ctr, scratch, probe),
     }
 }
 
-/// The bit-sliced path of [`choose_moves`].
+/// The arguments of [`sliced`]: values, legal entries, first input slot, live lanes,
+/// stuck lanes (out), RNG counters, probe.
+type SlicedArgs<'a, 'c, const W: usize, P> = (
+    &'a mut [Block<W>],
+    &'a [(Operand, u32)],
+    usize,
+    &'a Block<W>,
+    &'a mut Block<W>,
+    &'a LaneCounters<'c>,
+    &'a mut P,
+);
+
+/// The bit-sliced path of [`choose_moves`], with `B` planes (`B = planes_for(n)`).
 #[inline(always)]
-fn sliced<const W: usize, P: Probe>(
-    vals: &mut [Block<W>],
-    legal: &[(Operand, u32)],
-    input_base: usize,
-    live: &Block<W>,
-    stuck: &mut Block<W>,
-    ctr: &LaneCounters<'_>,
-    probe: &mut P,
-) {
-    let b = planes_for(legal.len());
+fn sliced<const W: usize, const B: usize, P: Probe>(args: SlicedArgs<'_, '_, W, P>) {
+    let (vals, legal, input_base, live, stuck, ctr, probe) = args;
     // 1. Count: cnt[p] = bit p of each lane's number of legal moves.
-    let mut cnt = [[0u64; W]; MAX_PLANES];
-    for (i, &(op, _)) in legal.iter().enumerate() {
+    let mut cnt = [[0u64; W]; B];
+    for &(op, _) in legal {
         let v = read(vals, op);
         let bit: Block<W> = std::array::from_fn(|j| v[j] & live[j]);
-        increment(&mut cnt[..planes_for(i + 1)], &bit);
+        increment(&mut cnt, &bit);
     }
     let mut any = [0u64; W];
     let mut many = [0u64; W];
-    for (p, c) in cnt[..b].iter().enumerate() {
+    for (p, c) in cnt.iter().enumerate() {
         for j in 0..W {
             any[j] |= c[j];
             if p > 0 {
@@ -162,35 +192,36 @@ fn sliced<const W: usize, P: Probe>(
     }
     probe.end_phase(SimPhase::LegalCount);
     // 2. Draw and pick k for lanes with two or more moves; k = 0 elsewhere.
-    let k = pick_planes(&cnt[..b], &many, ctr);
+    let k = pick_planes(&cnt, &many, ctr);
     probe.end_phase(SimPhase::Rng);
-    // 3. Select: move i is taken where it is legal and i's prefix count equals k.
-    // hi_zero[q]: lanes whose k has no set bit in planes q and above.
-    let mut hi_zero = [[!0u64; W]; MAX_PLANES + 1];
-    for q in (0..b).rev() {
-        for j in 0..W {
-            hi_zero[q][j] = hi_zero[q + 1][j] & !k[q][j];
-        }
-    }
-    let mut pre = [[0u64; W]; MAX_PLANES];
-    for (i, &(op, input)) in legal.iter().enumerate() {
+    // 3. Select by counting down: `rem` starts at k and drops by one at each legal move;
+    // a lane takes the legal move at which `rem` is zero. Past it `rem` wraps to all ones
+    // and, with fewer than 2^B legal moves left, never reaches zero again.
+    let mut rem = k;
+    for &(op, input) in legal {
         let v = read(vals, op);
         let bit: Block<W> = std::array::from_fn(|j| v[j] & live[j]);
-        // The prefix count before move i is at most i: planes_for(i) planes hold it.
-        let q = planes_for(i);
-        let mut eq: Block<W> = std::array::from_fn(|j| bit[j] & hi_zero[q][j]);
-        for p in 0..q {
+        let mut nonzero = [0u64; W];
+        for plane in &rem {
             for j in 0..W {
-                eq[j] &= !(pre[p][j] ^ k[p][j]);
+                nonzero[j] |= plane[j];
             }
         }
         let s = &mut vals[input_base + input as usize];
         for j in 0..W {
-            s[j] |= eq[j];
+            s[j] |= bit[j] & !nonzero[j];
         }
-        increment(&mut pre[..planes_for(i + 1)], &bit);
+        decrement(&mut rem, &bit);
     }
     probe.end_phase(SimPhase::Choice);
+}
+
+/// The `N` per-lane values of `v` from lane `first` on.
+#[inline(always)]
+fn lanes_of<const N: usize>(v: &[u32], first: usize) -> &[u32; N] {
+    v[first..first + N]
+        .try_into()
+        .expect("a slice of N lanes is N long")
 }
 
 /// Lanes drawn together by [`pick_planes`]: two independent 8-lane Threefry chains, so one
@@ -201,14 +232,14 @@ const PICK: usize = 16;
 /// count planes `cnt`. Draws run [`PICK`] lanes at a time; groups with no lane in `many`
 /// are skipped.
 #[inline(always)]
-fn pick_planes<const W: usize>(
-    cnt: &[Block<W>],
+fn pick_planes<const W: usize, const B: usize>(
+    cnt: &[Block<W>; B],
     many: &Block<W>,
     ctr: &LaneCounters<'_>,
-) -> [Block<W>; MAX_PLANES] {
+) -> [Block<W>; B] {
     let key = [ctr.seed as u32, (ctr.seed >> 32) as u32];
     let ks = [key[0], key[1], PARITY ^ key[0] ^ key[1]];
-    let mut k = [[0u64; W]; MAX_PLANES];
+    let mut k = [[0u64; W]; B];
     for j in 0..W {
         let need = many[j];
         for group in 0..64 / PICK {
@@ -224,9 +255,11 @@ fn pick_planes<const W: usize>(
                     *ci |= ((bits >> i) & 1) << p;
                 }
             }
-            let x0: [u32; PICK] = std::array::from_fn(|i| ctr.playout[lane0 + i]);
-            let x1: [u32; PICK] =
-                std::array::from_fn(|i| (ctr.step[lane0 + i] << 8) | (ctr.role & 0xff));
+            // One bounds check per group, then plain vector loads.
+            let playout: &[u32; PICK] = lanes_of(ctr.playout, lane0);
+            let step: &[u32; PICK] = lanes_of(ctr.step, lane0);
+            let x0 = *playout;
+            let x1: [u32; PICK] = std::array::from_fn(|i| (step[i] << 8) | (ctr.role & 0xff));
             let x = threefry_lanes(ks, x0, x1);
             let kk: [u32; PICK] = std::array::from_fn(|i| choose(x[i], c[i]));
             // k < count <= SLICED_MAX fits a byte: lane 8q + i's k is byte i of `bytes[q]`, and
@@ -237,7 +270,7 @@ fn pick_planes<const W: usize>(
             let gather = |x: u64, p: usize| {
                 (((x >> p) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080)) >> 56
             };
-            for (p, plane) in k.iter_mut().enumerate().take(cnt.len()) {
+            for (p, plane) in k.iter_mut().enumerate() {
                 let mut bits = 0u64;
                 for (q, &b) in bytes.iter().enumerate() {
                     bits |= gather(b, p) << (8 * q);

@@ -128,7 +128,7 @@ impl PhaseClock {
 impl Probe for PhaseClock {
     #[inline(always)]
     fn begin_step(&mut self, step: u64) {
-        self.last = (step % Self::EVERY == 0).then(Instant::now);
+        self.last = step.is_multiple_of(Self::EVERY).then(Instant::now);
         if self.last.is_some() {
             self.times.sampled_steps += 1;
         }
