@@ -7,6 +7,7 @@ pub mod check;
 pub mod common;
 pub mod compile;
 pub mod hdl;
+pub mod headless;
 pub mod manage;
 pub mod r#match;
 pub mod perft;

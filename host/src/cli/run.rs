@@ -31,7 +31,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1000)]
     pub max_steps: u32,
     /// Lanes per block of the CPU backend (64, 128, 256, 512).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = CpuOptions::THROUGHPUT_LANES)]
     pub lanes: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
