@@ -74,6 +74,7 @@ fn exit_quietly_on_broken_pipe() {
 
 fn main() -> ExitCode {
     exit_quietly_on_broken_pipe();
+    cli::headless::quiet_wayland_probe();
     let result = match Cli::parse().command {
         Command::Run(a) => cli::run::run(a),
         Command::Check(a) => cli::check::run(a),

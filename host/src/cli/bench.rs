@@ -113,7 +113,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             let opts = BackendOptions {
                 cpu: CpuOptions {
                     threads: threads.unwrap_or(0),
-                    ..Default::default()
+                    lane_width: CpuOptions::THROUGHPUT_LANES,
                 },
                 ..BackendOptions::default()
             };

@@ -1,10 +1,12 @@
 //! `propnet run GAME.kif`: random playouts from the initial state with throughput figures.
 
+use anyhow::bail;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use propnet_host::backend::Backend;
 use propnet_host::compare::measure::{measure, natural_batch};
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
 use propnet_host::sim::program::Program;
-use propnet_host::sim::CpuOptions;
+use propnet_host::sim::{CpuBackend, CpuOptions};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -29,7 +31,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1000)]
     pub max_steps: u32,
     /// Lanes per block of the CPU backend (64, 128, 256, 512).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = CpuOptions::THROUGHPUT_LANES)]
     pub lanes: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -40,6 +42,10 @@ pub struct RunArgs {
     /// Skip the optimization passes.
     #[arg(long)]
     pub no_optimize: bool,
+    /// Time the CPU simulator's phases (gates, legal counting, RNG, choice, goals, refill)
+    /// and print where each lane-step's time goes (CPU backend only).
+    #[arg(long)]
+    pub profile: bool,
 }
 
 /// Runs `propnet run`.
@@ -58,11 +64,27 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         },
         ..BackendOptions::default()
     };
-    let selected = make_backend(args.backend, net.clone(), &opts)?;
-    if let Some(note) = &selected.note {
-        eprintln!("{note}");
+    let mut profiled = None;
+    let mut boxed = None;
+    if args.profile {
+        if args.backend != BackendKind::Cpu {
+            bail!("--profile times the CPU simulator: use it with --backend cpu (the default)");
+        }
+        let mut cpu = CpuBackend::new(net.clone(), opts.cpu.clone())?;
+        cpu.enable_profile();
+        profiled = Some(cpu);
+    } else {
+        let selected = make_backend(args.backend, net.clone(), &opts)?;
+        if let Some(note) = &selected.note {
+            eprintln!("{note}");
+        }
+        boxed = Some(selected.backend);
     }
-    let mut backend = selected.backend;
+    let backend: &mut dyn Backend = match (profiled.as_mut(), boxed.as_mut()) {
+        (Some(cpu), _) => cpu,
+        (None, Some(b)) => b.as_mut(),
+        (None, None) => unreachable!("one backend was made above"),
+    };
     // The CPU program's size, compiled once: the CPU backend's own, else compiled here.
     let summary = |p: &Program| {
         let ops = p.core.args.len() + p.goal.args.len() + p.next.args.len();
@@ -85,7 +107,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         "{bar:40} {pos}/{len} {elapsed} {msg}",
     )?);
     let t = measure(
-        backend.as_mut(),
+        backend,
         playouts,
         args.seconds,
         args.seed,
@@ -174,5 +196,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         "step limit   {}   no legal move {}",
         t.agg.step_limit, t.agg.no_legal_move
     );
+    if let Some(cpu) = &profiled {
+        if let (Some(times), Some(c)) = (cpu.phase_times(), cpu_secs) {
+            super::profile::print_profile(
+                times,
+                cpu.program(),
+                t.agg.total_length,
+                t.agg.playouts,
+                c,
+            );
+        }
+    }
     Ok(())
 }

@@ -186,7 +186,7 @@ fn build_backend(
     let bopts = BackendOptions {
         cpu: CpuOptions {
             threads: threads.unwrap_or(1),
-            ..CpuOptions::default()
+            lane_width: CpuOptions::THROUGHPUT_LANES,
         },
         ..BackendOptions::default()
     };
