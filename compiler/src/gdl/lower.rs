@@ -209,9 +209,9 @@ impl Lowerer<'_> {
             SExpr::Atom { text, .. } if text.starts_with('?') => {
                 Ok(Term::Var(self.symbols.intern(&fold_case(text))))
             }
-            SExpr::Atom { text, .. } if text == "<=" => {
+            SExpr::Atom { text, .. } if is_connective(&fold_case(text)) => {
                 let v = Violation::MisplacedConnective {
-                    keyword: "<=".into(),
+                    keyword: fold_case(text),
                     place: "term",
                     text: self.text(parent),
                 };
@@ -228,7 +228,7 @@ impl Lowerer<'_> {
                     ));
                 };
                 let name = self.name(f, e, "function")?;
-                if name == "<=" {
+                if is_connective(&name) {
                     let v = Violation::MisplacedConnective {
                         keyword: name,
                         place: "term",
