@@ -222,8 +222,8 @@ pub struct TraceOptions {
     pub game: String,
     /// Number of playouts.
     pub playouts: u64,
-    /// SplitMix64 seed (taken modulo 2^64).
-    pub seed: i64,
+    /// SplitMix64 seed (the same `u64` seed type as every other command).
+    pub seed: u64,
     /// Joint moves after which a playout is cut (`"truncated": true`).
     pub max_steps: u64,
 }
@@ -254,7 +254,7 @@ pub fn trace(
 ) -> Result<(), InterpError> {
     let roles = interp.role_names().to_vec();
     emit(&header_line(&roles, opts));
-    let mut rng = SplitMix64::new(opts.seed as u64);
+    let mut rng = SplitMix64::new(opts.seed);
     let start = interp.initial_state()?;
     for p in 0..opts.playouts {
         let mut state = start.clone();

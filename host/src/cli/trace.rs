@@ -1,6 +1,8 @@
 //! `propnet trace`: random playouts through the reference interpreter, printed in the
 //! oracle's JSON Lines trace format.
 
+use super::args::whole;
+use super::common::MAX_STEPS;
 use anyhow::Context;
 use propnet_compiler::gdl;
 use propnet_compiler::interp::trace::{trace, TraceOptions};
@@ -14,13 +16,13 @@ pub struct TraceArgs {
     /// The game (GDL in KIF syntax).
     pub game: PathBuf,
     /// Number of playouts.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u64>(1, 1 << 32))]
     pub playouts: u64,
     /// SplitMix64 seed of the move choices (one stream for the whole run).
-    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
-    pub seed: i64,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
     /// Joint moves after which a playout is cut (last line gets `"truncated": true`).
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = 500, value_parser = whole::<u64>(1, MAX_STEPS))]
     pub max_steps: u64,
 }
 
@@ -55,8 +57,8 @@ pub fn run(args: TraceArgs) -> anyhow::Result<()> {
     })
     .with_context(|| format!("while tracing {}", args.game.display()))?;
     if let Some(e) = io_err {
-        return Err(e.into());
+        return Err(super::out::wrap(e));
     }
-    out.flush()?;
+    out.flush().map_err(super::out::wrap)?;
     Ok(())
 }
