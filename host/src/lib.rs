@@ -7,6 +7,7 @@ pub mod backend;
 #[cfg(any(test, feature = "testing"))]
 pub mod fixtures;
 pub mod ggp;
+pub mod goals;
 pub mod gpu;
 pub mod machine;
 pub mod mcts;
@@ -16,3 +17,4 @@ pub mod player;
 pub mod select;
 pub mod sim;
 pub mod solver;
+pub mod stop;
