@@ -20,13 +20,13 @@ pub struct BenchArgs {
     /// reversi/othello, checkers) from bench-games/ and the shared corpus, where present.
     pub games: Vec<PathBuf>,
     /// Thread counts to measure, comma separated.
-    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    #[arg(long, value_delimiter = ',', default_value = "1,2", value_parser = super::args::threads)]
     pub threads: Vec<usize>,
     /// Seconds per measurement.
-    #[arg(long, default_value_t = 2.0, value_parser = super::common::parse_seconds)]
+    #[arg(long, default_value_t = 2.0, value_parser = super::args::seconds)]
     pub seconds: f64,
     /// Step limit per playout.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = super::args::whole::<u32>(1, super::common::MAX_STEPS))]
     pub max_steps: u32,
     /// Skip the reference interpreter.
     #[arg(long)]
@@ -154,7 +154,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 None => kind_name(args.backend, b.as_ref()),
             };
             if threads.is_none() && !args.json {
-                println!("{name}: {}", b.describe());
+                outln!("{name}: {}", b.describe())?;
             }
             let t = measure(
                 b.as_mut(),
@@ -170,7 +170,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             // On a shared machine wall-clock rates undercount; per CPU-second is shown too.
             let per_cpu = t
                 .cpu
-                .map(|c| t.agg.playouts as f64 / c.as_secs_f64().max(1e-9));
+                .filter(|&c| c >= super::run::MIN_CPU_TIME)
+                .map(|c| t.agg.playouts as f64 / c.as_secs_f64());
             let key = format!("{name}/{label}");
             let prev = previous
                 .get(&key)
@@ -186,17 +187,17 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 "logic_gates": logic, "compile_seconds": report.total_time().as_secs_f64(),
             }));
             if !args.json {
-                println!(
+                outln!(
                     "{name:<16} {label:<4} {pps:>12.0} playouts/s ({:>10} per CPU-s) {gps:>10.3e} gate-evals/s  interp {:>10}  prev best {:>12}",
                     per_cpu.map_or("-".into(), |v| format!("{v:.0}")),
                     interp.map_or("-".into(), |v| format!("{v:.1}/s")),
                     prev.map_or("-".into(), |v| format!("{v:.0}/s"))
-                );
+                )?;
             }
         }
     }
     if args.json {
-        println!("{}", serde_json::json!({ "rows": rows }));
+        outln!("{}", serde_json::json!({ "rows": rows }))?;
     }
     if let Some(dir) = args.results.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;

@@ -1,8 +1,13 @@
 //! `propnet run GAME.kif`: random playouts from the initial state with throughput figures.
 
+use super::args::whole;
+use super::common::MAX_STEPS;
+use super::plural;
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use propnet_host::backend::{Backend, BatchRequest, Job, JobResult};
+use propnet_host::goals::GoalAudit;
+use propnet_host::pipeline::CompileReport;
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
 use propnet_host::sim::program::Program;
 use propnet_host::sim::CpuOptions;
@@ -16,22 +21,22 @@ pub struct RunArgs {
     /// Game file (.kif).
     pub game: PathBuf,
     /// Number of playouts (default 100000 unless --seconds is given).
-    #[arg(long, conflicts_with = "seconds", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, conflicts_with = "seconds", value_parser = whole::<u64>(1, 1 << 32))]
     pub playouts: Option<u64>,
     /// Run for this many seconds instead of a fixed count.
-    #[arg(long, value_parser = super::common::parse_seconds)]
+    #[arg(long, value_parser = super::args::seconds)]
     pub seconds: Option<f64>,
     /// RNG seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Worker threads of the CPU backend (0 = all cores).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = super::args::threads)]
     pub threads: usize,
     /// Step limit per playout (joint moves).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = whole::<u32>(1, MAX_STEPS))]
     pub max_steps: u32,
     /// Lanes per block of the CPU backend (64, 128, 256, 512).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = parse_lanes)]
     pub lanes: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -44,6 +49,16 @@ pub struct RunArgs {
     pub no_optimize: bool,
 }
 
+/// Clap value parser of `--lanes`: 64, 128, 256 or 512.
+fn parse_lanes(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(w @ (64 | 128 | 256 | 512)) => Ok(w),
+        _ => Err(format!(
+            "`{text}` is not a lane width (64, 128, 256 or 512)"
+        )),
+    }
+}
+
 /// Totals of a measured run.
 #[derive(Clone, Debug, Default)]
 pub struct Totals {
@@ -51,20 +66,24 @@ pub struct Totals {
     pub agg: JobResult,
     /// Wall time of the playouts only.
     pub elapsed: Duration,
-    /// CPU time of all threads of the process during the playouts (Linux only).
+    /// CPU time of all threads of the process during the playouts.
     pub cpu: Option<Duration>,
+    /// True when a stop request (SIGINT/SIGTERM) ended the run early.
+    pub interrupted: bool,
 }
 
-/// CPU time consumed so far by the live threads of this process, from
-/// `/proc/self/task/*/schedstat` (nanoseconds on CPU); `None` off Linux. On a shared,
-/// overloaded machine wall time says little; per-CPU-second rates stay meaningful.
+/// CPU time below which a per-CPU-second rate is not printed: the clock's granularity and
+/// the cost of starting a batch make shorter figures meaningless.
+pub const MIN_CPU_TIME: Duration = Duration::from_millis(1);
+
+/// CPU time consumed so far by every thread of this process, live or ended
+/// (`CLOCK_PROCESS_CPUTIME_ID`, nanoseconds, up to date for the running thread too);
+/// `None` where the clock is missing. On a shared, overloaded machine wall time says
+/// little; per-CPU-second rates stay meaningful.
 pub fn process_cpu_time() -> Option<Duration> {
-    let mut ns = 0u64;
-    for e in std::fs::read_dir("/proc/self/task").ok()? {
-        let s = std::fs::read_to_string(e.ok()?.path().join("schedstat")).ok()?;
-        ns += s.split_whitespace().next()?.parse::<u64>().ok()?;
-    }
-    Some(Duration::from_nanos(ns))
+    cpu_time::ProcessTime::try_now()
+        .ok()
+        .map(|t| t.as_duration())
 }
 
 /// Runs playouts from the initial state through `backend` until `playouts` are done or
@@ -91,6 +110,10 @@ pub fn measure(
     let mut batch = 1024u64;
     let mut next_index = 0u64;
     loop {
+        if propnet_host::stop::requested() {
+            t.interrupted = true;
+            break;
+        }
         let count = match (playouts, seconds) {
             (Some(n), _) => batch.min(n - t.agg.playouts),
             (None, Some(s)) => {
@@ -149,8 +172,6 @@ pub fn measure(
 /// Runs `propnet run`.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let (net, report) = super::load(&args.game, args.no_optimize)?;
-    let stats = net.stats();
-    let logic = net.logic_gate_count() as u64;
     let playouts = match (args.playouts, args.seconds) {
         (None, None) => Some(100_000),
         (p, _) => p,
@@ -188,6 +209,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     bar.set_style(ProgressStyle::with_template(
         "{bar:40} {pos}/{len} {elapsed} {msg}",
     )?);
+    propnet_host::stop::set_graceful(true);
     let t = measure(
         backend.as_mut(),
         playouts,
@@ -197,24 +219,80 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         &bar,
     )?;
     bar.finish_and_clear();
+    // The goal policy's counter: the first playouts of this run, replayed (bounded).
+    let audit = propnet_host::goals::audit(
+        &net,
+        args.seed,
+        args.max_steps,
+        t.agg.playouts.min(256) as u32,
+        Duration::from_millis(300),
+    );
+    print_report(
+        &args,
+        &net,
+        &report,
+        (backend.describe(), program),
+        &t,
+        &audit,
+    )
+}
+
+/// The CPU program's size: core, goal and next instructions, operands.
+type ProgramSize = (usize, usize, usize, usize);
+
+/// Prints the result of `propnet run` (text or one JSON object). With no playouts (a very
+/// short or interrupted run) there are no rates and no means: it says `no playouts`.
+fn print_report(
+    args: &RunArgs,
+    net: &propnet_netlist::ValidNetlist,
+    report: &CompileReport,
+    (backend, program): (String, Option<ProgramSize>),
+    t: &Totals,
+    audit: &GoalAudit,
+) -> anyhow::Result<()> {
+    let stats = net.stats();
+    let logic = net.logic_gate_count() as u64;
+    let done = t.agg.playouts;
     let secs = t.elapsed.as_secs_f64().max(1e-9);
-    let n = t.agg.playouts.max(1) as f64;
-    let pps = t.agg.playouts as f64 / secs;
+    let pps = done as f64 / secs;
     let sps = t.agg.total_length as f64 / secs;
     let gps = sps * logic as f64;
-    let cpu_secs = t.cpu.map(|c| c.as_secs_f64().max(1e-9));
-    let pp_cpu_s = cpu_secs.map(|c| t.agg.playouts as f64 / c);
-    let mean_goals: Vec<f64> = t.agg.goal_sums.iter().map(|&g| g as f64 / n).collect();
-    let mean_len = t.agg.total_length as f64 / n;
+    // Per-CPU-second only when the CPU time is long enough to measure.
+    let cpu_secs = t.cpu.map(|c| c.as_secs_f64());
+    let pp_cpu_s = t
+        .cpu
+        .filter(|&c| c >= MIN_CPU_TIME && done > 0)
+        .map(|c| done as f64 / c.as_secs_f64());
+    let n = done as f64;
+    let mean_goals: Option<Vec<f64>> =
+        (done > 0).then(|| t.agg.goal_sums.iter().map(|&g| g as f64 / n).collect());
+    let mean_len = (done > 0).then(|| t.agg.total_length as f64 / n);
+    if t.interrupted {
+        eprintln!(
+            "interrupted: reporting the {} done so far",
+            plural(done, "playout")
+        );
+    }
+    if !audit.is_clean() {
+        eprintln!(
+            "warning: ill-formed goals in {} of {} replayed terminal states: {} with several \
+             values for a role (the highest counts), {} with none (0 counts)",
+            audit.several_goals + audit.no_goal,
+            audit.terminal,
+            audit.several_goals,
+            audit.no_goal
+        );
+    }
     if args.json {
         let v = serde_json::json!({
             "game": report.path,
-            "backend": backend.describe(),
+            "backend": backend,
             "compile_seconds": report.total_time().as_secs_f64(),
             "netlist": {"and": stats.and, "or": stats.or, "not": stats.not, "const": stats.constants,
                         "latches": stats.latches, "inputs": stats.inputs, "edges": stats.edges, "depth": stats.depth},
             "program": program.map(|(c, g, n, o)| serde_json::json!({"core": c, "goal": g, "next": n, "operands": o})),
-            "playouts": t.agg.playouts,
+            "playouts": done,
+            "interrupted": t.interrupted,
             "seconds": secs,
             "playouts_per_second": pps,
             "cpu_seconds": cpu_secs,
@@ -226,25 +304,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             "mean_length": mean_len,
             "step_limit": t.agg.step_limit,
             "no_legal_move": t.agg.no_legal_move,
+            "goal_audit": audit,
             "seed": args.seed,
             "max_steps": args.max_steps,
         });
-        println!("{v}");
+        outln!("{v}")?;
         return Ok(());
     }
-    for w in &report.warnings {
-        eprintln!("warning: {w}");
-    }
-    println!("game         {}", report.path);
-    println!("backend      {}", backend.describe());
-    println!(
+    outln!("game         {}", report.path)?;
+    outln!("backend      {backend}")?;
+    outln!(
         "compile      {:.3} s (parse {:.3}, ground {:.3}, optimize {:.3})",
         report.total_time().as_secs_f64(),
         report.parse_time.as_secs_f64(),
         report.ground_time.as_secs_f64(),
         report.optimize_time.as_secs_f64()
-    );
-    println!(
+    )?;
+    outln!(
         "netlist      {} and, {} or, {} not, {} const; {} latches, {} inputs, {} edges, depth {}",
         stats.and,
         stats.or,
@@ -254,28 +330,37 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         stats.inputs,
         stats.edges,
         stats.depth
-    );
+    )?;
     if let Some((c, g, n, o)) = program {
-        println!("cpu program  {c} core + {g} goal + {n} next instructions, {o} operands");
+        outln!("cpu program  {c} core + {g} goal + {n} next instructions, {o} operands")?;
     }
-    println!("playouts     {} in {:.3} s", t.agg.playouts, secs);
-    println!("playouts/s   {pps:.0}");
-    if let (Some(c), Some(p)) = (cpu_secs, pp_cpu_s) {
-        println!("cpu time     {c:.3} s, {p:.0} playouts per CPU-second");
+    let (Some(mean_goals), Some(mean_len)) = (mean_goals, mean_len) else {
+        outln!("playouts     no playouts in {secs:.3} s (nothing to average)")?;
+        return Ok(());
+    };
+    outln!("playouts     {done} in {secs:.3} s")?;
+    outln!("playouts/s   {pps:.0}")?;
+    match (cpu_secs, pp_cpu_s) {
+        (Some(c), Some(p)) => outln!("cpu time     {c:.3} s, {p:.0} playouts per CPU-second")?,
+        (Some(c), None) => {
+            outln!("cpu time     {c:.6} s: too short to measure a rate per CPU-second")?
+        }
+        _ => {}
     }
-    println!("states/s     {sps:.0} (joint moves)");
-    println!("gate-evals/s {gps:.3e} ({logic} logic gates per state)");
+    outln!("states/s     {sps:.0} (joint moves)")?;
+    outln!("gate-evals/s {gps:.3e} ({logic} logic gates per state)")?;
     let goals: Vec<String> = report
         .roles
         .iter()
         .zip(&mean_goals)
         .map(|(r, g)| format!("{r} {g:.2}"))
         .collect();
-    println!("mean goal    {}", goals.join(", "));
-    println!("mean length  {mean_len:.2}");
-    println!(
+    outln!("mean goal    {}", goals.join(", "))?;
+    outln!("mean length  {mean_len:.2}")?;
+    outln!(
         "step limit   {}   no legal move {}",
-        t.agg.step_limit, t.agg.no_legal_move
-    );
+        t.agg.step_limit,
+        t.agg.no_legal_move
+    )?;
     Ok(())
 }
