@@ -279,7 +279,7 @@ fn item13_each_message_is_printed_once() {
     let existing = file("exists.v", "");
     let o = run(&["hdl", &ttt(), "-o", existing.to_str().unwrap()]);
     o.expect_code(1, "hdl -o existing");
-    assert!(o.err.matches("exists").count() <= 1, "{}", o.err);
+    assert_eq!(o.err.matches("File exists").count(), 1, "{}", o.err);
     let g = file("warn.kif", &format!("{GO}(<= q (undefined))\n"));
     let o = run(&["run", g.to_str().unwrap(), "--playouts", "10"]);
     o.expect_code(0, "run");

@@ -227,8 +227,10 @@ impl Lowerer<'_> {
                         },
                     ));
                 };
+                // Only `<=` is barred as a function name: `(and (r ?x) (or s t))` makes
+                // `or` a function term of the ordinary relation `and`.
                 let name = self.name(f, e, "function")?;
-                if is_connective(&name) {
+                if name == "<=" {
                     let v = Violation::MisplacedConnective {
                         keyword: name,
                         place: "term",

@@ -13,9 +13,9 @@ pub struct PerftArgs {
     /// Deepest depth to count (1..=100000; counting stops earlier at a depth with no nodes).
     #[arg(long, default_value_t = 3, value_parser = super::args::whole::<u32>(1, 100_000))]
     pub depth: u32,
-    /// Most distinct states held in one depth (the memory bound); counting stops before a
-    /// depth that would hold more.
-    #[arg(long, default_value_t = 4_000_000, value_parser = super::args::whole::<usize>(1, 1 << 32))]
+    /// Most distinct states held in one depth (the memory bound: two depths of about
+    /// `latches + 50` bytes per state); counting stops before a depth that would hold more.
+    #[arg(long, default_value_t = 1_000_000, value_parser = super::args::whole::<usize>(1, 1 << 32))]
     pub max_states: usize,
     /// Print one JSON object per depth (JSON lines), then one with how counting ended.
     #[arg(long)]
