@@ -117,7 +117,7 @@ fn commands(game: &str) -> Vec<(Vec<String>, Vec<&'static str>)> {
 
 /// Exit codes a misuse may give: success, a reported error, a usage error.
 fn acceptable(code: Option<i32>) -> bool {
-    matches!(code, Some(0 | 1 | 2))
+    matches!(code, Some(0..=2))
 }
 
 #[test]
@@ -153,7 +153,10 @@ fn numeric_flags_never_panic_or_run_past_their_bound() {
 }
 
 /// Edits of a compiled netlist, each of which must be rejected (or run) without a panic.
-fn edits() -> Vec<(&'static str, fn(&mut serde_json::Value))> {
+/// One named edit of a netlist's JSON.
+type Edit = (&'static str, fn(&mut serde_json::Value));
+
+fn edits() -> Vec<Edit> {
     vec![
         ("no roles", |n| n["roles"] = serde_json::json!([])),
         ("terminal out of range", |n| {
