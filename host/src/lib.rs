@@ -9,6 +9,7 @@ pub mod compare;
 #[cfg(any(test, feature = "testing"))]
 pub mod fixtures;
 pub mod ggp;
+pub mod goals;
 pub mod gpu;
 pub mod machine;
 pub mod mcts;
@@ -18,3 +19,4 @@ pub mod player;
 pub mod select;
 pub mod sim;
 pub mod solver;
+pub mod stop;

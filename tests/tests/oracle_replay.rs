@@ -222,7 +222,7 @@ fn check_generated(shared: &Path, rel: &str) {
     let opts = TraceOptions {
         game: header["game"].as_str().expect("game name").to_string(),
         playouts,
-        seed: header["seed"].as_i64().expect("seed"),
+        seed: header["seed"].as_u64().expect("seed"),
         max_steps: header["max_steps"].as_u64().expect("max_steps"),
         stop_after: None,
     };

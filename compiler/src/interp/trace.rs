@@ -216,8 +216,8 @@ pub struct TraceOptions {
     pub game: String,
     /// Number of playouts.
     pub playouts: u64,
-    /// SplitMix64 seed (taken modulo 2^64).
-    pub seed: i64,
+    /// SplitMix64 seed (the same `u64` seed type as every other command).
+    pub seed: u64,
     /// Joint moves after which a playout is cut (`"truncated": true`).
     pub max_steps: u64,
     /// When set, stop early: after the playout during which the trace's joint moves (over
@@ -355,7 +355,7 @@ pub fn trace<E: TraceEngine>(
 ) -> Result<(), E::Error> {
     let roles = engine.role_names();
     emit(&header_line(&roles, &engine.name(), opts));
-    let mut rng = SplitMix64::new(opts.seed as u64);
+    let mut rng = SplitMix64::new(opts.seed);
     let mut moves = 0u64;
     for p in 0..opts.playouts {
         if opts.stop_after.is_some_and(|n| moves >= n) {

@@ -19,13 +19,13 @@ pub struct BenchArgs {
     /// reversi/othello, checkers) from bench-games/ and the shared corpus, where present.
     pub games: Vec<PathBuf>,
     /// Thread counts to measure, comma separated.
-    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    #[arg(long, value_delimiter = ',', default_value = "1,2", value_parser = super::args::threads)]
     pub threads: Vec<usize>,
     /// Seconds per measurement.
-    #[arg(long, default_value_t = 2.0, value_parser = super::common::parse_seconds)]
+    #[arg(long, default_value_t = 2.0, value_parser = super::args::seconds)]
     pub seconds: f64,
     /// Step limit per playout.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = super::args::whole::<u32>(1, super::common::MAX_STEPS))]
     pub max_steps: u32,
     /// Skip the reference interpreter.
     #[arg(long)]
@@ -127,7 +127,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 None => kind_name(args.backend, b.as_ref()),
             };
             if threads.is_none() && !args.json {
-                println!("{name}: {}", b.describe());
+                outln!("{name}: {}", b.describe())?;
             }
             let t = measure(
                 b.as_mut(),
@@ -158,23 +158,23 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 "logic_gates": logic, "compile_seconds": report.total_time().as_secs_f64(),
             }));
             if !args.json {
-                println!(
+                outln!(
                     "{name:<16} {label:<4} {pps:>12.0} playouts/s ({:>10} per CPU-s) {gps:>10.3e} gate-evals/s  interp {:>10}  prev best {:>12}",
                     per_cpu.map_or("-".into(), |v| format!("{v:.0}")),
                     interp.map_or("-".into(), |v| format!("{v:.1}/s")),
                     prev.map_or("-".into(), |v| format!("{v:.0}/s"))
-                );
+                )?;
             }
         }
     }
     let machine = Machine::detect(true);
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({ "machine": machine, "rows": rows })
-        );
+        )?;
     } else {
-        println!("machine: {}", machine.summary());
+        outln!("machine: {}", machine.summary())?;
     }
     if let Some(dir) = args.results.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;

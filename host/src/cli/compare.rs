@@ -27,7 +27,7 @@ pub struct CompareArgs {
     #[arg(long = "ext", value_name = "NAME=COMMAND")]
     pub ext: Vec<String>,
     /// Seconds per sample (each reasoner, game and round).
-    #[arg(long, default_value_t = 2.0, value_parser = parse_positive_seconds)]
+    #[arg(long, default_value_t = 2.0, value_parser = super::args::seconds)]
     pub seconds: f64,
     /// Rounds: samples per reasoner and game, interleaved A B A B …
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -53,10 +53,10 @@ pub struct CompareArgs {
     #[arg(long = "trace-cmd", value_name = "NAME=COMMAND")]
     pub trace_cmd: Vec<String>,
     /// Kill an external run after this many seconds (default: 2 × --seconds + 60).
-    #[arg(long, value_parser = parse_positive_seconds)]
+    #[arg(long, value_parser = super::args::seconds)]
     pub kill_after: Option<f64>,
     /// Step limit per playout of the built-in reasoners.
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 1000, value_parser = super::args::whole::<u32>(1, super::common::MAX_STEPS))]
     pub max_steps: u32,
     /// Seed of the built-in reasoners' playouts and gate traces.
     #[arg(long, default_value_t = 1)]
@@ -64,15 +64,6 @@ pub struct CompareArgs {
     /// Print the JSON report to stdout instead of the table.
     #[arg(long)]
     pub json: bool,
-}
-
-/// A number of seconds greater than zero (finite, fits a `Duration`).
-fn parse_positive_seconds(text: &str) -> Result<f64, String> {
-    let s = super::common::parse_seconds(text)?;
-    if s <= 0.0 {
-        return Err(format!("`{text}`: seconds must be greater than 0"));
-    }
-    Ok(s)
 }
 
 fn reasoners(args: &CompareArgs) -> anyhow::Result<Vec<Reasoner>> {

@@ -1,14 +1,20 @@
 //! `propnet run GAME.kif`: random playouts from the initial state with throughput figures.
 
+use super::args::whole;
+use super::common::MAX_STEPS;
+use super::plural;
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use propnet_host::backend::Backend;
-use propnet_host::compare::measure::{measure, natural_batch};
+use propnet_host::compare::measure::{measure, natural_batch, Totals, MIN_CPU_TIME};
+use propnet_host::goals::GoalAudit;
+use propnet_host::pipeline::CompileReport;
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
 use propnet_host::sim::program::Program;
 use propnet_host::sim::{CpuBackend, CpuOptions};
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Arguments of `propnet run`.
 #[derive(clap::Args)]
@@ -16,22 +22,22 @@ pub struct RunArgs {
     /// Game file (.kif).
     pub game: PathBuf,
     /// Number of playouts (default 100000 unless --seconds is given).
-    #[arg(long, conflicts_with = "seconds", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, conflicts_with = "seconds", value_parser = whole::<u64>(1, 1 << 32))]
     pub playouts: Option<u64>,
     /// Run for this many seconds instead of a fixed count.
-    #[arg(long, value_parser = super::common::parse_seconds)]
+    #[arg(long, value_parser = super::args::seconds)]
     pub seconds: Option<f64>,
     /// RNG seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Worker threads of the CPU backend (0 = all cores).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = super::args::threads)]
     pub threads: usize,
     /// Step limit per playout (joint moves).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = whole::<u32>(1, MAX_STEPS))]
     pub max_steps: u32,
     /// Lanes per block of the CPU backend (64, 128, 256, 512).
-    #[arg(long, default_value_t = CpuOptions::THROUGHPUT_LANES)]
+    #[arg(long, default_value_t = CpuOptions::THROUGHPUT_LANES, value_parser = parse_lanes)]
     pub lanes: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -48,11 +54,19 @@ pub struct RunArgs {
     pub profile: bool,
 }
 
+/// Clap value parser of `--lanes`: 64, 128, 256 or 512.
+fn parse_lanes(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(w @ (64 | 128 | 256 | 512)) => Ok(w),
+        _ => Err(format!(
+            "`{text}` is not a lane width (64, 128, 256 or 512)"
+        )),
+    }
+}
+
 /// Runs `propnet run`.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let (net, report) = super::load(&args.game, args.no_optimize)?;
-    let stats = net.stats();
-    let logic = net.logic_gate_count() as u64;
     let playouts = match (args.playouts, args.seconds) {
         (None, None) => Some(100_000),
         (p, _) => p,
@@ -106,6 +120,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     bar.set_style(ProgressStyle::with_template(
         "{bar:40} {pos}/{len} {elapsed} {msg}",
     )?);
+    propnet_host::stop::set_graceful(true);
     let t = measure(
         backend,
         playouts,
@@ -116,24 +131,92 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         &bar,
     )?;
     bar.finish_and_clear();
+    // The goal policy's counter: the first playouts of this run, replayed (bounded).
+    let audit = propnet_host::goals::audit(
+        &net,
+        args.seed,
+        args.max_steps,
+        t.agg.playouts.min(256) as u32,
+        Duration::from_millis(300),
+    );
+    print_report(
+        &args,
+        &net,
+        &report,
+        (backend.describe(), program),
+        &t,
+        &audit,
+    )?;
+    if let (Some(cpu), Some(c)) = (&profiled, t.cpu) {
+        if let Some(times) = cpu.phase_times() {
+            super::profile::print_profile(
+                times,
+                cpu.program(),
+                t.agg.total_length,
+                t.agg.playouts,
+                c.as_secs_f64(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The CPU program's size: core, goal and next instructions, operands.
+type ProgramSize = (usize, usize, usize, usize);
+
+/// Prints the result of `propnet run` (text or one JSON object). With no playouts (a very
+/// short or interrupted run) there are no rates and no means: it says `no playouts`.
+fn print_report(
+    args: &RunArgs,
+    net: &propnet_netlist::ValidNetlist,
+    report: &CompileReport,
+    (backend, program): (String, Option<ProgramSize>),
+    t: &Totals,
+    audit: &GoalAudit,
+) -> anyhow::Result<()> {
+    let stats = net.stats();
+    let logic = net.logic_gate_count() as u64;
+    let done = t.agg.playouts;
     let secs = t.elapsed.as_secs_f64().max(1e-9);
-    let n = t.agg.playouts.max(1) as f64;
-    let pps = t.agg.playouts as f64 / secs;
+    let pps = done as f64 / secs;
     let sps = t.agg.total_length as f64 / secs;
     let gps = sps * logic as f64;
-    let cpu_secs = t.cpu.map(|c| c.as_secs_f64().max(1e-9));
-    let pp_cpu_s = cpu_secs.map(|c| t.agg.playouts as f64 / c);
-    let mean_goals: Vec<f64> = t.agg.goal_sums.iter().map(|&g| g as f64 / n).collect();
-    let mean_len = t.agg.total_length as f64 / n;
+    // Per-CPU-second only when the CPU time is long enough to measure.
+    let cpu_secs = t.cpu.map(|c| c.as_secs_f64());
+    let pp_cpu_s = t
+        .cpu
+        .filter(|&c| c >= MIN_CPU_TIME && done > 0)
+        .map(|c| done as f64 / c.as_secs_f64());
+    let n = done as f64;
+    let mean_goals: Option<Vec<f64>> =
+        (done > 0).then(|| t.agg.goal_sums.iter().map(|&g| g as f64 / n).collect());
+    let mean_len = (done > 0).then(|| t.agg.total_length as f64 / n);
+    if t.interrupted {
+        eprintln!(
+            "interrupted: reporting the {} done so far",
+            plural(done, "playout")
+        );
+    }
+    if !audit.is_clean() {
+        eprintln!(
+            "warning: ill-formed goals in {} of {} replayed terminal states: {} with several \
+             values for a role (the highest counts), {} with none (0 counts)",
+            audit.several_goals + audit.no_goal,
+            audit.terminal,
+            audit.several_goals,
+            audit.no_goal
+        );
+    }
     if args.json {
         let v = serde_json::json!({
             "game": report.path,
-            "backend": backend.describe(),
+            "backend": backend,
             "compile_seconds": report.total_time().as_secs_f64(),
             "netlist": {"and": stats.and, "or": stats.or, "not": stats.not, "const": stats.constants,
                         "latches": stats.latches, "inputs": stats.inputs, "edges": stats.edges, "depth": stats.depth},
             "program": program.map(|(c, g, n, o)| serde_json::json!({"core": c, "goal": g, "next": n, "operands": o})),
-            "playouts": t.agg.playouts,
+            "playouts": done,
+            "interrupted": t.interrupted,
             "seconds": secs,
             "playouts_per_second": pps,
             "cpu_seconds": cpu_secs,
@@ -145,25 +228,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             "mean_length": mean_len,
             "step_limit": t.agg.step_limit,
             "no_legal_move": t.agg.no_legal_move,
+            "goal_audit": audit,
             "seed": args.seed,
             "max_steps": args.max_steps,
         });
-        println!("{v}");
+        outln!("{v}")?;
         return Ok(());
     }
-    for w in &report.warnings {
-        eprintln!("warning: {w}");
-    }
-    println!("game         {}", report.path);
-    println!("backend      {}", backend.describe());
-    println!(
+    outln!("game         {}", report.path)?;
+    outln!("backend      {backend}")?;
+    outln!(
         "compile      {:.3} s (parse {:.3}, ground {:.3}, optimize {:.3})",
         report.total_time().as_secs_f64(),
         report.parse_time.as_secs_f64(),
         report.ground_time.as_secs_f64(),
         report.optimize_time.as_secs_f64()
-    );
-    println!(
+    )?;
+    outln!(
         "netlist      {} and, {} or, {} not, {} const; {} latches, {} inputs, {} edges, depth {}",
         stats.and,
         stats.or,
@@ -173,39 +254,37 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         stats.inputs,
         stats.edges,
         stats.depth
-    );
+    )?;
     if let Some((c, g, n, o)) = program {
-        println!("cpu program  {c} core + {g} goal + {n} next instructions, {o} operands");
+        outln!("cpu program  {c} core + {g} goal + {n} next instructions, {o} operands")?;
     }
-    println!("playouts     {} in {:.3} s", t.agg.playouts, secs);
-    println!("playouts/s   {pps:.0}");
-    if let (Some(c), Some(p)) = (cpu_secs, pp_cpu_s) {
-        println!("cpu time     {c:.3} s, {p:.0} playouts per CPU-second");
+    let (Some(mean_goals), Some(mean_len)) = (mean_goals, mean_len) else {
+        outln!("playouts     no playouts in {secs:.3} s (nothing to average)")?;
+        return Ok(());
+    };
+    outln!("playouts     {done} in {secs:.3} s")?;
+    outln!("playouts/s   {pps:.0}")?;
+    match (cpu_secs, pp_cpu_s) {
+        (Some(c), Some(p)) => outln!("cpu time     {c:.3} s, {p:.0} playouts per CPU-second")?,
+        (Some(c), None) => {
+            outln!("cpu time     {c:.6} s: too short to measure a rate per CPU-second")?
+        }
+        _ => {}
     }
-    println!("states/s     {sps:.0} (joint moves)");
-    println!("gate-evals/s {gps:.3e} ({logic} logic gates per state)");
+    outln!("states/s     {sps:.0} (joint moves)")?;
+    outln!("gate-evals/s {gps:.3e} ({logic} logic gates per state)")?;
     let goals: Vec<String> = report
         .roles
         .iter()
         .zip(&mean_goals)
         .map(|(r, g)| format!("{r} {g:.2}"))
         .collect();
-    println!("mean goal    {}", goals.join(", "));
-    println!("mean length  {mean_len:.2}");
-    println!(
+    outln!("mean goal    {}", goals.join(", "))?;
+    outln!("mean length  {mean_len:.2}")?;
+    outln!(
         "step limit   {}   no legal move {}",
-        t.agg.step_limit, t.agg.no_legal_move
-    );
-    if let Some(cpu) = &profiled {
-        if let (Some(times), Some(c)) = (cpu.phase_times(), cpu_secs) {
-            super::profile::print_profile(
-                times,
-                cpu.program(),
-                t.agg.total_length,
-                t.agg.playouts,
-                c,
-            );
-        }
-    }
+        t.agg.step_limit,
+        t.agg.no_legal_move
+    )?;
     Ok(())
 }

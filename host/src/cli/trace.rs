@@ -2,6 +2,8 @@
 //! reference interpreter or the compiled netlist, byte-identical to the SWI-Prolog oracle's
 //! step lines for the same seed.
 
+use super::args::whole;
+use super::common::MAX_STEPS;
 use anyhow::Context;
 use propnet_compiler::gdl;
 use propnet_compiler::interp::trace::{trace, InterpEngine, TraceEngine, TraceOptions};
@@ -39,13 +41,13 @@ pub struct TraceArgs {
     /// The game (GDL in KIF syntax).
     pub game: PathBuf,
     /// Number of playouts.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u64>(1, 1 << 32))]
     pub playouts: u64,
     /// SplitMix64 seed of the move choices (one stream for the whole run).
-    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
-    pub seed: i64,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
     /// Joint moves after which a playout is cut (last line gets `"truncated": true`).
-    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
+    #[arg(long, default_value_t = 500, value_parser = whole::<u64>(1, MAX_STEPS))]
     pub max_steps: u64,
     /// Reasoner options.
     #[command(flatten)]
@@ -172,8 +174,8 @@ pub fn run(args: TraceArgs) -> anyhow::Result<()> {
         .with_context(|| format!("while tracing {}", args.game.display()))
     })?;
     if let Some(e) = io_err {
-        return Err(e.into());
+        return Err(super::out::wrap(e));
     }
-    out.flush()?;
+    out.flush().map_err(super::out::wrap)?;
     Ok(())
 }

@@ -20,8 +20,10 @@ pub struct Totals {
     pub agg: JobResult,
     /// Wall time of the playouts only.
     pub elapsed: Duration,
-    /// CPU time of all threads of the process during the playouts (Linux only).
+    /// CPU time of all threads of the process during the playouts.
     pub cpu: Option<Duration>,
+    /// True when a stop request (SIGINT/SIGTERM, [`crate::stop`]) ended the run early.
+    pub interrupted: bool,
 }
 
 impl Totals {
@@ -50,16 +52,18 @@ pub enum MeasureError {
     CounterOverflow,
 }
 
-/// CPU time consumed so far by the live threads of this process, from
-/// `/proc/self/task/*/schedstat` (nanoseconds on CPU); `None` off Linux. On a shared,
-/// overloaded machine wall time says little; per-CPU-second rates stay meaningful.
+/// CPU time below which a per-CPU-second rate is not given: the clock's granularity and
+/// the cost of starting a batch make shorter figures meaningless.
+pub const MIN_CPU_TIME: Duration = Duration::from_millis(1);
+
+/// CPU time consumed so far by every thread of this process, live or ended
+/// (`CLOCK_PROCESS_CPUTIME_ID`, nanoseconds, up to date for the running thread too);
+/// `None` where the clock is missing. On a shared, overloaded machine wall time says
+/// little; per-CPU-second rates stay meaningful.
 pub fn process_cpu_time() -> Option<Duration> {
-    let mut ns = 0u64;
-    for e in std::fs::read_dir("/proc/self/task").ok()? {
-        let s = std::fs::read_to_string(e.ok()?.path().join("schedstat")).ok()?;
-        ns += s.split_whitespace().next()?.parse::<u64>().ok()?;
-    }
-    Some(Duration::from_nanos(ns))
+    cpu_time::ProcessTime::try_now()
+        .ok()
+        .map(|t| t.as_duration())
 }
 
 /// The batch a backend of `kind` fills at once, [`measure`]'s first batch and smallest
@@ -123,6 +127,10 @@ pub fn measure(
     let mut batch = first_batch;
     let mut next_index = 0u64;
     loop {
+        if crate::stop::requested() {
+            t.interrupted = true;
+            break;
+        }
         let count = match (playouts, seconds) {
             (Some(n), _) => batch.min(n - t.agg.playouts),
             (None, Some(s)) => {
@@ -255,9 +263,12 @@ impl Sample {
         rate(self.states, self.seconds)
     }
 
-    /// Playouts per CPU second, when the CPU time is known.
+    /// Playouts per CPU second, when the CPU time is known and at least
+    /// [`MIN_CPU_TIME`] (shorter CPU times are too short to measure a rate).
     pub fn playouts_per_cpu_second(&self) -> Option<f64> {
-        self.cpu_seconds.map(|c| rate(self.playouts, c))
+        self.cpu_seconds
+            .filter(|&c| c >= MIN_CPU_TIME.as_secs_f64())
+            .map(|c| rate(self.playouts, c))
     }
 }
 

@@ -233,7 +233,7 @@ where
     let opts = TraceOptions {
         game: game.into(),
         playouts: steps.max(1),
-        seed: opts.seed as i64,
+        seed: opts.seed,
         max_steps: opts.max_steps.into(),
         stop_after: Some(steps.max(1)),
     };
