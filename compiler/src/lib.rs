@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod gdl;
+pub mod graph;
 pub mod ground;
 pub mod interp;
 pub mod kif;

@@ -23,7 +23,7 @@
 
 use super::fixpoint::Grounder;
 use super::instances::Instances;
-use super::scc::{is_cyclic, sccs_from, Graph};
+use crate::graph::{sccs_from, Graph};
 use super::terms::{AtomId, GTerm};
 use super::GroundError;
 use propnet_netlist::{
@@ -206,7 +206,7 @@ pub fn build(g: &Grounder<'_>, inst: &Instances) -> Result<(Netlist, BuildCounts
     };
     let mut pos_in = vec![NONE; natoms];
     for comp in sccs_from(&graph, roots) {
-        if !is_cyclic(&graph, &comp) {
+        if !graph.is_cyclic(&comp) {
             let a = comp[0] as usize;
             let mut ors = Vec::new();
             for &i in insts_of(a) {

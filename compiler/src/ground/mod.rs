@@ -24,7 +24,7 @@ pub mod instances;
 pub mod join;
 pub mod plan;
 pub mod rules;
-pub mod scc;
+
 pub mod split;
 pub mod terms;
 pub mod unify;

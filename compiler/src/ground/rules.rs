@@ -1,7 +1,7 @@
 //! Lowers GDL rules to grounding patterns (variables as numbered slots, relations as
 //! [`RelId`]s) and classifies relations as static or dynamic.
 
-use super::scc::{sccs_from, Graph};
+use crate::graph::{sccs_from, Graph};
 use super::terms::RelId;
 use super::GroundError;
 use crate::gdl::{Atom, Lit, Program, Span, Sym, Symbols, Term};
