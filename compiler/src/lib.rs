@@ -9,6 +9,8 @@
 
 pub mod gdl;
 pub mod graph;
+mod intern;
 pub mod ground;
 pub mod interp;
 pub mod kif;
+pub mod terms;

@@ -27,7 +27,7 @@
 //! turn, and equal auxiliary rules (up to variable renaming) share one relation.
 
 use super::rules::{CRule, PAtom, PLit, PTerm, Relations};
-use super::terms::RelId;
+use crate::gdl::RelId;
 use crate::gdl::Symbols;
 use std::collections::HashMap;
 

@@ -224,23 +224,31 @@ fn growing_terms_hit_the_budget_and_name_the_relation() {
 }
 
 #[test]
-fn exploding_relation_is_named() {
-    let p = program(
-        "(role r) (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
-         (<= (big ?a ?b ?c ?e ?f) (d ?a) (d ?b) (d ?c) (d ?e) (d ?f))
-         (<= (legal r (m ?a)) (big ?a ?b ?c ?e ?f)) (<= (next x) (does r (m 1))) (goal r 0)",
-    );
+fn exploding_relation_is_named_once_with_its_rule_and_the_flag() {
+    let src = "(role r) (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
+(init (on 1)) (<= (next (on ?a)) (true (on ?a)))
+(<= (big ?a ?b ?c ?e ?f ?g) (true (on ?a)) (d ?b) (d ?c) (d ?e) (d ?f) (d ?g))
+(<= (legal r (m ?a)) (big ?a ?b ?c ?e ?f ?g)) (<= terminal (true (on 2))) (goal r 0)";
+    let game = crate::gdl::parse_source("big.kif", src.as_bytes()).expect("valid GDL");
     let opts = CompileOptions {
         budget: Budget {
-            max_atoms: 10_000,
+            max_memory: 4 << 20,
             ..Budget::default()
         },
+        ..CompileOptions::default()
     };
-    let msg = compile(&p, &opts).unwrap_err().to_string();
+    let err = compile(&game.program, &opts).unwrap_err();
     assert!(
-        msg.contains("big/5") && msg.contains("10000 ground atoms"),
+        matches!(err, GroundError::Budget { kind: BudgetKind::Memory, span: Some(_), .. }),
+        "{err}"
+    );
+    let msg = compile_game(&game, &opts).unwrap_err();
+    assert!(msg.starts_with("big.kif:3:1: grounding budget exceeded"), "{msg}");
+    assert!(
+        msg.contains("big/6") && msg.contains("4 MiB") && msg.contains("--ground-memory-mib"),
         "{msg}"
     );
+    assert_eq!(msg.matches("grounding budget").count(), 1, "{msg}");
 }
 
 #[test]

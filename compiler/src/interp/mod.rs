@@ -22,11 +22,10 @@ pub mod plan;
 pub mod rules;
 pub mod store;
 pub mod table;
-pub mod terms;
 pub mod trace;
 
 pub use machine::{Interp, Position, State};
-pub use terms::{GroundTerm, GroundTermId, TermTable};
+pub use crate::terms::{TermArena, TermId, TermRef};
 
 use crate::gdl::Span;
 

@@ -2,7 +2,7 @@
 //! numbered per rule, ground sub-terms pre-interned; then splits the relations into
 //! strongly connected components (strata) and classifies them as static / state / move.
 
-use super::terms::{GroundTerm, GroundTermId, TermTable};
+use crate::terms::{TermArena, TermId};
 use super::InterpError;
 use crate::gdl::{Atom, Lit, Program, Span, Sym, Term};
 use std::collections::HashMap;
@@ -41,7 +41,7 @@ pub enum Pat {
     /// Variable slot.
     Var(u16),
     /// A ground sub-term, pre-interned.
-    Ground(GroundTermId),
+    Ground(TermId),
     /// A function term with at least one variable inside.
     Fn(Sym, Box<[Pat]>),
 }
@@ -164,7 +164,7 @@ impl Rules {
 
 struct Lower<'a> {
     program: &'a Program,
-    terms: &'a mut TermTable,
+    terms: &'a mut TermArena,
     rels: Vec<RelInfo>,
     rel_map: HashMap<(Sym, usize), RelId>,
 }
@@ -199,11 +199,14 @@ impl Lower<'_> {
             Term::Fn(f, args) => {
                 let ps: Vec<Pat> = args.iter().map(|a| self.pat(a, vars)).collect();
                 if ps.iter().all(|p| matches!(p, Pat::Ground(_))) {
-                    let ids = ps.iter().map(|p| match p {
-                        Pat::Ground(g) => *g,
-                        _ => unreachable!("checked all ground"),
-                    });
-                    Pat::Ground(self.terms.intern(GroundTerm::Fn(*f, ids.collect())))
+                    let ids: Vec<TermId> = ps
+                        .iter()
+                        .map(|p| match p {
+                            Pat::Ground(g) => *g,
+                            _ => unreachable!("checked all ground"),
+                        })
+                        .collect();
+                    Pat::Ground(self.terms.function(*f, &ids))
                 } else {
                     Pat::Fn(*f, ps.into())
                 }
@@ -222,7 +225,7 @@ impl Lower<'_> {
 /// positive body literal) and does not define `true`/`does`, and computes the strata.
 ///
 /// Errors: [`InterpError::UnsafeRule`], [`InterpError::ReservedHead`].
-pub fn lower(program: &Program, terms: &mut TermTable) -> Result<Rules, InterpError> {
+pub fn lower(program: &Program, terms: &mut TermArena) -> Result<Rules, InterpError> {
     let syms = &program.symbols;
     let mut lw = Lower {
         program,

@@ -3,7 +3,7 @@
 //! state, terminal flag, legal moves, goals and the joint move chosen by SplitMix64.
 
 use super::machine::{Interp, Position};
-use super::{GoalValue, GroundTermId, InterpError};
+use super::{GoalValue, TermId, InterpError};
 
 /// SplitMix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number generators",
 /// OOPSLA 2014): the oracle's move-choice stream. One stream per run, state := seed.
@@ -109,7 +109,7 @@ pub struct StepView {
     /// Whether the state is terminal.
     pub terminal: bool,
     /// Legal moves per role: (text, term), sorted by text.
-    pub legal: Vec<Vec<(String, GroundTermId)>>,
+    pub legal: Vec<Vec<(String, TermId)>>,
     /// Goal values per role.
     pub goals: Vec<Vec<GoalValue>>,
 }
