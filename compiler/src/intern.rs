@@ -13,7 +13,9 @@ pub struct Tuples {
     /// `starts[i]..starts[i + 1]` are the items of tuple `i`.
     starts: Vec<u32>,
     items: Vec<u32>,
-    table: HashTable<u32>,
+    /// Entries `check << 32 | id`: `check` is the upper half of the tuple's hash, kept so
+    /// that growing the table and most failed comparisons never touch the items.
+    table: HashTable<u64>,
 }
 
 impl Default for Tuples {
@@ -27,14 +29,20 @@ impl Default for Tuples {
     }
 }
 
-fn hash_of(tag: u32, items: &[u32]) -> u64 {
+/// The check half of a tuple's hash.
+fn check_of(tag: u32, items: &[u32]) -> u32 {
     let mut h = rustc_hash::FxHasher::default();
     h.write_u32(tag);
     h.write_usize(items.len());
     for &i in items {
         h.write_u32(i);
     }
-    h.finish()
+    (h.finish() >> 32) as u32
+}
+
+/// The table hash of an entry with check `c` (spread over 64 bits).
+fn spread(c: u32) -> u64 {
+    u64::from(c).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 impl Tuples {
@@ -44,38 +52,40 @@ impl Tuples {
     /// When the store would exceed `u32::MAX` tuples or items (callers bound their work
     /// far below that).
     pub fn intern(&mut self, tag: u32, items: &[u32]) -> (u32, bool) {
-        let hash = hash_of(tag, items);
+        let check = check_of(tag, items);
         let Tuples {
             tags,
             starts,
             items: all,
             table,
         } = self;
-        let eq = |&id: &u32| {
-            let i = id as usize;
-            tags[i] == tag && &all[starts[i] as usize..starts[i + 1] as usize] == items
+        let eq = |&e: &u64| {
+            let i = e as u32 as usize;
+            (e >> 32) as u32 == check
+                && tags[i] == tag
+                && &all[starts[i] as usize..starts[i + 1] as usize] == items
         };
-        if let Some(&id) = table.find(hash, eq) {
-            return (id, false);
+        if let Some(&e) = table.find(spread(check), eq) {
+            return (e as u32, false);
         }
         let id = u32::try_from(tags.len()).expect("fewer than 2^32 tuples");
         tags.push(tag);
         all.extend_from_slice(items);
         starts.push(u32::try_from(all.len()).expect("fewer than 2^32 tuple items"));
-        table.insert_unique(hash, id, |&id| {
-            let i = id as usize;
-            hash_of(tags[i], &all[starts[i] as usize..starts[i + 1] as usize])
-        });
+        let entry = u64::from(check) << 32 | u64::from(id);
+        table.insert_unique(spread(check), entry, |&e| spread((e >> 32) as u32));
         (id, true)
     }
 
     /// The id of `(tag, items)` if it is stored.
     pub fn find(&self, tag: u32, items: &[u32]) -> Option<u32> {
+        let check = check_of(tag, items);
         self.table
-            .find(hash_of(tag, items), |&id| {
-                self.tag(id) == tag && self.items(id) == items
+            .find(spread(check), |&e| {
+                let id = e as u32;
+                (e >> 32) as u32 == check && self.tag(id) == tag && self.items(id) == items
             })
-            .copied()
+            .map(|&e| e as u32)
     }
 
     /// The tag of tuple `id`.
@@ -110,7 +120,7 @@ impl Tuples {
             items,
             table,
         } = self;
-        table.retain(|&mut id| (id as usize) < len);
+        table.retain(|&mut e| (e as u32 as usize) < len);
         tags.truncate(len);
         starts.truncate(len + 1);
         items.truncate(starts[len] as usize);
@@ -119,7 +129,7 @@ impl Tuples {
     /// Bytes held on the heap (capacity, not length).
     pub fn heap_bytes(&self) -> usize {
         4 * (self.tags.capacity() + self.starts.capacity() + self.items.capacity())
-            + self.table.capacity() * (4 + 1)
+            + self.table.capacity() * (8 + 1)
     }
 }
 

@@ -221,15 +221,17 @@ impl Builder<'_, '_> {
             plans,
         } = self;
         let mut ands: Vec<GateId> = Vec::new();
+        let mut ops: Vec<GateId> = Vec::new();
         for (n, &a) in atoms.iter().enumerate() {
             ands.clear();
             let made = g.instances_of(a, plans, &mut |_, body| {
-                let ops: Vec<GateId> = body.iter().map(|&l| lit_gate(gates, gate_of, l)).collect();
-                ands.push(gates.nary(true, ops));
+                ops.clear();
+                ops.extend(body.iter().map(|&l| lit_gate(gates, gate_of, l)));
+                ands.push(gates.nary_of(true, &ops));
             })?;
             counts.instances += made;
             counts.rel_instances[rel.0 as usize] += made;
-            gate_of[a.index()] = gates.nary(false, std::mem::take(&mut ands)).0;
+            gate_of[a.index()] = gates.nary_of(false, &ands).0;
             if n % 1024 == 1023 {
                 let k = g.low.rules_of[rel.0 as usize].first().copied().unwrap_or(0);
                 g.check_memory(k, gates.heap_bytes())?;

@@ -12,7 +12,9 @@ use std::hash::{Hash, Hasher};
 pub struct Gates {
     /// The netlist (gates, and later its outputs).
     pub net: Netlist,
-    memo: HashTable<u32>,
+    /// Entries `check << 32 | gate`: the upper half of the gate's hash is kept, so that
+    /// growing the table and most failed comparisons never read the gates.
+    memo: HashTable<u64>,
     /// Per gate: the tag (relation) current when it was made.
     pub owner: Vec<u32>,
     /// The tag new gates get.
@@ -21,16 +23,20 @@ pub struct Gates {
     pub edges: usize,
 }
 
-fn hash_gate(g: &Gate) -> u64 {
+fn check_of(g: &Gate) -> u32 {
     let mut h = rustc_hash::FxHasher::default();
     g.hash(&mut h);
-    h.finish()
+    (h.finish() >> 32) as u32
+}
+
+fn spread(c: u32) -> u64 {
+    u64::from(c).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 impl Gates {
     /// The gate `g`, made if new.
     pub fn push(&mut self, g: Gate) -> GateId {
-        let h = hash_gate(&g);
+        let check = check_of(&g);
         let Gates {
             net,
             memo,
@@ -38,13 +44,15 @@ impl Gates {
             tag,
             edges,
         } = self;
-        if let Some(&id) = memo.find(h, |&id| net.gates[id as usize] == g) {
-            return GateId(id);
+        let eq = |&e: &u64| (e >> 32) as u32 == check && net.gates[e as u32 as usize] == g;
+        if let Some(&e) = memo.find(spread(check), eq) {
+            return GateId(e as u32);
         }
         *edges += g.operands().len();
         let id = net.push(g);
         owner.push(*tag);
-        memo.insert_unique(h, id.0, |&id| hash_gate(&net.gates[id as usize]));
+        let entry = u64::from(check) << 32 | u64::from(id.0);
+        memo.insert_unique(spread(check), entry, |&e| spread((e >> 32) as u32));
         id
     }
 
@@ -73,11 +81,16 @@ impl Gates {
     }
 
     /// `And` (`is_and`) or `Or` of `ops`, folding constants and repeated operands.
-    pub fn nary(&mut self, is_and: bool, mut ops: Vec<GateId>) -> GateId {
+    pub fn nary(&mut self, is_and: bool, ops: Vec<GateId>) -> GateId {
+        self.nary_of(is_and, &ops)
+    }
+
+    /// [`Self::nary`] of a slice.
+    pub fn nary_of(&mut self, is_and: bool, ops: &[GateId]) -> GateId {
         // The absorbing constant is false for And, true for Or.
         let absorbing = !is_and;
         let mut kept = Vec::with_capacity(ops.len());
-        for o in ops.drain(..) {
+        for &o in ops {
             match self.as_const(o) {
                 Some(b) if b == absorbing => return self.constant(absorbing),
                 Some(_) => {}
@@ -102,6 +115,6 @@ impl Gates {
     pub fn heap_bytes(&self) -> usize {
         self.net.gates.capacity() * (std::mem::size_of::<Gate>() + 4)
             + self.edges * 4
-            + self.memo.capacity() * 5
+            + self.memo.capacity() * 9
     }
 }
