@@ -274,6 +274,13 @@ pub fn add_demand(
             rule.body.insert(0, lit);
         }
     }
-    rules.extend(new_rules);
+    // Demand rules project their guard onto few variables: split them like the rules
+    // (their auxiliary relations are demand relations too).
+    let mut dynamic = dynamic.to_vec();
+    dynamic.resize(rels.len(), false);
+    for &(_, m) in &pairs {
+        dynamic[m.0 as usize] = true;
+    }
+    rules.extend(super::split::split_rules(new_rules, dynamic, rels, syms));
     pairs
 }

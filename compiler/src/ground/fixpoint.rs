@@ -235,6 +235,8 @@ impl<'l> Grounder<'l> {
             v
         };
         let no_vars = vec![false; rule.var_names.len()];
+        let t0 = std::time::Instant::now();
+        let solutions0 = self.solutions;
         loop {
             let steps = self.prepare(rule, &no_vars, first);
             let Some((found, missing)) = self.fire_join(k, &steps, &head_vars, limit)? else {
@@ -246,7 +248,16 @@ impl<'l> Grounder<'l> {
                 }
                 continue;
             }
-            return self.add_heads(k, &head_vars, &found).map(Some);
+            let new = self.add_heads(k, &head_vars, &found)?;
+            if t0.elapsed().as_millis() > 100 && std::env::var_os("PROPNET_GROUND_TRACE").is_some() {
+                eprintln!(
+                    "  rule {k} ({}) delta {first:?}: {} solutions, {new} new, {:?}; plan {steps:?}",
+                    low.rels.text(&low.syms, rule.head.rel),
+                    self.solutions - solutions0,
+                    t0.elapsed()
+                );
+            }
+            return Ok(Some(new));
         }
     }
 
@@ -286,7 +297,7 @@ impl<'l> Grounder<'l> {
                 over = true;
                 return false;
             }
-            found.len() <= cap && solutions <= cap.saturating_mul(8)
+            found.len() <= cap && solutions <= cap.saturating_mul(4)
         });
         self.solutions += solutions;
         let extra = found.heap_bytes();

@@ -5,14 +5,16 @@
 use super::fixpoint::Grounder;
 use super::join::{Join, Stop};
 use super::plan::{Mode, Step};
+use super::rules::{CRule, PLit};
 use super::store::AtomId;
 use super::GroundError;
 use rustc_hash::FxHashMap;
 
-/// Join plans of rules with their head bound, per rule.
+/// Join plans of rules with their head bound, per rule: the rule joined (its demand
+/// guard left out: the head atom exists, so its demand does) and the plan.
 #[derive(Default)]
 pub struct HeadPlans {
-    plans: FxHashMap<usize, Vec<Step>>,
+    plans: FxHashMap<usize, (CRule, Vec<Step>)>,
 }
 
 impl Grounder<'_> {
@@ -38,18 +40,21 @@ impl Grounder<'_> {
             if rule.synthetic {
                 continue;
             }
-            let steps = match plans.plans.get(&k) {
-                Some(s) => s.clone(),
-                None => {
-                    let mut bound = vec![false; rule.var_names.len()];
-                    for v in rule.head.vars() {
-                        bound[v as usize] = true;
-                    }
-                    let s = self.prepare(rule, &bound, None);
-                    plans.plans.insert(k, s.clone());
-                    s
+            if !plans.plans.contains_key(&k) {
+                let mut joined = rule.clone();
+                let guard = low.demand_of[rel.0 as usize];
+                if guard.is_some() && joined.body.first().and_then(PLit::atom).map(|a| a.rel) == guard
+                {
+                    joined.body.remove(0);
                 }
-            };
+                let mut bound = vec![false; rule.var_names.len()];
+                for v in rule.head.vars() {
+                    bound[v as usize] = true;
+                }
+                let s = self.prepare(&joined, &bound, None);
+                plans.plans.insert(k, (joined, s));
+            }
+            let (rule, steps) = &plans.plans[&k];
             loop {
                 let mut bodies: Vec<u32> = Vec::new();
                 let mut ends: Vec<usize> = Vec::new();
@@ -60,7 +65,7 @@ impl Grounder<'_> {
                         .zip(&args)
                         .all(|(p, &t)| j.bind_pattern(p, t))
                 };
-                let r = self.run_join(rule, &steps, Mode::Record, &init, &mut |_, _, body| {
+                let r = self.run_join(rule, steps, Mode::Record, &init, &mut |_, _, body| {
                     bodies.extend_from_slice(body);
                     ends.push(bodies.len());
                     true

@@ -443,8 +443,10 @@ pub fn lower(p: &Program) -> Result<Lowered, GroundError> {
     let special = special_relations(&mut syms, &mut rels);
     let mut rules = lower_rules(p, &mut rels, special)?;
     super::persistent::rewrite(&mut rules, special);
-    let mut rules =
-        super::split::split_rules(rules, [special.true_, special.does], &mut rels, &mut syms);
+    let mut roots = vec![false; rels.len()];
+    roots[special.true_.0 as usize] = true;
+    roots[special.does.0 as usize] = true;
+    let mut rules = super::split::split_rules(rules, roots, &mut rels, &mut syms);
     rules.extend(reachability_rules(special, &mut syms));
     let dynamic = dynamic_relations(&rules, rels.len(), special);
     let demand = super::demand::add_demand(&mut rules, &dynamic, special, &mut rels, &mut syms);

@@ -115,8 +115,13 @@ impl Aux<'_> {
         if let Some(&rel) = self.memo.get(&key) {
             return (PLit::Pos(PAtom { rel, args }), None);
         }
-        let name = self.syms.intern(&format!("split#{}", self.next));
-        self.next += 1;
+        let name = loop {
+            let text = format!("split#{}", self.next);
+            self.next += 1;
+            if self.syms.get(&text).is_none() {
+                break self.syms.intern(&text);
+            }
+        };
         let rel = self.rels.intern(name, iface.len() as u32);
         self.memo.insert(key, rel);
         let dynamic = body.iter().any(|l| lit_dynamic(l, &self.dynamic));
@@ -141,21 +146,18 @@ impl Aux<'_> {
 /// Rules that need no split are returned unchanged, in order; auxiliary rules follow the
 /// rule they come from.
 ///
-/// `roots` are `true` and `does`, which make a relation dynamic (step 3 only eliminates
-/// variables of buckets holding a dynamic literal: static relations are computed exactly
-/// anyway, and an auxiliary static relation would lose the filtering of the rest of the
-/// body).
+/// `dynamic[r]` marks relations known to depend on `true`/`does` (at least `true` and
+/// `does` themselves); step 3 only eliminates variables of buckets holding a dynamic
+/// literal: static relations are computed exactly anyway, and an auxiliary static
+/// relation would lose the filtering of the rest of the body.
 pub fn split_rules(
     rules: Vec<CRule>,
-    roots: [RelId; 2],
+    mut dynamic: Vec<bool>,
     rels: &mut Relations,
     syms: &mut Symbols,
 ) -> Vec<CRule> {
-    // Dynamic relations: `true`, `does` and what depends on them.
-    let mut dynamic = vec![false; rels.len()];
-    for r in roots {
-        dynamic[r.0 as usize] = true;
-    }
+    // Dynamic relations: the given ones and what depends on them.
+    dynamic.resize(rels.len(), false);
     let mut changed = true;
     while changed {
         changed = false;

@@ -33,7 +33,7 @@ use rustc_hash::FxHashMap;
 
 /// Most atoms one static component may derive when computed in full before it is
 /// computed on demand instead.
-pub const MATERIALIZE_LIMIT: usize = 200_000;
+pub const MATERIALIZE_LIMIT: usize = 1_000_000;
 
 /// One call of an on-demand relation and its answers.
 #[derive(Debug)]
@@ -158,6 +158,7 @@ impl Statics {
     pub fn rollback(&mut self, m: StaticsMark) {
         self.goals.truncate(m.goals);
         self.keys.truncate(m.goals);
+        self.open.retain(|&g| (g as usize) < m.goals);
         self.seen.truncate(m.seen);
         self.answers = m.answers;
         self.goal_bytes = m.goal_bytes;
