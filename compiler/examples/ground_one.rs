@@ -1,6 +1,6 @@
 //! Compiles games and prints one line of grounding counts per game:
 //! `cargo run --release --example ground_one -- [--seconds S] [--memory-mib M] [--progress]
-//! GAME.kif...`. With `--progress`, what the grounder is doing is printed to stderr every
+//! [--stats] GAME.kif...`. With `--progress`, what the grounder is doing is printed to stderr every
 //! half second.
 use propnet_compiler::ground::{compile_game, CompileOptions};
 use std::sync::{Arc, Mutex};
@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut opts = CompileOptions::default();
+    let mut stats = false;
     loop {
         match args.first().map(String::as_str) {
             Some("--seconds") if args.len() > 1 => {
@@ -31,6 +32,10 @@ fn main() {
                 }));
                 args.remove(0);
             }
+            Some("--stats") => {
+                stats = true;
+                args.remove(0);
+            }
             _ => break,
         }
     }
@@ -44,7 +49,16 @@ fn main() {
             }
         };
         match compile_game(&game, &opts) {
-            Ok((_, r)) => println!(
+            Ok((_, r)) => {
+                if stats {
+                    for x in r.by_relation.iter().take(15) {
+                        println!(
+                            "  {:>9} gates {:>10} edges {:>6} latches {:>9} instances {:>9} atoms  {}",
+                            x.gates, x.edges, x.latches, x.instances, x.atoms, x.relation
+                        );
+                    }
+                }
+                println!(
                 "{path}: atoms {} calls {} instances {} latches {} inputs {} gates {} depth {} loops {} (max {}) tables {} MiB {:.0?}",
                 r.atoms,
                 r.calls,
@@ -57,7 +71,8 @@ fn main() {
                 r.largest_cyclic_scc,
                 r.table_bytes >> 20,
                 t.elapsed()
-            ),
+            )
+            }
             Err(e) => println!("{path}: error after {:.2?}: {e}", t.elapsed()),
         }
     }
