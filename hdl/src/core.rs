@@ -13,147 +13,57 @@
 //! register level can sit between legal/terminal and the next-state logic.
 
 use crate::names::comment;
-use propnet_netlist::{Gate, GateId, Netlist};
+use propnet_netlist::{Gate, GateId, Netlist, NetlistInfo, Output};
 use std::fmt::Write;
 
-/// Sizes of the core ports.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CoreShape {
-    /// Latches (`L`).
-    pub latches: usize,
-    /// Inputs (`I`).
-    pub inputs: usize,
-    /// Legal entries per role, in role order (`NL` is their sum).
-    pub legal_per_role: Vec<usize>,
-}
-
-impl CoreShape {
-    /// Shape of `net`'s core.
-    pub fn of(net: &Netlist) -> Self {
-        Self {
-            latches: net.latches.len(),
-            inputs: net.inputs.len(),
-            legal_per_role: net.roles.iter().map(|r| r.legal.len()).collect(),
-        }
-    }
-    /// Total legal entries (`NL`).
-    pub fn legal_total(&self) -> usize {
-        self.legal_per_role.iter().sum()
-    }
-}
-
-/// Marks every gate the core's outputs (next state, legal, terminal; with `goals` also the
-/// goal gates) depend on.
-fn live_gates(net: &Netlist, goals: bool) -> Vec<bool> {
-    let mut live = vec![false; net.gates.len()];
-    let mut mark = |g: GateId| live[g.index()] = true;
-    net.latches.iter().for_each(|l| mark(l.next));
-    mark(net.terminal);
-    for r in &net.roles {
-        r.legal.iter().for_each(|l| mark(l.gate));
-        if goals {
-            r.goals.iter().for_each(|g| mark(g.gate));
-        }
-    }
-    for i in (0..net.gates.len()).rev() {
-        if live[i] {
-            for o in net.gates[i].operands() {
-                live[o.index()] = true;
-            }
-        }
-    }
-    live
-}
-
-/// Marks every gate that depends (transitively) on an input gate.
-fn move_dependent(net: &Netlist) -> Vec<bool> {
-    let mut dep = vec![false; net.gates.len()];
-    for (i, g) in net.gates.iter().enumerate() {
-        dep[i] = matches!(g, Gate::Input(_)) || g.operands().iter().any(|o| dep[o.index()]);
-    }
-    dep
+/// The core's live gates: those legal, terminal or a latch's next value depend on (goal
+/// gates have their own module).
+fn live_in_core(info: &NetlistInfo, g: GateId) -> bool {
+    info.needed_by(g, Output::LegalTerminal) || info.needed_by(g, Output::Next)
 }
 
 /// The cut of the split core: live gates that depend on no input but feed a move-dependent
 /// gate or are a latch's next value, in gate order.
-pub fn cut_gates(net: &Netlist) -> Vec<GateId> {
-    let live = live_gates(net, false);
-    let dep = move_dependent(net);
+pub(crate) fn cut_gates(net: &Netlist, info: &NetlistInfo) -> Vec<GateId> {
     let mut cut = vec![false; net.gates.len()];
-    for (i, g) in net.gates.iter().enumerate() {
-        if live[i] && dep[i] {
-            for o in g.operands() {
-                if !dep[o.index()] {
+    for (g, gate) in info.ids().zip(&net.gates) {
+        if live_in_core(info, g) && info.reads_move(g) {
+            for &o in gate.operands() {
+                if !info.reads_move(o) {
                     cut[o.index()] = true;
                 }
             }
         }
     }
     for l in &net.latches {
-        if !dep[l.next.index()] {
+        if !info.reads_move(l.next) {
             cut[l.next.index()] = true;
         }
     }
-    (0..net.gates.len())
-        .filter(|&i| cut[i])
-        .map(|i| GateId(i as u32))
-        .collect()
+    info.ids().filter(|g| cut[g.index()]).collect()
 }
 
-/// Writes the `<prefix>_core` module for `net` (which must be valid, see
-/// `propnet_netlist::validate`, and have at least one latch, input and legal entry).
-pub fn write_core(net: &Netlist, module: &str) -> String {
-    write_core_impl(net, module, false)
+/// Writes the `<prefix>_core` module for `net` (valid, with its analysis `info`, and with
+/// at least one latch, input and legal entry).
+pub(crate) fn write_core(net: &Netlist, info: &NetlistInfo, module: &str) -> String {
+    write_core_impl(net, info, module, false)
 }
 
 /// Writes the split `<prefix>_core` module (see the module docs): ports as [`write_core`]
 /// plus `cut_out[K-1:0]` / `cut_in[K-1:0]`, `K` = `max(1, cut_gates(net).len())` (bit k =
 /// k-th gate of [`cut_gates`]); `nx` depends only on `cut_in` and `mv`.
-pub fn write_core_split(net: &Netlist, module: &str) -> String {
-    write_core_impl(net, module, true)
+pub(crate) fn write_core_split(net: &Netlist, info: &NetlistInfo, module: &str) -> String {
+    write_core_impl(net, info, module, true)
 }
 
-fn write_core_impl(net: &Netlist, module: &str, split: bool) -> String {
-    let shape = CoreShape::of(net);
-    let (l, i, nl, r) = (
-        shape.latches,
-        shape.inputs,
-        shape.legal_total(),
-        net.roles.len(),
-    );
-    let live = live_gates(net, false);
-    let dep = move_dependent(net);
-    let cut = if split { cut_gates(net) } else { Vec::new() };
-    let k_cut = cut.len().max(1);
-    let mut s = String::new();
-    let cut_ports = if split {
-        format!(
-            "\n    output wire [{k1}:0] cut_out,\n    input  wire [{k1}:0] cut_in,",
-            k1 = k_cut - 1
-        )
+fn write_core_impl(net: &Netlist, info: &NetlistInfo, module: &str, split: bool) -> String {
+    let cut = if split {
+        cut_gates(net, info)
     } else {
-        String::new()
+        Vec::new()
     };
-    let _ = writeln!(
-        s,
-        "// Game logic of a propnet: {} gates ({} live), {l} latches, {i} inputs, {r} roles.\n\
-         // Generated by propnet-hdl; do not edit.\n\
-         `default_nettype none\n\
-         module {module} ({cut_ports}\n    \
-         input  wire [{}:0] st,\n    \
-         input  wire [{}:0] mv,\n    \
-         output wire [{}:0] nx,\n    \
-         output wire [{}:0] lg,\n    \
-         output wire term\n);",
-        net.gates.len(),
-        live.iter().filter(|&&b| b).count(),
-        l - 1,
-        i - 1,
-        l - 1,
-        nl - 1,
-    );
-    let mut latch_used = vec![false; l];
-    let mut input_used = vec![false; i];
+    let mut s = String::new();
+    write_ports(&mut s, net, info, module, split.then_some(cut.len().max(1)));
     // In split mode a move-dependent gate reads its state-only operands from the cut.
     let mut in_cut = vec![false; net.gates.len()];
     for (k, g) in cut.iter().enumerate() {
@@ -171,42 +81,112 @@ fn write_core_impl(net: &Netlist, module: &str, split: bool) -> String {
         );
     }
     let name = |user: usize, o: &GateId| {
-        if split && dep[user] && in_cut[o.index()] {
+        if split && info.reads_move(GateId(user as u32)) && in_cut[o.index()] {
             format!("c{}", o.0)
         } else {
             format!("g{}", o.0)
         }
     };
-    for (id, gate) in net.gates.iter().enumerate() {
-        if !live[id] {
+    let (latch_used, input_used) = write_live_gates(&mut s, net, info, &name);
+    write_outputs(&mut s, net, info, split);
+    let unused: Vec<String> = (0..net.latches.len())
+        .filter(|&x| !latch_used[x])
+        .map(|x| format!("st[{x}]"))
+        .chain(
+            (0..net.inputs.len())
+                .filter(|&x| !input_used[x])
+                .map(|x| format!("mv[{x}]")),
+        )
+        .collect();
+    write_unused(&mut s, &unused);
+    s.push_str("endmodule\n`default_nettype wire\n");
+    s
+}
+
+/// Writes the module header and ports; `cut` is the cut width `K` of the split core.
+fn write_ports(
+    s: &mut String,
+    net: &Netlist,
+    info: &NetlistInfo,
+    module: &str,
+    cut: Option<usize>,
+) {
+    let (l, i, nl, r) = (
+        net.latches.len(),
+        net.inputs.len(),
+        info.legal_total(),
+        net.roles.len(),
+    );
+    let cut_ports = match cut {
+        Some(k) => format!(
+            "\n    output wire [{k1}:0] cut_out,\n    input  wire [{k1}:0] cut_in,",
+            k1 = k - 1
+        ),
+        None => String::new(),
+    };
+    let live = info.ids().filter(|&g| live_in_core(info, g)).count();
+    let _ = writeln!(
+        s,
+        "// Game logic of a propnet: {} gates ({live} live), {l} latches, {i} inputs, {r} roles.\n\
+         // Generated by propnet-hdl; do not edit.\n\
+         `default_nettype none\n\
+         module {module} ({cut_ports}\n    \
+         input  wire [{}:0] st,\n    \
+         input  wire [{}:0] mv,\n    \
+         output wire [{}:0] nx,\n    \
+         output wire [{}:0] lg,\n    \
+         output wire term\n);",
+        net.gates.len(),
+        l - 1,
+        i - 1,
+        l - 1,
+        nl - 1,
+    );
+}
+
+/// Writes one wire per live gate of the core, naming operands with `name(user, operand)`;
+/// returns which latches and inputs the gates read.
+fn write_live_gates(
+    s: &mut String,
+    net: &Netlist,
+    info: &NetlistInfo,
+    name: &dyn Fn(usize, &GateId) -> String,
+) -> (Vec<bool>, Vec<bool>) {
+    let mut latch_used = vec![false; net.latches.len()];
+    let mut input_used = vec![false; net.inputs.len()];
+    for (g, gate) in info.ids().zip(&net.gates) {
+        if !live_in_core(info, g) {
             continue;
         }
-        let _ = match gate {
-            Gate::Input(x) => {
-                input_used[x.index()] = true;
-                let inp = &net.inputs[x.index()];
-                let role = net
-                    .roles
-                    .get(inp.role.index())
-                    .map_or("?", |r| r.name.as_str());
-                writeln!(
-                    s,
-                    "wire g{id} = mv[{}]; // does {}",
-                    x.0,
-                    comment(&format!("{role} {}", inp.name))
-                )
-            }
-            _ => {
-                write_state_gate(&mut s, net, id, &|o| name(id, o), &mut latch_used);
-                Ok(())
-            }
-        };
+        let id = g.index();
+        if let Gate::Input(x) = gate {
+            input_used[x.index()] = true;
+            let inp = &net.inputs[x.index()];
+            let role = net
+                .roles
+                .get(inp.role.index())
+                .map_or("?", |r| r.name.as_str());
+            let _ = writeln!(
+                s,
+                "wire g{id} = mv[{}]; // does {}",
+                x.0,
+                comment(&format!("{role} {}", inp.name))
+            );
+        } else {
+            write_state_gate(s, net, id, &|o| name(id, o), &mut latch_used);
+        }
     }
+    (latch_used, input_used)
+}
+
+/// Writes the `nx`, `lg` and `term` assignments; in the split core a state-only next value
+/// comes from the cut.
+fn write_outputs(s: &mut String, net: &Netlist, info: &NetlistInfo, split: bool) {
     for (x, latch) in net.latches.iter().enumerate() {
         let _ = writeln!(
             s,
             "assign nx[{x}] = {}; // next {}",
-            if split && !dep[latch.next.index()] {
+            if split && !info.reads_move(latch.next) {
                 format!("c{}", latch.next.0)
             } else {
                 format!("g{}", latch.next.0)
@@ -229,18 +209,6 @@ fn write_core_impl(net: &Netlist, module: &str, split: bool) -> String {
         }
     }
     let _ = writeln!(s, "assign term = g{};", net.terminal.0);
-    let unused: Vec<String> = (0..l)
-        .filter(|&x| !latch_used[x])
-        .map(|x| format!("st[{x}]"))
-        .chain(
-            (0..i)
-                .filter(|&x| !input_used[x])
-                .map(|x| format!("mv[{x}]")),
-        )
-        .collect();
-    write_unused(&mut s, &unused);
-    s.push_str("endmodule\n`default_nettype wire\n");
-    s
 }
 
 /// Writes `wire g<id> = …;` for gate `id` of `net` when it is a constant, a latch (read from
@@ -289,10 +257,11 @@ pub(crate) fn write_unused(s: &mut String, ports: &[String]) {
 
 /// Number of live `And`/`Or`/`Not` gates (those [`write_core`] and the goal module write as
 /// logic; a gate both use counts once).
-pub fn live_logic_gates(net: &Netlist) -> usize {
-    live_gates(net, true)
-        .iter()
+pub(crate) fn live_logic_gates(net: &Netlist, info: &NetlistInfo) -> usize {
+    info.ids()
         .zip(&net.gates)
-        .filter(|(&l, g)| l && matches!(g, Gate::And(_) | Gate::Or(_) | Gate::Not(_)))
+        .filter(|&(g, gate)| {
+            info.live(g) && matches!(gate, Gate::And(_) | Gate::Or(_) | Gate::Not(_))
+        })
         .count()
 }

@@ -13,46 +13,24 @@
 //! role r in bits `8r+7:8r`, as the core's former `goal` port).
 
 use crate::names::comment;
-use propnet_netlist::{GateId, Netlist};
+use propnet_netlist::{GateId, Netlist, NetlistInfo, Output};
 use std::fmt::Write;
 
 /// Clock cycles from a state on `st` to its goal values on `goal`.
 pub const GOAL_LATENCY: u32 = 2;
 
-/// Gates the goal values depend on (goal gates included), and each one's depth in gates from
-/// the latches (latches and constants 0). A valid netlist's goals read no input.
-fn goal_cone(net: &Netlist) -> (Vec<bool>, Vec<u32>) {
-    let mut cone = vec![false; net.gates.len()];
-    for r in &net.roles {
-        r.goals.iter().for_each(|g| cone[g.gate.index()] = true);
-    }
-    for i in (0..net.gates.len()).rev() {
-        if cone[i] {
-            for o in net.gates[i].operands() {
-                cone[o.index()] = true;
-            }
-        }
-    }
-    let mut depth = vec![0u32; net.gates.len()];
-    for (i, g) in net.gates.iter().enumerate() {
-        if cone[i] {
-            depth[i] = g
-                .operands()
-                .iter()
-                .map(|o| depth[o.index()] + 1)
-                .max()
-                .unwrap_or(0);
-        }
-    }
-    (cone, depth)
-}
-
-/// Writes module `module` for `net` (valid, with at least one latch and one role).
-pub fn write_goal(net: &Netlist, module: &str) -> String {
-    let (cone, depth) = goal_cone(net);
-    let cut_depth = (0..net.gates.len())
-        .filter(|&i| cone[i])
-        .map(|i| depth[i])
+/// Writes module `module` for `net` (valid, with its analysis `info`, and with at least one
+/// latch and one role). A gate's depth is its level in `info` (in gates from the latches):
+/// the goal cone holds every operand of its gates, so levels count within the cone.
+pub(crate) fn write_goal(net: &Netlist, info: &NetlistInfo, module: &str) -> String {
+    let cone: Vec<bool> = info
+        .ids()
+        .map(|g| info.needed_by(g, Output::Goal))
+        .collect();
+    let depth: Vec<u32> = info.ids().map(|g| info.level(g)).collect();
+    let cut_depth = info
+        .cone(Output::Goal)
+        .map(|g| depth[g.index()])
         .max()
         .unwrap_or(0)
         / 2;

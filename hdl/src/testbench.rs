@@ -13,7 +13,7 @@ use propnet_netlist::Netlist;
 use std::fmt::Write;
 
 /// Writes the testbench module.
-pub fn write_testbench(net: &Netlist, names: &Names) -> String {
+pub(crate) fn write_testbench(net: &Netlist, names: &Names) -> String {
     let l = net.latches.len();
     let r = net.roles.len();
     let mut s = String::new();

@@ -3,7 +3,7 @@
 //! register map.
 
 use crate::regs;
-use crate::Names;
+use crate::{Names, Options};
 use propnet_netlist::Netlist;
 use std::fmt::Write;
 
@@ -23,12 +23,19 @@ fn init_literal(net: &Netlist) -> String {
     format!("{l}'h{digits}")
 }
 
-/// Writes the top module with `engines` engine instances.
-pub fn write_top(net: &Netlist, names: &Names, stages: u32, engines: u32) -> String {
-    let l = net.latches.len();
-    let r = net.roles.len();
-    let words = l.div_ceil(32);
+/// Writes the top module with [`Options::engines`] engine instances.
+pub(crate) fn write_top(net: &Netlist, names: &Names, opts: &Options) -> String {
     let mut s = String::new();
+    write_header(&mut s, net, names, opts.engines);
+    write_engines(&mut s, net, names, opts.engines);
+    write_host_registers(&mut s, net);
+    write_read_mux(&mut s, net, opts);
+    s
+}
+
+/// Declares the module, its ports, the run parameters and the start state.
+fn write_header(s: &mut String, net: &Netlist, names: &Names, engines: u32) {
+    let l = net.latches.len();
     let _ = writeln!(
         s,
         "// Propnet playout accelerator: {engines} engine(s), host register bus (see propnet-hdl docs).\n\
@@ -47,6 +54,12 @@ pub fn write_top(net: &Netlist, names: &Names, stages: u32, engines: u32) -> Str
         l1 = l - 1,
         init = init_literal(net),
     );
+}
+
+/// Instantiates the engines and sums their result counters (`sum_<counter>`,
+/// `sum_gsum_<role>`).
+fn write_engines(s: &mut String, net: &Netlist, names: &Names, engines: u32) {
+    let r = net.roles.len();
     let fields: [(&str, usize); 6] = [
         ("n_play", 32),
         ("n_steps", 48),
@@ -88,6 +101,13 @@ pub fn write_top(net: &Netlist, names: &Names, stages: u32, engines: u32) -> Str
             sum("gsum", 48 * ri, 48)
         );
     }
+}
+
+/// Writes the host-written registers: run parameters, start flag, cycle counter and the
+/// start-state words.
+fn write_host_registers(s: &mut String, net: &Netlist) {
+    let l = net.latches.len();
+    let words = l.div_ceil(32);
     let _ = writeln!(
         s,
         "assign done = started & ~start_q & ~busy_any;\n\
@@ -124,6 +144,12 @@ pub fn write_top(net: &Netlist, names: &Names, stages: u32, engines: u32) -> Str
         );
     }
     let _ = writeln!(s, "end");
+}
+
+/// Writes the registered read multiplexer of the register map ([`regs`]).
+fn write_read_mux(s: &mut String, net: &Netlist, opts: &Options) {
+    let (stages, engines) = (opts.rng_stages, opts.engines);
+    let (l, r) = (net.latches.len(), net.roles.len());
     let mut cases = vec![
         (regs::STATUS, "{30'd0, busy_any, done}".to_string()),
         (regs::PLAYOUTS_DONE, "sum_n_play".into()),
@@ -154,5 +180,4 @@ pub fn write_top(net: &Netlist, names: &Names, stages: u32, engines: u32) -> Str
         s,
         "        default: rdata <= 32'd0;\n    endcase\nend\nendmodule\n`default_nettype wire"
     );
-    s
 }

@@ -16,7 +16,7 @@ fn games() -> Vec<(String, Netlist)> {
         .filter_map(|g| {
             let (net, _) =
                 load_netlist(&root.join(format!("{g}.kif")), &PipelineOptions::default()).ok()?;
-            Some((g.to_string(), net))
+            Some((g.to_string(), net.into_netlist()))
         })
         .collect();
     if out.is_empty() {
@@ -41,7 +41,7 @@ fn bench(c: &mut Criterion) {
         g.sample_size(10);
         for lanes in [64, 128, 256, 512] {
             let mut b = CpuBackend::new(
-                net.clone(),
+                propnet_netlist::ValidNetlist::new(net.clone()).expect("valid netlist"),
                 CpuOptions {
                     threads: 1,
                     lane_width: lanes,

@@ -56,10 +56,57 @@ pub struct BatchResult {
     pub records: Vec<PlayoutRecord>,
 }
 
-/// A backend failure (device lost, shader rejected, batch too large, …).
+/// What failed in a backend. Every variant names the backend (`cpu`, `gpu`, …) and says
+/// what went wrong in `message`; the variant says which kind of failure it is, so callers
+/// can react (e.g. fall back to the CPU when there is no device).
 #[derive(Debug, thiserror::Error)]
 pub enum BackendError {
-    /// The backend could not be created or used.
+    /// No device to run on: no GPU adapter, or the adapter refused to create a device.
+    #[error("{backend} backend: {message}")]
+    NoDevice {
+        /// Backend name.
+        backend: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The device rejected the generated program (shader or pipeline validation, e.g. a
+    /// driver that cannot compile a huge inline shader).
+    #[error("{backend} backend: {message}")]
+    ShaderRejected {
+        /// Backend name.
+        backend: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The netlist does not fit the backend: its tables exceed 32-bit indices, or one
+    /// playout's record or one invocation's scratch exceeds the device's limits.
+    #[error("{backend} backend: {message}")]
+    UnsupportedNetlist {
+        /// Backend name.
+        backend: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// An option is out of range (lane width, lanes per invocation, workgroup size) or a
+    /// resource it asks for cannot be had (a thread pool of that size).
+    #[error("{backend} backend: {message}")]
+    BadOptions {
+        /// Backend name.
+        backend: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A request the backend cannot run: a start state whose length is not the netlist's
+    /// latch count.
+    #[error("{backend} backend: {message}")]
+    BadRequest {
+        /// Backend name.
+        backend: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The device failed while running a batch (device lost, out of memory, a mapping that
+    /// failed, a driver that cut the shader's loops short at every budget).
     #[error("{backend} backend: {message}")]
     Failed {
         /// Backend name.
@@ -80,6 +127,11 @@ pub trait Backend: Send {
     /// # Errors
     /// [`BackendError`] when the device fails.
     fn run_batch(&mut self, req: &BatchRequest) -> Result<BatchResult, BackendError>;
+    /// The compiled program of a backend that runs the CPU simulator's program (its
+    /// instruction counts are reported by `propnet run`); `None` for the others.
+    fn cpu_program(&self) -> Option<&crate::sim::program::Program> {
+        None
+    }
 }
 
 impl JobResult {

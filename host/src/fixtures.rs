@@ -1,5 +1,6 @@
-//! Hand-built netlists of two small classic games (tic-tac-toe, connect four) for tests and
-//! benches of MCTS and the solver that must not depend on the GDL compiler.
+//! Hand-built netlists of two small classic games (tic-tac-toe, connect four) for tests of
+//! MCTS and the solver that must not depend on the GDL compiler. Built only for this
+//! crate's tests and with the `testing` feature (other crates' tests); not part of the API.
 //!
 //! Both follow the usual GGP rules (`ticTacToe.kif`, `connectFour.kif`): roles alternate,
 //! the idle role plays `noop`, the winner scores 100 and the loser 0, a full board without a

@@ -2,21 +2,33 @@
 //! (see [`propnet_kernels`]).
 
 use crate::backend::{Backend, BackendError, BatchRequest, BatchResult, JobResult};
-use propnet_kernels::runner::{GpuJob, GpuRunner, RunParams};
-use propnet_kernels::wgsl::Options;
+use propnet_kernels::runner::{GpuJob, GpuRunner, RunError, RunParams};
+use propnet_kernels::wgsl::{self, Options};
 use propnet_netlist::playout::PlayoutRecord;
-use propnet_netlist::Netlist;
+use propnet_netlist::{Netlist, ValidNetlist};
 
 /// Runs batches on the preferred GPU adapter (or lavapipe).
 pub struct GpuBackend {
-    net: Netlist,
+    net: ValidNetlist,
     runner: GpuRunner,
 }
 
-fn failed(message: impl std::fmt::Display) -> BackendError {
-    BackendError::Failed {
-        backend: "gpu".to_string(),
-        message: message.to_string(),
+/// The [`BackendError`] of a runner error: its kind kept, its text as the message.
+fn gpu_error(e: RunError) -> BackendError {
+    let (backend, message) = ("gpu".to_string(), e.to_string());
+    match e {
+        RunError::NoAdapter(_) | RunError::Device { .. } => {
+            BackendError::NoDevice { backend, message }
+        }
+        RunError::Shader { .. } => BackendError::ShaderRejected { backend, message },
+        RunError::Codegen(wgsl::Error::BadOption { .. }) => {
+            BackendError::BadOptions { backend, message }
+        }
+        RunError::Codegen(wgsl::Error::TooLarge(_)) | RunError::TooLarge(_) => {
+            BackendError::UnsupportedNetlist { backend, message }
+        }
+        RunError::BadJob(_) => BackendError::BadRequest { backend, message },
+        RunError::Failed(_) => BackendError::Failed { backend, message },
     }
 }
 
@@ -24,10 +36,12 @@ impl GpuBackend {
     /// Compiles `net` to WGSL with `opts` and creates the device and pipeline.
     ///
     /// # Errors
-    /// [`BackendError::Failed`] when no adapter exists, the netlist is invalid or the device
-    /// rejects the shader.
-    pub fn new(net: Netlist, opts: &Options) -> Result<Self, BackendError> {
-        let runner = GpuRunner::new(&net, opts).map_err(failed)?;
+    /// [`BackendError::NoDevice`] when no adapter exists, [`BackendError::ShaderRejected`]
+    /// when the device rejects the shader, [`BackendError::BadOptions`] and
+    /// [`BackendError::UnsupportedNetlist`] from the code generator.
+    pub fn new(net: ValidNetlist, opts: &Options) -> Result<Self, BackendError> {
+        let (n, info) = net.parts();
+        let runner = GpuRunner::new(n, info, opts).map_err(gpu_error)?;
         Ok(Self { net, runner })
     }
 
@@ -92,7 +106,49 @@ impl Backend for GpuBackend {
                     out.records.push(rec);
                 }
             })
-            .map_err(failed)?;
+            .map_err(gpu_error)?;
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each runner failure keeps its kind and its text.
+    #[test]
+    fn runner_errors_map_to_typed_backend_errors() {
+        let no = gpu_error(RunError::NoAdapter("none".into()));
+        assert!(matches!(no, BackendError::NoDevice { .. }), "{no:?}");
+        assert_eq!(
+            no.to_string(),
+            "gpu backend: no GPU adapter available: none"
+        );
+        let shader = gpu_error(RunError::Shader {
+            layout: wgsl::Layout::Inline,
+            message: "too big".into(),
+        });
+        assert!(matches!(shader, BackendError::ShaderRejected { .. }));
+        let opt = gpu_error(RunError::Codegen(wgsl::Error::BadOption {
+            name: "lanes",
+            value: "0".into(),
+            reason: "must be 1..=32",
+        }));
+        assert!(matches!(opt, BackendError::BadOptions { .. }));
+        assert!(opt.to_string().contains("lanes = 0"), "{opt}");
+        for e in [
+            RunError::Codegen(wgsl::Error::TooLarge(1 << 33)),
+            RunError::TooLarge("one record".into()),
+        ] {
+            assert!(matches!(
+                gpu_error(e),
+                BackendError::UnsupportedNetlist { .. }
+            ));
+        }
+        let job = gpu_error(RunError::BadJob("job 0".into()));
+        assert!(matches!(job, BackendError::BadRequest { .. }));
+        let lost = gpu_error(RunError::Failed("device lost".into()));
+        assert!(matches!(lost, BackendError::Failed { .. }));
+        assert!(lost.to_string().ends_with("device lost"), "{lost}");
     }
 }

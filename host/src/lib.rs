@@ -1,9 +1,12 @@
 //! propnet runtime: the [`backend::Backend`] interface and its implementations
-//! (reference, bit-parallel CPU, GPU), the netlist state machine, MCTS, benches.
+//! (reference, bit-parallel CPU, GPU), the netlist state machine, MCTS, benches, and GGP
+//! play over HTTP ([`ggp`]: the protocol player and the game manager).
 
 pub mod arena;
 pub mod backend;
+#[cfg(any(test, feature = "testing"))]
 pub mod fixtures;
+pub mod ggp;
 pub mod gpu;
 pub mod machine;
 pub mod mcts;

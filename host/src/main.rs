@@ -35,6 +35,8 @@ enum Command {
     Solve(cli::solve::SolveArgs),
     /// Play a match between players (random, MCTS) and print each player's mean score.
     Match(cli::r#match::MatchArgs),
+    /// Serve the GGP protocol over HTTP: play matches sent by a game manager.
+    Player(cli::player::PlayerArgs),
     /// Search one state with MCTS and print the chosen move and the root's statistics.
     Best(cli::best::BestArgs),
     /// Print random playouts through the reference interpreter in the oracle's JSON-lines format.
@@ -82,6 +84,7 @@ fn main() -> ExitCode {
         Command::Solve(a) => cli::solve::run(a),
         Command::Match(a) => cli::r#match::run(a),
         Command::Best(a) => cli::best::run(a),
+        Command::Player(a) => cli::player::run(a),
         Command::Trace(a) => cli::trace::run(a),
     };
     match result {

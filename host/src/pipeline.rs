@@ -5,7 +5,7 @@
 use propnet_compiler::gdl::{self, Game};
 use propnet_compiler::ground::{self, CompileOptions, GroundError};
 use propnet_netlist::passes::{self, OptimizeOptions, PassReport};
-use propnet_netlist::{from_json, validate, JsonError, Netlist, NetlistStats, ValidateError};
+use propnet_netlist::{from_json, JsonError, Netlist, NetlistStats, ValidNetlist, ValidateError};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -74,6 +74,14 @@ pub enum PipelineError {
         /// The grounder's error.
         source: GroundError,
     },
+    /// The game has more roles than the playout RNG can address.
+    #[error("{path}: {source}")]
+    TooManyRoles {
+        /// Game file.
+        path: String,
+        /// [`ValidateError::TooManyRoles`].
+        source: ValidateError,
+    },
     /// The final netlist broke an invariant (a compiler bug).
     #[error("{path}: internal error: compiled netlist is invalid: {source}")]
     Invalid {
@@ -84,7 +92,8 @@ pub enum PipelineError {
     },
 }
 
-/// Loads the game at `path` and compiles it into a validated, optimized netlist. A path
+/// Loads the game at `path` and compiles it into a validated, optimized netlist (the one
+/// validation of the pipeline; its [`propnet_netlist::NetlistInfo`] travels with it). A path
 /// ending in `.json` is a netlist (see [`propnet_netlist::to_json`]); it is
 /// optimized like a grounded one unless `opts.no_optimize`, and its report has no warnings
 /// and a zero grounding time.
@@ -95,7 +104,7 @@ pub enum PipelineError {
 pub fn load_netlist(
     path: &Path,
     opts: &PipelineOptions,
-) -> Result<(Netlist, CompileReport), PipelineError> {
+) -> Result<(ValidNetlist, CompileReport), PipelineError> {
     let t0 = Instant::now();
     if path.extension().is_some_and(|e| e == "json") {
         return load_json(path, opts);
@@ -108,7 +117,7 @@ pub fn load_netlist(
 fn load_json(
     path: &Path,
     opts: &PipelineOptions,
-) -> Result<(Netlist, CompileReport), PipelineError> {
+) -> Result<(ValidNetlist, CompileReport), PipelineError> {
     let name = path.display().to_string();
     let t0 = Instant::now();
     let text = std::fs::read_to_string(path).map_err(|error| gdl::GdlError::Io {
@@ -131,7 +140,7 @@ pub fn compile_game(
     game: &Game,
     parse_time: Duration,
     opts: &PipelineOptions,
-) -> Result<(Netlist, CompileReport), PipelineError> {
+) -> Result<(ValidNetlist, CompileReport), PipelineError> {
     let name = game.source.name().to_string();
     let t1 = Instant::now();
     let (net, grounding) =
@@ -157,14 +166,21 @@ fn optimize_and_report(
     warnings: Vec<String>,
     (parse_time, ground_time): (Duration, Duration),
     opts: &PipelineOptions,
-) -> Result<(Netlist, CompileReport), PipelineError> {
+) -> Result<(ValidNetlist, CompileReport), PipelineError> {
     let grounded = net.stats();
     let t0 = Instant::now();
     let passes = (!opts.no_optimize).then(|| passes::optimize(&mut net, &opts.optimize));
     let optimize_time = t0.elapsed();
-    if let Err(source) = validate(&net) {
-        return Err(PipelineError::Invalid { path, source });
-    }
+    let net = ValidNetlist::new(net).map_err(|source| match source {
+        ValidateError::TooManyRoles { .. } => PipelineError::TooManyRoles {
+            path: path.clone(),
+            source,
+        },
+        source => PipelineError::Invalid {
+            path: path.clone(),
+            source,
+        },
+    })?;
     let report = CompileReport {
         path,
         roles: net.roles.iter().map(|r| r.name.clone()).collect(),

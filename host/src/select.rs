@@ -4,7 +4,7 @@
 use crate::backend::{Backend, BackendError, ReferenceBackend};
 use crate::gpu::GpuBackend;
 use crate::sim::{CpuBackend, CpuOptions};
-use propnet_netlist::Netlist;
+use propnet_netlist::ValidNetlist;
 
 /// Which backend to run playouts on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -49,8 +49,8 @@ pub struct Selected {
     pub note: Option<String>,
 }
 
-fn cpu(net: Netlist, opts: &CpuOptions) -> Result<Box<dyn Backend>, BackendError> {
-    let b = CpuBackend::new(net, opts.clone()).map_err(|e| BackendError::Failed {
+fn cpu(net: ValidNetlist, opts: &CpuOptions) -> Result<Box<dyn Backend>, BackendError> {
+    let b = CpuBackend::new(net, opts.clone()).map_err(|e| BackendError::BadOptions {
         backend: "cpu".to_string(),
         message: e.to_string(),
     })?;
@@ -60,11 +60,11 @@ fn cpu(net: Netlist, opts: &CpuOptions) -> Result<Box<dyn Backend>, BackendError
 /// Builds the backend of `kind` for `net`.
 ///
 /// # Errors
-/// The backend's [`BackendError`]: for `gpu` no adapter or a rejected shader; for `cpu` an
-/// invalid netlist or lane width. `auto` fails only when the CPU fallback fails too.
+/// The backend's [`BackendError`]: for `gpu` no adapter or a rejected shader; for `cpu` a
+/// bad lane width. `auto` fails only when the CPU fallback fails too.
 pub fn make_backend(
     kind: BackendKind,
-    net: Netlist,
+    net: ValidNetlist,
     opts: &BackendOptions,
 ) -> Result<Selected, BackendError> {
     let plain = |backend| Selected {
@@ -74,7 +74,7 @@ pub fn make_backend(
     match kind {
         BackendKind::Gpu => Ok(plain(Box::new(GpuBackend::new(net, &opts.gpu)?))),
         BackendKind::Cpu => Ok(plain(cpu(net, &opts.cpu)?)),
-        BackendKind::Reference => Ok(plain(Box::new(ReferenceBackend::new(net)))),
+        BackendKind::Reference => Ok(plain(Box::new(ReferenceBackend::new(net.into_netlist())))),
         BackendKind::Auto => match GpuBackend::new(net.clone(), &opts.gpu) {
             Ok(b) => Ok(plain(Box::new(b))),
             Err(e) => Ok(Selected {
@@ -101,7 +101,7 @@ mod tests {
 
     #[test]
     fn cpu_reference_and_auto_build() {
-        let net = crate::fixtures::tictactoe();
+        let net = ValidNetlist::new(crate::fixtures::tictactoe()).unwrap();
         let opts = BackendOptions {
             cpu: CpuOptions {
                 threads: 1,

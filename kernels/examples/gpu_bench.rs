@@ -41,7 +41,14 @@ struct Settings {
 fn measure(name: &str, net: &Netlist, opts: &Options, s: &Settings) -> Vec<String> {
     let start = net.initial_state();
     let t0 = Instant::now();
-    let mut runner = match GpuRunner::new(net, opts) {
+    let info = match propnet_netlist::validate(net) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("{name}: invalid netlist: {e}");
+            return Vec::new();
+        }
+    };
+    let mut runner = match GpuRunner::new(net, &info, opts) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{name} {:?} lanes {}: {e}", opts.layout, opts.lanes);

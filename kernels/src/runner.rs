@@ -10,11 +10,7 @@
 mod device;
 mod plan;
 
-pub use device::{
-    adapter_text, default_budget, gpu_available_for_tests, loop_limit, request_adapter, GpuRunner,
-    RunError, LLVMPIPE_LOOP_LIMIT,
-};
-pub use plan::{plan_chunks, Chunk};
+pub use device::{adapter_text, loop_limit, request_adapter, GpuRunner, RunError};
 
 use propnet_netlist::playout::PlayoutEnd;
 
@@ -73,7 +69,7 @@ impl RecordView<'_> {
 }
 
 /// Decodes the `end` word of a record (0, "never written", is rejected by the runner first).
-pub fn decode_end(code: u32) -> PlayoutEnd {
+pub(crate) fn decode_end(code: u32) -> PlayoutEnd {
     match code {
         1 => PlayoutEnd::Terminal,
         2 => PlayoutEnd::StepLimit,

@@ -5,13 +5,12 @@
 
 mod common;
 
-use propnet_kernels::runner::gpu_available_for_tests;
 use propnet_kernels::runner::{loop_limit, GpuJob, GpuRunner, RunParams};
 use propnet_kernels::wgsl::{Layout, Options};
 use propnet_netlist::playout::{reference_playout, PlayoutRecord};
 use propnet_netlist::random::{random_netlist, RandomSpec};
 use propnet_netlist::Gate;
-use propnet_netlist::Netlist;
+use propnet_netlist::{validate, Netlist};
 
 struct Case {
     layout: Layout,
@@ -51,7 +50,8 @@ fn compare(
         lanes: case.lanes,
         ..Default::default()
     };
-    let mut runner = GpuRunner::new(net, &opts).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let mut runner = GpuRunner::new(net, &validate(net).unwrap(), &opts)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
     runner.set_max_invocations(case.max_invocations);
     runner.set_max_chunk(case.max_chunk);
     if case.budget > 0 {
@@ -140,7 +140,7 @@ const CASES: &[Case] = &[
 
 #[test]
 fn gpu_matches_reference_on_random_netlists() {
-    if !gpu_available_for_tests() {
+    if !common::gpu_available() {
         return;
     }
     for seed in 0..6u64 {
@@ -165,7 +165,7 @@ fn gpu_matches_reference_on_random_netlists() {
 
 #[test]
 fn gpu_matches_reference_on_hand_built_netlists() {
-    if !gpu_available_for_tests() {
+    if !common::gpu_available() {
         return;
     }
     for (i, case) in CASES.iter().enumerate() {
@@ -183,11 +183,11 @@ fn gpu_matches_reference_on_hand_built_netlists() {
 
 #[test]
 fn gpu_stuck_game_ends_every_way() {
-    if !gpu_available_for_tests() {
+    if !common::gpu_available() {
         return;
     }
     let net = common::stuck();
-    let mut runner = GpuRunner::new(&net, &Options::default()).unwrap();
+    let mut runner = GpuRunner::new(&net, &validate(&net).unwrap(), &Options::default()).unwrap();
     let mut ends = std::collections::HashSet::new();
     let start = net.initial_state();
     runner
@@ -217,7 +217,7 @@ fn gpu_stuck_game_ends_every_way() {
 
 #[test]
 fn gpu_large_netlist_both_layouts() {
-    if !gpu_available_for_tests() {
+    if !common::gpu_available() {
         return;
     }
     let spec = RandomSpec {
@@ -248,7 +248,7 @@ fn gpu_large_netlist_both_layouts() {
 /// reference's records. On drivers without such a cap nothing is redone.
 #[test]
 fn gpu_redoes_dispatches_a_driver_cut_short() {
-    if !gpu_available_for_tests() {
+    if !common::gpu_available() {
         return;
     }
     // The counter game without its terminal: every playout runs to the step limit.

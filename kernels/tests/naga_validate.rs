@@ -3,9 +3,14 @@
 
 mod common;
 
-use propnet_kernels::wgsl::{compile, Layout, Options};
+use propnet_kernels::wgsl::{Error, Kernel, Layout, Options};
 use propnet_netlist::random::{random_netlist, RandomSpec};
-use propnet_netlist::Netlist;
+use propnet_netlist::{validate, Netlist};
+
+/// The shader of a netlist that must be valid.
+fn compile(net: &Netlist, opts: &Options) -> Result<Kernel, Error> {
+    propnet_kernels::wgsl::compile(net, &validate(net).expect("valid netlist"), opts)
+}
 
 fn validate_wgsl(what: &str, src: &str) {
     let module = naga::front::wgsl::parse_str(src)
@@ -114,5 +119,8 @@ fn bad_options_are_errors() {
     .is_err());
     let mut bad = net.clone();
     bad.terminal = propnet_netlist::GateId(10_000);
-    assert!(compile(&bad, &Options::default()).is_err());
+    assert!(
+        validate(&bad).is_err(),
+        "invalid netlists never reach the writer"
+    );
 }

@@ -4,7 +4,12 @@
 mod common;
 
 use propnet_kernels::wgsl::{write_string, Layout, Options};
+use propnet_netlist::{validate, Netlist, NetlistInfo};
 use std::path::PathBuf;
+
+fn info(net: &Netlist) -> NetlistInfo {
+    validate(net).expect("valid netlist")
+}
 
 fn check(name: &str, wgsl: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -44,7 +49,7 @@ fn counter_inline_snapshot() {
     };
     check(
         "counter_inline",
-        &write_string(&common::counter(), &opts).unwrap(),
+        &write_string(&common::counter(), &info(&common::counter()), &opts).unwrap(),
     );
 }
 
@@ -56,7 +61,7 @@ fn counter_table_snapshot() {
     };
     check(
         "counter_table",
-        &write_string(&common::counter(), &opts).unwrap(),
+        &write_string(&common::counter(), &info(&common::counter()), &opts).unwrap(),
     );
 }
 
@@ -70,6 +75,6 @@ fn stuck_inline_single_lane_snapshot() {
     };
     check(
         "stuck_inline_1lane",
-        &write_string(&common::stuck(), &opts).unwrap(),
+        &write_string(&common::stuck(), &info(&common::stuck()), &opts).unwrap(),
     );
 }

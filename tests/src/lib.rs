@@ -37,6 +37,22 @@ pub fn shared_dir() -> Option<PathBuf> {
     None
 }
 
+/// True when an adapter (a real GPU or lavapipe) exists. Without one it prints why and
+/// returns false (the test skips), unless the environment sets `PROPNET_REQUIRE_GPU=1` (CI
+/// does), in which case the absence is a failure (panic).
+pub fn gpu_available() -> bool {
+    match propnet_kernels::runner::request_adapter() {
+        Ok(_) => true,
+        Err(e) => {
+            if std::env::var("PROPNET_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("PROPNET_REQUIRE_GPU=1 but {e}");
+            }
+            eprintln!("skipping GPU test: {e}");
+            false
+        }
+    }
+}
+
 /// The file `rel` (e.g. `games/ggp-repository/ticTacToe.kif`) of the shared test data, or
 /// `None` (skip, with a message) when it is absent, like [`shared_dir`]: with
 /// `PROPNET_REQUIRE_SHARED=1` set, absence panics.
@@ -62,7 +78,7 @@ pub fn shared_file(rel: &str) -> Option<PathBuf> {
 pub fn compile_file(path: &Path) -> Netlist {
     let opts = propnet_host::pipeline::PipelineOptions::default();
     match propnet_host::pipeline::load_netlist(path, &opts) {
-        Ok((net, _)) => net,
+        Ok((net, _)) => net.into_netlist(),
         Err(e) => panic!("{e}"),
     }
 }

@@ -42,7 +42,7 @@ fn bench(name: &str) -> &'static Bench {
         Bench {
             game,
             warnings: report.warnings,
-            net,
+            net: net.into_netlist(),
         }
     })
 }

@@ -10,7 +10,7 @@ use propnet_netlist::{validate, Netlist};
 
 fn cpu(net: &Netlist, threads: usize, lane_width: usize) -> CpuBackend {
     CpuBackend::new(
-        net.clone(),
+        propnet_netlist::ValidNetlist::new(net.clone()).expect("valid netlist"),
         CpuOptions {
             threads,
             lane_width,
@@ -305,7 +305,7 @@ fn results_do_not_depend_on_threads_or_lane_width() {
 fn rejects_bad_input() {
     let net = random_netlist(1, &RandomSpec::default());
     assert!(CpuBackend::new(
-        net.clone(),
+        propnet_netlist::ValidNetlist::new(net.clone()).expect("valid netlist"),
         CpuOptions {
             threads: 1,
             lane_width: 100

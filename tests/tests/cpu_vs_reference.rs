@@ -57,7 +57,7 @@ fn check_game(net: &Netlist, count: u32, max_steps: u32) {
     let want = ReferenceBackend::new(net.clone()).run_batch(&req).unwrap();
     for (threads, lanes) in [(1, 64), (2, 256)] {
         let got = CpuBackend::new(
-            net.clone(),
+            propnet_netlist::ValidNetlist::new(net.clone()).expect("valid netlist"),
             CpuOptions {
                 threads,
                 lane_width: lanes,

@@ -12,7 +12,7 @@ use propnet_netlist::playout::reference_playout;
 use propnet_netlist::random::{random_netlist, RandomSpec};
 use propnet_netlist::Netlist;
 
-use propnet_kernels::runner::gpu_available_for_tests as gpu_available;
+use propnet_tests::gpu_available;
 
 fn request(net: &Netlist, seed: u64, scale: u32) -> BatchRequest {
     let mid = reference_playout(net, &net.initial_state(), seed ^ 1, 0, 2);
@@ -53,7 +53,7 @@ fn check(what: &str, net: &Netlist, scale: u32) {
 fn check_layouts(what: &str, net: &Netlist, scale: u32, layouts: &[Layout]) {
     let mut reference = ReferenceBackend::new(net.clone());
     let mut cpu = CpuBackend::new(
-        net.clone(),
+        propnet_netlist::ValidNetlist::new(net.clone()).expect("valid netlist"),
         CpuOptions {
             threads: 1,
             lane_width: 64,
@@ -65,7 +65,7 @@ fn check_layouts(what: &str, net: &Netlist, scale: u32, layouts: &[Layout]) {
         .copied()
         .map(|layout| {
             let gpu = GpuBackend::new(
-                net.clone(),
+                propnet_netlist::ValidNetlist::new(net.clone()).expect("valid netlist"),
                 &Options {
                     layout,
                     ..Default::default()
@@ -144,6 +144,7 @@ fn load(path: &std::path::Path) -> Netlist {
     propnet_host::pipeline::load_netlist(path, &opts)
         .unwrap_or_else(|e| panic!("{e}"))
         .0
+        .into_netlist()
 }
 
 #[test]

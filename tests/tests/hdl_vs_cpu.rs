@@ -45,6 +45,7 @@ fn check(
 ) -> Vec<PlayoutEnd> {
     let design = generate(
         net,
+        &propnet_netlist::validate(net).expect("valid netlist"),
         &Options {
             prefix: tag.into(),
             engines,
@@ -123,6 +124,7 @@ fn tictactoe() {
         if tools::available("verilator") {
             let design = generate(
                 &net,
+                &propnet_netlist::validate(&net).expect("valid netlist"),
                 &Options {
                     prefix: "ttt".into(),
                     engines: 2,

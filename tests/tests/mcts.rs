@@ -16,7 +16,7 @@ use propnet_netlist::Netlist;
 fn backend(net: &Netlist) -> Box<dyn Backend> {
     Box::new(
         CpuBackend::new(
-            net.clone(),
+            propnet_netlist::ValidNetlist::new(net.clone()).expect("valid netlist"),
             CpuOptions {
                 threads: 1,
                 lane_width: 64,

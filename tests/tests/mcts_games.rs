@@ -86,7 +86,7 @@ fn mcts_never_loses_tictactoe_kif_against_random() {
         ..Default::default()
     };
     let cpu = CpuBackend::new(
-        net.clone(),
+        propnet_netlist::ValidNetlist::new(net.clone()).expect("valid netlist"),
         CpuOptions {
             threads: 1,
             lane_width: 64,
@@ -117,7 +117,7 @@ fn more_iterations_beat_fewer_on_connectfour_kif() {
             ..Default::default()
         };
         let cpu = CpuBackend::new(
-            net.clone(),
+            propnet_netlist::ValidNetlist::new(net.clone()).expect("valid netlist"),
             CpuOptions {
                 threads: 1,
                 lane_width: 64,

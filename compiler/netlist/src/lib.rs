@@ -16,12 +16,19 @@
 //!   reaching them); only latch `next` functions may.
 //! - Each role's `legal` list is sorted by the move's text in byte order; this order is the
 //!   order in which the choice rule ([`crate::playout`]) indexes legal moves, on every backend.
+//! - At most [`rng::MAX_ROLES`] roles (the RNG counter holds the role in 8 bits).
+//!
+//! # Analysed once
+//! [`validate`] returns a [`NetlistInfo`] (levels and depth, move-dependent gates, the cone
+//! of gates each [`Output`] needs, the legal/goal layout), and the backends' writers take
+//! `(&Netlist, &NetlistInfo)` instead of re-deriving those facts; [`ValidNetlist`] owns both.
 //!
 //! No GDL types appear here: names are plain strings kept for printing and for mapping back.
 
 #![deny(missing_docs)]
 
 mod dot;
+mod info;
 mod ir;
 mod json;
 pub mod random;
@@ -36,6 +43,7 @@ pub mod rng;
 mod serial_tests;
 
 pub use dot::to_dot;
+pub use info::{NetlistInfo, Output, ValidNetlist};
 pub use ir::*;
 pub use json::{from_json, to_json, JsonError};
 pub use text::{from_text, to_text, TextError};

@@ -16,6 +16,10 @@
 //! The choice among `n` legal moves is [`choose`]: `(x * n) >> 32` (Lemire's multiply-shift;
 //! bias below `n / 2^32`, no division on any backend).
 
+/// Roles the counter can address: the role takes the low 8 bits of counter word 1, so a
+/// netlist may have at most this many ([`crate::validate`] checks it).
+pub const MAX_ROLES: usize = 1 << 8;
+
 /// Rotation constants of Threefry-2x32 (Random123 `R_32x2_*`).
 pub const ROTATIONS: [u32; 8] = [13, 15, 26, 6, 17, 29, 16, 24];
 /// Key-schedule parity constant of Threefry with 32-bit words.

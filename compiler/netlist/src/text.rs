@@ -262,9 +262,7 @@ impl Line {
 /// latch without `next` line or a missing `terminal`; [`TextError::Invalid`] when the result
 /// fails [`validate`].
 pub fn from_text(src: &str) -> Result<Netlist, TextError> {
-    let mut net = Netlist::default();
-    let mut next: Vec<Option<GateId>> = Vec::new();
-    let mut terminal = None;
+    let mut r = Reader::default();
     let mut last_line = 0;
     for (i, raw) in src.lines().enumerate() {
         let ln = i + 1;
@@ -279,6 +277,41 @@ pub fn from_text(src: &str) -> Result<Netlist, TextError> {
             ln,
             end_col: raw.chars().count() + 1,
         };
+        r.line(&mut l)?;
+        l.done()?;
+    }
+    let Reader {
+        mut net,
+        next,
+        terminal,
+    } = r;
+    let missing = |msg: String| TextError::Syntax {
+        line: last_line + 1,
+        column: 1,
+        msg,
+        token: String::new(),
+    };
+    for (i, n) in next.into_iter().enumerate() {
+        net.latches[i].next = n.ok_or_else(|| missing(format!("no `next l{i}` line")))?;
+    }
+    net.terminal = terminal.ok_or_else(|| missing("no `terminal` line".into()))?;
+    validate(&net)?;
+    Ok(net)
+}
+
+/// The netlist read so far, and the `next` and `terminal` references that are resolved at
+/// the end (a latch's `next` line may come before or after its gate).
+#[derive(Default)]
+struct Reader {
+    net: Netlist,
+    next: Vec<Option<GateId>>,
+    terminal: Option<GateId>,
+}
+
+impl Reader {
+    /// Reads one non-empty line (all but its end check).
+    fn line(&mut self, l: &mut Line) -> Result<(), TextError> {
+        let net = &mut self.net;
         let head = l.word("a line kind")?.to_string();
         match head.as_str() {
             "role" => {
@@ -300,7 +333,7 @@ pub fn from_text(src: &str) -> Result<Netlist, TextError> {
                     init,
                     next: GateId(0),
                 });
-                next.push(None);
+                self.next.push(None);
             }
             "input" => {
                 l.index("i", "input id", net.inputs.len())?;
@@ -322,20 +355,20 @@ pub fn from_text(src: &str) -> Result<Netlist, TextError> {
             }
             "next" => {
                 let id = l.num("l", "latch id")? as usize;
-                if id >= next.len() {
+                if id >= self.next.len() {
                     l.pos -= 1;
                     return Err(l.err("latch not declared"));
                 }
-                next[id] = Some(GateId(l.num("g", "gate id")?));
+                self.next[id] = Some(GateId(l.num("g", "gate id")?));
             }
             "legal" => {
-                let r = role_ref(&mut l, &net)?;
+                let r = role_ref(l, net)?;
                 let input = InputId(l.num("i", "input id")?);
                 let gate = GateId(l.num("g", "gate id")?);
                 net.roles[r].legal.push(Legal { input, gate });
             }
             "goal" => {
-                let r = role_ref(&mut l, &net)?;
+                let r = role_ref(l, net)?;
                 let value = l.num("", "goal value")?;
                 let value = u8::try_from(value).map_err(|_| {
                     l.pos -= 1;
@@ -344,55 +377,47 @@ pub fn from_text(src: &str) -> Result<Netlist, TextError> {
                 let gate = GateId(l.num("g", "gate id")?);
                 net.roles[r].goals.push(Goal { value, gate });
             }
-            "terminal" => terminal = Some(GateId(l.num("g", "gate id")?)),
+            "terminal" => self.terminal = Some(GateId(l.num("g", "gate id")?)),
             h if h.starts_with('g') => {
                 l.pos = 0;
                 l.index("g", "gate id", net.gates.len())?;
                 l.keyword("=")?;
-                let kind = l.word("a gate kind")?.to_string();
-                let gate = match kind.as_str() {
-                    "const" => Gate::Const(l.bit()?),
-                    "input" => Gate::Input(InputId(l.num("i", "input id")?)),
-                    "latch" => Gate::Latch(LatchId(l.num("l", "latch id")?)),
-                    "not" => Gate::Not(GateId(l.num("g", "gate id")?)),
-                    k @ ("and" | "or") => {
-                        let is_and = k == "and";
-                        let mut ops = Vec::new();
-                        while l.pos < l.toks.len() {
-                            ops.push(GateId(l.num("g", "gate id")?));
-                        }
-                        if is_and {
-                            Gate::And(ops)
-                        } else {
-                            Gate::Or(ops)
-                        }
-                    }
-                    _ => {
-                        l.pos -= 1;
-                        return Err(l.err("unknown gate kind (const, input, latch, not, and, or)"));
-                    }
-                };
-                net.gates.push(gate);
+                net.gates.push(gate(l)?);
             }
             _ => {
                 l.pos = 0;
                 return Err(l.err("unknown line kind"));
             }
         }
-        l.done()?;
+        Ok(())
     }
-    let missing = |msg: String| TextError::Syntax {
-        line: last_line + 1,
-        column: 1,
-        msg,
-        token: String::new(),
-    };
-    for (i, n) in next.into_iter().enumerate() {
-        net.latches[i].next = n.ok_or_else(|| missing(format!("no `next l{i}` line")))?;
-    }
-    net.terminal = terminal.ok_or_else(|| missing("no `terminal` line".into()))?;
-    validate(&net)?;
-    Ok(net)
+}
+
+/// The gate of a gate line after its `gN =`.
+fn gate(l: &mut Line) -> Result<Gate, TextError> {
+    let kind = l.word("a gate kind")?.to_string();
+    Ok(match kind.as_str() {
+        "const" => Gate::Const(l.bit()?),
+        "input" => Gate::Input(InputId(l.num("i", "input id")?)),
+        "latch" => Gate::Latch(LatchId(l.num("l", "latch id")?)),
+        "not" => Gate::Not(GateId(l.num("g", "gate id")?)),
+        k @ ("and" | "or") => {
+            let is_and = k == "and";
+            let mut ops = Vec::new();
+            while l.pos < l.toks.len() {
+                ops.push(GateId(l.num("g", "gate id")?));
+            }
+            if is_and {
+                Gate::And(ops)
+            } else {
+                Gate::Or(ops)
+            }
+        }
+        _ => {
+            l.pos -= 1;
+            return Err(l.err("unknown gate kind (const, input, latch, not, and, or)"));
+        }
+    })
 }
 
 fn role_ref(l: &mut Line, net: &Netlist) -> Result<usize, TextError> {

@@ -1,7 +1,10 @@
 //! Well-formedness check of a [`Netlist`]: ids in range, topological order, unique
-//! input/latch readers, outputs independent of inputs, sorted legal lists.
+//! input/latch readers, outputs independent of inputs, sorted legal lists, a role count the
+//! RNG can address. Returns the netlist's [`NetlistInfo`].
 
+use super::info::NetlistInfo;
 use super::ir::{Gate, GateId, Netlist};
+use crate::rng::MAX_ROLES;
 
 /// A violated netlist invariant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -37,6 +40,14 @@ pub enum ValidateError {
         /// Name of the input reached.
         input: String,
     },
+    /// More roles than the RNG counter can address.
+    #[error(
+        "{roles} roles: the playout RNG addresses at most {MAX_ROLES} (8 role bits in its counter)"
+    )]
+    TooManyRoles {
+        /// Number of roles.
+        roles: usize,
+    },
     /// A role's legal list is not sorted by move text, or names an input of another role.
     #[error("role {role}: {msg}")]
     BadRole {
@@ -47,28 +58,87 @@ pub enum ValidateError {
     },
 }
 
-/// Checks every invariant listed in the [module docs](super).
+/// Checks every invariant listed in the [crate docs](crate) and that the netlist has at most
+/// [`MAX_ROLES`] roles, and returns what the backends need to know about it. Time and
+/// memory linear in the netlist.
 ///
 /// # Errors
 /// The first violated invariant found.
-pub fn validate(n: &Netlist) -> Result<(), ValidateError> {
+pub fn validate(n: &Netlist) -> Result<NetlistInfo, ValidateError> {
+    check_gates(n)?;
     let len = n.gates.len();
-    let check = |what: &str, id: GateId| -> Result<(), ValidateError> {
-        if id.index() >= len {
-            Err(ValidateError::OutOfRange {
-                what: what.to_string(),
-                id: id.0,
-                len,
-            })
-        } else {
-            Ok(())
+    for (i, l) in n.latches.iter().enumerate() {
+        in_range(&format!("next of latch l{i} {}", l.name), l.next, len)?;
+    }
+    in_range("terminal", n.terminal, len)?;
+    for r in 0..n.roles.len() {
+        check_role(n, r)?;
+    }
+    if n.roles.len() > MAX_ROLES {
+        return Err(ValidateError::TooManyRoles {
+            roles: n.roles.len(),
+        });
+    }
+    let info = NetlistInfo::analyse(n);
+    let state_only = |what: String, gate: GateId| -> Result<(), ValidateError> {
+        match info.reads_move(gate) {
+            false => Ok(()),
+            true => Err(ValidateError::OutputReadsInput {
+                what,
+                gate: gate.0,
+                input: n.inputs[first_input(n, gate)].name.clone(),
+            }),
         }
     };
-    let mut latch_reader = vec![false; n.latches.len()];
-    let mut input_reader = vec![None::<usize>; n.inputs.len()];
+    state_only("terminal".into(), n.terminal)?;
+    for role in &n.roles {
+        for lg in &role.legal {
+            let input = &n.inputs[lg.input.index()].name;
+            state_only(format!("legal {} {input}", role.name), lg.gate)?;
+        }
+        for g in &role.goals {
+            state_only(format!("goal {} {}", role.name, g.value), g.gate)?;
+        }
+    }
+    Ok(info)
+}
+
+/// `Ok` when `id` is a gate of an arena of `len` gates.
+fn in_range(what: &str, id: GateId, len: usize) -> Result<(), ValidateError> {
+    if id.index() >= len {
+        Err(ValidateError::OutOfRange {
+            what: what.to_string(),
+            id: id.0,
+            len,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// Operands in range and earlier than their users; each latch and input read by one gate
+/// at most.
+fn check_gates(n: &Netlist) -> Result<(), ValidateError> {
+    let len = n.gates.len();
+    let mut latch_read = vec![false; n.latches.len()];
+    let mut input_read = vec![false; n.inputs.len()];
+    // Marks source `name` (`l3`, `i5`) of kind `kind` read by gate `gate`.
+    let read_once = |read: &mut [bool], k: usize, gate: usize, kind: &str, name: String| {
+        let Some(slot) = read.get_mut(k) else {
+            return Err(ValidateError::BadSource(format!(
+                "gate g{gate} reads {kind} {name}, out of range"
+            )));
+        };
+        if std::mem::replace(slot, true) {
+            return Err(ValidateError::BadSource(format!(
+                "{kind} {name} is read by more than one gate"
+            )));
+        }
+        Ok(())
+    };
     for (i, g) in n.gates.iter().enumerate() {
         for &op in g.operands() {
-            check(&format!("gate g{i}"), op)?;
+            in_range(&format!("gate g{i}"), op, len)?;
             if op.index() >= i {
                 return Err(ValidateError::NotTopological {
                     gate: i as u32,
@@ -77,101 +147,73 @@ pub fn validate(n: &Netlist) -> Result<(), ValidateError> {
             }
         }
         match *g {
-            Gate::Latch(l) => {
-                let slot = latch_reader.get_mut(l.index()).ok_or_else(|| {
-                    ValidateError::BadSource(format!("gate g{i} reads latch {l}, out of range"))
-                })?;
-                if *slot {
-                    return Err(ValidateError::BadSource(format!(
-                        "latch {l} is read by more than one gate"
-                    )));
-                }
-                *slot = true;
-            }
-            Gate::Input(x) => {
-                let slot = input_reader.get_mut(x.index()).ok_or_else(|| {
-                    ValidateError::BadSource(format!("gate g{i} reads input {x}, out of range"))
-                })?;
-                if slot.is_some() {
-                    return Err(ValidateError::BadSource(format!(
-                        "input {x} is read by more than one gate"
-                    )));
-                }
-                *slot = Some(i);
-            }
+            Gate::Latch(l) => read_once(&mut latch_read, l.index(), i, "latch", l.to_string())?,
+            Gate::Input(x) => read_once(&mut input_read, x.index(), i, "input", x.to_string())?,
             _ => {}
         }
     }
-    for (i, l) in n.latches.iter().enumerate() {
-        check(&format!("next of latch l{i} {}", l.name), l.next)?;
-    }
-    check("terminal", n.terminal)?;
-    // Which gates depend on an input (forward pass, topological order).
-    let mut reads_input: Vec<Option<u32>> = vec![None; len];
-    for (i, g) in n.gates.iter().enumerate() {
-        reads_input[i] = match g {
-            Gate::Input(x) => Some(x.0),
-            _ => g.operands().iter().find_map(|o| reads_input[o.index()]),
-        };
-    }
-    let out_check = |what: String, gate: GateId| -> Result<(), ValidateError> {
-        check(&what, gate)?;
-        if let Some(x) = reads_input[gate.index()] {
-            return Err(ValidateError::OutputReadsInput {
-                what,
-                gate: gate.0,
-                input: n.inputs[x as usize].name.clone(),
-            });
+    Ok(())
+}
+
+/// The index of an input that gate `g` (which reads a move) depends on: the first one a
+/// depth-first search from `g` meets.
+fn first_input(n: &Netlist, g: GateId) -> usize {
+    let mut seen = vec![false; n.gates.len()];
+    let mut stack = vec![g];
+    while let Some(x) = stack.pop() {
+        if std::mem::replace(&mut seen[x.index()], true) {
+            continue;
         }
-        Ok(())
+        match n.gate(x) {
+            Gate::Input(i) => return i.index(),
+            gate => stack.extend(gate.operands().iter().rev()),
+        }
+    }
+    0
+}
+
+/// Role `r`'s legal entries name in-range inputs of role `r`, strictly sorted by move text;
+/// its goal values are strictly ascending and at most 100; its output gates are in range.
+fn check_role(n: &Netlist, r: usize) -> Result<(), ValidateError> {
+    let role = &n.roles[r];
+    let bad = |msg: String| ValidateError::BadRole {
+        role: role.name.clone(),
+        msg,
     };
-    out_check("terminal".into(), n.terminal)?;
-    for (r, role) in n.roles.iter().enumerate() {
-        for lg in &role.legal {
-            let input = n
-                .inputs
-                .get(lg.input.index())
-                .ok_or_else(|| ValidateError::BadRole {
-                    role: role.name.clone(),
-                    msg: format!("legal names input {} out of range", lg.input),
-                })?;
-            if input.role.index() != r {
-                return Err(ValidateError::BadRole {
-                    role: role.name.clone(),
-                    msg: format!("legal move {} is an input of another role", input.name),
-                });
-            }
-            out_check(format!("legal {} {}", role.name, input.name), lg.gate)?;
+    for lg in &role.legal {
+        let input = n
+            .inputs
+            .get(lg.input.index())
+            .ok_or_else(|| bad(format!("legal names input {} out of range", lg.input)))?;
+        if input.role.index() != r {
+            return Err(bad(format!(
+                "legal move {} is an input of another role",
+                input.name
+            )));
         }
-        for w in role.legal.windows(2) {
-            let (a, b) = (
-                &n.inputs[w[0].input.index()].name,
-                &n.inputs[w[1].input.index()].name,
-            );
-            if a.as_bytes() >= b.as_bytes() {
-                return Err(ValidateError::BadRole {
-                    role: role.name.clone(),
-                    msg: format!("legal moves not strictly sorted: {a} before {b}"),
-                });
-            }
+        let what = format!("legal {} {}", role.name, input.name);
+        in_range(&what, lg.gate, n.gates.len())?;
+    }
+    for w in role.legal.windows(2) {
+        let (a, b) = (
+            &n.inputs[w[0].input.index()].name,
+            &n.inputs[w[1].input.index()].name,
+        );
+        if a.as_bytes() >= b.as_bytes() {
+            return Err(bad(format!(
+                "legal moves not strictly sorted: {a} before {b}"
+            )));
         }
-        for w in role.goals.windows(2) {
-            if w[0].value >= w[1].value {
-                return Err(ValidateError::BadRole {
-                    role: role.name.clone(),
-                    msg: "goal values not strictly ascending".into(),
-                });
-            }
+    }
+    if role.goals.windows(2).any(|w| w[0].value >= w[1].value) {
+        return Err(bad("goal values not strictly ascending".into()));
+    }
+    for g in &role.goals {
+        if g.value > 100 {
+            return Err(bad(format!("goal value {} > 100", g.value)));
         }
-        for g in &role.goals {
-            if g.value > 100 {
-                return Err(ValidateError::BadRole {
-                    role: role.name.clone(),
-                    msg: format!("goal value {} > 100", g.value),
-                });
-            }
-            out_check(format!("goal {} {}", role.name, g.value), g.gate)?;
-        }
+        let what = format!("goal {} {}", role.name, g.value);
+        in_range(&what, g.gate, n.gates.len())?;
     }
     Ok(())
 }

@@ -16,6 +16,10 @@ pub struct Budget {
     pub max_time: Duration,
     /// Deepest ground term (a constant has depth 1). Default 40.
     pub max_term_depth: u32,
+    /// Most atoms (all relations, answers of on-demand relations included). Default
+    /// 100 million, so that by default memory is the limit; a GGP player lowers it to fall
+    /// back to the interpreter early.
+    pub max_atoms: usize,
 }
 
 /// The default memory budget: an eighth of the machine's physical memory (from
@@ -41,6 +45,7 @@ impl Default for Budget {
             max_memory: default_memory(),
             max_time: Duration::from_secs(300),
             max_term_depth: 40,
+            max_atoms: 100_000_000,
         }
     }
 }
@@ -54,6 +59,8 @@ pub enum BudgetKind {
     TermDepth,
     /// Grounding took longer than [`Budget::max_time`].
     Seconds,
+    /// More atoms than [`Budget::max_atoms`].
+    Atoms,
 }
 
 impl BudgetKind {
@@ -63,6 +70,7 @@ impl BudgetKind {
             BudgetKind::Memory => "--ground-memory-mib",
             BudgetKind::TermDepth => "--ground-term-depth",
             BudgetKind::Seconds => "--ground-seconds",
+            BudgetKind::Atoms => "--ground-atoms",
         }
     }
 }
@@ -73,6 +81,7 @@ pub(super) fn limit_text(kind: BudgetKind, b: &Budget) -> String {
         BudgetKind::Memory => format!("{} MiB of grounding tables", b.max_memory >> 20),
         BudgetKind::TermDepth => format!("term depth {}", b.max_term_depth),
         BudgetKind::Seconds => format!("{} s of grounding", b.max_time.as_secs_f64()),
+        BudgetKind::Atoms => format!("{} atoms", b.max_atoms),
     }
 }
 

@@ -195,10 +195,13 @@ impl<'l> Grounder<'l> {
     }
 
     /// The memory error for rule `k` when the tables (plus `extra` bytes of buffers)
-    /// exceed the budget.
+    /// exceed the budget, or the atom-count error past [`Budget::max_atoms`].
     pub fn check_memory(&self, k: usize, extra: usize) -> Result<(), GroundError> {
         if self.meter.over(self.used_bytes() + extra) {
             return Err(self.memory_error(k, extra));
+        }
+        if self.store.atoms.len() + self.statics.answer_count() > self.meter.budget.max_atoms {
+            return Err(self.budget_error(BudgetKind::Atoms, k, String::new()));
         }
         Ok(())
     }

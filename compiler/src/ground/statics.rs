@@ -239,7 +239,7 @@ impl Grounder<'_> {
                 Ok(true) => {}
                 Ok(false)
                 | Err(GroundError::Budget {
-                    kind: BudgetKind::TermDepth | BudgetKind::Memory,
+                    kind: BudgetKind::TermDepth | BudgetKind::Memory | BudgetKind::Atoms,
                     ..
                 }) => self.demote(comp, mark, smark),
                 Err(e) => return Err(e),

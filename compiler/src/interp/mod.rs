@@ -27,6 +27,9 @@ pub mod trace;
 pub use machine::{Interp, Position, State};
 pub use crate::terms::{TermArena, TermId, TermRef};
 
+/// A ground term of the interpreter (a move, a fluent): the shared arena's [`TermId`].
+pub type GroundTermId = TermId;
+
 use crate::gdl::Span;
 
 /// Evaluation budgets.

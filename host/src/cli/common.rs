@@ -6,7 +6,7 @@ use propnet_host::mcts::{Budget, MctsParams};
 use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
 use propnet_host::select::{self, BackendKind, BackendOptions};
 use propnet_host::sim::CpuOptions;
-use propnet_netlist::Netlist;
+use propnet_netlist::ValidNetlist;
 use std::time::Duration;
 
 /// A backend of `kind` through the one factory [`propnet_host::select::make_backend`]; the
@@ -14,7 +14,7 @@ use std::time::Duration;
 /// prints its one-line reason on stderr.
 pub fn make_backend(
     kind: BackendKind,
-    net: &Netlist,
+    net: &ValidNetlist,
     threads: usize,
 ) -> anyhow::Result<Box<dyn Backend>> {
     let opts = BackendOptions {
@@ -108,7 +108,7 @@ impl MctsFlags {
 /// `cpu`, `gpu`, `auto`, `reference` (e.g. `mcts:cpu:1s`, `mcts:gpu:2000`).
 pub fn make_player(
     spec: &str,
-    net: &Netlist,
+    net: &ValidNetlist,
     flags: &MctsFlags,
     seed: u64,
 ) -> anyhow::Result<Box<dyn Player>> {
@@ -148,7 +148,8 @@ mod tests {
         );
         assert!(parse_budget("fast").is_err());
         assert!(parse_budget("-1s").is_err());
-        let net = propnet_host::fixtures::tictactoe();
+        let net = propnet_netlist::random::random_netlist(1, &Default::default());
+        let net = ValidNetlist::new(net).unwrap();
         let flags = MctsFlags {
             exploration: 1.0,
             playouts_per_leaf: 1,

@@ -1,6 +1,7 @@
 //! Grounding options every subcommand that compiles GDL shares (`--ground-memory-mib`,
-//! `--ground-seconds`, `--ground-term-depth`, global flags), and the progress bar shown
-//! while a long grounding runs.
+//! `--ground-seconds`, `--ground-term-depth`, `--ground-atoms`, global flags), and the
+//! progress bar shown while a long grounding runs. A subcommand with its own flag of the
+//! same name (`player`, `match` as a manager) keeps its own.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet_compiler::ground::{Budget, CompileOptions};
@@ -20,6 +21,9 @@ pub struct GroundArgs {
     /// Deepest ground term the grounder may build (a constant has depth 1) [default: 40].
     #[arg(long, global = true, value_name = "DEPTH", value_parser = parse_depth)]
     pub ground_term_depth: Option<u32>,
+    /// Most atoms the grounder may derive [default: 100000000].
+    #[arg(long, global = true, value_name = "ATOMS", value_parser = parse_atoms)]
+    pub ground_atoms: Option<usize>,
 }
 
 static ARGS: OnceLock<GroundArgs> = OnceLock::new();
@@ -41,6 +45,9 @@ pub fn budget() -> Budget {
     }
     if let Some(d) = args.ground_term_depth {
         b.max_term_depth = d;
+    }
+    if let Some(a) = args.ground_atoms {
+        b.max_atoms = a;
     }
     b
 }
@@ -86,6 +93,13 @@ fn parse_ground_seconds(text: &str) -> Result<f64, String> {
     }
 }
 
+fn parse_atoms(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(a) if (1..=1 << 40).contains(&a) => Ok(a),
+        _ => Err(format!("`{text}` is not an atom count: expected 1 to 2^40")),
+    }
+}
+
 fn parse_depth(text: &str) -> Result<u32, String> {
     match text.parse::<u32>() {
         Ok(d) if (1..=100_000).contains(&d) => Ok(d),
@@ -112,6 +126,10 @@ mod tests {
         assert_eq!(parse_depth("60"), Ok(60));
         for bad in ["0", "-1", "1000000", "deep"] {
             assert!(parse_depth(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_atoms("5000000"), Ok(5_000_000));
+        for bad in ["0", "-1", "nan", "2e6", "99999999999999999"] {
+            assert!(parse_atoms(bad).is_err(), "{bad}");
         }
     }
 }

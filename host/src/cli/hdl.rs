@@ -109,7 +109,7 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
         banks: banks(&args),
         cslow: args.cslow,
     };
-    let design = generate(&net, &opts)?;
+    let design = generate(&net, net.info(), &opts)?;
     let (sources, tb) = design.write_to(&args.out)?;
     println!(
         "wrote {} sources and {} ({} live gates, {} latches, {} roles)",

@@ -1,4 +1,6 @@
-//! `propnet match GAME --players A,B --games N`: plays a match rotating seats.
+//! `propnet match GAME --players A,B --games N`: plays a match rotating seats; with
+//! `http://HOST:PORT` players (or `--startclock`/`--playclock`) it is a GGP game manager
+//! (see `cli/manage.rs`).
 
 use super::common::{make_player, MctsFlags};
 use anyhow::{bail, Context};
@@ -31,10 +33,15 @@ pub struct MatchArgs {
     pub no_optimize: bool,
     #[command(flatten)]
     pub mcts: MctsFlags,
+    #[command(flatten)]
+    pub manager: super::manage::ManagerFlags,
 }
 
 /// Plays the match and prints each player's mean score with its 95% confidence interval.
 pub fn run(args: MatchArgs) -> anyhow::Result<()> {
+    if super::manage::is_manager(&args) {
+        return super::manage::run(&args);
+    }
     let (net, _) = super::load(&args.game, args.no_optimize)?;
     if args.players.len() != net.roles.len() {
         bail!(

@@ -8,21 +8,23 @@ pub mod common;
 pub mod compile;
 pub mod ground;
 pub mod hdl;
+pub mod manage;
 pub mod r#match;
 pub mod perft;
+pub mod player;
 pub mod run;
 pub mod solve;
 pub mod trace;
 
 use propnet_host::pipeline::{load_netlist, CompileReport, PipelineOptions};
-use propnet_netlist::Netlist;
+use propnet_netlist::ValidNetlist;
 use std::path::Path;
 
 /// Loads a game (GDL, or a `.json` netlist) through the shared pipeline, with the error as
 /// the user should see it; prints the front end's warnings (`file:line:column: warning: …`)
 /// to stderr. Grounding uses the budget of the global `--ground-*` flags and shows a
 /// progress bar when it takes long.
-pub fn load(path: &Path, no_optimize: bool) -> anyhow::Result<(Netlist, CompileReport)> {
+pub fn load(path: &Path, no_optimize: bool) -> anyhow::Result<(ValidNetlist, CompileReport)> {
     let (ground, bar) = ground::options();
     let opts = PipelineOptions {
         no_optimize,

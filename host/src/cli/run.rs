@@ -4,7 +4,8 @@ use anyhow::bail;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use propnet_host::backend::{Backend, BatchRequest, Job, JobResult};
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
-use propnet_host::sim::{CpuBackend, CpuOptions};
+use propnet_host::sim::program::Program;
+use propnet_host::sim::CpuOptions;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -154,19 +155,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         (None, None) => Some(100_000),
         (p, _) => p,
     };
-    let program = CpuBackend::new(
-        net.clone(),
-        CpuOptions {
-            threads: 1,
-            lane_width: 64,
-        },
-    )
-    .ok()
-    .map(|b| {
-        let p = b.program();
-        let ops = p.core.args.len() + p.goal.args.len() + p.next.args.len();
-        (p.core.len(), p.goal.len(), p.next.len(), ops)
-    });
     let opts = BackendOptions {
         cpu: CpuOptions {
             threads: args.threads,
@@ -179,6 +167,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         eprintln!("{note}");
     }
     let mut backend = selected.backend;
+    // The CPU program's size, compiled once: the CPU backend's own, else compiled here.
+    let summary = |p: &Program| {
+        let ops = p.core.args.len() + p.goal.args.len() + p.next.args.len();
+        (p.core.len(), p.goal.len(), p.next.len(), ops)
+    };
+    let program = Some(match backend.cpu_program() {
+        Some(p) => summary(p),
+        None => summary(&Program::compile(&net, net.info())),
+    });
     let hidden = args.json || !std::io::stderr().is_terminal();
     let bar = match (playouts, args.seconds) {
         (Some(n), _) => ProgressBar::new(n),

@@ -1,5 +1,8 @@
-//! Monte-Carlo tree search (UCT) over a netlist, with rollouts batched through a
-//! [`crate::backend::Backend`]: [`Search`] runs one search, [`MctsParams`] tunes it.
+//! Monte-Carlo tree search (UCT) over a [`GameModel`], with batched rollouts: [`Search`]
+//! runs one search, [`MctsParams`] tunes it. The models are the compiled netlist
+//! ([`NetModel`], rollouts through a [`crate::backend::Backend`]) and the reference
+//! interpreter ([`InterpModel`], for games that cannot be compiled). The tree is kept
+//! across moves: [`Search::advance`] makes the child of the actual joint move the root.
 //!
 //! Rewards are goals scaled to 0..1 per role. Any number of roles; turn-taking and
 //! simultaneous moves (decoupled UCT). Single-threaded tree, deterministic for a fixed seed
@@ -44,10 +47,17 @@
 //! seed 2, nor in self-play (1000 vs 1000: red 49, black 48, 3 draws; 100 vs 100 over 200
 //! games: red 89, black 97, 14 draws), so no seat is favoured by the search itself.
 
+mod interp_model;
+mod model;
 mod params;
 mod search;
 mod tree;
 
+pub use interp_model::InterpModel;
+pub use model::{net_next_state, net_view, GameModel, ModelError, NetModel, RolloutBatch, View};
 pub use params::{Budget, MctsParams};
 pub use search::{MoveReport, Search, SearchResult};
 pub use tree::{MoveStats, Node, NodeId, Tree};
+
+#[cfg(test)]
+mod tests;

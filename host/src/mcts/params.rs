@@ -27,6 +27,10 @@ pub struct MctsParams {
     /// Virtual loss per pending leaf: `virtual_loss` visits with reward 0 added to every
     /// move statistic on the path until the leaf's result is back-propagated. Default `1`.
     pub virtual_loss: u32,
+    /// Most nodes the tree may hold; beyond it selection stops creating nodes and rolls
+    /// out from the node where it would have expanded (bounds memory on long clocks).
+    /// Default `2_000_000` (a few hundred MB for small games).
+    pub max_nodes: usize,
     /// Rollout depth cut-off in joint moves ([`crate::backend::BatchRequest::max_steps`]);
     /// a cut playout scores the goals of the state where it stopped. Default `1000`.
     pub max_steps: u32,
@@ -43,6 +47,7 @@ impl Default for MctsParams {
             playouts_per_leaf: 16,
             leaves_per_batch: 16,
             virtual_loss: 1,
+            max_nodes: 2_000_000,
             max_steps: 1000,
             seed: 0x5eed,
         }
@@ -54,6 +59,9 @@ impl Default for MctsParams {
 pub enum Budget {
     /// A fixed number of iterations (selected leaves); deterministic.
     Iterations(u64),
-    /// Wall-clock time; checked after each batch, so it may overrun by one batch.
+    /// Wall-clock time; checked after each batch, so it may overrun by one batch (a model
+    /// with slow playouts, the interpreter, also stops inside the batch).
     Time(Duration),
+    /// Until this instant; checked like [`Budget::Time`].
+    Deadline(std::time::Instant),
 }

@@ -7,11 +7,11 @@
 //! and Lanctot et al., "Monte Carlo tree search in simultaneous move games" (2013). In
 //! turn-taking games every idle role has one legal move, so this is plain UCT.
 
+use super::model::{GameModel, ModelError, NetModel, RolloutBatch};
 use super::params::{Budget, MctsParams};
 use super::tree::{Node, NodeId, Tree};
-use crate::backend::{Backend, BackendError, BatchRequest, Job};
+use crate::backend::{Backend, BackendError};
 use crate::machine::State;
-use propnet_netlist::playout::eval_gates;
 use propnet_netlist::rng::{choose, key, threefry2x32_20};
 use propnet_netlist::{InputId, Netlist};
 use std::time::{Duration, Instant};
@@ -29,9 +29,9 @@ struct Leaf {
 
 /// Statistics of one root move of one role.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MoveReport {
+pub struct MoveReport<M = InputId> {
     /// The move.
-    pub input: InputId,
+    pub input: M,
     /// Move text.
     pub name: String,
     /// Visits through this move.
@@ -42,28 +42,28 @@ pub struct MoveReport {
 
 /// The outcome of one search.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SearchResult {
-    /// Per role, the root's move statistics (netlist order).
-    pub roles: Vec<Vec<MoveReport>>,
+pub struct SearchResult<M = InputId> {
+    /// Per role, the root's move statistics (model order).
+    pub roles: Vec<Vec<MoveReport<M>>>,
     /// Iterations (leaves evaluated, exact or by rollouts).
     pub iterations: u64,
-    /// Rollouts run on the backend.
+    /// Rollouts run by the model.
     pub playouts: u64,
-    /// Backend calls.
+    /// Rollout calls (backend batches).
     pub batches: u64,
     /// Nodes in the tree at the end.
     pub nodes: usize,
     /// Wall-clock time of the search.
     pub elapsed: Duration,
-    /// Time spent inside [`Backend::run_batch`].
+    /// Time spent inside rollouts ([`Backend::run_batch`] for a netlist).
     pub backend_time: Duration,
 }
 
-impl SearchResult {
-    /// The most-visited root move of `role` (ties: higher value, then netlist order), or
+impl<M: Copy> SearchResult<M> {
+    /// The most-visited root move of `role` (ties: higher value, then model order), or
     /// `None` when the root ends the game.
-    pub fn best_move(&self, role: usize) -> Option<InputId> {
-        let mut best: Option<&MoveReport> = None;
+    pub fn best_move(&self, role: usize) -> Option<M> {
+        let mut best: Option<&MoveReport<M>> = None;
         for m in &self.roles[role] {
             if best.is_none_or(|b| (m.visits, m.value) > (b.visits, b.value)) {
                 best = Some(m);
@@ -75,42 +75,31 @@ impl SearchResult {
     pub fn iterations_per_second(&self) -> f64 {
         self.iterations as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
+    /// Playouts per second of wall-clock time.
+    pub fn playouts_per_second(&self) -> f64 {
+        self.playouts as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
     /// Fraction of wall-clock time spent in the backend (0..1).
     pub fn backend_fraction(&self) -> f64 {
         self.backend_time.as_secs_f64() / self.elapsed.as_secs_f64().max(1e-9)
     }
 }
 
-/// One UCT search from a root state. Owns its tree; the backend and netlist are borrowed
-/// per call. `next_playout` and the tree-draw counter carry over between searches made with
-/// the same value, so a player that keeps one `Search` per game uses fresh random numbers
-/// at every move.
-pub struct Search {
+/// One UCT search tree and its search state, generic over the model's state `S` and move
+/// `M` (netlist states and inputs by default). `next_playout` and the tree-draw counter
+/// carry over between searches made with the same value, so a player that keeps one
+/// `Search` per game uses fresh random numbers at every move.
+pub struct Search<S = State, M = InputId> {
     params: MctsParams,
-    tree: Tree,
+    tree: Tree<S, M>,
     draws: u64,
     next_playout: u32,
 }
 
 impl Search {
-    /// A search with these parameters; call [`Search::run`] per move.
+    /// A netlist search with these parameters; call [`Search::run`] per move.
     pub fn new(params: MctsParams) -> Self {
-        Self {
-            params,
-            tree: Tree::default(),
-            draws: 0,
-            next_playout: 0,
-        }
-    }
-
-    /// The parameters.
-    pub fn params(&self) -> &MctsParams {
-        &self.params
-    }
-
-    /// The tree of the last run.
-    pub fn tree(&self) -> &Tree {
-        &self.tree
+        Self::for_model(params)
     }
 
     /// Builds a fresh tree at `root` and searches within `budget`, with rollouts on
@@ -125,64 +114,217 @@ impl Search {
         root: &State,
         budget: Budget,
     ) -> Result<SearchResult, BackendError> {
+        let mut model = NetModel::new(net, backend);
+        self.run_model(&mut model, root, budget)
+            .map_err(|e| match e {
+                ModelError::Backend(b) => b,
+                other => BackendError::Failed {
+                    backend: "netlist".into(),
+                    message: other.to_string(),
+                },
+            })
+    }
+}
+
+impl<
+        S: Clone + Send + 'static,
+        M: Copy + Eq + std::hash::Hash + std::fmt::Debug + Send + 'static,
+    > Search<S, M>
+{
+    /// A search over any [`GameModel`] with these states and moves.
+    pub fn for_model(params: MctsParams) -> Self {
+        Self {
+            params,
+            tree: Tree::default(),
+            draws: 0,
+            next_playout: 0,
+        }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &MctsParams {
+        &self.params
+    }
+
+    /// The tree of the last run.
+    pub fn tree(&self) -> &Tree<S, M> {
+        &self.tree
+    }
+
+    /// Builds a fresh tree at `root` and searches within `budget`.
+    ///
+    /// # Errors
+    /// The model's error.
+    pub fn run_model<G: GameModel<State = S, Move = M>>(
+        &mut self,
+        model: &mut G,
+        root: &S,
+        budget: Budget,
+    ) -> Result<SearchResult<M>, ModelError> {
+        self.set_root(model, root.clone())?;
+        self.search(model, budget, &mut |_| {})
+    }
+
+    /// Replaces the tree by a single root for `state`.
+    ///
+    /// # Errors
+    /// The model's error evaluating `state`.
+    pub fn set_root<G: GameModel<State = S, Move = M>>(
+        &mut self,
+        model: &mut G,
+        state: S,
+    ) -> Result<(), ModelError> {
+        let view = model.view(&state)?;
+        self.tree = Tree::with_root(Node::from_view(state, view));
+        Ok(())
+    }
+
+    /// Moves the root along the joint move actually played: the root's child for `joint`
+    /// becomes the root with its statistics (tree reuse), or, when the tree lacks that
+    /// child, a fresh root for `state` (the state after `joint`). Returns whether the
+    /// subtree was reused.
+    ///
+    /// # Errors
+    /// The model's error evaluating `state`.
+    pub fn advance<G: GameModel<State = S, Move = M>>(
+        &mut self,
+        model: &mut G,
+        joint: &[M],
+        state: S,
+    ) -> Result<bool, ModelError> {
+        match self.tree.root_child(joint) {
+            Some(child) => {
+                self.tree.reroot(child);
+                Ok(true)
+            }
+            None => self.set_root(model, state).map(|()| false),
+        }
+    }
+
+    /// Index (into the root's legal moves of `role`) of the most-visited root move now
+    /// (ties: higher mean, then model order); `None` when the tree is empty or the root
+    /// ends the game.
+    pub fn best_index_now(&self, role: usize) -> Option<usize> {
+        let root = self.tree.nodes.first()?;
+        let stats = root.role_stats(role);
+        let mut best: Option<usize> = None;
+        for (i, s) in stats.iter().enumerate() {
+            if best.is_none_or(|b| (s.visits, s.mean()) > (stats[b].visits, stats[b].mean())) {
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    /// The most-visited root move of `role` now (see [`Search::best_index_now`]).
+    pub fn best_move_now(&self, role: usize) -> Option<M> {
+        let i = self.best_index_now(role)?;
+        Some(self.tree.nodes[0].legal[role][i])
+    }
+
+    /// Searches the current tree (see [`Search::set_root`], [`Search::advance`]) within
+    /// `budget`; `progress` is called after every rollout batch (e.g. to publish the best
+    /// move so far). A [`Budget::Deadline`] or [`Budget::Time`] is also passed to the
+    /// model's rollouts, so a slow model stops inside a batch.
+    ///
+    /// # Errors
+    /// The model's error.
+    pub fn search<G: GameModel<State = S, Move = M>>(
+        &mut self,
+        model: &mut G,
+        budget: Budget,
+        progress: &mut dyn FnMut(&Self),
+    ) -> Result<SearchResult<M>, ModelError> {
         let start = Instant::now();
-        self.tree = Tree::new(net, root.clone());
-        let (mut iterations, mut playouts, mut batches) = (0u64, 0u64, 0u64);
-        let mut backend_time = Duration::ZERO;
+        let deadline = match budget {
+            Budget::Iterations(_) => None,
+            Budget::Time(t) => start.checked_add(t),
+            Budget::Deadline(d) => Some(d),
+        };
+        let mut totals = Totals::default();
         let k = self.params.leaves_per_batch.max(1) as u64;
-        let per_leaf = self.params.playouts_per_leaf.max(1);
         loop {
             let remaining = match budget {
-                Budget::Iterations(n) if iterations >= n => break,
-                Budget::Iterations(n) => (n - iterations).min(k),
-                Budget::Time(t) if start.elapsed() >= t => break,
-                Budget::Time(_) => k,
+                Budget::Iterations(n) if totals.iterations >= n => break,
+                Budget::Iterations(n) => (n - totals.iterations).min(k),
+                _ if deadline.is_some_and(|d| Instant::now() >= d) => break,
+                _ => k,
             };
             if self.tree.node(NodeId(0)).exact.is_some() {
                 break;
             }
-            let mut pending = Vec::new();
-            let mut jobs = Vec::new();
-            for _ in 0..remaining {
-                let leaf = self.select(net);
-                iterations += 1;
-                if let Some(r) = self.tree.node(leaf.node).exact.clone() {
-                    self.backpropagate(&leaf, &r, false);
-                    continue;
-                }
-                self.apply_virtual_loss(&leaf, true);
-                jobs.push(Job {
-                    start: self.tree.node(leaf.node).state.clone(),
-                    first_playout: self.next_playout,
-                    count: per_leaf,
-                });
-                self.next_playout = self.next_playout.wrapping_add(per_leaf);
-                pending.push(leaf);
-            }
-            if jobs.is_empty() {
+            self.batch(model, remaining, deadline, &mut totals)?;
+            progress(self);
+        }
+        Ok(self.result(model, totals, start.elapsed()))
+    }
+
+    /// Selects up to `count` leaves, rolls them out as one batch and back-propagates.
+    fn batch<G: GameModel<State = S, Move = M>>(
+        &mut self,
+        model: &mut G,
+        count: u64,
+        deadline: Option<Instant>,
+        totals: &mut Totals,
+    ) -> Result<(), ModelError> {
+        let per_leaf = self.params.playouts_per_leaf.max(1);
+        let mut pending = Vec::new();
+        let mut jobs = Vec::new();
+        for _ in 0..count {
+            let leaf = self.select(model)?;
+            totals.iterations += 1;
+            if let Some(r) = self.tree.node(leaf.node).exact.clone() {
+                self.backpropagate(&leaf, &r, false);
                 continue;
             }
-            let req = BatchRequest {
-                jobs,
-                seed: self.params.seed,
-                max_steps: self.params.max_steps,
-                want_records: false,
-            };
-            let t = Instant::now();
-            let res = backend.run_batch(&req)?;
-            backend_time += t.elapsed();
-            batches += 1;
-            for (leaf, jr) in pending.iter().zip(&res.jobs) {
-                playouts += jr.playouts;
-                let n = jr.playouts.max(1) as f64;
-                let rewards: Vec<f64> = jr
-                    .goal_sums
-                    .iter()
-                    .map(|&s| s as f64 / (100.0 * n))
-                    .collect();
-                self.backpropagate(leaf, &rewards, true);
-            }
+            self.apply_virtual_loss(&leaf, true);
+            jobs.push((
+                self.tree.node(leaf.node).state.clone(),
+                self.next_playout,
+                per_leaf,
+            ));
+            self.next_playout = self.next_playout.wrapping_add(per_leaf);
+            pending.push(leaf);
         }
+        if jobs.is_empty() {
+            return Ok(());
+        }
+        let req = RolloutBatch {
+            jobs,
+            seed: self.params.seed,
+            max_steps: self.params.max_steps,
+            deadline,
+        };
+        let t = Instant::now();
+        let res = model.rollouts(&req)?;
+        totals.backend_time += t.elapsed();
+        totals.batches += 1;
+        for (i, leaf) in pending.iter().enumerate() {
+            let Some(jr) = res.get(i).filter(|jr| jr.playouts > 0) else {
+                // cut off by the deadline: undo its virtual loss, count no iteration
+                self.apply_virtual_loss(leaf, false);
+                totals.iterations -= 1;
+                continue;
+            };
+            totals.playouts += jr.playouts;
+            let n = jr.playouts as f64;
+            let rewards: Vec<f64> = jr
+                .goal_sums
+                .iter()
+                .map(|&s| s as f64 / (100.0 * n))
+                .collect();
+            self.backpropagate(leaf, &rewards, true);
+        }
+        Ok(())
+    }
+
+    /// The root's statistics as a [`SearchResult`].
+    fn result<G: GameModel<State = S, Move = M>>(
+        &self,
+        model: &G,
+        t: Totals,
+        elapsed: Duration,
+    ) -> SearchResult<M> {
         let rootn = self.tree.node(NodeId(0));
         let roles = rootn
             .legal
@@ -193,22 +335,22 @@ impl Search {
                     .zip(rootn.role_stats(r))
                     .map(|(&m, s)| MoveReport {
                         input: m,
-                        name: net.inputs[m.index()].name.clone(),
+                        name: model.move_text(m),
                         visits: s.visits,
                         value: s.mean(),
                     })
                     .collect()
             })
             .collect();
-        Ok(SearchResult {
+        SearchResult {
             roles,
-            iterations,
-            playouts,
-            batches,
+            iterations: t.iterations,
+            playouts: t.playouts,
+            batches: t.batches,
             nodes: self.tree.nodes.len(),
-            elapsed: start.elapsed(),
-            backend_time,
-        })
+            elapsed,
+            backend_time: t.backend_time,
+        }
     }
 
     /// A tree-policy random draw (deterministic in seed and call count).
@@ -257,7 +399,10 @@ impl Search {
     }
 
     /// Descends from the root by decoupled UCB1, creating at most one new node.
-    fn select(&mut self, net: &Netlist) -> Leaf {
+    fn select<G: GameModel<State = S, Move = M>>(
+        &mut self,
+        model: &mut G,
+    ) -> Result<Leaf, ModelError> {
         let threshold = self.params.expand_threshold;
         let mut path = Vec::new();
         let mut id = self.tree.root();
@@ -266,7 +411,7 @@ impl Search {
             if n.exact.is_some()
                 || (id != self.tree.root() && n.visits + n.virtual_visits < threshold)
             {
-                return Leaf { path, node: id };
+                return Ok(Leaf { path, node: id });
             }
             let roles = n.legal.len();
             let moves: Box<[u32]> = (0..roles).map(|r| self.ucb_choice(id, r)).collect();
@@ -276,16 +421,20 @@ impl Search {
                 id = child;
                 continue;
             }
-            let joint: Vec<InputId> = moves
+            if self.tree.nodes.len() >= self.params.max_nodes {
+                return Ok(Leaf { path, node: id });
+            }
+            let joint: Vec<M> = moves
                 .iter()
                 .enumerate()
                 .map(|(r, &m)| n.legal[r][m as usize])
                 .collect();
-            let state = next_state(net, &n.state, &joint);
-            let child = self.tree.push(Node::new(net, state));
+            let state = model.next_state(&n.state, &joint)?;
+            let view = model.view(&state)?;
+            let child = self.tree.push(Node::from_view(state, view));
             self.tree.node_mut(id).children.insert(moves.clone(), child);
             path.push((id, moves));
-            return Leaf { path, node: child };
+            return Ok(Leaf { path, node: child });
         }
     }
 
@@ -308,12 +457,11 @@ impl Search {
     }
 }
 
-/// The state after `joint` in `state` (scalar evaluation of the whole netlist).
-fn next_state(net: &Netlist, state: &[bool], joint: &[InputId]) -> State {
-    let mut inputs = vec![false; net.inputs.len()];
-    for m in joint {
-        inputs[m.index()] = true;
-    }
-    let v = eval_gates(net, state, &inputs);
-    net.latches.iter().map(|l| v[l.next.index()]).collect()
+/// Work counters of one search.
+#[derive(Copy, Clone, Debug, Default)]
+struct Totals {
+    iterations: u64,
+    playouts: u64,
+    batches: u64,
+    backend_time: Duration,
 }

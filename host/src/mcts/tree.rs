@@ -1,8 +1,9 @@
 //! The search tree: an arena of nodes addressed by [`NodeId`], each with decoupled per-role
-//! move statistics and its children keyed by joint move.
+//! move statistics and its children keyed by joint move. Generic over the model's state
+//! `S` and move `M` (netlist states and inputs by default).
 
+use super::model::{net_view, View};
 use crate::machine::State;
-use propnet_netlist::playout::{eval_gates, goals_of, legal_of};
 use propnet_netlist::{InputId, Netlist};
 use std::collections::HashMap;
 
@@ -41,14 +42,14 @@ impl MoveStats {
 
 /// One game state in the tree.
 #[derive(Clone, Debug)]
-pub struct Node {
-    /// The state (one bool per latch).
-    pub state: State,
+pub struct Node<S = State, M = InputId> {
+    /// The state (for a netlist, one bool per latch).
+    pub state: S,
     /// Exact per-role rewards (goal / 100) when the state ends the game: terminal, or a role
     /// has no legal move (the playout rule ends the game there too). `None` otherwise.
     pub exact: Option<Vec<f64>>,
-    /// Legal moves per role (role order, netlist order); empty lists when `exact` is set.
-    pub legal: Vec<Vec<InputId>>,
+    /// Legal moves per role (role order, model order); empty lists when `exact` is set.
+    pub legal: Vec<Vec<M>>,
     /// Start of each role's block in `stats`.
     offsets: Vec<usize>,
     /// Move statistics, role by role, one per legal move.
@@ -62,21 +63,22 @@ pub struct Node {
 }
 
 impl Node {
-    /// Evaluates `state` once and builds an unvisited node for it.
+    /// Evaluates `state` of `net` once and builds an unvisited node for it.
     pub fn new(net: &Netlist, state: State) -> Self {
-        let values = eval_gates(net, &state, &vec![false; net.inputs.len()]);
-        let legal: Vec<Vec<InputId>> = legal_of(net, &values);
-        let ended = values[net.terminal.index()] || legal.iter().any(Vec::is_empty);
-        let exact = ended.then(|| {
-            goals_of(net, &values)
-                .into_iter()
-                .map(|g| f64::from(g) / 100.0)
-                .collect()
-        });
+        let view = net_view(net, &state);
+        Self::from_view(state, view)
+    }
+}
+
+impl<S, M> Node<S, M> {
+    /// An unvisited node for `state`, whose [`View`] is `view`.
+    pub fn from_view(state: S, view: View<M>) -> Self {
+        let ended = view.ends();
+        let exact = ended.then(|| view.goals.iter().map(|&g| f64::from(g) / 100.0).collect());
         let legal = if ended {
-            vec![vec![]; net.roles.len()]
+            view.legal.iter().map(|_| Vec::new()).collect()
         } else {
-            legal
+            view.legal
         };
         let mut offsets = Vec::with_capacity(legal.len());
         let mut total = 0;
@@ -133,34 +135,100 @@ impl Node {
 }
 
 /// The node arena. Node 0 is the root.
-#[derive(Clone, Debug, Default)]
-pub struct Tree {
-    /// All nodes; children always have larger ids than their first parent.
-    pub nodes: Vec<Node>,
+#[derive(Clone, Debug)]
+pub struct Tree<S = State, M = InputId> {
+    /// All nodes; children always have larger ids than their parent.
+    pub nodes: Vec<Node<S, M>>,
+}
+
+impl<S, M> Default for Tree<S, M> {
+    fn default() -> Self {
+        Self { nodes: Vec::new() }
+    }
 }
 
 impl Tree {
-    /// A tree holding only the root node for `state`.
+    /// A tree holding only the root node for `state` of `net`.
     pub fn new(net: &Netlist, state: State) -> Self {
-        Self {
-            nodes: vec![Node::new(net, state)],
+        Self::with_root(Node::new(net, state))
+    }
+}
+
+impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
+    /// A tree holding only `root`.
+    pub fn with_root(root: Node<S, M>) -> Self {
+        Self { nodes: vec![root] }
+    }
+
+    /// Makes the subtree under `child` the whole tree (`child` becomes node 0), keeping
+    /// its statistics: tree reuse after the actual joint move. Nodes outside the subtree
+    /// are dropped; ids are renumbered breadth-first.
+    pub fn reroot(&mut self, child: NodeId) {
+        let mut old: Vec<Option<Node<S, M>>> = std::mem::take(&mut self.nodes)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut order = vec![child];
+        let mut new_id: HashMap<NodeId, NodeId> = HashMap::new();
+        new_id.insert(child, NodeId(0));
+        let mut i = 0;
+        while i < order.len() {
+            let id = order[i];
+            if let Some(n) = &old[id.index()] {
+                for &c in n.children.values() {
+                    if let std::collections::hash_map::Entry::Vacant(e) = new_id.entry(c) {
+                        e.insert(NodeId(order.len() as u32));
+                        order.push(c);
+                    }
+                }
+            }
+            i += 1;
+        }
+        for id in order {
+            if let Some(mut n) = old[id.index()].take() {
+                for c in n.children.values_mut() {
+                    *c = new_id[c];
+                }
+                self.nodes.push(n);
+            }
+        }
+        // Freeing a large discarded tree takes a while: do it off the search's thread.
+        if old.len() > 10_000 {
+            std::thread::spawn(move || drop(old));
         }
     }
+
+    /// The child of the root reached by `joint` (one move per role), if the tree has it.
+    pub fn root_child(&self, joint: &[M]) -> Option<NodeId> {
+        let root = self.nodes.first()?;
+        let key: Option<Box<[u32]>> = joint
+            .iter()
+            .enumerate()
+            .map(|(r, m)| {
+                let ms = root.legal.get(r)?;
+                ms.iter().position(|x| x == m).map(|i| i as u32)
+            })
+            .collect();
+        root.children.get(&key?).copied()
+    }
+}
+
+impl<S, M> Tree<S, M> {
     /// The root's id.
     pub fn root(&self) -> NodeId {
         NodeId(0)
     }
     /// Adds a node and returns its id.
-    pub fn push(&mut self, node: Node) -> NodeId {
+    pub fn push(&mut self, node: Node<S, M>) -> NodeId {
         self.nodes.push(node);
         NodeId(self.nodes.len() as u32 - 1)
     }
     /// The node with this id.
-    pub fn node(&self, id: NodeId) -> &Node {
+    pub fn node(&self, id: NodeId) -> &Node<S, M> {
         &self.nodes[id.index()]
     }
     /// The node with this id, mutably.
-    pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
+    pub fn node_mut(&mut self, id: NodeId) -> &mut Node<S, M> {
         &mut self.nodes[id.index()]
     }
 }

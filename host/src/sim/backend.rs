@@ -5,13 +5,13 @@ use super::engine::{Engine, Outcome, RunSpec, Segment};
 use super::program::Program;
 use super::{CpuOptions, SimError};
 use crate::backend::{Backend, BackendError, BatchRequest, BatchResult, JobResult};
-use propnet_netlist::{validate, Netlist};
+use propnet_netlist::{Netlist, ValidNetlist};
 use rayon::prelude::*;
 
 /// The bit-parallel CPU backend. Results equal [`crate::backend::ReferenceBackend`]'s for
 /// every request, whatever the thread count or lane width.
 pub struct CpuBackend {
-    net: Netlist,
+    net: ValidNetlist,
     prog: Program,
     opts: CpuOptions,
     pool: rayon::ThreadPool,
@@ -19,26 +19,20 @@ pub struct CpuBackend {
 }
 
 impl CpuBackend {
-    /// Validates and compiles `net`.
+    /// Compiles a validated netlist into the CPU program.
     ///
     /// # Errors
-    /// [`SimError::Invalid`] for a netlist that breaks an IR invariant,
     /// [`SimError::LaneWidth`] for a lane width other than 64, 128, 256 or 512,
-    /// [`SimError::TooManyRoles`] above 256 roles (the RNG counter has 8 role bits),
     /// [`SimError::ThreadPool`] when the thread pool cannot be built.
-    pub fn new(net: Netlist, opts: CpuOptions) -> Result<Self, SimError> {
-        validate(&net)?;
+    pub fn new(net: ValidNetlist, opts: CpuOptions) -> Result<Self, SimError> {
         if !matches!(opts.lane_width, 64 | 128 | 256 | 512) {
             return Err(SimError::LaneWidth(opts.lane_width));
-        }
-        if net.roles.len() > 256 {
-            return Err(SimError::TooManyRoles(net.roles.len()));
         }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(opts.threads)
             .build()
             .map_err(|e| SimError::ThreadPool(e.to_string()))?;
-        let prog = Program::compile(&net);
+        let prog = Program::compile(&net, net.info());
         Ok(CpuBackend {
             net,
             prog,
@@ -138,6 +132,10 @@ impl Backend for CpuBackend {
         &self.net
     }
 
+    fn cpu_program(&self) -> Option<&Program> {
+        Some(&self.prog)
+    }
+
     fn run_batch(&mut self, req: &BatchRequest) -> Result<BatchResult, BackendError> {
         let latches = self.net.latches.len();
         if let Some((j, job)) = req
@@ -146,7 +144,7 @@ impl Backend for CpuBackend {
             .enumerate()
             .find(|(_, j)| j.start.len() != latches)
         {
-            return Err(BackendError::Failed {
+            return Err(BackendError::BadRequest {
                 backend: "cpu".into(),
                 message: format!(
                     "job {j}: start state has {} values, netlist has {latches} latches",

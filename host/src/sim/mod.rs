@@ -4,18 +4,18 @@
 //! A netlist is compiled ([`program`]) into a flat levelized program (opcode and operand
 //! index arrays, n-ary `And`/`Or` as operand ranges, `Not` folded into operand negation),
 //! split into the core view phase (legal/terminal), the goal phase and the transition
-//! phase. The block simulator ([`engine`]) steps all lanes together and refills finished
+//! phase. The block simulator (`engine`) steps all lanes together and refills finished
 //! lanes from the work queue. [`CpuBackend`] implements [`crate::backend::Backend`].
 //!
 //! Cost model per joint move and lane: `instructions / 64` word operations per operand
 //! plus the move choice (`legal moves` word reads per block, one Threefry draw per lane and
 //! role with two or more legal moves). State per lane: one bit per slot.
 
-pub mod backend;
-pub mod bits;
-pub mod draw;
-pub mod engine;
-pub mod eval;
+mod backend;
+mod bits;
+mod draw;
+mod engine;
+mod eval;
 pub mod program;
 
 pub use backend::CpuBackend;
@@ -41,15 +41,9 @@ impl Default for CpuOptions {
 /// Errors of the CPU backend.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
-    /// The netlist breaks an IR invariant.
-    #[error("invalid netlist: {0}")]
-    Invalid(#[from] propnet_netlist::ValidateError),
     /// Unsupported lane width.
     #[error("lane width {0} is not supported (use 64, 128, 256 or 512)")]
     LaneWidth(usize),
-    /// More roles than the RNG counter can address.
-    #[error("{0} roles: at most 256 are supported (8 role bits in the RNG counter)")]
-    TooManyRoles(usize),
     /// The rayon thread pool could not be built.
     #[error("thread pool: {0}")]
     ThreadPool(String),

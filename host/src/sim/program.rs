@@ -14,7 +14,7 @@
 //! - **next**: the rest of what latch `next` functions need (reads inputs); evaluated after
 //!   the joint move is set.
 
-use propnet_netlist::{Gate, GateId, Netlist};
+use propnet_netlist::{Gate, GateId, Netlist, NetlistInfo, Output};
 
 /// An operand: `slot << 1 | negate`.
 pub type Operand = u32;
@@ -83,157 +83,174 @@ enum Src {
     Pending,
 }
 
-impl Program {
-    /// Compiles a validated netlist (`propnet_netlist::validate` passed).
-    pub fn compile(net: &Netlist) -> Program {
-        let n = net.gates.len();
-        let l = net.latches.len();
-        let zero = l as u32;
-        let input_base = l + 1;
-        let false_op: Operand = zero << 1;
-        let true_op: Operand = false_op | 1;
+/// Step 1 of [`Program::compile`]: every gate resolved to an operand where no instruction is
+/// needed (leaves, `Not`, constant-folded and one-operand `And`/`Or`), the rest pending.
+struct Folded {
+    /// Per gate: its operand, or pending.
+    src: Vec<Src>,
+    /// Per pending gate: its operands with constants folded and duplicates removed.
+    ops: Vec<Vec<GateId>>,
+    /// Per gate: (instruction gate, negate). A `Not` or one-operand `And`/`Or` of a pending
+    /// gate refers through to the underlying instruction gate; other gates are their own.
+    base: Vec<(u32, bool)>,
+    /// The operands of the constants.
+    false_op: Operand,
+    true_op: Operand,
+}
 
-        // 1. Resolve leaves, Not and trivial And/Or to operands; the rest are pending.
-        let mut src = vec![Src::Pending; n];
-        // Simplified operand list per pending gate (constants folded, duplicates removed).
-        let mut ops: Vec<Vec<GateId>> = vec![Vec::new(); n];
+impl Folded {
+    /// Folds `net`, whose constant-false slot is `zero` and first input slot `input_base`.
+    fn new(net: &Netlist, zero: u32, input_base: usize) -> Self {
+        let n = net.gates.len();
+        let false_op: Operand = zero << 1;
+        let mut f = Folded {
+            src: vec![Src::Pending; n],
+            ops: vec![Vec::new(); n],
+            base: (0..n as u32).map(|i| (i, false)).collect(),
+            false_op,
+            true_op: false_op | 1,
+        };
         for (i, g) in net.gates.iter().enumerate() {
-            src[i] = match g {
-                Gate::Const(b) => Src::Op(if *b { true_op } else { false_op }),
+            f.src[i] = match g {
+                Gate::Const(b) => Src::Op(if *b { f.true_op } else { f.false_op }),
                 Gate::Latch(x) => Src::Op((x.0) << 1),
                 Gate::Input(x) => Src::Op(((input_base as u32) + x.0) << 1),
-                Gate::Not(a) => match src[a.index()] {
+                Gate::Not(a) => match f.src[a.index()] {
                     Src::Op(o) => Src::Op(o ^ 1),
                     Src::Pending => Src::Pending,
                 },
-                Gate::And(v) | Gate::Or(v) => {
-                    let is_or = matches!(g, Gate::Or(_));
-                    // Absorbing / neutral constants.
-                    let (absorb, neutral) = if is_or {
-                        (true_op, false_op)
-                    } else {
-                        (false_op, true_op)
-                    };
-                    let mut kept = Vec::with_capacity(v.len());
-                    let mut absorbed = false;
-                    for &o in v {
-                        match resolved(&src, o) {
-                            Some(x) if x == absorb => absorbed = true,
-                            Some(x) if x == neutral => {}
-                            _ => kept.push(o),
-                        }
-                    }
-                    kept.sort_unstable();
-                    kept.dedup();
-                    if absorbed {
-                        Src::Op(absorb)
-                    } else if kept.is_empty() {
-                        Src::Op(neutral)
-                    } else if kept.len() == 1 {
-                        match resolved(&src, kept[0]) {
-                            Some(x) => Src::Op(x),
-                            None => {
-                                ops[i] = kept;
-                                Src::Pending
-                            }
-                        }
-                    } else {
-                        ops[i] = kept;
-                        Src::Pending
-                    }
-                }
+                Gate::And(v) => f.fold_and_or(i, v, false),
+                Gate::Or(v) => f.fold_and_or(i, v, true),
             };
         }
-        // A Not of a pending gate, or a 1-operand And/Or of a pending gate, refers through
-        // to the underlying instruction gate. `base[i]` = (instruction gate, negate).
-        let mut base: Vec<(u32, bool)> = (0..n as u32).map(|i| (i, false)).collect();
         for (i, g) in net.gates.iter().enumerate() {
-            if !matches!(src[i], Src::Pending) {
+            if !matches!(f.src[i], Src::Pending) {
                 continue;
             }
             match g {
                 Gate::Not(a) => {
-                    let (b, neg) = base[a.index()];
-                    base[i] = (b, !neg);
+                    let (b, neg) = f.base[a.index()];
+                    f.base[i] = (b, !neg);
                 }
-                Gate::And(_) | Gate::Or(_) if ops[i].len() == 1 => {
-                    base[i] = base[ops[i][0].index()]
+                Gate::And(_) | Gate::Or(_) if f.ops[i].len() == 1 => {
+                    f.base[i] = f.base[f.ops[i][0].index()]
                 }
                 _ => {}
             }
         }
+        f
+    }
 
-        // 2. Needed sets: closures over instruction gates from the roots.
-        let closure = |roots: &mut dyn Iterator<Item = GateId>| -> Vec<bool> {
-            let mut mark = vec![false; n];
-            let mut stack: Vec<u32> = Vec::new();
-            for r in roots {
-                if matches!(src[r.index()], Src::Pending) {
-                    stack.push(base[r.index()].0);
-                }
-            }
-            while let Some(g) = stack.pop() {
-                if std::mem::replace(&mut mark[g as usize], true) {
-                    continue;
-                }
-                for &o in &ops[g as usize] {
-                    if matches!(src[o.index()], Src::Pending) {
-                        let b = base[o.index()].0;
-                        if !mark[b as usize] {
-                            stack.push(b);
-                        }
-                    }
-                }
-            }
-            mark
+    /// Gate `i` = `And(v)` (or `Or(v)`): drops neutral constants, folds to the absorbing one,
+    /// and aliases a single remaining operand; otherwise keeps the operands for an
+    /// instruction.
+    fn fold_and_or(&mut self, i: usize, v: &[GateId], is_or: bool) -> Src {
+        let (absorb, neutral) = if is_or {
+            (self.true_op, self.false_op)
+        } else {
+            (self.false_op, self.true_op)
         };
-        let lt = closure(
-            &mut net
-                .roles
-                .iter()
-                .flat_map(|r| r.legal.iter().map(|x| x.gate))
-                .chain([net.terminal]),
-        );
-        let go = closure(
-            &mut net
-                .roles
-                .iter()
-                .flat_map(|r| r.goals.iter().map(|x| x.gate)),
-        );
-        let nx = closure(&mut net.latches.iter().map(|x| x.next));
+        let mut kept = Vec::with_capacity(v.len());
+        for &o in v {
+            match resolved(&self.src, o) {
+                Some(x) if x == absorb => return Src::Op(absorb),
+                Some(x) if x == neutral => {}
+                _ => kept.push(o),
+            }
+        }
+        kept.sort_unstable();
+        kept.dedup();
+        if kept.is_empty() {
+            return Src::Op(neutral);
+        }
+        if kept.len() == 1 {
+            if let Some(x) = resolved(&self.src, kept[0]) {
+                return Src::Op(x);
+            }
+        }
+        self.ops[i] = kept;
+        Src::Pending
+    }
 
-        // 3. Place instructions phase by phase in arena (topological) order.
-        let mut slot_of = vec![u32::MAX; n];
+    /// True when gate `i` becomes an instruction of its own.
+    fn is_instruction(&self, i: usize) -> bool {
+        matches!(self.src[i], Src::Pending)
+            && self.base[i].0 as usize == i
+            && !self.ops[i].is_empty()
+    }
+
+    /// The operand of gate `g` after its instruction has been placed.
+    fn operand(&self, slot_of: &[u32], g: GateId) -> Operand {
+        match self.src[g.index()] {
+            Src::Op(o) => o,
+            Src::Pending => {
+                let (b, neg) = self.base[g.index()];
+                let s = slot_of[b as usize];
+                debug_assert!(s != u32::MAX, "gate g{b} used before placement");
+                (s << 1) | u32::from(neg)
+            }
+        }
+    }
+}
+
+/// The phase (0 core, 1 goal, 2 next) of an instruction gate `g`, from the cones of
+/// [`NetlistInfo`]; `None` for a gate no output needs.
+fn phase_of(info: &NetlistInfo, g: GateId) -> Option<usize> {
+    let (lt, go, nx) = (
+        info.needed_by(g, Output::LegalTerminal),
+        info.needed_by(g, Output::Goal),
+        info.needed_by(g, Output::Next),
+    );
+    if lt || (go && nx) {
+        Some(0)
+    } else if go {
+        Some(1)
+    } else if nx {
+        Some(2)
+    } else {
+        None
+    }
+}
+
+impl Program {
+    /// Compiles a netlist with its analysis (from `propnet_netlist::validate`).
+    ///
+    /// Steps: fold constants, `Not` and one-operand gates into operands ([`Folded`]); place
+    /// the remaining `And`/`Or` gates as instructions, phase by phase in arena order, each in
+    /// the phase its cones call for; resolve the outputs to operands. A gate that an output
+    /// reaches only through a gate folded to a constant is still placed (the optimization
+    /// passes remove such gates before this runs).
+    ///
+    /// # Panics
+    /// If `info` was computed for another netlist.
+    pub fn compile(net: &Netlist, info: &NetlistInfo) -> Program {
+        assert!(info.describes(net), "NetlistInfo of another netlist");
+        let l = net.latches.len();
+        let input_base = l + 1;
+        let folded = Folded::new(net, l as u32, input_base);
+        let mut slot_of = vec![u32::MAX; net.gates.len()];
         let mut next_slot = input_base + net.inputs.len();
         let mut phases: [Phase; 3] = Default::default();
         for (p, phase) in phases.iter_mut().enumerate() {
             phase.first_slot = next_slot;
-            for i in 0..n {
-                if !matches!(src[i], Src::Pending) || base[i].0 as usize != i || ops[i].is_empty() {
-                    continue;
-                }
-                let core = lt[i] || (go[i] && nx[i]);
-                let member = match p {
-                    0 => core,
-                    1 => !core && go[i],
-                    _ => !core && !go[i] && nx[i],
-                };
-                if !member {
+            for g in info.ids() {
+                let i = g.index();
+                if !folded.is_instruction(i) || phase_of(info, g) != Some(p) {
                     continue;
                 }
                 let is_or = matches!(net.gates[i], Gate::Or(_));
+                let ops = &folded.ops[i];
                 phase
                     .codes
-                    .push(((ops[i].len() as u32) << 1) | u32::from(is_or));
-                for &o in &ops[i] {
-                    let op = operand(&src, &base, &slot_of, o);
-                    phase.args.push(op);
-                }
+                    .push(((ops.len() as u32) << 1) | u32::from(is_or));
+                phase
+                    .args
+                    .extend(ops.iter().map(|&o| folded.operand(&slot_of, o)));
                 slot_of[i] = next_slot as u32;
                 next_slot += 1;
             }
         }
-        let op_of = |g: GateId| operand(&src, &base, &slot_of, g);
+        let op_of = |g: GateId| folded.operand(&slot_of, g);
         let [core, goal, next] = phases;
         Program {
             latches: l,
@@ -278,19 +295,6 @@ fn resolved(src: &[Src], g: GateId) -> Option<Operand> {
     }
 }
 
-/// The operand of gate `g` after its instruction has been placed.
-fn operand(src: &[Src], base: &[(u32, bool)], slot_of: &[u32], g: GateId) -> Operand {
-    match src[g.index()] {
-        Src::Op(o) => o,
-        Src::Pending => {
-            let (b, neg) = base[g.index()];
-            let s = slot_of[b as usize];
-            debug_assert!(s != u32::MAX, "gate g{b} used before placement");
-            (s << 1) | u32::from(neg)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,7 +312,8 @@ mod tests {
                     ..Default::default()
                 },
             );
-            let p = Program::compile(&net);
+            let info = propnet_netlist::validate(&net).unwrap();
+            let p = Program::compile(&net, &info);
             let and_or = net
                 .gates
                 .iter()

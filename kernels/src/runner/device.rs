@@ -1,9 +1,10 @@
-//! The wgpu side of the runner: adapter/device selection, pipeline, buffers, dispatch loop.
+//! The wgpu side of the runner: adapter/device selection, the pipeline and the runner's
+//! settings; the dispatch loop is in [`dispatch`].
 
-use super::plan::plan_chunks;
-use super::{decode_end, GpuJob, RecordView, RunParams};
+mod dispatch;
+
 use crate::wgsl::{compile, Kernel, Layout, Options};
-use propnet_netlist::Netlist;
+use propnet_netlist::{Netlist, NetlistInfo};
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt as _;
 
@@ -32,6 +33,9 @@ pub enum RunError {
         /// Validation message.
         message: String,
     },
+    /// A job of the batch cannot run: its start state's length is not the latch count.
+    #[error("bad job: {0}")]
+    BadJob(String),
     /// The netlist or batch does not fit the device's limits.
     #[error("does not fit the device: {0}")]
     TooLarge(String),
@@ -67,22 +71,6 @@ pub fn request_adapter() -> Result<wgpu::Adapter, RunError> {
         apply_limit_buckets: false,
     }))
     .map_err(|e| RunError::NoAdapter(e.to_string()))
-}
-
-/// For test suites: true when an adapter (a real GPU or lavapipe) exists. Without one it
-/// prints why and returns false (the test skips), unless the environment sets
-/// `PROPNET_REQUIRE_GPU=1` (CI does), in which case the absence is a failure (panic).
-pub fn gpu_available_for_tests() -> bool {
-    match request_adapter() {
-        Ok(_) => true,
-        Err(e) => {
-            if std::env::var("PROPNET_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("PROPNET_REQUIRE_GPU=1 but {e}");
-            }
-            eprintln!("skipping GPU test: {e}");
-            false
-        }
-    }
 }
 
 /// Compiles a netlist's kernel once and runs batches of playouts with it.
@@ -138,7 +126,7 @@ impl KernelShape {
 /// one counter per invocation group to this at entry and decrements it at every back edge of
 /// every loop; at zero every loop exits early and the results are garbage
 /// (`kernels/examples/loop_limit.rs` measures it). See [`crate::wgsl::LoopBound`].
-pub const LLVMPIPE_LOOP_LIMIT: u64 = 65_535;
+pub(crate) const LLVMPIPE_LOOP_LIMIT: u64 = 65_535;
 
 /// The loop back-edge cap of an adapter's driver, when it has a known one (llvmpipe).
 pub fn loop_limit(info: &wgpu::AdapterInfo) -> Option<u64> {
@@ -158,7 +146,7 @@ pub fn loop_limit(info: &wgpu::AdapterInfo) -> Option<u64> {
 ///   `(s + 1) * per_step + per_dispatch <= limit * 7 / 8` by the kernel's
 ///   [`crate::wgsl::LoopBound`] (`s + 1`: the last main-loop iteration refills lanes before
 ///   it stops).
-pub fn default_budget(
+pub(crate) fn default_budget(
     net: &Netlist,
     k: &Kernel,
     device: wgpu::DeviceType,
@@ -189,36 +177,6 @@ pub fn default_budget(
     steps.clamp(1, 65_536) as u32
 }
 
-/// Trip count of the shader's overrun probe loop (`prm.probe`).
-const PROBE_TRIPS: u32 = 2;
-
-/// Copies of what one dispatch changes, to undo it.
-struct Backup {
-    counter: wgpu::Buffer,
-    ctx: wgpu::Buffer,
-    ctx_bytes: u64,
-    /// `vals`, byte offset and length of its latch slots, and their copy.
-    state: Option<(wgpu::Buffer, u64, u64, wgpu::Buffer)>,
-}
-
-impl Backup {
-    fn save(&self, enc: &mut wgpu::CommandEncoder, counter: &wgpu::Buffer, ctx: &wgpu::Buffer) {
-        enc.copy_buffer_to_buffer(counter, 0, &self.counter, 0, 12);
-        enc.copy_buffer_to_buffer(ctx, 0, &self.ctx, 0, self.ctx_bytes.max(4));
-        if let Some((vals, off, len, copy)) = &self.state {
-            enc.copy_buffer_to_buffer(vals, *off, copy, 0, *len);
-        }
-    }
-
-    fn restore(&self, enc: &mut wgpu::CommandEncoder, counter: &wgpu::Buffer, ctx: &wgpu::Buffer) {
-        enc.copy_buffer_to_buffer(&self.counter, 0, counter, 0, 12);
-        enc.copy_buffer_to_buffer(&self.ctx, 0, ctx, 0, self.ctx_bytes.max(4));
-        if let Some((vals, off, len, copy)) = &self.state {
-            enc.copy_buffer_to_buffer(copy, 0, vals, *off, *len);
-        }
-    }
-}
-
 fn storage(device: &wgpu::Device, label: &str, words: &[u32]) -> wgpu::Buffer {
     let pad = [0u32];
     let contents: &[u32] = if words.is_empty() { &pad } else { words };
@@ -230,14 +188,15 @@ fn storage(device: &wgpu::Device, label: &str, words: &[u32]) -> wgpu::Buffer {
 }
 
 impl GpuRunner {
-    /// Generates the kernel for `net`, creates a device on the preferred adapter and builds
-    /// the pipeline.
+    /// Generates the kernel for `net` (with its analysis `net_info`, see
+    /// [`crate::wgsl::compile`]), creates a device on the preferred adapter and builds the
+    /// pipeline.
     ///
     /// # Errors
     /// [`RunError::NoAdapter`], [`RunError::Device`], [`RunError::Codegen`],
     /// [`RunError::Shader`] (e.g. a driver that cannot compile a huge inline shader).
-    pub fn new(net: &Netlist, opts: &Options) -> Result<Self, RunError> {
-        let kernel = compile(net, opts)?;
+    pub fn new(net: &Netlist, net_info: &NetlistInfo, opts: &Options) -> Result<Self, RunError> {
+        let kernel = compile(net, net_info, opts)?;
         let adapter = request_adapter()?;
         let info = adapter.get_info();
         let limits = adapter.limits();
@@ -331,7 +290,7 @@ impl GpuRunner {
     }
 
     /// Steps (main-loop iterations) per invocation per dispatch before it saves its lanes and
-    /// the runner dispatches again. Default: [`default_budget`]. Keeps each dispatch short
+    /// the runner dispatches again. Default: `default_budget` (from the cost of a step and the driver's loop cap). Keeps each dispatch short
     /// (driver watchdogs; lavapipe drops invocations that run too many loop iterations).
     pub fn set_step_budget(&mut self, n: u32) {
         self.budget = n.max(1);
@@ -352,399 +311,5 @@ impl GpuRunner {
         self.limits
             .max_storage_buffer_binding_size
             .min(self.limits.max_buffer_size)
-    }
-
-    /// Runs every playout of `jobs` and hands each record to `sink`, job by job in playout
-    /// order.
-    ///
-    /// # Errors
-    /// [`RunError::TooLarge`] when a start state has the wrong length or one record/one
-    /// invocation's scratch exceeds the device limits; [`RunError::Failed`] when the device
-    /// fails.
-    pub fn run(
-        &mut self,
-        jobs: &[GpuJob<'_>],
-        p: &RunParams,
-        sink: &mut dyn FnMut(RecordView<'_>),
-    ) -> Result<(), RunError> {
-        self.take_uncaptured()?;
-        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let result = self.run_scoped(jobs, p, sink);
-        // Pop in reverse order of pushing. A device error explains a failed run better than
-        // its symptom (e.g. records never written), so it wins.
-        let v = pollster::block_on(validation.pop());
-        let o = pollster::block_on(oom.pop());
-        if let Some(e) = v.or(o) {
-            return Err(RunError::Failed(format!("wgpu: {e}")));
-        }
-        result?;
-        self.take_uncaptured()
-    }
-
-    /// Turns errors the uncaptured-error handler collected into [`RunError::Failed`].
-    fn take_uncaptured(&self) -> Result<(), RunError> {
-        let mut v = self
-            .uncaptured
-            .lock()
-            .map_err(|_| RunError::Failed("error handler poisoned".into()))?;
-        if v.is_empty() {
-            return Ok(());
-        }
-        let msg = v.join("; ");
-        v.clear();
-        Err(RunError::Failed(format!("wgpu: {msg}")))
-    }
-
-    fn run_scoped(
-        &mut self,
-        jobs: &[GpuJob<'_>],
-        p: &RunParams,
-        sink: &mut dyn FnMut(RecordView<'_>),
-    ) -> Result<(), RunError> {
-        let k = KernelShape::of(&self.kernel);
-        let sw = k.state_words as usize;
-        let mut starts = vec![0u32; (jobs.len() * sw).max(1)];
-        for (j, job) in jobs.iter().enumerate() {
-            if job.start.len() != self.latches {
-                return Err(RunError::TooLarge(format!(
-                    "job {j}: start state has {} values, the netlist has {} latches",
-                    job.start.len(),
-                    self.latches
-                )));
-            }
-            for (l, &b) in job.start.iter().enumerate() {
-                starts[j * sw + l / 32] |= u32::from(b) << (l % 32);
-            }
-        }
-        let rec_words = self.kernel.record_words(p.want_state);
-        let rec_bytes = u64::from(rec_words) * 4;
-        let max_binding = self.max_binding();
-        let by_limit = (max_binding / rec_bytes).min(1 << 30) as u32;
-        if by_limit == 0 {
-            return Err(RunError::TooLarge(format!(
-                "one record is {rec_bytes} bytes, binding limit {max_binding}"
-            )));
-        }
-        let wg = k.workgroup_size;
-        let mut inv_cap = self.max_invocations.min(
-            self.limits
-                .max_compute_workgroups_per_dimension
-                .saturating_mul(wg),
-        );
-        if k.layout == Layout::Table {
-            let per_inv = u64::from(k.slots) * 4;
-            let fit = (max_binding / per_inv.max(1)).min(u64::from(u32::MAX)) as u32;
-            if fit == 0 {
-                return Err(RunError::TooLarge(format!(
-                    "{} gate slots per invocation exceed the binding limit {max_binding}",
-                    k.slots
-                )));
-            }
-            inv_cap = inv_cap.min(fit);
-        }
-        let pairs: Vec<(u32, u32)> = jobs.iter().map(|j| (j.first_playout, j.count)).collect();
-        let starts_buf = storage(&self.device, "starts", &starts);
-        let counter = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("counters"),
-            size: 12,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_DST
-                | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let counter_rb = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("counters readback"),
-            size: 12,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        for chunk in plan_chunks(&pairs, k.state_words, by_limit.min(self.max_chunk)) {
-            let ninv = chunk.len.div_ceil(k.lanes).min(inv_cap).max(1);
-            let groups = ninv.div_ceil(wg);
-            let mut params = [
-                chunk.len,
-                chunk.job_ids.len() as u32,
-                p.seed as u32,
-                (p.seed >> 32) as u32,
-                p.max_steps,
-                rec_words,
-                u32::from(p.want_state),
-                ninv,
-                self.budget,
-                0,
-                PROBE_TRIPS,
-                0,
-            ];
-            let jobs_buf = storage(&self.device, "jobs", &chunk.jobs);
-            self.queue
-                .write_buffer(&counter, 0, bytemuck::cast_slice(&[0u32, 0, 0]));
-            let out_bytes = u64::from(chunk.len) * rec_bytes;
-            let (out, staging) = self.out_buffers(out_bytes);
-            let vals = if k.layout == Layout::Table {
-                Some(self.vals_buffer(u64::from(k.slots) * 4 * u64::from(ninv)))
-            } else {
-                None
-            };
-            let ctx_bytes = u64::from(k.ctx_words) * 4 * u64::from(ninv);
-            let scratch = |label| {
-                self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(label),
-                    size: ctx_bytes.max(4),
-                    usage: wgpu::BufferUsages::STORAGE
-                        | wgpu::BufferUsages::COPY_SRC
-                        | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                })
-            };
-            let ctx = scratch("saved lanes");
-            // What a dispatch changes besides records (which a redo rewrites): the counters,
-            // the saved lanes and, for the Table layout, the latch slots of `vals`.
-            let backup = Backup {
-                counter: self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("counters backup"),
-                    size: 12,
-                    usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                }),
-                ctx: scratch("saved lanes backup"),
-                ctx_bytes,
-                state: vals.as_ref().map(|v| {
-                    let off = self.state_slot * 4 * u64::from(ninv);
-                    let len = (self.latches as u64 * 4 * u64::from(ninv)).max(4);
-                    (
-                        v.clone(),
-                        off,
-                        len,
-                        self.device.create_buffer(&wgpu::BufferDescriptor {
-                            label: Some("latch slots backup"),
-                            size: len,
-                            usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                            mapped_at_creation: false,
-                        }),
-                    )
-                }),
-            };
-            let mut first = true;
-            loop {
-                params[8] = self.budget;
-                let params_buf =
-                    self.device
-                        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                            label: Some("params"),
-                            contents: bytemuck::cast_slice(&params),
-                            usage: wgpu::BufferUsages::UNIFORM,
-                        });
-                let mut entries = vec![
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: params_buf.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: jobs_buf.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: starts_buf.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: counter.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 4,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: &out,
-                            offset: 0,
-                            size: wgpu::BufferSize::new(out_bytes),
-                        }),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 5,
-                        resource: self.tab.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 7,
-                        resource: ctx.as_entire_binding(),
-                    },
-                ];
-                if let Some(v) = &vals {
-                    entries.push(wgpu::BindGroupEntry {
-                        binding: 6,
-                        resource: v.as_entire_binding(),
-                    });
-                }
-                let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("propnet bindings"),
-                    layout: &self.pipeline.get_bind_group_layout(0),
-                    entries: &entries,
-                });
-                let mut enc = self
-                    .device
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                        label: Some("playouts"),
-                    });
-                if first {
-                    enc.clear_buffer(&out, 0, Some(out_bytes));
-                }
-                backup.save(&mut enc, &counter, &ctx);
-                {
-                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some("playouts"),
-                        timestamp_writes: None,
-                    });
-                    pass.set_pipeline(&self.pipeline);
-                    pass.set_bind_group(0, &bind, &[]);
-                    pass.dispatch_workgroups(groups, 1, 1);
-                }
-                enc.copy_buffer_to_buffer(&counter, 0, &counter_rb, 0, 12);
-                self.queue.submit([enc.finish()]);
-                let ctrs = self.read_back(&counter_rb, 12)?;
-                if ctrs[2] != 0 {
-                    // The driver cut loops short (llvmpipe's limiter): undo, halve, redo.
-                    if self.budget == 1 {
-                        return Err(RunError::Failed(format!(
-                            "the driver cut the shader's loops short in {} invocations even \
-                             at one step per dispatch (llvmpipe stops loops after {} back \
-                             edges; this kernel's bound is {} per step); use fewer lanes",
-                            ctrs[2], LLVMPIPE_LOOP_LIMIT, self.kernel.loop_bound.per_step
-                        )));
-                    }
-                    self.budget = (self.budget / 2).max(1);
-                    self.retries += 1;
-                    let mut enc =
-                        self.device
-                            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                                label: Some("undo"),
-                            });
-                    backup.restore(&mut enc, &counter, &ctx);
-                    self.queue.submit([enc.finish()]);
-                    continue;
-                }
-                if ctrs[1] == 0 {
-                    break;
-                }
-                first = false;
-                params[9] = 1;
-                self.queue
-                    .write_buffer(&counter, 4, bytemuck::cast_slice(&[0u32, 0]));
-            }
-            let mut enc = self
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("readback"),
-                });
-            enc.copy_buffer_to_buffer(&out, 0, &staging, 0, out_bytes);
-            self.queue.submit([enc.finish()]);
-            let slice = staging.slice(0..out_bytes);
-            self.map(&slice)?;
-            {
-                let view = slice
-                    .get_mapped_range()
-                    .map_err(|e| RunError::Failed(format!("mapped range: {e}")))?;
-                let words: &[u32] = bytemuck::cast_slice(&view[..]);
-                let gw = k.goal_words as usize;
-                let mut e = 0usize;
-                for s in 0..chunk.len {
-                    while e + 1 < chunk.job_ids.len() && chunk.jobs[3 * (e + 1)] <= s {
-                        e += 1;
-                    }
-                    let r = &words
-                        [s as usize * rec_words as usize..(s as usize + 1) * rec_words as usize];
-                    if r[1] == 0 {
-                        drop(view);
-                        staging.unmap();
-                        return Err(RunError::Failed(format!(
-                            "the device did not write the record of playout {} of job {}",
-                            s, chunk.job_ids[e]
-                        )));
-                    }
-                    sink(RecordView {
-                        job: chunk.job_ids[e],
-                        index: chunk.jobs[3 * e + 1].wrapping_add(s - chunk.jobs[3 * e]),
-                        length: r[0],
-                        end: decode_end(r[1]),
-                        goal_words: &r[2..2 + gw],
-                        state_words: &r[2 + gw..],
-                    });
-                }
-            }
-            staging.unmap();
-        }
-        Ok(())
-    }
-
-    fn map(&self, slice: &wgpu::BufferSlice<'_>) -> Result<(), RunError> {
-        let (tx, rx) = std::sync::mpsc::channel();
-        slice.map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| RunError::Failed(format!("poll: {e}")))?;
-        rx.recv()
-            .map_err(|e| RunError::Failed(format!("map callback lost: {e}")))?
-            .map_err(|e| RunError::Failed(format!("map: {e}")))
-    }
-
-    fn read_back(&self, buf: &wgpu::Buffer, bytes: u64) -> Result<Vec<u32>, RunError> {
-        let slice = buf.slice(0..bytes);
-        self.map(&slice)?;
-        let v = {
-            let view = slice
-                .get_mapped_range()
-                .map_err(|e| RunError::Failed(format!("mapped range: {e}")))?;
-            bytemuck::cast_slice::<u8, u32>(&view[..]).to_vec()
-        };
-        buf.unmap();
-        Ok(v)
-    }
-
-    fn out_buffers(&mut self, bytes: u64) -> (wgpu::Buffer, wgpu::Buffer) {
-        if let Some((o, s, cap)) = &self.out_cache {
-            if *cap >= bytes {
-                return (o.clone(), s.clone());
-            }
-        }
-        let cap = bytes
-            .max(4096)
-            .next_power_of_two()
-            .min(self.max_binding())
-            .max(bytes);
-        let out = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("records"),
-            size: cap,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("records readback"),
-            size: cap,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        self.out_cache = Some((out.clone(), staging.clone(), cap));
-        (out, staging)
-    }
-
-    fn vals_buffer(&mut self, bytes: u64) -> wgpu::Buffer {
-        if let Some((v, cap)) = &self.vals_cache {
-            if *cap >= bytes {
-                return v.clone();
-            }
-        }
-        let v = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("gate values"),
-            size: bytes.max(4),
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        self.vals_cache = Some((v.clone(), bytes.max(4)));
-        v
     }
 }

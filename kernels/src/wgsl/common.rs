@@ -256,6 +256,14 @@ pub(crate) fn write_main(
     views: &str,
     next: &str,
 ) {
+    write_main_entry(o, workgroup_size, prologue);
+    write_step_loop(o, views, next);
+    write_main_exit(o);
+}
+
+/// The entry point's header, locals, the layout's `prologue` and the restore of saved lanes
+/// on a resumed dispatch.
+fn write_main_entry(o: &mut String, workgroup_size: u32, prologue: &str) {
     let _ = writeln!(o, "@compute @workgroup_size({workgroup_size})");
     o.push_str(
         "fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -291,9 +299,14 @@ pub(crate) fn write_main(
     unrolled(o, "        ", "l", "0u", "CTX_STATE", UNROLL_WIDE, &|x| {
         format!("st_put({x}, ctx[c + 2u + 3u * LANES + {x}]);")
     });
+    o.push_str("    }\n");
+}
+
+/// The main loop: refill empty lanes, stop at the step budget, evaluate the `views`, choose
+/// moves, evaluate `next` and advance the lanes that go on.
+fn write_step_loop(o: &mut String, views: &str, next: &str) {
     o.push_str(
-        "    }
-    loop {
+        "    loop {
         e = empty;
         while (e != 0u) {
             b = countTrailingZeros(e);
@@ -343,7 +356,14 @@ pub(crate) fn write_main(
         empty = live & ~go;
         live = go;
     }
-    if (saved) {
+",
+    );
+}
+
+/// After the loop: save the lanes when the budget ran out, then the overrun probe.
+fn write_main_exit(o: &mut String) {
+    o.push_str(
+        "    if (saved) {
         // The host dispatches again with prm.resume = 1.
         ctx[c] = live;
         ctx[c + 1u] = empty;

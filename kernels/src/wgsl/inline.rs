@@ -2,8 +2,7 @@
 //! words, state and inputs live in private arrays.
 
 use super::namer::{comment_text, Namer};
-use super::Analysis;
-use propnet_netlist::{Gate, Netlist};
+use propnet_netlist::{Gate, GateId, Netlist, NetlistInfo};
 use std::fmt::Write as _;
 
 /// Identifiers of the shader template that gate names must avoid.
@@ -110,7 +109,7 @@ fn expr(g: &Gate, names: &[String]) -> String {
 /// The per-step code: `(views, next)`. `views` evaluates the gates that do not read inputs
 /// and copies legal/goal/terminal words; `next` evaluates the rest and latches the next state
 /// for the lanes in `go`.
-pub(crate) fn step_code(net: &Netlist, an: &Analysis, comments: bool) -> (String, String) {
+pub(crate) fn step_code(net: &Netlist, info: &NetlistInfo, comments: bool) -> (String, String) {
     let mut namer = Namer::with_fixed(FIXED);
     let names: Vec<String> = (0..net.gates.len())
         .map(|i| namer.fresh(&format!("g{i}")))
@@ -118,7 +117,7 @@ pub(crate) fn step_code(net: &Netlist, an: &Analysis, comments: bool) -> (String
     let mut views = String::new();
     let mut next = String::new();
     for (i, g) in net.gates.iter().enumerate() {
-        let (buf, ind) = if an.after_move[i] {
+        let (buf, ind) = if info.reads_move(GateId(i as u32)) {
             (&mut next, "            ")
         } else {
             (&mut views, "        ")

@@ -21,10 +21,10 @@
 mod common;
 pub use common::LoopBound;
 mod inline;
-pub mod namer;
+mod namer;
 mod table;
 
-use propnet_netlist::{validate, Gate, Netlist, ValidateError};
+use propnet_netlist::{Netlist, NetlistInfo};
 use std::fmt::Write as _;
 
 /// How gate evaluation is emitted.
@@ -71,9 +71,6 @@ impl Default for Options {
 /// Why no shader could be generated.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The netlist violates an invariant of the IR.
-    #[error("invalid netlist: {0}")]
-    InvalidNetlist(#[from] ValidateError),
     /// An option is out of range.
     #[error("bad option {name} = {value}: {reason}")]
     BadOption {
@@ -84,9 +81,6 @@ pub enum Error {
         /// The allowed range.
         reason: &'static str,
     },
-    /// The RNG counter holds the role in 8 bits.
-    #[error("{0} roles: the RNG counter supports at most 256 roles")]
-    TooManyRoles(usize),
     /// A table index does not fit in 32 bits.
     #[error("netlist too large for 32-bit table indices ({0} words)")]
     TooLarge(usize),
@@ -126,33 +120,21 @@ impl Kernel {
     }
 }
 
-/// Generates the shader and its tables.
+/// Generates the shader and its tables for `net`, whose analysis `info` (from
+/// [`propnet_netlist::validate`]) says which gates are evaluated after the move choice.
 ///
 /// # Errors
-/// [`Error::InvalidNetlist`] when `net` fails [`validate`], [`Error::BadOption`] for options
-/// out of range, [`Error::TooManyRoles`] above 256 roles, [`Error::TooLarge`] past 2^32 words.
-pub fn compile(net: &Netlist, opts: &Options) -> Result<Kernel, Error> {
-    Writer::new(net, opts)?.finish()
+/// [`Error::BadOption`] for options out of range, [`Error::TooLarge`] past 2^32 words.
+///
+/// # Panics
+/// If `info` was computed for another netlist.
+pub fn compile(net: &Netlist, info: &NetlistInfo, opts: &Options) -> Result<Kernel, Error> {
+    Writer::new(net, info, opts)?.finish()
 }
 
 /// Generates only the WGSL source (see [`compile`] for errors).
-pub fn write_string(net: &Netlist, opts: &Options) -> Result<String, Error> {
-    compile(net, opts).map(|k| k.wgsl)
-}
-
-/// Per-gate facts shared by both layouts.
-pub(crate) struct Analysis {
-    /// True for gates that (transitively) read an input: evaluated after the move choice.
-    pub after_move: Vec<bool>,
-}
-
-fn analyse(net: &Netlist) -> Analysis {
-    let mut after_move = vec![false; net.gates.len()];
-    for (i, g) in net.gates.iter().enumerate() {
-        after_move[i] =
-            matches!(g, Gate::Input(_)) || g.operands().iter().any(|o| after_move[o.index()]);
-    }
-    Analysis { after_move }
+pub fn write_string(net: &Netlist, info: &NetlistInfo, opts: &Options) -> Result<String, Error> {
+    compile(net, info, opts).map(|k| k.wgsl)
 }
 
 /// Offsets of the constant tables inside [`Kernel::tables`].
@@ -233,23 +215,26 @@ fn build_tables(net: &Netlist) -> Tables {
     }
 }
 
-/// Writes one shader. Holds the netlist, the options and the output text.
+/// Writes one shader. Holds the netlist, its analysis, the options and the output text.
 pub struct Writer<'a> {
     net: &'a Netlist,
+    info: &'a NetlistInfo,
     opts: Options,
     layout: Layout,
-    analysis: Analysis,
     tables: Tables,
     out: String,
 }
 
 impl<'a> Writer<'a> {
-    /// Validates `net` and `opts` and prepares the tables.
+    /// Checks `opts` and prepares the tables.
     ///
     /// # Errors
     /// See [`compile`].
-    pub fn new(net: &'a Netlist, opts: &Options) -> Result<Self, Error> {
-        validate(net)?;
+    ///
+    /// # Panics
+    /// If `info` was computed for another netlist.
+    pub fn new(net: &'a Netlist, info: &'a NetlistInfo, opts: &Options) -> Result<Self, Error> {
+        assert!(info.describes(net), "NetlistInfo of another netlist");
         if !(1..=32).contains(&opts.lanes) {
             return Err(Error::BadOption {
                 name: "lanes",
@@ -264,18 +249,14 @@ impl<'a> Writer<'a> {
                 reason: "must be 1..=256",
             });
         }
-        if net.roles.len() > 256 {
-            return Err(Error::TooManyRoles(net.roles.len()));
-        }
         let layout = match opts.layout {
             Layout::Auto if net.gates.len() > opts.inline_gate_limit => Layout::Table,
             Layout::Auto => Layout::Inline,
             l => l,
         };
         let mut tables = build_tables(net);
-        let analysis = analyse(net);
         if layout == Layout::Table {
-            table::append_program(net, &analysis, &mut tables);
+            table::append_program(net, info, &mut tables);
         }
         let slots = tables
             .slots
@@ -286,8 +267,8 @@ impl<'a> Writer<'a> {
         Ok(Self {
             net,
             opts: opts.clone(),
+            info,
             layout,
-            analysis,
             tables,
             out: String::new(),
         })
@@ -317,7 +298,7 @@ impl<'a> Writer<'a> {
         common::write_lane_logic(&mut self.out);
         let (views, next) = match self.layout {
             Layout::Table => table::step_code(net),
-            _ => inline::step_code(net, &self.analysis, self.opts.comments),
+            _ => inline::step_code(net, self.info, self.opts.comments),
         };
         let (prologue, layout_cost) = match self.layout {
             Layout::Table => table::prologue_and_cost(net, &self.tables),

@@ -12,8 +12,8 @@
 //! arena order (a topological order), then the gates evaluated after the move choice.
 
 use super::common::{unrolled, unrolled_cost, UNROLL_WIDE};
-use super::{Analysis, Tables};
-use propnet_netlist::{Gate, Netlist};
+use super::Tables;
+use propnet_netlist::{Gate, Netlist, NetlistInfo};
 use std::fmt::Write as _;
 
 /// Words per gate record.
@@ -82,7 +82,7 @@ fn encode(gate: &Gate, dst: u32, s: &Slots, next: &mut usize, w: &mut Vec<u32>) 
 /// Appends the gate records to the tables and records their bounds: `prog` is the word
 /// offset of the first record, `prog_next` and `prog_end` are record indices (end of the
 /// view gates, end of all); `slots` counts the slots including temporaries.
-pub(crate) fn append_program(net: &Netlist, an: &Analysis, t: &mut Tables) {
+pub(crate) fn append_program(net: &Netlist, info: &NetlistInfo, t: &mut Tables) {
     let s = slots(net);
     let mut next = s.zeros + 1;
     t.prog = t.words.len();
@@ -90,9 +90,9 @@ pub(crate) fn append_program(net: &Netlist, an: &Analysis, t: &mut Tables) {
         if phase {
             t.prog_next = (t.words.len() - t.prog) / RECORD;
         }
-        for (i, g) in net.gates.iter().enumerate() {
-            if an.after_move[i] == phase {
-                encode(g, i as u32, &s, &mut next, &mut t.words);
+        for (g, gate) in info.ids().zip(&net.gates) {
+            if info.reads_move(g) == phase {
+                encode(gate, g.0, &s, &mut next, &mut t.words);
             }
         }
     }

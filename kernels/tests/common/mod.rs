@@ -6,6 +6,22 @@ use propnet_netlist::{
     Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId,
 };
 
+/// True when an adapter (a real GPU or lavapipe) exists. Without one it prints why and
+/// returns false (the test skips), unless the environment sets `PROPNET_REQUIRE_GPU=1` (CI
+/// does), in which case the absence is a failure (panic).
+pub fn gpu_available() -> bool {
+    match propnet_kernels::runner::request_adapter() {
+        Ok(_) => true,
+        Err(e) => {
+            if std::env::var("PROPNET_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("PROPNET_REQUIRE_GPU=1 but {e}");
+            }
+            eprintln!("skipping GPU test: {e}");
+            false
+        }
+    }
+}
+
 /// A two-bit counter game for one role: moves `inc` (always legal) and `wait` (legal while
 /// bit 0 is clear); terminal when both bits are set; goal 100 then, else 0.
 pub fn counter() -> Netlist {

@@ -1,0 +1,231 @@
+//! `propnet match` as a GGP game manager: `--players` may hold `http://HOST:PORT` players
+//! beside in-process ones; each game is a GGP match with `--startclock`/`--playclock`,
+//! recorded in ggp-base's JSON match format under `--record-dir`.
+
+use super::common::{make_player, parse_seconds};
+use super::r#match::MatchArgs;
+use anyhow::{bail, Context};
+use propnet_compiler::gdl;
+use propnet_compiler::ground::{Budget as GroundBudget, CompileOptions};
+use propnet_host::arena::{player_scores, seats_for, GameRecord};
+use propnet_host::backend::ReferenceBackend;
+use propnet_host::ggp::manager::{play_match, GameText, ManagerOptions, Referee, Seat};
+use propnet_host::ggp::record::MatchRecord;
+use propnet_host::mcts::InterpModel;
+use propnet_host::pipeline::{compile_game, PipelineOptions};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Flags of the game-manager mode of `propnet match`.
+#[derive(clap::Args, Debug)]
+pub struct ManagerFlags {
+    /// Start clock in seconds (1..=86400; GGP mode, default 10).
+    #[arg(long)]
+    pub startclock: Option<u64>,
+    /// Play clock in seconds (1..=86400; GGP mode, default 5).
+    #[arg(long)]
+    pub playclock: Option<u64>,
+    /// Grace before a reply counts as late, ms (ggp-base: 1000).
+    #[arg(long, default_value_t = 1000)]
+    pub grace_ms: u64,
+    /// Write each match record (ggp-base JSON) as DIR/<matchId>.json.
+    #[arg(long)]
+    pub record_dir: Option<PathBuf>,
+    /// Referee grounding limit in atoms (beyond it the interpreter referees).
+    #[arg(long, default_value_t = GroundBudget::default().max_atoms)]
+    pub ground_atoms: usize,
+    /// Referee grounding limit in seconds.
+    #[arg(long, default_value = "120", value_parser = parse_seconds)]
+    pub ground_seconds: f64,
+}
+
+/// True when the match is run as a GGP manager.
+pub fn is_manager(args: &MatchArgs) -> bool {
+    args.players.iter().any(|p| p.starts_with("http://"))
+        || args.manager.startclock.is_some()
+        || args.manager.playclock.is_some()
+}
+
+fn clock(v: Option<u64>, default: u64, flag: &str) -> anyhow::Result<u64> {
+    let v = v.unwrap_or(default);
+    if !(1..=86_400).contains(&v) {
+        bail!("{flag} {v}: must be 1..=86400 seconds");
+    }
+    Ok(v)
+}
+
+/// The referee: the netlist when the game compiles within the limits, else the interpreter.
+fn referee(args: &MatchArgs, game: &gdl::Game) -> anyhow::Result<Referee> {
+    let opts = PipelineOptions {
+        ground: CompileOptions {
+            budget: GroundBudget {
+                max_atoms: args.manager.ground_atoms,
+                max_time: Duration::from_secs_f64(args.manager.ground_seconds),
+                ..GroundBudget::default()
+            },
+            progress: None,
+        },
+        no_optimize: args.no_optimize,
+        ..PipelineOptions::default()
+    };
+    match compile_game(game, Duration::ZERO, &opts) {
+        Ok((net, _)) => Ok(Referee::Net(
+            Box::new(net.clone()),
+            Box::new(ReferenceBackend::new(net.into_netlist())),
+        )),
+        Err(e) => {
+            eprintln!("referee: {e}; the reference interpreter referees instead");
+            let m = InterpModel::new(&game.program)
+                .with_context(|| format!("cannot prepare {}", args.game.display()))?;
+            Ok(Referee::Interp(Box::new(m)))
+        }
+    }
+}
+
+/// One seat per player spec (in-process players need a compiled referee).
+fn seats(args: &MatchArgs, referee: &Referee) -> anyhow::Result<Vec<Option<Seat>>> {
+    args.players
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let seed = args.seed.wrapping_add(i as u64 * 0x1_0000_0001);
+            Ok(Some(if spec.starts_with("http://") {
+                Seat::Remote(spec.trim_end_matches('/').to_string())
+            } else if spec == "random" {
+                Seat::Random(seed)
+            } else {
+                match referee {
+                    Referee::Net(net, _) => Seat::Local(make_player(spec, net, &args.mcts, seed)?),
+                    Referee::Interp(_) => bail!(
+                        "player `{spec}` needs a compiled game, but {} did not compile; use `random` or http:// players",
+                        args.game.display()
+                    ),
+                }
+            }))
+        })
+        .collect()
+}
+
+/// Plays `--games` GGP matches and prints each player's score, errors and latencies.
+pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
+    let opts_clock = (
+        clock(args.manager.startclock, 10, "--startclock")?,
+        clock(args.manager.playclock, 5, "--playclock")?,
+    );
+    if args.manager.grace_ms > 60_000 {
+        bail!("--grace-ms {}: at most 60000", args.manager.grace_ms);
+    }
+    if args.manager.ground_atoms == 0 {
+        bail!("--ground-atoms must be at least 1");
+    }
+    let game = gdl::load(&args.game)?;
+    for w in &game.warnings {
+        eprintln!("{w}");
+    }
+    let bytes =
+        std::fs::read(&args.game).with_context(|| format!("reading {}", args.game.display()))?;
+    let stem = args
+        .game
+        .file_stem()
+        .map_or("game".into(), |s| s.to_string_lossy().into_owned());
+    let text = GameText::new(&stem, &bytes).map_err(anyhow::Error::msg)?;
+    let mut referee = referee(args, &game)?;
+    let roles = game.program.roles.len();
+    let mut pool = seats(args, &referee)?;
+    if pool.len() != roles {
+        bail!(
+            "{} has {roles} roles, but {} players were given",
+            args.game.display(),
+            pool.len()
+        );
+    }
+    if let Some(d) = &args.manager.record_dir {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+    let mut games = Vec::new();
+    let mut records = Vec::new();
+    for g in 0..args.games {
+        let order = seats_for(g, roles, pool.len());
+        let mut seats: Vec<Seat> = order
+            .iter()
+            .map(|&p| pool[p].take().expect("each player sits once"))
+            .collect();
+        let id = format!("propnet.{}.{g}", args.seed);
+        let opts = ManagerOptions {
+            start_clock: opts_clock.0,
+            play_clock: opts_clock.1,
+            grace: Duration::from_millis(args.manager.grace_ms),
+            max_moves: args.max_moves,
+            seed: args.seed.wrapping_mul(1_000_003).wrapping_add(g),
+        };
+        let t = Instant::now();
+        let rec =
+            play_match(&mut referee, &text, &mut seats, &id, &opts).map_err(anyhow::Error::msg);
+        for (&p, s) in order.iter().zip(seats) {
+            pool[p] = Some(s);
+        }
+        let rec = rec?;
+        eprintln!(
+            "{id}: {} after {} moves, goals {:?} ({:.1} s)",
+            rec.end,
+            rec.moves.len(),
+            rec.goal_values,
+            t.elapsed().as_secs_f64()
+        );
+        if let Some(d) = &args.manager.record_dir {
+            let path = d.join(format!("{id}.json"));
+            std::fs::write(&path, serde_json::to_string_pretty(&rec)?)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        games.push(GameRecord {
+            index: g,
+            seats: order,
+            moves: rec.moves.clone(),
+            goals: rec.goal_values.clone(),
+            end: rec.end.clone(),
+        });
+        records.push(rec);
+    }
+    report(args, &games, &records);
+    Ok(())
+}
+
+/// Prints each player's score, its recorded errors and its reply latency (max and p99, as
+/// a fraction of the play clock; START replies excluded).
+fn report(args: &MatchArgs, games: &[GameRecord], records: &[MatchRecord]) {
+    let scores = player_scores(games, args.players.len());
+    println!("{} GGP matches of {}", games.len(), args.game.display());
+    for (p, e) in scores.iter().enumerate() {
+        let mut errors = 0usize;
+        let mut lat: Vec<f64> = Vec::new();
+        for (g, rec) in games.iter().zip(records) {
+            for (r, _) in g.seats.iter().enumerate().filter(|(_, &s)| s == p) {
+                errors += rec.errors.iter().filter(|e| !e[r].is_empty()).count();
+                let clock = rec.play_clock as f64 * 1000.0;
+                lat.extend(
+                    rec.reply_millis
+                        .iter()
+                        .skip(1)
+                        .filter_map(|m| m[r])
+                        .map(|m| m / clock),
+                );
+            }
+        }
+        print!(
+            "{:>24}: {:6.2} ± {:5.2} (95% CI, n={}), {errors} errors",
+            args.players[p], e.mean, e.ci95, e.n
+        );
+        if lat.is_empty() {
+            println!();
+            continue;
+        }
+        lat.sort_by(f64::total_cmp);
+        let p99 = lat[((lat.len() as f64 * 0.99).ceil() as usize).clamp(1, lat.len()) - 1];
+        println!(
+            ", {} replies: latency max {:.3} p99 {:.3} of the play clock",
+            lat.len(),
+            lat[lat.len() - 1],
+            p99
+        );
+    }
+}

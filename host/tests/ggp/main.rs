@@ -1,0 +1,7 @@
+//! GGP over loopback (see `propnet_host::ggp`): the protocol suite and full matches with
+//! `propnet match` as the game manager and `propnet player` processes as players. Every
+//! server binds 127.0.0.1 on a port it picks; every process is killed at the end.
+
+mod matches;
+mod protocol;
+mod support;
