@@ -22,8 +22,12 @@
 //!
 //! All are the projection of existential variables used by propnet builders (and by
 //! Datalog engines) to avoid Cartesian products; the rules are logically equivalent. A
-//! group is kept in place when the split would be unsafe (a variable of `C` not bound by a
-//! positive atom of `C`) or useless (`C` is the whole body). Auxiliary rules are split in
+//! group with a variable no positive atom of `C` binds (a head variable used only under
+//! negation, like the square a chess piece leaves in
+//! `not (threatened ?player ?kx ?ky ?u ?v)`) takes copies of positive literals of the rest
+//! of the body that bind it (*guards*, fewest new variables first; the rule keeps them),
+//! when the guarded interface is still smaller than the head's variables. A group is kept
+//! in place when no guard binds it or the split is useless (`C` is the whole body). Auxiliary rules are split in
 //! turn, and equal auxiliary rules (up to variable renaming) share one relation.
 
 use super::rules::{CRule, PAtom, PLit, PTerm, Relations};
@@ -326,22 +330,81 @@ fn split_groups(rule: CRule, aux: &mut Aux<'_>) -> (CRule, Vec<CRule>) {
             .collect();
         all_vars.sort_unstable();
         all_vars.dedup();
-        let bound = all_vars.iter().all(|&v| {
-            members
-                .iter()
-                .any(|&i| matches!(&rule.body[i], PLit::Pos(_)) && vars[i].contains(&v))
-        });
-        if !local || !bound {
+        let guards = if local {
+            guards_for(&rule, &vars, members, &all_vars)
+        } else {
+            None
+        };
+        let Some(guards) = guards else {
+            keep.extend(members.iter().map(|&i| rule.body[i].clone()));
+            continue;
+        };
+        for &g in &guards {
+            all_vars.extend(vars[g].iter().copied());
+        }
+        all_vars.sort_unstable();
+        all_vars.dedup();
+        let outside =
+            |v: u16| in_head(v) || (0..n).any(|i| !members.contains(&i) && vars[i].contains(&v));
+        let iface: Vec<u16> = all_vars.iter().copied().filter(|&v| outside(v)).collect();
+        if !guards.is_empty() && iface.len() >= head_vars_count(&rule) {
+            // Guarded, the group would ground over every head binding: no saving.
             keep.extend(members.iter().map(|&i| rule.body[i].clone()));
             continue;
         }
-        let iface: Vec<u16> = all_vars.iter().copied().filter(|&v| in_head(v)).collect();
-        let body = members.iter().map(|&i| rule.body[i].clone()).collect();
+        let mut body: Vec<PLit> = guards.iter().map(|&i| rule.body[i].clone()).collect();
+        body.extend(members.iter().map(|&i| rule.body[i].clone()));
         let (lit, def) = aux.define(&rule, iface, body);
         keep.push(lit);
         defs.extend(def);
     }
     (CRule { body: keep, ..rule }, defs)
+}
+
+/// The distinct variables of `rule`'s head.
+fn head_vars_count(rule: &CRule) -> usize {
+    let mut v = Vec::new();
+    rule.head.args.iter().for_each(|t| t.vars(&mut v));
+    v.sort_unstable();
+    v.dedup();
+    v.len()
+}
+
+/// For step 1: the positive literals outside group `members` that must be copied into its
+/// auxiliary rule so that every variable of the group is bound by a positive atom (a
+/// head variable used only under negation or in `distinct`, such as the square a piece
+/// leaves in chess's `not (threatened ?player ?kx ?ky ?u ?v)`): none when the group is
+/// safe alone, `None` when no literals outside it bind the rest. Copies are chosen
+/// greedily, fewest new variables per variable covered first. The rule keeps the
+/// copied literals, so it stays equivalent.
+fn guards_for(
+    rule: &CRule,
+    vars: &[Vec<u16>],
+    members: &[usize],
+    all_vars: &[u16],
+) -> Option<Vec<usize>> {
+    let positive = |i: usize| matches!(&rule.body[i], PLit::Pos(_));
+    let mut unbound: Vec<u16> = all_vars
+        .iter()
+        .copied()
+        .filter(|&v| !members.iter().any(|&i| positive(i) && vars[i].contains(&v)))
+        .collect();
+    let mut guards = Vec::new();
+    while !unbound.is_empty() {
+        let candidates = (0..rule.body.len()).filter(|&i| positive(i) && !members.contains(&i));
+        let score = |i: usize| {
+            let covered = vars[i].iter().filter(|v| unbound.contains(v)).count();
+            let new = vars[i].iter().filter(|v| !all_vars.contains(v)).count();
+            (covered, new)
+        };
+        let best = candidates.filter(|&i| score(i).0 > 0).min_by_key(|&i| {
+            let (covered, new) = score(i);
+            (new * 16 / covered, std::cmp::Reverse(covered))
+        })?;
+        unbound.retain(|v| !vars[best].contains(v));
+        guards.push(best);
+    }
+    Some(guards)
 }
 
 /// Step 2 of the module docs.
