@@ -27,7 +27,10 @@ fn main() {
         let (mut net, r) = match compile_with_report(&game.program, &CompileOptions::default()) {
             Ok(x) => x,
             Err(e) => {
-                println!("{path}\terror\t{}", e.located(&game.source).replace('\n', " "));
+                println!(
+                    "{path}\terror\t{}",
+                    e.located(&game.source).replace('\n', " ")
+                );
                 continue;
             }
         };

@@ -9,8 +9,8 @@
 
 pub mod gdl;
 pub mod graph;
-mod intern;
 pub mod ground;
+mod intern;
 pub mod interp;
 pub mod kif;
 pub mod terms;

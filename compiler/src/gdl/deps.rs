@@ -326,4 +326,3 @@ fn term_may_match(a: &Term, b: &Term) -> bool {
         _ => false,
     }
 }
-

@@ -34,7 +34,9 @@ use super::GroundError;
 use crate::gdl::RelId;
 use crate::graph::{sccs, sccs_from, Graph};
 use crate::terms::TermRef;
-use propnet_netlist::{Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId};
+use propnet_netlist::{
+    Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId,
+};
 use std::collections::HashMap;
 
 /// Counts describing the build, for [`super::CompileReport`].
@@ -182,7 +184,10 @@ impl Builder<'_, '_> {
         let graph = Graph::from_edges(low.rels.len(), &edges);
         let needed: Vec<bool> = {
             let mut n = vec![false; low.rels.len()];
-            low.rel_sccs.iter().flatten().for_each(|r| n[r.0 as usize] = true);
+            low.rel_sccs
+                .iter()
+                .flatten()
+                .for_each(|r| n[r.0 as usize] = true);
             n
         };
         sccs(&graph)

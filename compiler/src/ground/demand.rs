@@ -39,7 +39,11 @@ type Guards = Vec<Option<Vec<bool>>>;
 /// `does`: one that cannot be restricted) that shares a bound variable; then the literal
 /// with most bound arguments. So a restricted call waits for the static literals that
 /// bind its arguments (`count(x, w) :- step(x, y), count(y, w)` asks for `count(y, _)`).
-pub fn sips(rule: &CRule, bound0: &[bool], early: &dyn Fn(RelId) -> bool) -> Vec<(usize, Vec<bool>)> {
+pub fn sips(
+    rule: &CRule,
+    bound0: &[bool],
+    early: &dyn Fn(RelId) -> bool,
+) -> Vec<(usize, Vec<bool>)> {
     let n = rule.body.len();
     let mut bound = bound0.to_vec();
     let mut done = vec![false; n];
@@ -56,9 +60,7 @@ pub fn sips(rule: &CRule, bound0: &[bool], early: &dyn Fn(RelId) -> bool) -> Vec
                     let ready = !done[i]
                         && lit.atom().is_none_or(|a| early(a.rel) != restricted)
                         && match lit {
-                            PLit::Pos(a) | PLit::Neg(a) => {
-                                a.args.iter().all(|t| ground(t, &bound))
-                            }
+                            PLit::Pos(a) | PLit::Neg(a) => a.args.iter().all(|t| ground(t, &bound)),
                             PLit::Distinct(x, y) | PLit::Equal(x, y) => {
                                 ground(x, &bound) && ground(y, &bound)
                             }
@@ -142,7 +144,10 @@ impl Analysis<'_> {
         &self,
         rule: &'r CRule,
         g: Option<&Vec<bool>>,
-    ) -> (Vec<(usize, Vec<bool>)>, Vec<(usize, &'r PAtom, Vec<bool>, usize)>) {
+    ) -> (
+        Vec<(usize, Vec<bool>)>,
+        Vec<(usize, &'r PAtom, Vec<bool>, usize)>,
+    ) {
         let bound0 = head_bound(rule, g);
         let early = |r: RelId| !self.restrictable(r);
         let order = sips(rule, &bound0, &early);
@@ -224,7 +229,10 @@ pub fn add_demand(
     let mut pairs = Vec::new();
     for (r, g) in guards.iter().enumerate() {
         let r = RelId(r as u32);
-        if let Some(g) = g.as_ref().filter(|g| g.iter().any(|&b| b) && an.restrictable(r)) {
+        if let Some(g) = g
+            .as_ref()
+            .filter(|g| g.iter().any(|&b| b) && an.restrictable(r))
+        {
             let name = syms.intern(&format!("demand#{}", rels.text(syms, r)));
             let m = rels.intern(name, g.iter().filter(|&&b| b).count() as u32);
             demand_rel[r.0 as usize] = Some(m);
@@ -233,7 +241,12 @@ pub fn add_demand(
     }
     let guard_of = |r: RelId| {
         let m = demand_rel[r.0 as usize]?;
-        Some((m, guards[r.0 as usize].as_ref().expect("guarded relations have a guard")))
+        Some((
+            m,
+            guards[r.0 as usize]
+                .as_ref()
+                .expect("guarded relations have a guard"),
+        ))
     };
     let mut seen = HashSet::new();
     let mut new_rules = Vec::new();
@@ -245,7 +258,9 @@ pub fn add_demand(
         let (order, sites) = an.call_sites(rule, Some(g));
         let own_guard = guard_of(p).map(|(m, g)| PLit::Pos(demand_atom(m, &rule.head.args, g)));
         for (_, a, _, pos) in sites {
-            let Some((m, gq)) = guard_of(a.rel) else { continue };
+            let Some((m, gq)) = guard_of(a.rel) else {
+                continue;
+            };
             let mut body: Vec<PLit> = own_guard.iter().cloned().collect();
             for (i, _) in &order[..pos] {
                 let lit = &rule.body[*i];

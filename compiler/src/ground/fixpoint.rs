@@ -252,7 +252,8 @@ impl<'l> Grounder<'l> {
                 continue;
             }
             let new = self.add_heads(k, &head_vars, &found)?;
-            if t0.elapsed().as_millis() > 100 && std::env::var_os("PROPNET_GROUND_TRACE").is_some() {
+            if t0.elapsed().as_millis() > 100 && std::env::var_os("PROPNET_GROUND_TRACE").is_some()
+            {
                 eprintln!(
                     "  rule {k} ({}) delta {first:?}: {} solutions, {new} new, {:?}; plan {steps:?}",
                     low.rels.text(&low.syms, rule.head.rel),
@@ -345,7 +346,8 @@ impl<'l> Grounder<'l> {
             }
             args.clear();
             for p in &rule.head.args {
-                let t = make_term(&mut self.store.terms, p, &binds).expect("head variables are bound");
+                let t =
+                    make_term(&mut self.store.terms, p, &binds).expect("head variables are bound");
                 if self.store.terms.depth(t) + 1 > max_depth {
                     let text = self.store.terms.text_cut(&low.syms, t, 200);
                     return Err(self.budget_error(
@@ -384,8 +386,7 @@ impl<'l> Grounder<'l> {
         };
         let start: usize = count(self).iter().sum();
         let within = |g: &Self, fired: Option<usize>| {
-            fired.is_some()
-                && limit.is_none_or(|l| count(g).iter().sum::<usize>() - start <= l)
+            fired.is_some() && limit.is_none_or(|l| count(g).iter().sum::<usize>() - start <= l)
         };
         let mut marks = count(self);
         for &k in &rules {

@@ -43,7 +43,8 @@ impl Grounder<'_> {
             if !plans.plans.contains_key(&k) {
                 let mut joined = rule.clone();
                 let guard = low.demand_of[rel.0 as usize];
-                if guard.is_some() && joined.body.first().and_then(PLit::atom).map(|a| a.rel) == guard
+                if guard.is_some()
+                    && joined.body.first().and_then(PLit::atom).map(|a| a.rel) == guard
                 {
                     joined.body.remove(0);
                 }

@@ -128,7 +128,12 @@ pub fn plan(
             } else {
                 let spec = spec_for(a, &bound);
                 let size = info(a.rel).1;
-                let score = (1, spec.grounds.len(), spec.functors.len(), usize::MAX - size);
+                let score = (
+                    1,
+                    spec.grounds.len(),
+                    spec.functors.len(),
+                    usize::MAX - size,
+                );
                 (Some(spec), score)
             };
             if best.as_ref().is_none_or(|b| score > b.2) {
@@ -201,12 +206,10 @@ fn push_filters(
                     equal: false,
                 }
             }
-            PLit::Equal(x, y) if x.ground_under(bound) && y.ground_under(bound) => {
-                Step::Compare {
-                    lit: i,
-                    equal: true,
-                }
-            }
+            PLit::Equal(x, y) if x.ground_under(bound) && y.ground_under(bound) => Step::Compare {
+                lit: i,
+                equal: true,
+            },
             _ => continue,
         };
         steps.push((step, None));

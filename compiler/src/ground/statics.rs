@@ -271,7 +271,13 @@ impl Grounder<'_> {
         for (rel, key) in calls {
             self.open_call(rel, key)?;
         }
-        while let Some(c) = self.statics.open.iter().map(|&g| self.statics.goals[g as usize].comp).min() {
+        while let Some(c) = self
+            .statics
+            .open
+            .iter()
+            .map(|&g| self.statics.goals[g as usize].comp)
+            .min()
+        {
             let goals: Vec<u32> = self
                 .statics
                 .open
@@ -445,19 +451,25 @@ impl Grounder<'_> {
                 .zip(key)
                 .all(|(p, t)| t.is_none_or(|t| j.bind_pattern(p, t)))
         };
-        let r = self.run_join(rule, &steps, Mode::Relaxed, &init, &mut |terms, binds, _| {
-            *hits += 1;
-            for p in &rule.head.args {
-                match make_term(terms, p, binds) {
-                    Some(t) => rows.push(t),
-                    None => {
-                        unbound = true;
-                        return false;
+        let r = self.run_join(
+            rule,
+            &steps,
+            Mode::Relaxed,
+            &init,
+            &mut |terms, binds, _| {
+                *hits += 1;
+                for p in &rule.head.args {
+                    match make_term(terms, p, binds) {
+                        Some(t) => rows.push(t),
+                        None => {
+                            unbound = true;
+                            return false;
+                        }
                     }
                 }
-            }
-            true
-        });
+                true
+            },
+        );
         match r {
             Ok(out) => Ok(out),
             Err(Stop::Time) => Err(self.time_error(k)),

@@ -262,7 +262,6 @@ impl Store {
     pub fn heap_bytes(&self) -> usize {
         self.terms.heap_bytes()
             + self.atoms.heap_bytes()
-            + 4 * (self.origin.capacity()
-                + self.rel_atoms.iter().map(Vec::capacity).sum::<usize>())
+            + 4 * (self.origin.capacity() + self.rel_atoms.iter().map(Vec::capacity).sum::<usize>())
     }
 }

@@ -8,9 +8,9 @@
 use super::plan::{Plans, Step};
 use super::rules::{CAtom, CLit, CRule, Class, Pat, RelId, Rules, Stratum};
 use super::store::{RelFacts, Store, Tuple};
-use crate::terms::{TermArena, TermId, TermRef};
 use super::{InterpError, Limits};
 use crate::gdl::Symbols;
+use crate::terms::{TermArena, TermId, TermRef};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 

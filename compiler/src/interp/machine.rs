@@ -5,9 +5,9 @@ use super::eval::{eval_stratum, query, Ctx, Engine, Memo};
 use super::plan::{plan_all, Plans};
 use super::rules::{lower, Class, RelId, Rules};
 use super::store::Store;
-use crate::terms::{TermArena, TermId, TermRef};
 use super::{GoalValue, InterpError, Limits};
 use crate::gdl::{Program, Symbols};
+use crate::terms::{TermArena, TermId, TermRef};
 
 /// A game state: the fluents (base propositions) that hold, as ids sorted by id, without
 /// duplicates.
@@ -236,17 +236,16 @@ impl Interp {
         let mut legal_terms = Vec::with_capacity(self.roles.len());
         let mut goal_terms = Vec::with_capacity(self.roles.len());
         for &role in &self.roles {
-            let ask = |eng: &mut Engine<'_>,
-                       r: Option<RelId>|
-             -> Result<Vec<TermId>, InterpError> {
-                Ok(match r {
-                    Some(r) => query(eng, r, &[Some(role), None])?
-                        .iter()
-                        .map(|t| t[1])
-                        .collect(),
-                    None => Vec::new(),
-                })
-            };
+            let ask =
+                |eng: &mut Engine<'_>, r: Option<RelId>| -> Result<Vec<TermId>, InterpError> {
+                    Ok(match r {
+                        Some(r) => query(eng, r, &[Some(role), None])?
+                            .iter()
+                            .map(|t| t[1])
+                            .collect(),
+                        None => Vec::new(),
+                    })
+                };
             legal_terms.push(ask(&mut eng, self.legal)?);
             goal_terms.push(ask(&mut eng, self.goal)?);
         }
@@ -364,11 +363,7 @@ impl Interp {
     }
 
     /// Legal moves of role number `role` in `state` (see [`Interp::legal_in`]).
-    pub fn legal_moves(
-        &mut self,
-        state: &State,
-        role: usize,
-    ) -> Result<Vec<TermId>, InterpError> {
+    pub fn legal_moves(&mut self, state: &State, role: usize) -> Result<Vec<TermId>, InterpError> {
         let pos = self.evaluate(state)?;
         Ok(self
             .legal_in(&pos, role)
@@ -390,11 +385,7 @@ impl Interp {
     }
 
     /// The successor of `state` under `joint` (see [`Interp::next_from`]).
-    pub fn next_state(
-        &mut self,
-        state: &State,
-        joint: &[TermId],
-    ) -> Result<State, InterpError> {
+    pub fn next_state(&mut self, state: &State, joint: &[TermId]) -> Result<State, InterpError> {
         let mut pos = self.evaluate(state)?;
         self.next_from(&mut pos, joint)
     }

@@ -24,8 +24,8 @@ pub mod store;
 pub mod table;
 pub mod trace;
 
-pub use machine::{Interp, Position, State};
 pub use crate::terms::{TermArena, TermId, TermRef};
+pub use machine::{Interp, Position, State};
 
 /// A ground term of the interpreter (a move, a fluent): the shared arena's [`TermId`].
 pub type GroundTermId = TermId;

@@ -21,8 +21,8 @@
 //! `goal`, `terminal`, `next`, `init`) by propagation.
 
 use super::rules::{CAtom, CLit, CRule, Class, Pat, RelId, Rules};
-use crate::terms::TermId;
 use crate::gdl::Sym;
+use crate::terms::TermId;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 

@@ -2,9 +2,9 @@
 //! numbered per rule, ground sub-terms pre-interned; then splits the relations into
 //! strongly connected components (strata) and classifies them as static / state / move.
 
-use crate::terms::{TermArena, TermId};
 use super::InterpError;
 use crate::gdl::{Atom, Lit, Program, Span, Sym, Term};
+use crate::terms::{TermArena, TermId};
 use std::collections::HashMap;
 
 /// Handle of a relation (name + arity).

@@ -50,11 +50,7 @@ pub struct Store {
 }
 
 /// The key of `row` for `spec`, or `None` when the row does not have the spec's shape.
-pub fn key_of(
-    spec: &IndexSpec,
-    row: &[TermId],
-    terms: &TermArena,
-) -> Option<Vec<TermId>> {
+pub fn key_of(spec: &IndexSpec, row: &[TermId], terms: &TermArena) -> Option<Vec<TermId>> {
     let mut key = Vec::with_capacity(spec.parts.len());
     for part in &spec.parts {
         match *part {

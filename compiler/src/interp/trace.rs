@@ -3,7 +3,7 @@
 //! state, terminal flag, legal moves, goals and the joint move chosen by SplitMix64.
 
 use super::machine::{Interp, Position};
-use super::{GoalValue, TermId, InterpError};
+use super::{GoalValue, InterpError, TermId};
 
 /// SplitMix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number generators",
 /// OOPSLA 2014): the oracle's move-choice stream. One stream per run, state := seed.

@@ -50,10 +50,7 @@ pub fn run(args: CompileArgs) -> anyhow::Result<()> {
         Emit::Text => to_text(&net),
         Emit::Dot => to_dot(&net),
     };
-    let stats = args
-        .stats
-        .then(|| stats_text(&args, &report))
-        .transpose()?;
+    let stats = args.stats.then(|| stats_text(&args, &report)).transpose()?;
     match &args.output {
         Some(p) => {
             std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
@@ -128,7 +125,10 @@ fn stats_text(args: &CompileArgs, r: &CompileReport) -> anyhow::Result<String> {
     let source = std::fs::read(&args.game)
         .ok()
         .and_then(|b| SourceFile::new(&r.path, &b).ok());
-    writeln!(out, "relations by gates (grounded netlist, before optimization):")?;
+    writeln!(
+        out,
+        "relations by gates (grounded netlist, before optimization):"
+    )?;
     writeln!(
         out,
         "{:>10} {:>10} {:>10} {:>10}  relation",
