@@ -30,6 +30,9 @@ use super::rules::{CRule, PAtom, PLit, PTerm, Relations, Special};
 use crate::gdl::{RelId, Symbols};
 use std::collections::HashSet;
 
+/// A call site: literal index, the literal's atom, bound argument positions, SIPS position.
+type CallSite<'r> = (usize, &'r PAtom, Vec<bool>, usize);
+
 /// Per relation: which argument positions every call binds (`None`: never called).
 type Guards = Vec<Option<Vec<bool>>>;
 
@@ -144,10 +147,7 @@ impl Analysis<'_> {
         &self,
         rule: &'r CRule,
         g: Option<&Vec<bool>>,
-    ) -> (
-        Vec<(usize, Vec<bool>)>,
-        Vec<(usize, &'r PAtom, Vec<bool>, usize)>,
-    ) {
+    ) -> (Vec<(usize, Vec<bool>)>, Vec<CallSite<'r>>) {
         let bound0 = head_bound(rule, g);
         let early = |r: RelId| !self.restrictable(r);
         let order = sips(rule, &bound0, &early);

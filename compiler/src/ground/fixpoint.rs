@@ -297,7 +297,7 @@ impl<'l> Grounder<'l> {
                 }
             }
             found.intern(0, &buf);
-            if solutions % 4096 == 0 && meter.over(base + found.heap_bytes()) {
+            if solutions.is_multiple_of(4096) && meter.over(base + found.heap_bytes()) {
                 over = true;
                 return false;
             }

@@ -40,7 +40,7 @@ impl Grounder<'_> {
             if rule.synthetic {
                 continue;
             }
-            if !plans.plans.contains_key(&k) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = plans.plans.entry(k) {
                 let mut joined = rule.clone();
                 let guard = low.demand_of[rel.0 as usize];
                 if guard.is_some()
@@ -53,7 +53,7 @@ impl Grounder<'_> {
                     bound[v as usize] = true;
                 }
                 let s = self.prepare(&joined, &bound, None);
-                plans.plans.insert(k, (joined, s));
+                slot.insert((joined, s));
             }
             let (rule, steps) = &plans.plans[&k];
             loop {

@@ -8,6 +8,9 @@ use super::rules::{CRule, PAtom, PLit, PTerm, RelKind};
 use super::store::{IndexSpec, Path};
 use crate::gdl::RelId;
 
+/// The ordering key of a candidate literal in [`plan`] (the smallest is joined next).
+type Rank = (u8, usize, usize, usize);
+
 /// Where a scan step takes its candidate atoms from.
 #[derive(Clone, Debug)]
 pub enum Source {
@@ -109,7 +112,7 @@ pub fn plan(
         // Best positive literal: a call whose shared variables are all bound; else most
         // bound subterms, then fewest atoms; a call that could get more arguments bound
         // by another literal comes last.
-        let mut best: Option<(usize, Option<IndexSpec>, (u8, usize, usize, usize))> = None;
+        let mut best: Option<(usize, Option<IndexSpec>, Rank)> = None;
         for (i, lit) in rule.body.iter().enumerate() {
             let PLit::Pos(a) = lit else { continue };
             if done[i] {

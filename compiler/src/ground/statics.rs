@@ -129,7 +129,7 @@ impl Statics {
             e.1 += g.count;
         }
         let mut v: Vec<_> = by.into_iter().map(|(r, (c, a))| (r, c, a)).collect();
-        v.sort_by(|a, b| b.2.cmp(&a.2));
+        v.sort_by_key(|x| std::cmp::Reverse(x.2));
         v
     }
 
@@ -357,11 +357,10 @@ impl Grounder<'_> {
             self.open_call(r, key)?;
         }
         self.check_depth(rel, &rows)?;
-        let found = if arity == 0 {
-            usize::from(hits > 0)
-        } else {
-            rows.len() / arity
-        };
+        let found = rows
+            .len()
+            .checked_div(arity)
+            .unwrap_or(usize::from(hits > 0));
         let mut gained = false;
         for i in 0..found {
             let row = &rows[i * arity..(i + 1) * arity];
