@@ -421,38 +421,43 @@ fn literal_local_variables_are_projected_away() {
 fn a_head_variable_under_negation_is_guarded_not_multiplied() {
     // `legal` of a piece at ?u needs the king (?k, body-only) not attacked from ?u, which
     // only the negative literal mentions: the king's group takes `(true (at ?u))` as a
-    // guard and grounds over squares x king squares, not moves x king squares.
+    // guard and grounds over squares x king squares, not moves x king squares (the
+    // group leaves out two of the head's three variables).
     let sq: String = (1..=8).map(|n| format!("(sq {n}) ")).collect();
     let p = program(&format!(
         "(role a) {sq} (init (at 1)) (init (at 2)) (init (king 3)) (init (guard 4))
          (<= (attacked ?k ?u) (true (guard ?k)) (sq ?u) (distinct ?k ?u))
-         (<= (legal a (mv ?u ?x)) (true (at ?u)) (sq ?x) (true (king ?k))
+         (<= (legal a (mv ?u ?x ?y)) (true (at ?u)) (sq ?x) (sq ?y) (true (king ?k))
              (not (attacked ?k ?u)))
-         (<= (next (at ?x)) (does a (mv ?u ?x)))
-         (<= (next (at ?v)) (true (at ?v)) (does a (mv ?u ?x)) (distinct ?v ?u))
-         (<= (next (king ?k)) (true (king ?k)) (does a (mv ?u ?x)) (distinct ?u ?x))
-         (<= (next (king ?x)) (does a (mv ?x ?x)))
-         (<= (next (guard ?x)) (does a (mv ?u ?x)))
+         (<= (next (at ?x)) (does a (mv ?u ?x ?y)))
+         (<= (next (at ?v)) (true (at ?v)) (does a (mv ?u ?x ?y)) (distinct ?v ?u))
+         (<= (next (king ?k)) (true (king ?k)) (does a (mv ?u ?x ?y)) (distinct ?u ?x))
+         (<= (next (king ?x)) (does a (mv ?x ?x ?y)))
+         (<= (next (guard ?x)) (does a (mv ?u ?x ?y)))
          (<= terminal (true (at 8))) (goal a 0)"
     ));
     let (net, rep) = compile_with_report(&p, &CompileOptions::default()).expect("compiles");
     validate(&net);
     let legal = rep.by_relation.iter().find(|r| r.relation == "legal/2");
     let legal = legal.expect("legal/2 has statistics");
-    // Unguarded: 8 squares ?u x 8 squares ?x x 8 king squares = 512 instances.
-    assert!(legal.instances <= 64, "{} legal instances", legal.instances);
+    // Unguarded: 8 x 8 x 8 moves x 8 king squares = 4096 instances.
+    assert!(
+        legal.instances <= 512,
+        "{} legal instances",
+        legal.instances
+    );
     let s0 = net.initial_state();
     let mut moves = legal_names(&net, &s0);
     moves.sort();
-    assert_eq!(moves.len(), 16, "{moves:?}");
-    assert!(moves.contains(&"(mv 1 5)".to_string()) && moves.contains(&"(mv 2 8)".to_string()));
-    // After (mv 1 3): pieces at 2 and 3, king at 3, guard at 3, so (attacked 3 2) holds and
+    assert_eq!(moves.len(), 128, "{moves:?}");
+    assert!(moves.contains(&"(mv 1 5 1)".to_string()) && moves.contains(&"(mv 2 8 8)".to_string()));
+    // After (mv 1 3 1): pieces at 2 and 3, king at 3, guard at 3, so (attacked 3 2) holds and
     // only the piece at 3 may move.
-    let s1 = step(&net, &s0, &["(mv 1 3)"]);
+    let s1 = step(&net, &s0, &["(mv 1 3 1)"]);
     let mut f1 = fluents(&net, &s1);
     f1.sort();
     assert_eq!(f1, ["(at 2)", "(at 3)", "(guard 3)", "(king 3)"]);
     let moves = legal_names(&net, &s1);
-    assert_eq!(moves.len(), 8, "{moves:?}");
+    assert_eq!(moves.len(), 64, "{moves:?}");
     assert!(moves.iter().all(|m| m.starts_with("(mv 3 ")), "{moves:?}");
 }
