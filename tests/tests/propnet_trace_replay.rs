@@ -69,7 +69,7 @@ fn generate_and_compare(net: &Netlist, oracle: &str, lines: usize) -> Result<(),
     let opts = TraceOptions {
         game: header["game"].as_str().unwrap_or_default().to_string(),
         playouts,
-        seed: header["seed"].as_i64().ok_or("header without seed")?,
+        seed: header["seed"].as_u64().ok_or("header without seed")?,
         max_steps: header["max_steps"]
             .as_u64()
             .ok_or("header without max_steps")?,
