@@ -61,9 +61,16 @@ fn random_netlist_shaders_validate() {
 }
 
 #[test]
-fn netlist_without_roles_or_latches_validates() {
+fn netlist_without_moves_goals_or_latches_validates() {
+    // The smallest netlist validation accepts: one role with no legal move or goal, no
+    // latch, terminal at once (a netlist without roles is rejected before any writer).
     let mut n = Netlist::default();
     n.terminal = n.push(propnet_netlist::Gate::Const(true));
+    n.roles.push(propnet_netlist::Role {
+        name: "r".into(),
+        legal: Vec::new(),
+        goals: Vec::new(),
+    });
     all_layouts("empty", &n);
 }
 
