@@ -6,6 +6,7 @@ pub mod arena;
 pub mod backend;
 #[cfg(any(test, feature = "testing"))]
 pub mod fixtures;
+pub mod fpga;
 pub mod ggp;
 pub mod gpu;
 pub mod machine;

@@ -52,6 +52,7 @@ fn check(
             rng_stages,
             banks,
             cslow,
+            records: 0,
         },
     )
     .expect("generate");
@@ -131,6 +132,7 @@ fn tictactoe() {
                     rng_stages: 2,
                     banks: 3,
                     cslow: 1,
+                    records: 0,
                 },
             )
             .unwrap();

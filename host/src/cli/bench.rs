@@ -39,7 +39,7 @@ pub struct BenchArgs {
     pub json: bool,
     /// Backend to measure; `--threads` applies to `cpu` only, other backends are measured
     /// once per game (row key `GAME/BACKEND`).
-    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    #[arg(long, default_value = "cpu", value_parser = BackendKind::parse)]
     pub backend: BackendKind,
 }
 
@@ -90,14 +90,16 @@ fn interp_rate(game: &Path, seconds: f64, max_steps: u32) -> anyhow::Result<f64>
     Ok(f64::from(done) / t0.elapsed().as_secs_f64())
 }
 
-/// Short row label of a non-CPU backend: `gpu`, `ref`, or for `auto` what it picked.
-fn kind_name(kind: BackendKind, b: &dyn Backend) -> String {
+/// Short row label of a non-CPU backend: `gpu`, `ref`, `fpga:…`, or for `auto` what it
+/// picked.
+fn kind_name(kind: &BackendKind, b: &dyn Backend) -> String {
     match kind {
         BackendKind::Gpu => "gpu".into(),
         BackendKind::Reference => "ref".into(),
         BackendKind::Cpu => "cpu".into(),
         BackendKind::Auto if b.describe().starts_with("gpu") => "gpu".into(),
         BackendKind::Auto => "cpu".into(),
+        BackendKind::Fpga(t) => t.to_string(),
     }
 }
 
@@ -144,14 +146,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 },
                 ..BackendOptions::default()
             };
-            let selected = make_backend(args.backend, net.clone(), &opts)?;
+            let selected = make_backend(args.backend.clone(), net.clone(), &opts)?;
             if let Some(note) = &selected.note {
                 eprintln!("{note}");
             }
             let mut b = selected.backend;
             let label = match threads {
                 Some(t) => format!("t{t}"),
-                None => kind_name(args.backend, b.as_ref()),
+                None => kind_name(&args.backend, b.as_ref()),
             };
             if threads.is_none() && !args.json {
                 println!("{name}: {}", b.describe());

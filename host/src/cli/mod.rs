@@ -7,6 +7,7 @@ pub mod check;
 pub mod common;
 pub mod compile;
 pub mod hdl;
+mod hdl_fit;
 pub mod manage;
 pub mod r#match;
 pub mod perft;

@@ -37,7 +37,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
     /// Backend; `gpu` and `auto` print the adapter (name, API, driver) on the backend line.
-    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    #[arg(long, default_value = "cpu", value_parser = BackendKind::parse)]
     pub backend: BackendKind,
     /// Skip the optimization passes.
     #[arg(long)]
