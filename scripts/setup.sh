@@ -3,7 +3,8 @@
 # lavapipe (software Vulkan) for the GPU tests, yosys/iverilog/verilator/nextpnr for the
 # FPGA backend. Idempotent: does nothing when everything is already there.
 set -euo pipefail
-pkgs=(mesa-vulkan-drivers libvulkan1 yosys iverilog verilator nextpnr-ice40 fpga-icestorm)
+# g++ and make: Verilator builds the fpga:sim model with them.
+pkgs=(mesa-vulkan-drivers libvulkan1 yosys iverilog verilator g++ make nextpnr-ice40 fpga-icestorm)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -188,10 +188,20 @@ pub fn fit(
     let mut cands = model_candidates(net, target, &fo.lengths, &base, grouped);
     cands.sort_by(|a, b| b.model_rate().total_cmp(&a.model_rate()));
     for c in cands.iter_mut().take(fo.synth_candidates.max(1)) {
-        let tag = format!("one-s{}-k{}-c{}", c.stages, c.banks, c.cslow);
-        let r = synth_one(&design(c.stages, c.banks, c.cslow, 1), &tag)?;
-        c.synth = Some((r.luts, r.ffs));
-        c.engines = Some(engines_fitting(target, r.luts, r.ffs));
+        // A one-bank, one-thread shape is its calibration synthesis: not synthesized again.
+        let calib = base
+            .iter()
+            .find(|b| b.0 == c.stages && c.banks == 1 && c.cslow == 1);
+        let (luts, ffs) = match calib {
+            Some(&(_, l, f)) => (l, f),
+            None => {
+                let tag = format!("one-s{}-k{}-c{}", c.stages, c.banks, c.cslow);
+                let r = synth_one(&design(c.stages, c.banks, c.cslow, 1), &tag)?;
+                (r.luts, r.ffs)
+            }
+        };
+        c.synth = Some((luts, ffs));
+        c.engines = Some(engines_fitting(target, luts, ffs));
     }
     let best = cands
         .iter()
