@@ -279,15 +279,7 @@ fn synthesize_inner(
         design.names.top,
         target.device().to_lowercase().replace('-', "_")
     );
-    let (json, stat) = (format!("{base}.json"), format!("{base}.stat"));
-    let cells = run_yosys(
-        &design.names.top,
-        dir,
-        target,
-        &files,
-        (&json, &stat),
-        before_tool,
-    )?;
+    let (json, cells) = synth_named(&design.names.top, dir, target, &files, &base, before_tool)?;
     let (luts, ffs, dsps) = count_resources(target, &cells);
     let fits = luts <= target.device_luts() && ffs <= target.device_ffs();
     let (fmax_mhz, utilisation) = match (placer(target, pnr), fits && place.is_some()) {
@@ -310,9 +302,24 @@ fn synthesize_inner(
     })
 }
 
+/// [`run_yosys`] writing `<base>.json` and `<base>.stat`; returns the JSON file name and the
+/// cell counts.
+pub(crate) fn synth_named(
+    top: &str,
+    dir: &Path,
+    target: Target,
+    files: &[String],
+    base: &str,
+    before_tool: &mut dyn FnMut(&str),
+) -> Result<(String, BTreeMap<String, u64>), Error> {
+    let (json, stat) = (format!("{base}.json"), format!("{base}.stat"));
+    let cells = run_yosys(top, dir, target, files, (&json, &stat), before_tool)?;
+    Ok((json, cells))
+}
+
 /// Runs yosys' synthesis for `target` on `files` with top module `top`, writing the netlist
 /// `json` and the cell statistics `stat` (in `dir`), and returns the cell counts.
-pub(crate) fn run_yosys(
+fn run_yosys(
     top: &str,
     dir: &Path,
     target: Target,

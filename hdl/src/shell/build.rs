@@ -5,8 +5,8 @@
 
 use super::{Board, BoardDesign};
 use crate::synth::{
-    count_resources, parse_fmax, parse_utilisation, place_and_route, placer, read_stat, run_yosys,
-    PnrOptions, Target, Utilisation,
+    count_resources, parse_fmax, parse_utilisation, place_and_route, placer, read_stat,
+    synth_named, PnrOptions, Target, Utilisation,
 };
 use crate::tools::run;
 use crate::Error;
@@ -65,15 +65,7 @@ pub fn build_board(
     let names = &bd.design.names;
     let files: Vec<String> = bd.sources().map(|f| f.name.clone()).collect();
     let base = format!("{}_{}", names.board, bd.board.name());
-    let (json, stat) = (format!("{base}.json"), format!("{base}.stat"));
-    let cells = run_yosys(
-        &names.board,
-        dir,
-        target,
-        &files,
-        (&json, &stat),
-        before_tool,
-    )?;
+    let (json, cells) = synth_named(&names.board, dir, target, &files, &base, before_tool)?;
     let (luts, ffs, dsps) = count_resources(target, &cells);
     let (shell_luts, shell_ffs) = shell_area(bd, dir, target, before_tool)?;
     let pnr = PnrOptions {
