@@ -221,7 +221,9 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
     if args.check > 0 {
         check(&net, &design, &args)?;
     }
-    if let (false, Some(t)) = (fit, family) {
+    // With a board the board build synthesizes and places the whole design (engines and
+    // shell): no separate engine synthesis.
+    if let (false, Some(t), None) = (fit, family, board) {
         report_synthesis(&design, t, &args, &lengths)?;
     }
     if let Some(b) = board {
