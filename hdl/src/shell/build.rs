@@ -50,7 +50,9 @@ impl BoardReport {
 /// ULX3S carries -6 parts); `before_tool` is called before each external tool.
 ///
 /// # Errors
-/// [`Error::BadOption`] for the simulated board; tool errors as in [`crate::synth`].
+/// [`Error::BadOption`] for the simulated board; [`Error::Unsupported`] when the synthesized
+/// design does not fit the device (before place and route); tool errors as in
+/// [`crate::synth`].
 pub fn build_board(
     bd: &BoardDesign,
     dir: &Path,
@@ -67,6 +69,17 @@ pub fn build_board(
     let base = format!("{}_{}", names.board, bd.board.name());
     let (json, cells) = synth_named(&names.board, dir, target, &files, &base, before_tool)?;
     let (luts, ffs, dsps) = count_resources(target, &cells);
+    if luts > target.device_luts() || ffs > target.device_ffs() {
+        return Err(Error::Unsupported(format!(
+            "the {} design ({} engine(s) and the shell) needs {luts} LUTs and {ffs} FFs; the {} has \
+             {} and {}: give fewer --engines or --banks 1, or drop the engine options to fit them",
+            bd.board.name(),
+            bd.design.info.engines,
+            target.device(),
+            target.device_luts(),
+            target.device_ffs()
+        )));
+    }
     let (shell_luts, shell_ffs) = shell_area(bd, dir, target, before_tool)?;
     let pnr = PnrOptions {
         ecp5_speed,
