@@ -51,7 +51,7 @@ pub struct FpgaOptions {
     pub baud: u32,
     /// Longest wait for one reply frame.
     pub reply_timeout: Duration,
-    /// Longest wait for one run to finish.
+    /// Longest time a run may go without finishing a playout (then it is an error).
     pub run_timeout: Duration,
 }
 
@@ -65,7 +65,7 @@ impl Default for FpgaOptions {
             },
             baud: DEFAULT_BAUD,
             reply_timeout: Duration::from_secs(2),
-            run_timeout: Duration::from_secs(60),
+            run_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -294,22 +294,28 @@ impl FpgaBackend {
         ];
         c.write(regs::SEED_LO, &params).map_err(client_err)?;
         c.write(regs::CTRL, &[3]).map_err(client_err)?;
-        let t0 = Instant::now();
+        // The run may take long (a simulated model, many playouts); it fails only when the
+        // finished-playout counter stops moving for `run_timeout`.
+        let (mut seen, mut since) = (0u32, Instant::now());
         let mut pause = Duration::from_micros(200);
         loop {
             let st = c.read(regs::STATUS, 1).map_err(client_err)?[0];
             if st & 1 == 1 && st & 2 == 0 {
                 break;
             }
-            if t0.elapsed() > self.run_timeout {
-                return Err(err(
-                    failed,
-                    format!(
-                        "{}: a run of {count} playouts did not finish within {:.0} s",
-                        self.target,
-                        self.run_timeout.as_secs_f64()
-                    ),
-                ));
+            if since.elapsed() > self.run_timeout {
+                let now = c.read(regs::PLAYOUTS_DONE, 1).map_err(client_err)?[0];
+                if now == seen {
+                    return Err(err(
+                        failed,
+                        format!(
+                            "{}: a run of {count} playouts made no progress for {:.0} s ({now} done)",
+                            self.target,
+                            self.run_timeout.as_secs_f64()
+                        ),
+                    ));
+                }
+                (seen, since) = (now, Instant::now());
             }
             if !matches!(self.target, FpgaTarget::Sim) {
                 std::thread::sleep(pause);
