@@ -22,7 +22,7 @@ use crate::engine::engine_cycles;
 use crate::synth::{synthesize_with_progress, PnrOptions, SynthReport, Target};
 use crate::{generate, Error, Options};
 use propnet_netlist::{Netlist, NetlistInfo};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Share of the device's LUTs (and FFs) a fitted design may use: routing needs the rest.
 pub const FILL: f64 = 0.85;
@@ -176,31 +176,32 @@ pub fn fit(
         cslow,
         records: 0,
     };
-    let mut synth_one = |o: &Options, tag: &str| -> Result<SynthReport, Error> {
+    // One-engine syntheses by shape (S, K, C), kept for the whole-device step.
+    let mut singles: Vec<((u32, u32, u32), SynthReport, PathBuf)> = Vec::new();
+    let mut synth_one = |o: &Options, tag: &str| -> Result<(u64, u64), Error> {
+        let shape = (o.rng_stages, o.banks, o.cslow);
+        if let Some((_, r, _)) = singles.iter().find(|s| s.0 == shape) {
+            return Ok((r.luts, r.ffs));
+        }
         let d = generate(net, info, o)?;
-        crate::synth::synthesize_only(&d, &dir.join(tag), target, before_tool)
+        let at = dir.join(tag);
+        let r = crate::synth::synthesize_only(&d, &at, target, before_tool)?;
+        let area = (r.luts, r.ffs);
+        singles.push((shape, r, at));
+        Ok(area)
     };
     // Calibration: the smallest engine per S.
     let mut base = Vec::new();
     for s in [10u32, 20] {
-        let r = synth_one(&design(s, 1, 1, 1), &format!("calib-s{s}"))?;
-        base.push((s, r.luts, r.ffs));
+        let (l, f) = synth_one(&design(s, 1, 1, 1), &format!("calib-s{s}"))?;
+        base.push((s, l, f));
     }
     let mut cands = model_candidates(net, target, &fo.lengths, &base, grouped);
     cands.sort_by(|a, b| b.model_rate().total_cmp(&a.model_rate()));
     for c in cands.iter_mut().take(fo.synth_candidates.max(1)) {
-        // A one-bank, one-thread shape is its calibration synthesis: not synthesized again.
-        let calib = base
-            .iter()
-            .find(|b| b.0 == c.stages && c.banks == 1 && c.cslow == 1);
-        let (luts, ffs) = match calib {
-            Some(&(_, l, f)) => (l, f),
-            None => {
-                let tag = format!("one-s{}-k{}-c{}", c.stages, c.banks, c.cslow);
-                let r = synth_one(&design(c.stages, c.banks, c.cslow, 1), &tag)?;
-                (r.luts, r.ffs)
-            }
-        };
+        // A shape synthesized already (its calibration) is not synthesized again.
+        let tag = format!("one-s{}-k{}-c{}", c.stages, c.banks, c.cslow);
+        let (luts, ffs) = synth_one(&design(c.stages, c.banks, c.cslow, 1), &tag)?;
         c.synth = Some((luts, ffs));
         c.engines = Some(engines_fitting(target, luts, ffs));
     }
@@ -229,7 +230,15 @@ pub fn fit(
             "device-{engines}x-s{}-k{}-c{}",
             o.rng_stages, o.banks, o.cslow
         );
-        let rep = synthesize_with_progress(&d, &dir.join(tag), target, &fo.pnr, before_tool);
+        let shape = (o.rng_stages, o.banks, o.cslow);
+        let rep = match singles.iter().find(|s| s.0 == shape && engines == 1) {
+            // One engine: place its one-engine synthesis (same design) instead of redoing it.
+            Some((_, r, at)) => {
+                let mut r = r.clone();
+                crate::synth::place_synthesized(&mut r, &d, at, &fo.pnr, before_tool).map(|()| r)
+            }
+            None => synthesize_with_progress(&d, &dir.join(tag), target, &fo.pnr, before_tool),
+        };
         let why = match rep {
             Ok(r)
                 if r.fits

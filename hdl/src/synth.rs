@@ -274,32 +274,57 @@ fn synthesize_inner(
     }
     design.write_to(dir)?;
     let files = design.source_names();
-    let base = format!(
-        "{}_{}",
-        design.names.top,
-        target.device().to_lowercase().replace('-', "_")
-    );
-    let (json, cells) = synth_named(&design.names.top, dir, target, &files, &base, before_tool)?;
+    let base = synth_base(design, target);
+    let (_, cells) = synth_named(&design.names.top, dir, target, &files, &base, before_tool)?;
     let (luts, ffs, dsps) = count_resources(target, &cells);
     let fits = luts <= target.device_luts() && ffs <= target.device_ffs();
-    let (fmax_mhz, utilisation) = match (placer(target, pnr), fits && place.is_some()) {
-        (Some(placer), true) => {
-            let log = place_and_route(dir, target, pnr, placer, &json, &[], before_tool)?;
-            (parse_fmax(&log), parse_utilisation(&log))
-        }
-        _ => (None, Vec::new()),
-    };
-    Ok(SynthReport {
+    let mut report = SynthReport {
         target,
         engines: design.info.engines,
         luts,
         ffs,
         dsps,
         cells,
-        fmax_mhz,
+        fmax_mhz: None,
         fits,
-        utilisation,
-    })
+        utilisation: Vec::new(),
+    };
+    if let Some(pnr) = place {
+        place_synthesized(&mut report, design, dir, pnr, before_tool)?;
+    }
+    Ok(report)
+}
+
+/// File name base of a design's synthesis outputs in its folder.
+fn synth_base(design: &Design, target: Target) -> String {
+    format!(
+        "{}_{}",
+        design.names.top,
+        target.device().to_lowercase().replace('-', "_")
+    )
+}
+
+/// Places and routes a design already synthesized into `dir` (by [`synthesize_only`]),
+/// filling `report`'s Fmax and utilisation; nothing when it does not fit or the family has
+/// no place and route here.
+///
+/// # Errors
+/// Tool errors.
+pub fn place_synthesized(
+    report: &mut SynthReport,
+    design: &Design,
+    dir: &Path,
+    pnr: &PnrOptions,
+    before_tool: &mut dyn FnMut(&str),
+) -> Result<(), Error> {
+    let target = report.target;
+    if let (Some(placer), true) = (placer(target, pnr), report.fits) {
+        let json = format!("{}.json", synth_base(design, target));
+        let log = place_and_route(dir, target, pnr, placer, &json, &[], before_tool)?;
+        report.fmax_mhz = parse_fmax(&log);
+        report.utilisation = parse_utilisation(&log);
+    }
+    Ok(())
 }
 
 /// [`run_yosys`] writing `<base>.json` and `<base>.stat`; returns the JSON file name and the
