@@ -9,7 +9,6 @@
 //! second run of this file builds nothing). Skips (with a message) without Verilator or the
 //! shared corpus, unless `PROPNET_REQUIRE_TOOLS=1` / `PROPNET_REQUIRE_SHARED=1`.
 
-use propnet_hdl::tools;
 use propnet_host::backend::{Backend, BatchRequest, Job};
 use propnet_host::fpga::{FpgaBackend, FpgaOptions, FpgaTarget};
 use propnet_host::mcts::{Budget, MctsParams, Search};
@@ -19,15 +18,7 @@ use propnet_netlist::{Netlist, ValidNetlist};
 use propnet_tests::{compile_file, shared_file, workspace_root};
 
 fn have_verilator() -> bool {
-    if tools::available("verilator") {
-        return true;
-    }
-    assert!(
-        std::env::var("PROPNET_REQUIRE_TOOLS").is_err(),
-        "verilator is required but not installed"
-    );
-    eprintln!("skipping: verilator not installed");
-    false
+    propnet_tests::tool_available("verilator")
 }
 
 fn valid(net: &Netlist) -> ValidNetlist {

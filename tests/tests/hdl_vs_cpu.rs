@@ -15,15 +15,7 @@ use propnet_tests::fixtures::positive_loop_game;
 use propnet_tests::{compile_file, shared_file, workspace_root};
 
 fn have_iverilog() -> bool {
-    if tools::available("iverilog") {
-        return true;
-    }
-    assert!(
-        std::env::var("PROPNET_REQUIRE_TOOLS").is_err(),
-        "iverilog is required but not installed"
-    );
-    eprintln!("skipping: iverilog not installed");
-    false
+    propnet_tests::tool_available("iverilog")
 }
 
 /// A bench game compiled by the full pipeline (ground, optimize, validate).
