@@ -10,7 +10,7 @@
 //!    state and cut registers. Fmax is a table of measured single-engine figures
 //!    ([`model_fmax_mhz`]; BENCHMARKS.md). Engines = what fits [`FILL`] of the device after
 //!    the shell. Score = engines × Fmax / cycles per playout.
-//! 2. **Synthesis.** The best [`Options`](crate::Options) by the model are synthesized as one
+//! 2. **Synthesis.** The best [`Options`] by the model are synthesized as one
 //!    engine (yosys); their real area gives the engine count; the best of those is generated
 //!    with that many engines, synthesized and placed and routed as a whole (nextpnr); a
 //!    design that does not fit or place is retried with one engine fewer.

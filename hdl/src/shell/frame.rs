@@ -1,6 +1,6 @@
 //! The UART framing of the board shell: one request frame per bus operation, one reply
 //! frame per request, each with a CRC-16. The host side (`propnet-host`'s `fpga` backend)
-//! and the Verilog bridge ([`super::bridge`]) both follow this module.
+//! and the Verilog bridge (`shell/bridge.rs`) both follow this module.
 //!
 //! Bytes are 8N1 at the shell's baud rate; multi-byte fields are little-endian.
 //!

@@ -4,7 +4,7 @@
 //! can drive over a USB serial port.
 //!
 //! Modules added to a design by [`BoardDesign::new`]: `<prefix>_uart_rx`,
-//! `<prefix>_uart_tx` ([`uart`]), `<prefix>_bridge` ([`bridge`]) and the board top
+//! `<prefix>_uart_tx` (`uart.rs`), `<prefix>_bridge` (`bridge.rs`) and the board top
 //! `<prefix>_board`: ports `clk_in` (the board oscillator), `uart_rx`, `uart_tx`,
 //! `led[7:0]` (0 busy, 1 done, 2 heartbeat, 3 a frame in progress); the [`Board::Sim`] top
 //! has no PLL and an extra `active` output (a frame, a run or a byte being sent), which the
