@@ -19,7 +19,7 @@
 //! placed, the measured ones.
 
 use crate::engine::engine_cycles;
-use crate::synth::{synthesize_with_progress, PnrOptions, SynthReport, Target};
+use crate::synth::{placer, synthesize_with_progress, PnrOptions, SynthReport, Target};
 use crate::{generate, Error, Options};
 use propnet_netlist::{Netlist, NetlistInfo};
 use std::path::{Path, PathBuf};
@@ -205,74 +205,94 @@ pub fn fit(
         c.synth = Some((luts, ffs));
         c.engines = Some(engines_fitting(target, luts, ffs));
     }
-    let best = cands
+    // Synthesized shapes by their rate; each placed with its engine count, then fewer, then
+    // the next shape (an iCE40 logic cell count can exceed the LUT count the model used).
+    let mut ranked: Vec<Candidate> = cands
         .iter()
         .filter(|c| c.engines.is_some_and(|e| e > 0))
-        .max_by(|a, b| {
-            a.synth_rate()
-                .unwrap_or(0.0)
-                .total_cmp(&b.synth_rate().unwrap_or(0.0))
-        })
         .cloned()
-        .ok_or_else(|| {
-            Error::Unsupported(format!(
-                "no engine shape fits the {} (smallest engine: {} LUTs)",
-                target.device(),
-                base.iter().map(|b| b.1).min().unwrap_or(0)
-            ))
-        })?;
-    let mut engines = best.engines.unwrap_or(1) as u32;
+        .collect();
+    ranked.sort_by(|a, b| {
+        b.synth_rate()
+            .unwrap_or(0.0)
+            .total_cmp(&a.synth_rate().unwrap_or(0.0))
+    });
+    if ranked.is_empty() {
+        return Err(Error::Unsupported(format!(
+            "no engine shape fits the {} (smallest engine: {} LUTs)",
+            target.device(),
+            base.iter().map(|b| b.1).min().unwrap_or(0)
+        )));
+    }
     let mut tried = Vec::new();
-    loop {
-        let o = design(best.stages, best.banks, best.cslow, engines);
-        let d = generate(net, info, &o)?;
-        let tag = format!(
-            "device-{engines}x-s{}-k{}-c{}",
-            o.rng_stages, o.banks, o.cslow
-        );
-        let shape = (o.rng_stages, o.banks, o.cslow);
-        let rep = match singles.iter().find(|s| s.0 == shape && engines == 1) {
-            // One engine: place its one-engine synthesis (same design) instead of redoing it.
-            Some((_, r, at)) => {
-                let mut r = r.clone();
-                crate::synth::place_synthesized(&mut r, &d, at, &fo.pnr, before_tool).map(|()| r)
-            }
-            None => synthesize_with_progress(&d, &dir.join(tag), target, &fo.pnr, before_tool),
-        };
-        let why = match rep {
-            Ok(r)
-                if r.fits
-                    && (r.fmax_mhz.is_some()
-                        || crate::synth::placer(target, &fo.pnr).is_none()) =>
-            {
-                return Ok(FitReport {
-                    candidates: cands,
-                    cycles_per_playout: best.cycles_per_playout,
-                    chosen: o,
-                    report: r,
-                    tried,
-                });
-            }
-            Ok(r) if !r.fits => format!("{} LUTs, {} FFs: does not fit", r.luts, r.ffs),
-            Ok(_) => "placed without a timing report".to_string(),
-            Err(e) => format!(
-                "place and route failed: {}",
-                crate::tools::tail(&e.to_string(), 3)
-            ),
-        };
-        tried.push((engines, why.clone()));
-        if engines == 1 || tried.len() >= 3 {
-            return Err(Error::Unsupported(format!(
-                "no whole-device design placed on the {}: {}",
-                target.device(),
-                tried
-                    .iter()
-                    .map(|(e, w)| format!("{e} engines: {w}"))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            )));
+    for best in &ranked {
+        let mut engines = best.engines.unwrap_or(1) as u32;
+        while engines >= 1 && tried.len() < MAX_DEVICE_TRIES {
+            let o = design(best.stages, best.banks, best.cslow, engines);
+            let why = match place_device(net, info, target, dir, fo, &o, &singles, before_tool) {
+                Ok(r) if r.fits && (r.fmax_mhz.is_some() || placer(target, &fo.pnr).is_none()) => {
+                    return Ok(FitReport {
+                        candidates: cands,
+                        cycles_per_playout: best.cycles_per_playout,
+                        chosen: o,
+                        report: r,
+                        tried,
+                    });
+                }
+                Ok(r) if !r.fits => format!("{} LUTs, {} FFs: does not fit", r.luts, r.ffs),
+                Ok(_) => "placed without a timing report".to_string(),
+                Err(e) => format!(
+                    "place and route failed: {}",
+                    crate::tools::tail(&e.to_string(), 3)
+                ),
+            };
+            let shape = format!("(S={}, K={}, C={}) {why}", o.rng_stages, o.banks, o.cslow);
+            tried.push((engines, shape));
+            engines -= 1;
         }
-        engines -= 1;
+    }
+    Err(Error::Unsupported(format!(
+        "no whole-device design placed on the {}: {}",
+        target.device(),
+        tried
+            .iter()
+            .map(|(e, w)| format!("{e} engines {w}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    )))
+}
+
+/// Whole-device place-and-route attempts of a fit, over all shapes.
+const MAX_DEVICE_TRIES: usize = 4;
+
+/// One whole-device attempt: `o` generated, synthesized and placed in its own folder; a
+/// one-engine design is placed from its one-engine synthesis in `singles` when there is one.
+#[allow(clippy::too_many_arguments)] // the fit's context, passed through
+fn place_device(
+    net: &Netlist,
+    info: &NetlistInfo,
+    target: Target,
+    dir: &Path,
+    fo: &FitOptions,
+    o: &Options,
+    singles: &[((u32, u32, u32), SynthReport, PathBuf)],
+    before_tool: &mut dyn FnMut(&str),
+) -> Result<SynthReport, Error> {
+    let d = generate(net, info, o)?;
+    let shape = (o.rng_stages, o.banks, o.cslow);
+    match singles.iter().find(|s| s.0 == shape && o.engines == 1) {
+        Some((_, r, at)) => {
+            let mut r = r.clone();
+            crate::synth::place_synthesized(&mut r, &d, at, &fo.pnr, before_tool)?;
+            Ok(r)
+        }
+        None => {
+            let tag = format!(
+                "device-{}x-s{}-k{}-c{}",
+                o.engines, shape.0, shape.1, shape.2
+            );
+            synthesize_with_progress(&d, &dir.join(tag), target, &fo.pnr, before_tool)
+        }
     }
 }
 
