@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs what propnet's build and tests need on a fresh Debian/Ubuntu machine:
 # lavapipe (software Vulkan) for the GPU tests, yosys/iverilog/verilator/nextpnr for the
-# FPGA backend. Idempotent: does nothing when everything is already there.
+# FPGA backend, SWI-Prolog for the oracle run as an external reasoner by `propnet compare`'s
+# test (tests/adapters/prolog-oracle.sh), DejaVu Sans for the text of compare's PNG/SVG
+# plots. Idempotent: does nothing when everything is already there.
 set -euo pipefail
 # g++ and make: Verilator builds the fpga:sim model with them.
-pkgs=(mesa-vulkan-drivers libvulkan1 yosys iverilog verilator g++ make nextpnr-ice40 fpga-icestorm)
+pkgs=(mesa-vulkan-drivers libvulkan1 yosys iverilog verilator g++ make nextpnr-ice40 fpga-icestorm
+  swi-prolog-nox fonts-dejavu-core)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,8 +2,8 @@
 //! line and the time per game (the conformance test's loop, for profiling one game):
 //! `cargo run --release -p propnet-compiler --example replay_trace -- GAME.kif TRACE.jsonl [MAX_LINES]`.
 use propnet_compiler::gdl;
-use propnet_compiler::interp::trace::{step_line, LineEnd, StepView};
-use propnet_compiler::interp::{Interp, State};
+use propnet_compiler::interp::trace::{step_line, InterpEngine, LineEnd, TraceEngine};
+use propnet_compiler::interp::Interp;
 use serde_json::Value;
 
 fn main() {
@@ -22,19 +22,17 @@ fn main() {
     let mut lines = text.lines();
     let _header = lines.next().expect("header");
     let roles = interp.role_names().to_vec();
-    let init = interp.initial_state().expect("initial state");
-    let mut state = State::default();
+    let mut engine = InterpEngine::new(&mut interp).expect("initial state");
     let mut slowest = (0.0f64, 0usize);
     for (no, line) in lines.enumerate().take(max) {
         let t = std::time::Instant::now();
         let rec: Value = serde_json::from_str(line).expect("json line");
         if rec["step"].as_u64() == Some(0) {
-            state = init.clone();
+            engine.restart().expect("initial state");
         }
-        let mut pos = interp
-            .evaluate(&state)
+        let v = engine
+            .view()
             .unwrap_or_else(|e| panic!("line {}: {e}", no + 2));
-        let v = StepView::of(&interp, &pos);
         let end = LineEnd::of_oracle_line(&rec, &roles, &v);
         let playout = rec["playout"].as_u64().unwrap_or(0);
         let step = rec["step"].as_u64().unwrap_or(0);
@@ -47,12 +45,12 @@ fn main() {
             std::process::exit(1);
         }
         if let LineEnd::Joint(texts) = &end {
-            let joint: Vec<_> = texts
+            let joint: Vec<usize> = texts
                 .iter()
                 .zip(&v.legal)
-                .map(|(t, l)| l.iter().find(|(s, _)| s == t).expect("legal move").1)
+                .map(|(t, l)| l.iter().position(|s| s == t).expect("legal move"))
                 .collect();
-            state = interp.next_from(&mut pos, &joint).expect("transition");
+            engine.play(&joint).expect("transition");
         }
         let dt = t.elapsed().as_secs_f64();
         if dt > slowest.0 {

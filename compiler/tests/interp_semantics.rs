@@ -4,7 +4,7 @@
 //! local stratification and the evaluation budgets.
 
 use propnet_compiler::gdl;
-use propnet_compiler::interp::trace::{trace, TraceOptions};
+use propnet_compiler::interp::trace::{trace, InterpEngine, TraceOptions};
 use propnet_compiler::interp::{GoalValue, Interp, InterpError, Limits};
 
 fn load(src: &str) -> Interp {
@@ -24,9 +24,11 @@ fn lines(i: &mut Interp, playouts: u64, max_steps: u64) -> Vec<String> {
         playouts,
         seed: 1,
         max_steps,
+        stop_after: None,
     };
     let mut v = Vec::new();
-    trace(i, &opts, |l| v.push(l.to_string())).expect("trace");
+    let mut engine = InterpEngine::new(i).expect("initial state");
+    trace(&mut engine, &opts, |l| v.push(l.to_string())).expect("trace");
     v
 }
 

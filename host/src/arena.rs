@@ -18,7 +18,8 @@ pub struct GameRecord {
     pub moves: Vec<Vec<String>>,
     /// Goal value per role (0..=100) at the end.
     pub goals: Vec<u8>,
-    /// How the game ended: `terminal`, `no legal move` or `step limit`.
+    /// How the game ended: `terminal`, `no legal move`, `step limit` or `interrupted` (a
+    /// [`crate::stop`] request; such a game is not a finished one).
     pub end: String,
 }
 
@@ -62,6 +63,9 @@ pub fn play_game(
         }
         if moves.len() as u32 >= max_steps {
             break "step limit";
+        }
+        if crate::stop::requested() {
+            break "interrupted";
         }
         let legal = m.legal_moves(&state);
         if legal.iter().any(Vec::is_empty) {

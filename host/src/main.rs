@@ -37,8 +37,12 @@ enum Command {
     Player(cli::player::PlayerArgs),
     /// Search one state with MCTS and print the chosen move and the root's statistics.
     Best(cli::best::BestArgs),
-    /// Print random playouts through the reference interpreter in the oracle's JSON-lines format.
+    /// Print random playouts in the oracle's JSON-lines format (interpreter or netlist).
     Trace(cli::trace::TraceArgs),
+    /// Replay another reasoner's trace (oracle JSON lines or gdl-perf) and report the first divergence.
+    Verify(cli::verify::VerifyArgs),
+    /// Compare reasoners (ours and external gdl-perf commands) on games: table, CSV, JSON, plots.
+    Compare(cli::compare::CompareArgs),
 }
 
 /// True when `e` (or an error it wraps) is a write to a closed pipe.
@@ -49,9 +53,12 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Makes a write to a closed standard output (e.g. `propnet … | head`) end the process
-/// quietly with success instead of panicking: Rust ignores SIGPIPE, so `println!` panics
-/// with "failed printing to stdout: Broken pipe". Other panics keep the default report.
+/// Commands write standard output through [`cli::out`], which returns write errors; this
+/// hook is the safety net for a `println!` left anywhere else: a closed standard output
+/// (e.g. `propnet … | head`) ends the process quietly with success (Rust ignores SIGPIPE,
+/// so `println!` panics with "failed printing to stdout: Broken pipe"), any other failed
+/// write to stdout (a full disk) ends it with one line on stderr and status 1. Other panics
+/// keep the default report.
 fn exit_quietly_on_broken_pipe() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
@@ -64,12 +71,55 @@ fn exit_quietly_on_broken_pipe() {
         if msg.contains("Broken pipe") || msg.contains("os error 32") {
             std::process::exit(0);
         }
+        if let Some(reason) = msg.strip_prefix("failed printing to stdout: ") {
+            eprintln!("error: cannot write to standard output: {reason}");
+            std::process::exit(1);
+        }
         default(info);
     }));
 }
 
+/// SIGINT/SIGTERM: a command that reports partial results
+/// ([`propnet_host::stop::set_graceful`]) gets a stop request and ends at its next check;
+/// any other command, or a second signal, ends the process at once with status 130.
+fn install_interrupt_handler() {
+    let handler = || {
+        if propnet_host::stop::graceful() && !propnet_host::stop::requested() {
+            propnet_host::stop::request();
+            eprintln!(
+                "interrupted: stopping and reporting what is done so far (again to quit at once)"
+            );
+        } else {
+            std::process::exit(130);
+        }
+    };
+    if let Err(e) = ctrlc::set_handler(handler) {
+        eprintln!(
+            "warning: cannot handle SIGINT/SIGTERM ({e}); an interrupted run reports nothing"
+        );
+    }
+}
+
+/// The error and its causes on one line, each cause once: a cause whose text its parent
+/// already shows (a `{source}` in the message) is not repeated.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&text);
+        }
+    }
+    line
+}
+
 fn main() -> ExitCode {
     exit_quietly_on_broken_pipe();
+    cli::headless::quiet_wayland_probe();
+    install_interrupt_handler();
     let result = match Cli::parse().command {
         Command::Run(a) => cli::run::run(a),
         Command::Check(a) => cli::check::run(a),
@@ -82,12 +132,16 @@ fn main() -> ExitCode {
         Command::Best(a) => cli::best::run(a),
         Command::Player(a) => cli::player::run(a),
         Command::Trace(a) => cli::trace::run(a),
-    };
+        Command::Verify(a) => cli::verify::run(a),
+        Command::Compare(a) => cli::compare::run(a),
+    }
+    .and_then(|()| cli::out::flush());
     match result {
+        Ok(()) if propnet_host::stop::requested() => ExitCode::from(130),
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", one_line(&e));
             ExitCode::FAILURE
         }
     }

@@ -73,6 +73,12 @@ pub enum SolveError {
     /// More than `max_states` distinct states.
     #[error("more than {0} distinct states; raise the limit or pick a smaller game")]
     TooLarge(usize),
+    /// A [`crate::stop`] request (SIGINT/SIGTERM) ended the search.
+    #[error("interrupted after visiting {states} states, without a result")]
+    Interrupted {
+        /// States visited when the request came.
+        states: usize,
+    },
     /// The time limit ran out.
     #[error("time limit of {:.1} s reached after visiting {states} states without a result; raise the limit or pick a smaller game", .limit.as_secs_f64())]
     TimeLimit {
@@ -255,6 +261,9 @@ pub fn solve(
                 visited += 1;
                 if visited.is_multiple_of(PROGRESS_EVERY) {
                     progress(visited);
+                    if crate::stop::requested() {
+                        return Err(SolveError::Interrupted { states: visited });
+                    }
                     if let Some(limit) = opts.max_time.filter(|&t| start.elapsed() >= t) {
                         return Err(SolveError::TimeLimit {
                             limit,

@@ -10,7 +10,9 @@
 mod device;
 mod plan;
 
-pub use device::{adapter_text, loop_limit, request_adapter, GpuRunner, RunError};
+pub use device::{
+    adapter_text, loop_limit, request_adapter, software_adapter, GpuRunner, RunError,
+};
 
 use propnet_netlist::playout::PlayoutEnd;
 

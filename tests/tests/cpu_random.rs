@@ -125,6 +125,44 @@ fn equals_reference_with_many_legal_moves() {
     assert!(multi > 0, "some playouts should make moves");
 }
 
+/// Every way the CPU backend picks a move (one entry; bit-sliced counting for 2..=255
+/// entries, at each plane boundary; the bit transpose above 255), at every lane width:
+/// records equal the reference's.
+#[test]
+fn equals_reference_on_every_choice_path() {
+    let counts = [
+        1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 127, 128, 255, 256, 300,
+    ];
+    let mut moved = 0;
+    for (i, &moves) in counts.iter().enumerate() {
+        let spec = RandomSpec {
+            roles: 1 + i % 3,
+            moves_per_role: moves,
+            latches: 30,
+            view_gates: 120,
+            next_gates: 80,
+            max_fanin: 2 + i % 2,
+        };
+        let net = random_netlist(300 + i as u64, &spec);
+        validate(&net).unwrap();
+        let r = req(
+            vec![Job {
+                start: random_state(net.latches.len(), i as u32),
+                first_playout: 3,
+                count: 100,
+            }],
+            i as u64,
+            10,
+        );
+        let got = cpu(&net, 1, [64, 128, 256, 512][i % 4])
+            .run_batch(&r)
+            .unwrap();
+        assert_same(&net, &r, &got, &format!("{moves} moves per role"));
+        moved += got.records.iter().filter(|x| x.length > 0).count();
+    }
+    assert!(moved > 0, "some playouts should make moves");
+}
+
 #[test]
 fn equals_reference_on_long_batches_and_many_jobs() {
     let spec = RandomSpec {

@@ -3,8 +3,8 @@
 //! byte-identical; `propnet trace`'s generator must reproduce whole traces from the seed.
 
 use propnet_compiler::gdl;
-use propnet_compiler::interp::trace::{trace, LineEnd, StepView, TraceOptions};
-use propnet_compiler::interp::{Interp, State};
+use propnet_compiler::interp::trace::{trace, InterpEngine, LineEnd, TraceEngine, TraceOptions};
+use propnet_compiler::interp::Interp;
 use propnet_tests::shared_dir;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -102,8 +102,7 @@ fn replay(interp: &mut Interp, text: &str) -> Result<usize, String> {
     if want_roles != roles {
         return Err(format!("roles {roles:?}, oracle {want_roles:?}"));
     }
-    let init = interp.initial_state().map_err(|e| e.to_string())?;
-    let mut state = State::default();
+    let mut engine = InterpEngine::new(interp).map_err(|e| e.to_string())?;
     let mut checked = 0;
     for (no, line) in lines.enumerate() {
         let rec: Value = serde_json::from_str(line).map_err(|e| format!("line {}: {e}", no + 2))?;
@@ -112,12 +111,9 @@ fn replay(interp: &mut Interp, text: &str) -> Result<usize, String> {
             rec["step"].as_u64().unwrap_or(0),
         );
         if step == 0 {
-            state = init.clone();
+            engine.restart().map_err(|e| e.to_string())?;
         }
-        let mut pos = interp
-            .evaluate(&state)
-            .map_err(|e| format!("line {}: {e}", no + 2))?;
-        let v = StepView::of(interp, &pos);
+        let v = engine.view().map_err(|e| format!("line {}: {e}", no + 2))?;
         let end = LineEnd::of_oracle_line(&rec, &roles, &v);
         let ours = propnet_compiler::interp::trace::step_line(&roles, playout, step, &v, &end);
         if ours != line {
@@ -130,13 +126,13 @@ fn replay(interp: &mut Interp, text: &str) -> Result<usize, String> {
         if let LineEnd::Joint(texts) = &end {
             let mut joint = Vec::new();
             for (t, legal) in texts.iter().zip(&v.legal) {
-                match legal.iter().find(|(s, _)| s == t) {
-                    Some((_, m)) => joint.push(*m),
+                match legal.iter().position(|s| s == t) {
+                    Some(i) => joint.push(i),
                     None => return Err(format!("line {}: move {t} not legal", no + 2)),
                 }
             }
-            state = interp
-                .next_from(&mut pos, &joint)
+            engine
+                .play(&joint)
                 .map_err(|e| format!("line {}: {e}", no + 2))?;
         }
     }
@@ -222,14 +218,16 @@ fn check_generated(shared: &Path, rel: &str) {
     let game =
         gdl::load(&shared.join("games").join(rel).with_extension("kif")).expect("game loads");
     let mut interp = Interp::new(&game.program).expect("interpreter");
+    let mut engine = InterpEngine::new(&mut interp).expect("initial state");
     let opts = TraceOptions {
         game: header["game"].as_str().expect("game name").to_string(),
         playouts,
-        seed: header["seed"].as_i64().expect("seed"),
+        seed: header["seed"].as_u64().expect("seed"),
         max_steps: header["max_steps"].as_u64().expect("max_steps"),
+        stop_after: None,
     };
     let mut ours = Vec::new();
-    trace(&mut interp, &opts, |l| ours.push(l.to_string())).expect("trace runs");
+    trace(&mut engine, &opts, |l| ours.push(l.to_string())).expect("trace runs");
     let our_header: Value = serde_json::from_str(&ours[0]).expect("our header is JSON");
     for k in ["game", "roles", "seed", "rng", "max_steps"] {
         assert_eq!(our_header[k], header[k], "{rel}: header field {k}");

@@ -48,6 +48,9 @@ pub enum ValidateError {
         /// Number of roles.
         roles: usize,
     },
+    /// No roles: nothing could move or score (a game has at least one `role`).
+    #[error("the netlist has no roles (a game has at least one)")]
+    NoRoles,
     /// A role's legal list is not sorted by move text, or names an input of another role.
     #[error("role {role}: {msg}")]
     BadRole {
@@ -71,6 +74,22 @@ pub fn validate(n: &Netlist) -> Result<NetlistInfo, ValidateError> {
         in_range(&format!("next of latch l{i} {}", l.name), l.next, len)?;
     }
     in_range("terminal", n.terminal, len)?;
+    if n.roles.is_empty() {
+        return Err(ValidateError::NoRoles);
+    }
+    if let Some((i, x)) = n
+        .inputs
+        .iter()
+        .enumerate()
+        .find(|(_, x)| x.role.index() >= n.roles.len())
+    {
+        return Err(ValidateError::BadSource(format!(
+            "input i{i} {} belongs to role {}, but the netlist has only {} roles",
+            x.name,
+            x.role.0,
+            n.roles.len()
+        )));
+    }
     for r in 0..n.roles.len() {
         check_role(n, r)?;
     }

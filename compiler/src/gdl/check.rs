@@ -19,6 +19,7 @@ use super::ast::{Atom, Lit, Program, Rule, Sym, Term};
 use super::deps::{RelId, RelKey, RelationInfo};
 use super::error::{Diagnostic, GdlError, Violation};
 use crate::kif::{quote, SourceFile};
+use propnet_netlist::rng::MAX_ROLES;
 
 /// Keywords with a fixed number of arguments.
 const KEYWORD_ARITY: [(&str, usize); 8] = [
@@ -57,7 +58,7 @@ pub fn check(
         });
     }
     cx.does_dependencies()?;
-    cx.init_is_static(warnings);
+    cx.init_is_static()?;
     cx.negation(warnings)?;
     cx.undefined_relations(warnings);
     cx.recursion_restriction(warnings);
@@ -143,6 +144,15 @@ impl Checker<'_> {
             } else {
                 match &rule.head.args[0] {
                     Term::Const(c) if !roles.insert(*c) => Some("duplicate role"),
+                    Term::Const(_) if roles.len() > MAX_ROLES => {
+                        return Err(self.fail(
+                            rule,
+                            Violation::TooManyRoles {
+                                limit: MAX_ROLES,
+                                rule: self.quote(rule),
+                            },
+                        ));
+                    }
                     Term::Const(_) => None,
                     _ => Some("a role must be a constant"),
                 }
@@ -248,28 +258,25 @@ impl Checker<'_> {
         Ok(())
     }
 
-    /// Warns when `init` depends on `true` (the spec forbids it; evaluators compute `init`
-    /// before any state exists, i.e. with `true` empty).
-    fn init_is_static(&self, warnings: &mut Vec<Diagnostic>) {
+    /// `init` must not depend on `true` (GDL spec §4: evaluators compute `init` before any
+    /// state exists); rejected here so that every command gives the same verdict.
+    fn init_is_static(&self) -> Result<(), GdlError> {
         let syms = &self.program.symbols;
         let (Some(init), Some(tru)) =
             (self.info.id(syms, "init", 1), self.info.id(syms, "true", 1))
         else {
-            return;
+            return Ok(());
         };
         if self.info.is_static(init) {
-            return;
+            return Ok(());
         }
         let (chain, first_rule) = self.path(init, tru);
         let rule = &self.program.rules[first_rule];
-        warnings.push(Diagnostic {
-            loc: self.src.loc(rule.span.start),
-            message: format!(
-                "`init` depends on `true` (through {chain}); it is evaluated with no state, \
-                 in rule `{}`",
-                self.quote(rule)
-            ),
-        });
+        let v = Violation::InitReadsTrue {
+            chain,
+            rule: self.quote(rule),
+        };
+        Err(self.fail(rule, v))
     }
 
     /// Shortest dependency chain from `from` to `to` as `a/1 -> b/2 -> …`, and the rule of
@@ -469,6 +476,30 @@ impl Checker<'_> {
                         message: format!(
                             "role `{}` has no `{keyword}` rules: {effect}",
                             self.name(role)
+                        ),
+                    });
+                }
+            }
+        }
+        self.undeclared_roles(warnings);
+    }
+
+    /// Warns at each `legal`/`goal` rule whose role is a constant that no `role` fact
+    /// declares (the rule can never apply).
+    fn undeclared_roles(&self, warnings: &mut Vec<Diagnostic>) {
+        for r in &self.program.rules {
+            let keyword = self.name(r.head.rel);
+            if !matches!(keyword, "legal" | "goal") || r.head.args.len() != 2 {
+                continue;
+            }
+            if let Term::Const(c) = &r.head.args[0] {
+                if !self.program.roles.contains(c) {
+                    warnings.push(Diagnostic {
+                        loc: self.src.loc(r.span.start),
+                        message: format!(
+                            "`{keyword}` rule for `{}`, which is not a role: it never applies, in rule `{}`",
+                            self.name(*c),
+                            self.quote(r)
                         ),
                     });
                 }

@@ -141,6 +141,14 @@ pub enum Violation {
         /// The rule of `target` on the chain.
         rule: String,
     },
+    /// `init` depends on `true` (it is evaluated before any state exists).
+    #[error("`init` depends on `true` (through {chain}), but the initial state is computed with no state, in rule `{rule}`")]
+    InitReadsTrue {
+        /// The dependency chain, e.g. `init/1 -> s/1 -> true/1`.
+        chain: String,
+        /// The rule of `init` on the chain.
+        rule: String,
+    },
     /// `next`, `init` (or `base`/`input`) … used in a rule body; `true`/`does` in a head.
     #[error("`{keyword}` cannot be used in a rule {place}, in rule `{rule}`")]
     KeywordPlacement {
@@ -165,6 +173,14 @@ pub enum Violation {
         /// The value as written (lower case).
         value: String,
         /// The rule.
+        rule: String,
+    },
+    /// More `role` facts than the playout RNG can address; located at the first one over.
+    #[error("role number {} is one too many: at most {limit} roles (the playout RNG holds the role in 8 bits), in `{rule}`", limit + 1)]
+    TooManyRoles {
+        /// The most roles a game may have ([`propnet_netlist::rng::MAX_ROLES`]).
+        limit: usize,
+        /// The first `role` fact over the limit.
         rule: String,
     },
     /// No `role` fact at all.

@@ -52,3 +52,27 @@ pub fn parse_source(name: &str, text: &[u8]) -> Result<Game, GdlError> {
         info,
     })
 }
+
+/// Reads ground terms a user typed (moves, fluents) with the same KIF reader and case
+/// policy as game rules, and returns each term's canonical text as the netlist names it:
+/// `(MARK  1 1)` and `(mark 1 1)` both give `(mark 1 1)`. `name` labels the text in
+/// messages (e.g. `--moves`).
+///
+/// # Errors
+/// [`GdlError::Syntax`] (with `name:line:column`) for malformed KIF.
+pub fn read_terms(name: &str, text: &str) -> Result<Vec<String>, GdlError> {
+    let source = SourceFile::new(name, text.as_bytes())?;
+    let sexprs = kif::parse(&source)?;
+    Ok(sexprs.iter().map(canonical).collect())
+}
+
+/// The canonical text of `e` with every atom case-folded like the rules.
+fn canonical(e: &kif::SExpr) -> String {
+    match e {
+        kif::SExpr::Atom { text, .. } => lower::fold_case(text),
+        kif::SExpr::List { items, .. } => {
+            let parts: Vec<String> = items.iter().map(canonical).collect();
+            format!("({})", parts.join(" "))
+        }
+    }
+}

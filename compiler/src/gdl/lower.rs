@@ -209,9 +209,9 @@ impl Lowerer<'_> {
             SExpr::Atom { text, .. } if text.starts_with('?') => {
                 Ok(Term::Var(self.symbols.intern(&fold_case(text))))
             }
-            SExpr::Atom { text, .. } if text == "<=" => {
+            SExpr::Atom { text, .. } if is_connective(&fold_case(text)) => {
                 let v = Violation::MisplacedConnective {
-                    keyword: "<=".into(),
+                    keyword: fold_case(text),
                     place: "term",
                     text: self.text(parent),
                 };
@@ -227,6 +227,8 @@ impl Lowerer<'_> {
                         },
                     ));
                 };
+                // Only `<=` is barred as a function name: `(and (r ?x) (or s t))` makes
+                // `or` a function term of the ordinary relation `and`.
                 let name = self.name(f, e, "function")?;
                 if name == "<=" {
                     let v = Violation::MisplacedConnective {

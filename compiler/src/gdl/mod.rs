@@ -15,7 +15,7 @@ mod scc;
 pub use ast::*;
 pub use deps::{RelId, RelKey, RelationInfo};
 pub use error::{Diagnostic, GdlError, Violation};
-pub use load::{load, parse_source, Game};
+pub use load::{load, parse_source, read_terms, Game};
 
 #[cfg(test)]
 mod tests;

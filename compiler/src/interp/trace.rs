@@ -1,8 +1,13 @@
 //! Random playouts written in the oracle's JSON Lines trace format
 //! (`shared/oracle/README.md`): a header line, then one line per step with the sorted
 //! state, terminal flag, legal moves, goals and the joint move chosen by SplitMix64.
+//!
+//! The writer is engine-neutral: anything that implements [`TraceEngine`] (the reference
+//! interpreter through [`InterpEngine`], a compiled netlist in `propnet-host`) produces
+//! the same lines through [`trace`], so a trace made through one reasoner can be compared
+//! byte for byte with another's.
 
-use super::machine::{Interp, Position};
+use super::machine::{Interp, Position, State};
 use super::{GoalValue, GroundTermId, InterpError};
 
 /// SplitMix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number generators",
@@ -102,31 +107,20 @@ impl LineEnd {
 }
 
 /// Everything a step line reports about one position.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StepView {
     /// Canonical texts of the state, sorted.
     pub state: Vec<String>,
     /// Whether the state is terminal.
     pub terminal: bool,
-    /// Legal moves per role: (text, term), sorted by text.
-    pub legal: Vec<Vec<(String, GroundTermId)>>,
-    /// Goal values per role.
+    /// Legal move texts per role (role order), each list sorted by byte order without
+    /// duplicates: the order moves are chosen from.
+    pub legal: Vec<Vec<String>>,
+    /// Goal values per role: empty when none holds, several sorted when several hold.
     pub goals: Vec<Vec<GoalValue>>,
 }
 
 impl StepView {
-    /// Reads a position.
-    pub fn of(interp: &Interp, pos: &Position) -> Self {
-        StepView {
-            state: interp.state_text(pos.state()),
-            terminal: interp.terminal_in(pos),
-            legal: (0..interp.roles().len())
-                .map(|r| interp.legal_in(pos, r))
-                .collect(),
-            goals: interp.goals_in(pos),
-        }
-    }
-
     /// The end the oracle gives this position when not continuing: terminal, else the
     /// first role without a legal move, else `None` (the playout may go on).
     pub fn forced_end(&self) -> Option<LineEnd> {
@@ -156,7 +150,7 @@ pub fn step_line(roles: &[String], playout: u64, step: u64, v: &StepView, end: &
         }
         json_string(&mut o, r);
         o.push(':');
-        json_list(&mut o, l.iter().map(|(t, _)| t.as_str()));
+        json_list(&mut o, l.iter().map(String::as_str));
     }
     o.push_str("},\"goals\":{");
     for (i, (r, g)) in roles.iter().zip(&v.goals).enumerate() {
@@ -222,19 +216,23 @@ pub struct TraceOptions {
     pub game: String,
     /// Number of playouts.
     pub playouts: u64,
-    /// SplitMix64 seed (taken modulo 2^64).
-    pub seed: i64,
+    /// SplitMix64 seed (the same `u64` seed type as every other command).
+    pub seed: u64,
     /// Joint moves after which a playout is cut (`"truncated": true`).
     pub max_steps: u64,
+    /// When set, stop early: after the playout during which the trace's joint moves (over
+    /// all playouts) reached this count.
+    pub stop_after: Option<u64>,
 }
 
-/// The header line (the oracle's, with `"oracle": "propnet-interp"`).
-pub fn header_line(roles: &[String], opts: &TraceOptions) -> String {
+/// The header line: the oracle's, with `"oracle": ENGINE` (e.g. `propnet-interp`).
+pub fn header_line(roles: &[String], engine: &str, opts: &TraceOptions) -> String {
     let mut o = String::from("{\"game\":");
     json_string(&mut o, &opts.game);
     o.push_str(",\"roles\":");
     json_list(&mut o, roles.iter().map(String::as_str));
-    o.push_str(",\"oracle\":\"propnet-interp\"");
+    o.push_str(",\"oracle\":");
+    json_string(&mut o, engine);
     o.push_str(&format!(
         ",\"seed\":{},\"rng\":\"splitmix64\",\"max_steps\":{}}}",
         opts.seed, opts.max_steps
@@ -242,26 +240,131 @@ pub fn header_line(roles: &[String], opts: &TraceOptions) -> String {
     o
 }
 
-/// Runs `opts.playouts` random playouts and passes every line (header first, no newline)
-/// to `emit`. Moves are chosen like the oracle: per non-terminal step, for each role in
-/// order, `legal[x mod len]` with `x` the next SplitMix64 output.
+/// A reasoner seen one position at a time, as a trace needs it: the current position's
+/// [`StepView`], and the transition under a joint move chosen from that view.
+pub trait TraceEngine {
+    /// Evaluation errors.
+    type Error;
+    /// Name written in the header's `oracle` field (e.g. `propnet-interp`).
+    fn name(&self) -> String;
+    /// Role names in the order of the game's `role` facts.
+    fn role_names(&self) -> Vec<String>;
+    /// Makes the initial state the current position.
+    ///
+    /// # Errors
+    /// Evaluation errors of the engine.
+    fn restart(&mut self) -> Result<(), Self::Error>;
+    /// Evaluates the current position.
+    ///
+    /// # Errors
+    /// Evaluation errors of the engine.
+    fn view(&mut self) -> Result<StepView, Self::Error>;
+    /// Plays `joint` in the position last passed to [`TraceEngine::view`]: per role, the
+    /// index of the chosen move in that view's `legal` list.
+    ///
+    /// # Errors
+    /// Evaluation errors of the engine (an index out of range is a caller bug and may
+    /// panic).
+    fn play(&mut self, joint: &[usize]) -> Result<(), Self::Error>;
+    /// Called once after the last line of a trace (an engine that checks lazily, in
+    /// batches, reports what is left here). The default does nothing.
+    ///
+    /// # Errors
+    /// A deferred check that failed.
+    fn finish(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// The reference interpreter as a [`TraceEngine`] (header name `propnet-interp`).
+pub struct InterpEngine<'a> {
+    interp: &'a mut Interp,
+    initial: State,
+    state: State,
+    /// The position of the last view and its legal move terms per role.
+    last: Option<(Position, Vec<Vec<GroundTermId>>)>,
+}
+
+impl<'a> InterpEngine<'a> {
+    /// Wraps `interp`, computing its initial state.
+    ///
+    /// # Errors
+    /// Evaluation errors of `init`.
+    pub fn new(interp: &'a mut Interp) -> Result<Self, InterpError> {
+        let initial = interp.initial_state()?;
+        Ok(InterpEngine {
+            interp,
+            state: initial.clone(),
+            initial,
+            last: None,
+        })
+    }
+}
+
+impl TraceEngine for InterpEngine<'_> {
+    type Error = InterpError;
+
+    fn name(&self) -> String {
+        "propnet-interp".into()
+    }
+
+    fn role_names(&self) -> Vec<String> {
+        self.interp.role_names().to_vec()
+    }
+
+    fn restart(&mut self) -> Result<(), InterpError> {
+        self.state = self.initial.clone();
+        self.last = None;
+        Ok(())
+    }
+
+    fn view(&mut self) -> Result<StepView, InterpError> {
+        let pos = self.interp.evaluate(&self.state)?;
+        let it = &*self.interp;
+        let (legal, ids): (Vec<Vec<String>>, Vec<Vec<GroundTermId>>) = (0..it.roles().len())
+            .map(|r| it.legal_in(&pos, r).into_iter().unzip())
+            .unzip();
+        let v = StepView {
+            state: it.state_text(pos.state()),
+            terminal: it.terminal_in(&pos),
+            legal,
+            goals: it.goals_in(&pos),
+        };
+        self.last = Some((pos, ids));
+        Ok(v)
+    }
+
+    fn play(&mut self, joint: &[usize]) -> Result<(), InterpError> {
+        let (mut pos, ids) = self.last.take().expect("play follows a view");
+        let moves: Vec<GroundTermId> = joint.iter().zip(&ids).map(|(&i, l)| l[i]).collect();
+        self.state = self.interp.next_from(&mut pos, &moves)?;
+        Ok(())
+    }
+}
+
+/// Runs `opts.playouts` random playouts through `engine` and passes every line (header
+/// first, no newline) to `emit`. Moves are chosen like the oracle: per non-terminal step,
+/// for each role in order, `legal[x mod len]` with `x` the next SplitMix64 output.
 ///
-/// Errors: evaluation errors of the interpreter.
-pub fn trace(
-    interp: &mut Interp,
+/// # Errors
+/// The engine's evaluation errors.
+pub fn trace<E: TraceEngine>(
+    engine: &mut E,
     opts: &TraceOptions,
     mut emit: impl FnMut(&str),
-) -> Result<(), InterpError> {
-    let roles = interp.role_names().to_vec();
-    emit(&header_line(&roles, opts));
-    let mut rng = SplitMix64::new(opts.seed as u64);
-    let start = interp.initial_state()?;
+) -> Result<(), E::Error> {
+    let roles = engine.role_names();
+    emit(&header_line(&roles, &engine.name(), opts));
+    let mut rng = SplitMix64::new(opts.seed);
+    let mut moves = 0u64;
     for p in 0..opts.playouts {
-        let mut state = start.clone();
+        if opts.stop_after.is_some_and(|n| moves >= n) {
+            break;
+        }
+        engine.restart()?;
         let mut step = 0u64;
         loop {
-            let mut pos = interp.evaluate(&state)?;
-            let v = StepView::of(interp, &pos);
+            let v = engine.view()?;
             let mut joint = Vec::with_capacity(roles.len());
             let end = match v.forced_end() {
                 Some(e) => e,
@@ -269,9 +372,9 @@ pub fn trace(
                 None => {
                     let mut texts = Vec::with_capacity(roles.len());
                     for l in &v.legal {
-                        let (text, m) = &l[(rng.next_u64() % l.len() as u64) as usize];
-                        texts.push(text.clone());
-                        joint.push(*m);
+                        let i = (rng.next_u64() % l.len() as u64) as usize;
+                        texts.push(l[i].clone());
+                        joint.push(i);
                     }
                     LineEnd::Joint(texts)
                 }
@@ -280,11 +383,12 @@ pub fn trace(
             if !matches!(end, LineEnd::Joint(_)) {
                 break;
             }
-            state = interp.next_from(&mut pos, &joint)?;
+            engine.play(&joint)?;
             step += 1;
+            moves += 1;
         }
     }
-    Ok(())
+    engine.finish()
 }
 
 #[cfg(test)]

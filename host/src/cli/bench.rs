@@ -1,17 +1,16 @@
 //! `propnet bench [GAMES…]`: playouts/s per game and thread count, side by side with the
 //! reference interpreter and the previous best run (`bench-results/cpu-latest.json`).
 
-use super::run::measure;
 use anyhow::Context;
 use indicatif::ProgressBar;
 use propnet_compiler::gdl;
 use propnet_compiler::interp::Interp;
 use propnet_host::backend::Backend;
+use propnet_host::compare::machine::Machine;
+use propnet_host::compare::measure::{interp_sample, measure, natural_batch};
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
 use propnet_host::sim::CpuOptions;
-use propnet_netlist::rng::{choose, draw};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// Arguments of `propnet bench`.
 #[derive(clap::Args)]
@@ -20,13 +19,13 @@ pub struct BenchArgs {
     /// reversi/othello, checkers) from bench-games/ and the shared corpus, where present.
     pub games: Vec<PathBuf>,
     /// Thread counts to measure, comma separated.
-    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    #[arg(long, value_delimiter = ',', default_value = "1,2", value_parser = super::args::threads)]
     pub threads: Vec<usize>,
     /// Seconds per measurement.
-    #[arg(long, default_value_t = 2.0, value_parser = super::common::parse_seconds)]
+    #[arg(long, default_value_t = 2.0, value_parser = super::args::seconds)]
     pub seconds: f64,
     /// Step limit per playout.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = super::args::whole::<u32>(1, super::common::MAX_STEPS))]
     pub max_steps: u32,
     /// Skip the reference interpreter.
     #[arg(long)]
@@ -56,38 +55,12 @@ fn default_games() -> Vec<PathBuf> {
     candidates.into_iter().filter(|p| p.exists()).collect()
 }
 
-/// Random playouts/s of the reference GDL interpreter from the initial state for `seconds`.
+/// Random playouts/s of the reference GDL interpreter from the initial state for `seconds`
+/// (the measurement `propnet compare` uses for `interp`).
 fn interp_rate(game: &Path, seconds: f64, max_steps: u32) -> anyhow::Result<f64> {
     let g = gdl::load(game)?;
     let mut it = Interp::new(&g.program)?;
-    let roles = it.roles().len();
-    let init = it.initial_state()?;
-    let t0 = Instant::now();
-    let mut done = 0u32;
-    while done == 0 || t0.elapsed().as_secs_f64() < seconds {
-        let mut s = init.clone();
-        for step in 0..max_steps {
-            if it.is_terminal(&s)? {
-                break;
-            }
-            let mut joint = Vec::with_capacity(roles);
-            for r in 0..roles {
-                let legal = it.legal_moves(&s, r)?;
-                if legal.is_empty() {
-                    break;
-                }
-                joint.push(
-                    legal[choose(draw(1, done, step, r as u32), legal.len() as u32) as usize],
-                );
-            }
-            if joint.len() < roles {
-                break;
-            }
-            s = it.next_state(&s, &joint)?;
-        }
-        done += 1;
-    }
-    Ok(f64::from(done) / t0.elapsed().as_secs_f64())
+    Ok(interp_sample(&mut it, seconds, max_steps, 1)?.playouts_per_second())
 }
 
 /// Short row label of a non-CPU backend: `gpu`, `ref`, `fpga:…`, or for `auto` what it
@@ -142,7 +115,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             let opts = BackendOptions {
                 cpu: CpuOptions {
                     threads: threads.unwrap_or(0),
-                    ..Default::default()
+                    lane_width: CpuOptions::THROUGHPUT_LANES,
                 },
                 ..BackendOptions::default()
             };
@@ -156,7 +129,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 None => kind_name(&args.backend, b.as_ref()),
             };
             if threads.is_none() && !args.json {
-                println!("{name}: {}", b.describe());
+                outln!("{name}: {}", b.describe())?;
             }
             let t = measure(
                 b.as_mut(),
@@ -164,15 +137,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 Some(args.seconds),
                 1,
                 args.max_steps,
+                natural_batch(&args.backend, &opts),
                 &ProgressBar::hidden(),
             )?;
-            let secs = t.elapsed.as_secs_f64();
-            let pps = t.agg.playouts as f64 / secs;
-            let gps = t.agg.total_length as f64 / secs * logic;
+            let sample = t.sample();
+            let pps = sample.playouts_per_second();
+            let gps = sample.states_per_second() * logic;
             // On a shared machine wall-clock rates undercount; per CPU-second is shown too.
-            let per_cpu = t
-                .cpu
-                .map(|c| t.agg.playouts as f64 / c.as_secs_f64().max(1e-9));
+            let per_cpu = sample.playouts_per_cpu_second();
             let key = format!("{name}/{label}");
             let prev = previous
                 .get(&key)
@@ -188,17 +160,23 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 "logic_gates": logic, "compile_seconds": report.total_time().as_secs_f64(),
             }));
             if !args.json {
-                println!(
+                outln!(
                     "{name:<16} {label:<4} {pps:>12.0} playouts/s ({:>10} per CPU-s) {gps:>10.3e} gate-evals/s  interp {:>10}  prev best {:>12}",
                     per_cpu.map_or("-".into(), |v| format!("{v:.0}")),
                     interp.map_or("-".into(), |v| format!("{v:.1}/s")),
                     prev.map_or("-".into(), |v| format!("{v:.0}/s"))
-                );
+                )?;
             }
         }
     }
+    let machine = Machine::detect(true);
     if args.json {
-        println!("{}", serde_json::json!({ "rows": rows }));
+        outln!(
+            "{}",
+            serde_json::json!({ "machine": machine, "rows": rows })
+        )?;
+    } else {
+        outln!("machine: {}", machine.summary())?;
     }
     if let Some(dir) = args.results.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;

@@ -21,10 +21,10 @@ pub struct BestArgs {
     #[arg(long, value_delimiter = ',')]
     pub moves: Vec<String>,
     /// Search time in seconds.
-    #[arg(long, default_value_t = 1.0, conflicts_with = "iterations", value_parser = super::common::parse_seconds)]
+    #[arg(long, default_value_t = 1.0, conflicts_with = "iterations", value_parser = super::args::seconds)]
     pub seconds: f64,
     /// Search a fixed number of iterations instead (deterministic).
-    #[arg(long)]
+    #[arg(long, value_parser = super::args::whole::<u64>(1, super::common::MAX_ITERATIONS))]
     pub iterations: Option<u64>,
     /// Backend.
     #[arg(long, default_value = "cpu", value_parser = BackendKind::parse)]
@@ -46,23 +46,25 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
     let state = match &args.state {
         Some(path) => read_state(
             &net,
+            &path.display().to_string(),
             &std::fs::read_to_string(path)
                 .with_context(|| format!("reading {}", path.display()))?,
         )?,
         None => play_moves(&m, &args.moves)?,
     };
     if m.is_terminal(&state) {
-        println!("terminal state; goals {:?}", m.goals(&state));
+        outln!("terminal state; goals {:?}", m.goals(&state))?;
         return Ok(());
     }
+    propnet_host::stop::set_graceful(true);
     let budget = match args.iterations {
         Some(n) => Budget::Iterations(n),
-        None => Budget::Time(Duration::from_secs_f64(args.seconds.max(0.0))),
+        None => Budget::Time(Duration::from_secs_f64(args.seconds)),
     };
     let mut backend = make_backend(args.backend, &net, args.mcts.threads)?;
     let mut search = Search::new(args.mcts.params(args.seed));
     let res = search.run(&net, backend.as_mut(), &state, budget)?;
-    println!(
+    outln!(
         "{} iterations, {} playouts, {} nodes in {:.3}s: {:.0} iterations/s, backend {:.0}% of the time ({})",
         res.iterations,
         res.playouts,
@@ -71,127 +73,103 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
         res.iterations_per_second(),
         100.0 * res.backend_fraction(),
         backend.describe()
-    );
+    )?;
     for (r, moves) in res.roles.iter().enumerate() {
         if moves.len() < 2 {
             continue;
         }
-        let best = res.best_move(r).expect("role has moves");
-        println!(
+        let Some(best) = res.best_move(r) else {
+            outln!("{}: no move searched", net.roles[r].name)?;
+            continue;
+        };
+        outln!(
             "{}: best move {}",
             net.roles[r].name,
             net.inputs[best.index()].name
-        );
+        )?;
         let mut sorted = moves.clone();
         sorted.sort_by_key(|m| std::cmp::Reverse(m.visits));
         for mv in sorted {
-            println!(
+            outln!(
                 "  {:>8} visits  value {:5.1}  {}",
                 mv.visits,
                 100.0 * mv.value,
                 mv.name
-            );
+            )?;
         }
     }
     Ok(())
 }
 
-/// Parses a state file: parenthesised fluents (or bare symbols) that must all be latches.
-fn read_state(net: &propnet_netlist::Netlist, text: &str) -> anyhow::Result<State> {
+/// Parses a state file: fluents (optionally as `(true F)`) that must all be latches, read
+/// with the rules' KIF reader and case policy ([`propnet_compiler::gdl::read_terms`]).
+fn read_state(net: &propnet_netlist::Netlist, name: &str, text: &str) -> anyhow::Result<State> {
     let mut state = vec![false; net.latches.len()];
-    let mut depth = 0usize;
-    let mut cur = String::new();
-    let mut items = Vec::new();
-    for c in text.chars() {
-        match c {
-            '(' => {
-                depth += 1;
-                cur.push(c);
-            }
-            ')' => {
-                depth = depth.checked_sub(1).context("unbalanced `)` in state")?;
-                cur.push(c);
-                if depth == 0 {
-                    items.push(std::mem::take(&mut cur));
-                }
-            }
-            c if c.is_whitespace() && depth == 0 => {
-                if !cur.is_empty() {
-                    items.push(std::mem::take(&mut cur));
-                }
-            }
-            c => cur.push(if c.is_whitespace() {
-                ' '
-            } else {
-                c.to_ascii_lowercase()
-            }),
-        }
-    }
-    if !cur.is_empty() {
-        items.push(cur);
-    }
-    for item in items {
+    for item in propnet_compiler::gdl::read_terms(name, text)? {
         let norm = item
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .replace("( ", "(")
-            .replace(" )", ")");
-        let norm = norm
             .strip_prefix("(true ")
             .and_then(|s| s.strip_suffix(')'))
-            .unwrap_or(&norm)
-            .to_string();
+            .unwrap_or(&item);
         let Some(i) = net.latches.iter().position(|l| l.name == norm) else {
-            bail!("`{item}` is not a base proposition of this game");
+            bail!("{name}: `{item}` is not a base proposition of this game");
         };
         state[i] = true;
     }
     Ok(state)
 }
 
-/// Plays `moves` from the initial state (see [`BestArgs::moves`]).
+/// One move of a joint move as typed, in canonical text; exactly one KIF term.
+fn read_move(step: usize, text: &str) -> anyhow::Result<String> {
+    let label = format!("--moves (move {step})");
+    let mut terms = propnet_compiler::gdl::read_terms(&label, text)?;
+    match terms.len() {
+        1 => Ok(terms.remove(0)),
+        n => bail!("{label}: `{text}` is {n} terms; separate the roles' moves with `;`"),
+    }
+}
+
+/// Plays `moves` from the initial state (see [`BestArgs::moves`]); a move given after the
+/// game has ended is an error naming it.
 fn play_moves(m: &NetMachine<'_>, moves: &[String]) -> anyhow::Result<State> {
     let mut state = m.initial_state();
     for (step, jm) in moves.iter().enumerate() {
+        let step = step + 1;
+        if m.is_terminal(&state) {
+            bail!(
+                "move {step} `{jm}`: the game is already over (terminal state after {})",
+                match step - 1 {
+                    0 => "no moves: the initial state".to_string(),
+                    n => format!("move {n}"),
+                }
+            );
+        }
         let legal = m.legal_moves(&state);
         let mut given = jm.split(';').map(str::trim).filter(|s| !s.is_empty());
         let mut joint = Vec::new();
         for (r, l) in legal.iter().enumerate() {
+            let role = &m.netlist().roles[r].name;
             if l.is_empty() {
-                bail!(
-                    "move {}: role {} has no legal move",
-                    step + 1,
-                    m.netlist().roles[r].name
-                );
+                bail!("move {step}: role {role} has no legal move");
             }
             if l.len() == 1 {
                 joint.push(l[0]);
                 continue;
             }
             let Some(text) = given.next() else {
-                bail!(
-                    "move {}: no move given for role {}",
-                    step + 1,
-                    m.netlist().roles[r].name
-                )
+                bail!("move {step}: no move given for role {role}")
             };
-            let Some(&i) = l.iter().find(|&&i| m.move_name(i) == text) else {
+            let want = read_move(step, text)?;
+            let Some(&i) = l.iter().find(|&&i| m.move_name(i) == want) else {
                 let names: Vec<&str> = l.iter().map(|&i| m.move_name(i)).collect();
                 bail!(
-                    "move {}: `{text}` is not legal for {}; legal: {}",
-                    step + 1,
-                    m.netlist().roles[r].name,
+                    "move {step}: `{text}` is not legal for {role}; legal: {}",
                     names.join(" ")
                 );
             };
             joint.push(i);
         }
         if let Some(extra) = given.next() {
-            bail!(
-                "move {}: `{extra}` is extra (no other role has a choice)",
-                step + 1
-            );
+            bail!("move {step}: `{extra}` is extra (no other role has a choice)");
         }
         state = m.next_state(&state, &joint);
     }

@@ -22,9 +22,9 @@ pub struct CheckArgs {
 /// warnings. Errors (unreadable file, syntax, invalid GDL) are returned located.
 pub fn run(args: CheckArgs) -> Result<()> {
     let game = gdl::load(&args.game)?;
-    print!("{}", summary(&game, args.relations));
+    out!("{}", summary(&game, args.relations))?;
     for w in &game.warnings {
-        println!("{w}");
+        outln!("{w}")?;
     }
     if args.deny_warnings && !game.warnings.is_empty() {
         let n = game.warnings.len() as u64;

@@ -1,5 +1,6 @@
 //! Helpers shared by subcommands: loading a game, building backends, parsing player specs.
 
+use super::args::{real, threads, whole};
 use anyhow::{anyhow, bail};
 use propnet_host::backend::Backend;
 use propnet_host::mcts::{Budget, MctsParams};
@@ -8,6 +9,9 @@ use propnet_host::select::{self, BackendKind, BackendOptions};
 use propnet_host::sim::CpuOptions;
 use propnet_netlist::ValidNetlist;
 use std::time::Duration;
+
+/// Most joint moves of one playout or game accepted by any `--max-steps`/`--max-moves`.
+pub const MAX_STEPS: u64 = 1_000_000;
 
 /// A backend of `kind` through the one factory [`propnet_host::select::make_backend`]; the
 /// `cpu` backend gets `threads` workers (0 = one per core). An `auto` fallback to the CPU
@@ -31,7 +35,8 @@ pub fn make_backend(
     Ok(sel.backend)
 }
 
-/// Parses a budget: `N` iterations, or a time `1.5s` / `200ms` (finite, not negative).
+/// Parses a budget: `N` iterations (1..=[`MAX_ITERATIONS`]), or a time `1.5s` / `200ms`
+/// (more than 0, at most [`super::args::MAX_SECONDS`]).
 pub fn parse_budget(text: &str) -> anyhow::Result<Budget> {
     let bad =
         || anyhow!("bad budget `{text}`: expected iterations (`1000`) or time (`1s`, `250ms`)");
@@ -40,52 +45,41 @@ pub fn parse_budget(text: &str) -> anyhow::Result<Budget> {
     } else if let Some(s) = text.strip_suffix('s') {
         (s, 1.0)
     } else {
-        return text
-            .parse::<u64>()
+        return super::args::whole::<u64>(1, MAX_ITERATIONS)(text)
             .map(Budget::Iterations)
-            .map_err(|_| bad());
+            .map_err(|e| anyhow!("bad budget `{text}`: {e}"));
     };
-    let secs = number.parse::<f64>().map_err(|_| bad())? * scale;
-    Duration::try_from_secs_f64(secs)
-        .map(Budget::Time)
-        .map_err(|_| bad())
+    let secs = number.trim().parse::<f64>().map_err(|_| bad())? * scale;
+    let max = super::args::MAX_SECONDS;
+    if !(secs > 0.0 && secs <= max) {
+        bail!("bad budget `{text}`: a time budget must be more than 0 and at most {max} s");
+    }
+    Ok(Budget::Time(Duration::from_secs_f64(secs)))
 }
 
-/// Parses a `--seconds` value: a finite, non-negative number of seconds (clap value parser).
-///
-/// # Errors
-/// A message naming the value when it is not a number, negative, infinite or NaN, or too
-/// large for a [`Duration`].
-pub fn parse_seconds(text: &str) -> Result<f64, String> {
-    let s: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
-    Duration::try_from_secs_f64(s)
-        .map_err(|_| format!("`{text}`: seconds must be finite and not negative"))?;
-    Ok(s)
-}
+/// Most iterations of one MCTS search (`--iterations`, `mcts:cpu:N`).
+pub const MAX_ITERATIONS: u64 = 1 << 40;
 
 /// MCTS tuning flags shared by `match` and `best`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct MctsFlags {
     /// UCB1 exploration constant (goals scaled to 0..1).
-    #[arg(long, default_value_t = MctsParams::default().exploration)]
+    #[arg(long, default_value_t = MctsParams::default().exploration, value_parser = real(0.0, 1000.0))]
     pub exploration: f64,
     /// Rollouts per selected leaf.
-    #[arg(long, default_value_t = MctsParams::default().playouts_per_leaf)]
+    #[arg(long, default_value_t = MctsParams::default().playouts_per_leaf, value_parser = whole::<u32>(1, 65536))]
     pub playouts_per_leaf: u32,
     /// Leaves collected (with virtual loss) per backend batch.
-    #[arg(long, default_value_t = MctsParams::default().leaves_per_batch)]
+    #[arg(long, default_value_t = MctsParams::default().leaves_per_batch, value_parser = whole::<u32>(1, 65536))]
     pub leaves_per_batch: u32,
     /// Visits before a node is expanded.
-    #[arg(long, default_value_t = MctsParams::default().expand_threshold)]
+    #[arg(long, default_value_t = MctsParams::default().expand_threshold, value_parser = whole::<u32>(0, 1_000_000))]
     pub expand_threshold: u32,
     /// Rollout depth cut-off in joint moves.
-    #[arg(long, default_value_t = MctsParams::default().max_steps)]
+    #[arg(long, default_value_t = MctsParams::default().max_steps, value_parser = whole::<u32>(1, MAX_STEPS))]
     pub max_steps: u32,
     /// Worker threads of the `cpu` backend (0 = one per core).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = threads)]
     pub threads: usize,
 }
 
@@ -185,9 +179,8 @@ mod tests {
         for bad in ["-5ms", "nanms", "infs", "-1s", "1e400ms", "x", ""] {
             assert!(parse_budget(bad).is_err(), "{bad}");
         }
-        assert_eq!(parse_seconds("0.5"), Ok(0.5));
-        for bad in ["nan", "inf", "-1", "1e300", "abc"] {
-            assert!(parse_seconds(bad).is_err(), "{bad}");
+        for bad in ["0", "1e12s", "0s", "nans"] {
+            assert!(parse_budget(bad).is_err(), "{bad}");
         }
     }
 }

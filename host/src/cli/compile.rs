@@ -54,7 +54,7 @@ pub fn run(args: CompileArgs) -> anyhow::Result<()> {
                 p.display()
             );
         }
-        None => print!("{text}"),
+        None => out!("{text}")?,
     }
     Ok(())
 }

@@ -73,16 +73,16 @@ pub struct HdlArgs {
     #[arg(long, default_value_t = 150, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub pnr_mhz: u32,
     /// Simulate this many playouts in iverilog and require equality with the CPU reference.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = super::args::whole::<u32>(0, 1_000_000))]
     pub check: u32,
     /// Step limit per playout (simulation check and length estimate).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = super::args::whole::<u32>(1, super::common::MAX_STEPS))]
     pub max_steps: u32,
     /// RNG seed (simulation check and length estimate).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Reference playouts used to estimate the mean playout length.
-    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    #[arg(long, default_value_t = 200, value_parser = super::args::whole::<u32>(1, 1_000_000))]
     pub length_playouts: u32,
     /// Skip the optimization passes.
     #[arg(long)]

@@ -2,7 +2,8 @@
 //! beside in-process ones; each game is a GGP match with `--startclock`/`--playclock`,
 //! recorded in ggp-base's JSON match format under `--record-dir`.
 
-use super::common::{make_player, parse_seconds};
+use super::args::{seconds, whole};
+use super::common::make_player;
 use super::r#match::MatchArgs;
 use anyhow::{bail, Context};
 use propnet_compiler::gdl;
@@ -20,22 +21,22 @@ use std::time::{Duration, Instant};
 #[derive(clap::Args, Debug)]
 pub struct ManagerFlags {
     /// Start clock in seconds (1..=86400; GGP mode, default 10).
-    #[arg(long)]
+    #[arg(long, value_parser = whole::<u64>(1, 86400))]
     pub startclock: Option<u64>,
     /// Play clock in seconds (1..=86400; GGP mode, default 5).
-    #[arg(long)]
+    #[arg(long, value_parser = whole::<u64>(1, 86400))]
     pub playclock: Option<u64>,
     /// Grace before a reply counts as late, ms (ggp-base: 1000).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = whole::<u64>(0, 600_000))]
     pub grace_ms: u64,
     /// Write each match record (ggp-base JSON) as DIR/<matchId>.json.
     #[arg(long)]
     pub record_dir: Option<PathBuf>,
     /// Referee grounding limit in atoms (beyond it the interpreter referees).
-    #[arg(long, default_value_t = GroundBudget::default().max_atoms)]
+    #[arg(long, default_value_t = GroundBudget::default().max_atoms, value_parser = whole::<usize>(1, 1 << 40))]
     pub ground_atoms: usize,
     /// Referee grounding limit in seconds.
-    #[arg(long, default_value = "120", value_parser = parse_seconds)]
+    #[arg(long, default_value = "120", value_parser = seconds)]
     pub ground_seconds: f64,
 }
 
@@ -185,15 +186,15 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
         });
         records.push(rec);
     }
-    report(args, &games, &records);
+    report(args, &games, &records)?;
     Ok(())
 }
 
 /// Prints each player's score, its recorded errors and its reply latency (max and p99, as
 /// a fraction of the play clock; START replies excluded).
-fn report(args: &MatchArgs, games: &[GameRecord], records: &[MatchRecord]) {
+fn report(args: &MatchArgs, games: &[GameRecord], records: &[MatchRecord]) -> anyhow::Result<()> {
     let scores = player_scores(games, args.players.len());
-    println!("{} GGP matches of {}", games.len(), args.game.display());
+    outln!("{} GGP matches of {}", games.len(), args.game.display())?;
     for (p, e) in scores.iter().enumerate() {
         let mut errors = 0usize;
         let mut lat: Vec<f64> = Vec::new();
@@ -210,21 +211,25 @@ fn report(args: &MatchArgs, games: &[GameRecord], records: &[MatchRecord]) {
                 );
             }
         }
-        print!(
+        out!(
             "{:>24}: {:6.2} ± {:5.2} (95% CI, n={}), {errors} errors",
-            args.players[p], e.mean, e.ci95, e.n
-        );
+            args.players[p],
+            e.mean,
+            e.ci95,
+            e.n
+        )?;
         if lat.is_empty() {
-            println!();
+            outln!()?;
             continue;
         }
         lat.sort_by(f64::total_cmp);
         let p99 = lat[((lat.len() as f64 * 0.99).ceil() as usize).clamp(1, lat.len()) - 1];
-        println!(
+        outln!(
             ", {} replies: latency max {:.3} p99 {:.3} of the play clock",
             lat.len(),
             lat[lat.len() - 1],
             p99
-        );
+        )?;
     }
+    Ok(())
 }

@@ -2,7 +2,8 @@
 //! `http://HOST:PORT` players (or `--startclock`/`--playclock`) it is a GGP game manager
 //! (see `cli/manage.rs`).
 
-use super::common::{make_player, MctsFlags};
+use super::args::whole;
+use super::common::{make_player, MctsFlags, MAX_STEPS};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet_host::arena::{play_game, player_scores, seats_for};
@@ -17,13 +18,13 @@ pub struct MatchArgs {
     #[arg(long, value_delimiter = ',', required = true)]
     pub players: Vec<String>,
     /// Number of games; seats rotate each game.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = whole::<u64>(1, 1_000_000))]
     pub games: u64,
     /// Base seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Stop a game after this many joint moves (goals of the state reached count).
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, value_parser = whole::<u32>(1, MAX_STEPS))]
     pub max_moves: u32,
     /// Write every game (seats, moves, goals) to this JSON file.
     #[arg(long)]
@@ -73,33 +74,60 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
             .expect("valid template"),
     );
     let mut games = Vec::new();
+    propnet_host::stop::set_graceful(true);
     for g in 0..args.games {
         let seats = seats_for(g, net.roles.len(), players.len());
-        games.push(play_game(
+        let game = play_game(
             &net,
             &mut players,
             &seats,
             args.seed.wrapping_mul(1_000_003).wrapping_add(g),
             args.max_moves,
-        )?);
+        )?;
+        if propnet_host::stop::requested() {
+            // An interrupted game is unfinished: its goals are no score.
+            if game.end != "interrupted" {
+                games.push(game);
+            }
+            break;
+        }
+        games.push(game);
         bar.inc(1);
     }
     bar.finish_and_clear();
-    let scores = player_scores(&games, players.len());
-    println!("{} games of {}", args.games, args.game.display());
-    for (p, e) in scores.iter().enumerate() {
-        print!(
-            "{:>24}: {:6.2} ± {:5.2} (95% CI, n={})",
-            args.players[p], e.mean, e.ci95, e.n
+    if propnet_host::stop::requested() {
+        eprintln!(
+            "interrupted: reporting the {} finished of {}",
+            super::plural(games.len() as u64, "game"),
+            args.games
         );
+    }
+    if games.is_empty() {
+        outln!("no games finished of {}: no scores", args.game.display())?;
+        return Ok(());
+    }
+    let scores = player_scores(&games, players.len());
+    outln!(
+        "{} of {}",
+        super::plural(games.len() as u64, "game"),
+        args.game.display()
+    )?;
+    for (p, e) in scores.iter().enumerate() {
+        out!(
+            "{:>24}: {:6.2} ± {:5.2} (95% CI, n={})",
+            args.players[p],
+            e.mean,
+            e.ci95,
+            e.n
+        )?;
         match players[p].totals() {
-            Some(t) if t.searches > 0 => println!(
+            Some(t) if t.searches > 0 => outln!(
                 "   search: {:.0} iterations/s, {:.0} playouts/s, backend {:.0}% of the time",
                 t.iterations_per_second(),
                 t.playouts as f64 / t.elapsed.as_secs_f64().max(1e-9),
                 100.0 * t.backend_fraction()
-            ),
-            _ => println!(),
+            )?,
+            _ => outln!()?,
         }
     }
     if let Some(path) = &args.json_out {

@@ -1,20 +1,37 @@
 //! One module per subcommand of the `propnet` binary; each has `XArgs` (clap) and
 //! `run(XArgs) -> anyhow::Result<()>`.
 
+/// `println!` that returns a write error (see [`out`]): `outln!("x {}", 1)?`.
+macro_rules! outln {
+    () => { $crate::cli::out::write(format_args!(""), true) };
+    ($($t:tt)*) => { $crate::cli::out::write(format_args!($($t)*), true) };
+}
+
+/// `print!` that returns a write error (see [`out`]): `out!("{text}")?`.
+macro_rules! out {
+    ($($t:tt)*) => { $crate::cli::out::write(format_args!($($t)*), false) };
+}
+
+pub mod args;
 pub mod bench;
 pub mod best;
 pub mod check;
 pub mod common;
+pub mod compare;
 pub mod compile;
 pub mod hdl;
 mod hdl_fit;
+pub mod headless;
 pub mod manage;
 pub mod r#match;
+pub mod out;
 pub mod perft;
 pub mod player;
+pub mod profile;
 pub mod run;
 pub mod solve;
 pub mod trace;
+pub mod verify;
 
 use propnet_host::pipeline::{load_netlist, CompileReport, PipelineOptions};
 use propnet_netlist::ValidNetlist;

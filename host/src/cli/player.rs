@@ -1,6 +1,6 @@
 //! `propnet player`: a GGP protocol player over HTTP (see `propnet_host::ggp`).
 
-use super::common::parse_seconds;
+use super::args::{real, seconds, threads, whole};
 use anyhow::{bail, Context};
 use propnet_compiler::ground::Budget as GroundBudget;
 use propnet_host::ggp::{self, Gamer, PlayerOptions, DEFAULT_MARGIN};
@@ -30,24 +30,24 @@ pub struct PlayerArgs {
     #[arg(long, default_value = "cpu", value_parser = BackendKind::parse)]
     pub backend: BackendKind,
     /// Worker threads of the `cpu` backend (0 = one per core).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = threads)]
     pub threads: usize,
     /// The reply leaves this many milliseconds before the clock ends (0..=60000).
-    #[arg(long, default_value_t = DEFAULT_MARGIN.as_millis() as u64)]
+    #[arg(long, default_value_t = DEFAULT_MARGIN.as_millis() as u64, value_parser = whole::<u64>(0, 60_000))]
     pub margin_ms: u64,
     /// Write a JSON-lines log per match (and `player.jsonl`) into this folder.
     #[arg(long)]
     pub log_dir: Option<PathBuf>,
     /// Most ground atoms before the game goes to the interpreter fallback.
-    #[arg(long, default_value_t = GroundBudget::default().max_atoms)]
+    #[arg(long, default_value_t = GroundBudget::default().max_atoms, value_parser = whole::<usize>(1, 1 << 40))]
     pub ground_atoms: usize,
     /// Most seconds of grounding (past the start clock it goes on in the background while
     /// the interpreter plays; the player switches to the netlist when it is done).
-    #[arg(long, default_value = "120", value_parser = parse_seconds)]
+    #[arg(long, default_value = "120", value_parser = seconds)]
     pub ground_seconds: f64,
     /// Part of the start clock (0..=1) to wait for the compiled game before starting
     /// with the interpreter.
-    #[arg(long, default_value_t = 0.75)]
+    #[arg(long, default_value_t = 0.75, value_parser = real(0.0, 1.0))]
     pub compile_wait: f64,
     /// Answer forced moves (one legal move) at once instead of searching the clock.
     #[arg(long)]
@@ -115,7 +115,7 @@ pub fn run(args: PlayerArgs) -> anyhow::Result<()> {
     let local = listener.local_addr()?;
     let log = ggp::log::Log::new(args.log_dir.as_deref())
         .with_context(|| "cannot create the --log-dir folder".to_string())?;
-    println!("listening on {local}");
+    outln!("listening on {local}")?;
     std::io::stdout().flush()?;
     eprintln!(
         "[propnet player] {} on http://{local}, backend {:?}, margin {} ms",

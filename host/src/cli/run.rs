@@ -1,14 +1,20 @@
 //! `propnet run GAME.kif`: random playouts from the initial state with throughput figures.
 
+use super::args::whole;
+use super::common::MAX_STEPS;
+use super::plural;
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use propnet_host::backend::{Backend, BatchRequest, Job, JobResult};
+use propnet_host::backend::Backend;
+use propnet_host::compare::measure::{measure, natural_batch, Totals, MIN_CPU_TIME};
+use propnet_host::goals::GoalAudit;
+use propnet_host::pipeline::CompileReport;
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
 use propnet_host::sim::program::Program;
-use propnet_host::sim::CpuOptions;
+use propnet_host::sim::{CpuBackend, CpuOptions};
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Arguments of `propnet run`.
 #[derive(clap::Args)]
@@ -16,22 +22,22 @@ pub struct RunArgs {
     /// Game file (.kif).
     pub game: PathBuf,
     /// Number of playouts (default 100000 unless --seconds is given).
-    #[arg(long, conflicts_with = "seconds", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, conflicts_with = "seconds", value_parser = whole::<u64>(1, 1 << 32))]
     pub playouts: Option<u64>,
     /// Run for this many seconds instead of a fixed count.
-    #[arg(long, value_parser = super::common::parse_seconds)]
+    #[arg(long, value_parser = super::args::seconds)]
     pub seconds: Option<f64>,
     /// RNG seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Worker threads of the CPU backend (0 = all cores).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = super::args::threads)]
     pub threads: usize,
     /// Step limit per playout (joint moves).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = whole::<u32>(1, MAX_STEPS))]
     pub max_steps: u32,
     /// Lanes per block of the CPU backend (64, 128, 256, 512).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = CpuOptions::THROUGHPUT_LANES, value_parser = parse_lanes)]
     pub lanes: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -42,115 +48,25 @@ pub struct RunArgs {
     /// Skip the optimization passes.
     #[arg(long)]
     pub no_optimize: bool,
+    /// Time the CPU simulator's phases (gates, legal counting, RNG, choice, goals, refill)
+    /// and print where each lane-step's time goes (CPU backend only).
+    #[arg(long)]
+    pub profile: bool,
 }
 
-/// Totals of a measured run.
-#[derive(Clone, Debug, Default)]
-pub struct Totals {
-    /// Aggregates over all playouts.
-    pub agg: JobResult,
-    /// Wall time of the playouts only.
-    pub elapsed: Duration,
-    /// CPU time of all threads of the process during the playouts (Linux only).
-    pub cpu: Option<Duration>,
-}
-
-/// CPU time consumed so far by the live threads of this process, from
-/// `/proc/self/task/*/schedstat` (nanoseconds on CPU); `None` off Linux. On a shared,
-/// overloaded machine wall time says little; per-CPU-second rates stay meaningful.
-pub fn process_cpu_time() -> Option<Duration> {
-    let mut ns = 0u64;
-    for e in std::fs::read_dir("/proc/self/task").ok()? {
-        let s = std::fs::read_to_string(e.ok()?.path().join("schedstat")).ok()?;
-        ns += s.split_whitespace().next()?.parse::<u64>().ok()?;
+/// Clap value parser of `--lanes`: 64, 128, 256 or 512.
+fn parse_lanes(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(w @ (64 | 128 | 256 | 512)) => Ok(w),
+        _ => Err(format!(
+            "`{text}` is not a lane width (64, 128, 256 or 512)"
+        )),
     }
-    Some(Duration::from_nanos(ns))
-}
-
-/// Runs playouts from the initial state through `backend` until `playouts` are done or
-/// `seconds` passed (whichever is given), in growing batches, updating `bar`.
-pub fn measure(
-    backend: &mut dyn Backend,
-    playouts: Option<u64>,
-    seconds: Option<f64>,
-    seed: u64,
-    max_steps: u32,
-    bar: &ProgressBar,
-) -> anyhow::Result<Totals> {
-    let start = backend.netlist().initial_state();
-    let roles = backend.netlist().roles.len();
-    let mut t = Totals {
-        agg: JobResult {
-            goal_sums: vec![0; roles],
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let cpu0 = process_cpu_time();
-    let t0 = Instant::now();
-    let mut batch = 1024u64;
-    let mut next_index = 0u64;
-    loop {
-        let count = match (playouts, seconds) {
-            (Some(n), _) => batch.min(n - t.agg.playouts),
-            (None, Some(s)) => {
-                if t0.elapsed().as_secs_f64() >= s {
-                    break;
-                }
-                batch
-            }
-            (None, None) => unreachable!("caller picks a default"),
-        };
-        if count == 0 {
-            break;
-        }
-        if next_index + count > u64::from(u32::MAX) + 1 {
-            bail!(
-                "more than 2^32 playouts in one run: the playout index (RNG counter) would repeat"
-            );
-        }
-        let bt = Instant::now();
-        let req = BatchRequest {
-            jobs: vec![Job {
-                start: start.clone(),
-                first_playout: next_index as u32,
-                count: count as u32,
-            }],
-            seed,
-            max_steps,
-            want_records: false,
-        };
-        let res = backend.run_batch(&req)?;
-        next_index += count;
-        let r = &res.jobs[0];
-        t.agg.playouts += r.playouts;
-        for (a, b) in t.agg.goal_sums.iter_mut().zip(&r.goal_sums) {
-            *a += b;
-        }
-        t.agg.total_length += r.total_length;
-        t.agg.step_limit += r.step_limit;
-        t.agg.no_legal_move += r.no_legal_move;
-        bar.set_position(match seconds {
-            Some(_) if playouts.is_none() => t0.elapsed().as_millis() as u64,
-            _ => t.agg.playouts,
-        });
-        // Aim for batches of about 0.2 s so progress and the time limit stay responsive.
-        if bt.elapsed() < Duration::from_millis(100) {
-            batch = (batch * 2).min(1 << 24);
-        }
-    }
-    t.elapsed = t0.elapsed();
-    t.cpu = process_cpu_time()
-        .zip(cpu0)
-        .map(|(a, b)| a.saturating_sub(b));
-    Ok(t)
 }
 
 /// Runs `propnet run`.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let (net, report) = super::load(&args.game, args.no_optimize)?;
-    let stats = net.stats();
-    let logic = net.logic_gate_count() as u64;
     let playouts = match (args.playouts, args.seconds) {
         (None, None) => Some(100_000),
         (p, _) => p,
@@ -162,11 +78,27 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         },
         ..BackendOptions::default()
     };
-    let selected = make_backend(args.backend, net.clone(), &opts)?;
-    if let Some(note) = &selected.note {
-        eprintln!("{note}");
+    let mut profiled = None;
+    let mut boxed = None;
+    if args.profile {
+        if args.backend != BackendKind::Cpu {
+            bail!("--profile times the CPU simulator: use it with --backend cpu (the default)");
+        }
+        let mut cpu = CpuBackend::new(net.clone(), opts.cpu.clone())?;
+        cpu.enable_profile();
+        profiled = Some(cpu);
+    } else {
+        let selected = make_backend(args.backend.clone(), net.clone(), &opts)?;
+        if let Some(note) = &selected.note {
+            eprintln!("{note}");
+        }
+        boxed = Some(selected.backend);
     }
-    let mut backend = selected.backend;
+    let backend: &mut dyn Backend = match (profiled.as_mut(), boxed.as_mut()) {
+        (Some(cpu), _) => cpu,
+        (None, Some(b)) => b.as_mut(),
+        (None, None) => unreachable!("one backend was made above"),
+    };
     // The CPU program's size, compiled once: the CPU backend's own, else compiled here.
     let summary = |p: &Program| {
         let ops = p.core.args.len() + p.goal.args.len() + p.next.args.len();
@@ -188,33 +120,103 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     bar.set_style(ProgressStyle::with_template(
         "{bar:40} {pos}/{len} {elapsed} {msg}",
     )?);
+    propnet_host::stop::set_graceful(true);
     let t = measure(
-        backend.as_mut(),
+        backend,
         playouts,
         args.seconds,
         args.seed,
         args.max_steps,
+        natural_batch(&args.backend, &opts),
         &bar,
     )?;
     bar.finish_and_clear();
+    // The goal policy's counter: the first playouts of this run, replayed (bounded).
+    let audit = propnet_host::goals::audit(
+        &net,
+        args.seed,
+        args.max_steps,
+        t.agg.playouts.min(256) as u32,
+        Duration::from_millis(300),
+    );
+    print_report(
+        &args,
+        &net,
+        &report,
+        (backend.describe(), program),
+        &t,
+        &audit,
+    )?;
+    if let (Some(cpu), Some(c)) = (&profiled, t.cpu) {
+        if let Some(times) = cpu.phase_times() {
+            super::profile::print_profile(
+                times,
+                cpu.program(),
+                t.agg.total_length,
+                t.agg.playouts,
+                c.as_secs_f64(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The CPU program's size: core, goal and next instructions, operands.
+type ProgramSize = (usize, usize, usize, usize);
+
+/// Prints the result of `propnet run` (text or one JSON object). With no playouts (a very
+/// short or interrupted run) there are no rates and no means: it says `no playouts`.
+fn print_report(
+    args: &RunArgs,
+    net: &propnet_netlist::ValidNetlist,
+    report: &CompileReport,
+    (backend, program): (String, Option<ProgramSize>),
+    t: &Totals,
+    audit: &GoalAudit,
+) -> anyhow::Result<()> {
+    let stats = net.stats();
+    let logic = net.logic_gate_count() as u64;
+    let done = t.agg.playouts;
     let secs = t.elapsed.as_secs_f64().max(1e-9);
-    let n = t.agg.playouts.max(1) as f64;
-    let pps = t.agg.playouts as f64 / secs;
+    let pps = done as f64 / secs;
     let sps = t.agg.total_length as f64 / secs;
     let gps = sps * logic as f64;
-    let cpu_secs = t.cpu.map(|c| c.as_secs_f64().max(1e-9));
-    let pp_cpu_s = cpu_secs.map(|c| t.agg.playouts as f64 / c);
-    let mean_goals: Vec<f64> = t.agg.goal_sums.iter().map(|&g| g as f64 / n).collect();
-    let mean_len = t.agg.total_length as f64 / n;
+    // Per-CPU-second only when the CPU time is long enough to measure.
+    let cpu_secs = t.cpu.map(|c| c.as_secs_f64());
+    let pp_cpu_s = t
+        .cpu
+        .filter(|&c| c >= MIN_CPU_TIME && done > 0)
+        .map(|c| done as f64 / c.as_secs_f64());
+    let n = done as f64;
+    let mean_goals: Option<Vec<f64>> =
+        (done > 0).then(|| t.agg.goal_sums.iter().map(|&g| g as f64 / n).collect());
+    let mean_len = (done > 0).then(|| t.agg.total_length as f64 / n);
+    if t.interrupted {
+        eprintln!(
+            "interrupted: reporting the {} done so far",
+            plural(done, "playout")
+        );
+    }
+    if !audit.is_clean() {
+        eprintln!(
+            "warning: ill-formed goals in {} of {} replayed terminal states: {} with several \
+             values for a role (the highest counts), {} with none (0 counts)",
+            audit.several_goals + audit.no_goal,
+            audit.terminal,
+            audit.several_goals,
+            audit.no_goal
+        );
+    }
     if args.json {
         let v = serde_json::json!({
             "game": report.path,
-            "backend": backend.describe(),
+            "backend": backend,
             "compile_seconds": report.total_time().as_secs_f64(),
             "netlist": {"and": stats.and, "or": stats.or, "not": stats.not, "const": stats.constants,
                         "latches": stats.latches, "inputs": stats.inputs, "edges": stats.edges, "depth": stats.depth},
             "program": program.map(|(c, g, n, o)| serde_json::json!({"core": c, "goal": g, "next": n, "operands": o})),
-            "playouts": t.agg.playouts,
+            "playouts": done,
+            "interrupted": t.interrupted,
             "seconds": secs,
             "playouts_per_second": pps,
             "cpu_seconds": cpu_secs,
@@ -226,25 +228,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             "mean_length": mean_len,
             "step_limit": t.agg.step_limit,
             "no_legal_move": t.agg.no_legal_move,
+            "goal_audit": audit,
             "seed": args.seed,
             "max_steps": args.max_steps,
         });
-        println!("{v}");
+        outln!("{v}")?;
         return Ok(());
     }
-    for w in &report.warnings {
-        eprintln!("warning: {w}");
-    }
-    println!("game         {}", report.path);
-    println!("backend      {}", backend.describe());
-    println!(
+    outln!("game         {}", report.path)?;
+    outln!("backend      {backend}")?;
+    outln!(
         "compile      {:.3} s (parse {:.3}, ground {:.3}, optimize {:.3})",
         report.total_time().as_secs_f64(),
         report.parse_time.as_secs_f64(),
         report.ground_time.as_secs_f64(),
         report.optimize_time.as_secs_f64()
-    );
-    println!(
+    )?;
+    outln!(
         "netlist      {} and, {} or, {} not, {} const; {} latches, {} inputs, {} edges, depth {}",
         stats.and,
         stats.or,
@@ -254,28 +254,37 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         stats.inputs,
         stats.edges,
         stats.depth
-    );
+    )?;
     if let Some((c, g, n, o)) = program {
-        println!("cpu program  {c} core + {g} goal + {n} next instructions, {o} operands");
+        outln!("cpu program  {c} core + {g} goal + {n} next instructions, {o} operands")?;
     }
-    println!("playouts     {} in {:.3} s", t.agg.playouts, secs);
-    println!("playouts/s   {pps:.0}");
-    if let (Some(c), Some(p)) = (cpu_secs, pp_cpu_s) {
-        println!("cpu time     {c:.3} s, {p:.0} playouts per CPU-second");
+    let (Some(mean_goals), Some(mean_len)) = (mean_goals, mean_len) else {
+        outln!("playouts     no playouts in {secs:.3} s (nothing to average)")?;
+        return Ok(());
+    };
+    outln!("playouts     {done} in {secs:.3} s")?;
+    outln!("playouts/s   {pps:.0}")?;
+    match (cpu_secs, pp_cpu_s) {
+        (Some(c), Some(p)) => outln!("cpu time     {c:.3} s, {p:.0} playouts per CPU-second")?,
+        (Some(c), None) => {
+            outln!("cpu time     {c:.6} s: too short to measure a rate per CPU-second")?
+        }
+        _ => {}
     }
-    println!("states/s     {sps:.0} (joint moves)");
-    println!("gate-evals/s {gps:.3e} ({logic} logic gates per state)");
+    outln!("states/s     {sps:.0} (joint moves)")?;
+    outln!("gate-evals/s {gps:.3e} ({logic} logic gates per state)")?;
     let goals: Vec<String> = report
         .roles
         .iter()
         .zip(&mean_goals)
         .map(|(r, g)| format!("{r} {g:.2}"))
         .collect();
-    println!("mean goal    {}", goals.join(", "));
-    println!("mean length  {mean_len:.2}");
-    println!(
+    outln!("mean goal    {}", goals.join(", "))?;
+    outln!("mean length  {mean_len:.2}")?;
+    outln!(
         "step limit   {}   no legal move {}",
-        t.agg.step_limit, t.agg.no_legal_move
-    );
+        t.agg.step_limit,
+        t.agg.no_legal_move
+    )?;
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! `propnet solve GAME`: exact value of a small turn-taking game.
 
-use super::common::parse_seconds;
+use super::args::{seconds_or_zero, whole};
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet_host::solver::{solve, SolveOptions};
 use std::path::PathBuf;
@@ -12,10 +12,10 @@ pub struct SolveArgs {
     /// The game (GDL `.kif`, or a `.json` netlist).
     pub game: PathBuf,
     /// Give up after this many distinct states.
-    #[arg(long, default_value_t = SolveOptions::default().max_states)]
+    #[arg(long, default_value_t = SolveOptions::default().max_states, value_parser = whole::<usize>(1, 1 << 36))]
     pub max_states: usize,
     /// Give up after this many seconds of search (0 = no limit).
-    #[arg(long, default_value = "120", value_parser = parse_seconds)]
+    #[arg(long, default_value = "120", value_parser = seconds_or_zero)]
     pub max_seconds: f64,
     /// Use the grounded netlist without the optimization passes.
     #[arg(long)]
@@ -42,6 +42,7 @@ pub fn run(args: SolveArgs) -> anyhow::Result<()> {
     bar.set_message("checking for simultaneous moves");
     bar.enable_steady_tick(Duration::from_millis(200));
     let budget = args.max_states;
+    propnet_host::stop::set_graceful(true);
     let sol = solve(
         &net,
         &net.initial_state(),
@@ -54,17 +55,17 @@ pub fn run(args: SolveArgs) -> anyhow::Result<()> {
     );
     bar.finish_and_clear();
     let sol = sol?;
-    println!("states: {}", sol.states);
+    outln!("states: {}", sol.states)?;
     for (r, v) in sol.values.iter().enumerate() {
-        println!("value {}: {v}", net.roles[r].name);
+        outln!("value {}: {v}", net.roles[r].name)?;
     }
     match sol.best {
-        Some((r, m)) => println!(
+        Some((r, m)) => outln!(
             "to move: {}, best move: {}",
             net.roles[r].name,
             net.inputs[m.index()].name
-        ),
-        None => println!("no choice at the root"),
+        )?,
+        None => outln!("no choice at the root")?,
     }
     Ok(())
 }

@@ -1,12 +1,39 @@
-//! `propnet trace`: random playouts through the reference interpreter, printed in the
-//! oracle's JSON Lines trace format.
+//! `propnet trace`: random playouts in the oracle's JSON Lines trace format, through the
+//! reference interpreter or the compiled netlist, byte-identical to the SWI-Prolog oracle's
+//! step lines for the same seed.
 
+use super::args::whole;
+use super::common::MAX_STEPS;
 use anyhow::Context;
 use propnet_compiler::gdl;
-use propnet_compiler::interp::trace::{trace, TraceOptions};
+use propnet_compiler::interp::trace::{trace, InterpEngine, TraceEngine, TraceOptions};
 use propnet_compiler::interp::Interp;
+use propnet_host::compare::engine::{NetEngine, TraceBackend};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// Which reasoner computes a trace (or replays one, for `verify`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineKind {
+    /// The reference GDL interpreter.
+    Interp,
+    /// The compiled netlist, evaluated as `--backend` says.
+    Netlist,
+}
+
+/// `--engine` and `--backend`, shared by `trace` and `verify`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct EngineArgs {
+    /// The reasoner: the reference interpreter or the compiled netlist.
+    #[arg(long, value_enum, default_value_t = EngineKind::Interp)]
+    pub engine: EngineKind,
+    /// With `--engine netlist`, the netlist's evaluation: `reference` (scalar, every gate),
+    /// `cpu` (the CPU backend's compiled program and bit-parallel evaluator) or `gpu` (lines
+    /// from the CPU program, every state also run on the GPU kernel and compared; fails
+    /// without an adapter).
+    #[arg(long, value_enum, default_value_t = TraceBackend::Cpu)]
+    pub backend: TraceBackend,
+}
 
 /// Arguments of `propnet trace`.
 #[derive(clap::Args, Debug)]
@@ -14,49 +41,141 @@ pub struct TraceArgs {
     /// The game (GDL in KIF syntax).
     pub game: PathBuf,
     /// Number of playouts.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u64>(1, 1 << 32))]
     pub playouts: u64,
     /// SplitMix64 seed of the move choices (one stream for the whole run).
-    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
-    pub seed: i64,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
     /// Joint moves after which a playout is cut (last line gets `"truncated": true`).
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = 500, value_parser = whole::<u64>(1, MAX_STEPS))]
     pub max_steps: u64,
+    /// Reasoner options.
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// The game's file name, as the oracle's header gives it.
+pub fn game_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// Runs `f` with the engine `args` names for `game`, built from the loaded game.
+pub fn with_engine<T>(
+    game: &Path,
+    args: &EngineArgs,
+    f: &mut dyn FnMut(&mut dyn DynEngine) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    match args.engine {
+        EngineKind::Interp => {
+            let g = gdl::load(game)?;
+            for w in &g.warnings {
+                eprintln!("{w}");
+            }
+            let mut interp = Interp::new(&g.program)
+                .with_context(|| format!("cannot prepare {}", game.display()))?;
+            let mut e = InterpEngine::new(&mut interp)
+                .with_context(|| format!("initial state of {}", game.display()))?;
+            f(&mut e)
+        }
+        EngineKind::Netlist => {
+            let (net, _) = super::load(game, false)?;
+            let mut e = NetEngine::new(&net, args.backend)?;
+            eprintln!("engine: {}", e.describe());
+            f(&mut e)
+        }
+    }
+}
+
+/// A [`TraceEngine`] with its error turned into `anyhow`, so one code path serves every
+/// engine kind.
+pub trait DynEngine {
+    /// See [`TraceEngine::name`].
+    fn name(&self) -> String;
+    /// See [`TraceEngine::role_names`].
+    fn role_names(&self) -> Vec<String>;
+    /// See [`TraceEngine::restart`].
+    fn restart(&mut self) -> anyhow::Result<()>;
+    /// See [`TraceEngine::view`].
+    fn view(&mut self) -> anyhow::Result<propnet_compiler::interp::trace::StepView>;
+    /// See [`TraceEngine::play`].
+    fn play(&mut self, joint: &[usize]) -> anyhow::Result<()>;
+    /// See [`TraceEngine::finish`].
+    fn finish(&mut self) -> anyhow::Result<()>;
+}
+
+impl<E: TraceEngine> DynEngine for E
+where
+    E::Error: std::error::Error + Send + Sync + 'static,
+{
+    fn name(&self) -> String {
+        TraceEngine::name(self)
+    }
+    fn role_names(&self) -> Vec<String> {
+        TraceEngine::role_names(self)
+    }
+    fn restart(&mut self) -> anyhow::Result<()> {
+        Ok(TraceEngine::restart(self)?)
+    }
+    fn view(&mut self) -> anyhow::Result<propnet_compiler::interp::trace::StepView> {
+        Ok(TraceEngine::view(self)?)
+    }
+    fn play(&mut self, joint: &[usize]) -> anyhow::Result<()> {
+        Ok(TraceEngine::play(self, joint)?)
+    }
+    fn finish(&mut self) -> anyhow::Result<()> {
+        Ok(TraceEngine::finish(self)?)
+    }
+}
+
+impl TraceEngine for &mut dyn DynEngine {
+    type Error = anyhow::Error;
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn role_names(&self) -> Vec<String> {
+        (**self).role_names()
+    }
+    fn restart(&mut self) -> anyhow::Result<()> {
+        (**self).restart()
+    }
+    fn view(&mut self) -> anyhow::Result<propnet_compiler::interp::trace::StepView> {
+        (**self).view()
+    }
+    fn play(&mut self, joint: &[usize]) -> anyhow::Result<()> {
+        (**self).play(joint)
+    }
+    fn finish(&mut self) -> anyhow::Result<()> {
+        (**self).finish()
+    }
 }
 
 /// Loads the game and writes the trace to stdout.
 pub fn run(args: TraceArgs) -> anyhow::Result<()> {
-    let game = gdl::load(&args.game)?;
-    for w in &game.warnings {
-        eprintln!("{w}");
-    }
-    let mut interp = Interp::new(&game.program)
-        .with_context(|| format!("cannot prepare {}", args.game.display()))?;
-    let name = args
-        .game
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| args.game.display().to_string());
     let opts = TraceOptions {
-        game: name,
+        game: game_name(&args.game),
         playouts: args.playouts,
         seed: args.seed,
         max_steps: args.max_steps,
+        stop_after: None,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut io_err = None;
-    trace(&mut interp, &opts, |line| {
-        if io_err.is_none() {
-            if let Err(e) = writeln!(out, "{line}") {
-                io_err = Some(e);
+    with_engine(&args.game, &args.engine, &mut |mut e| {
+        trace(&mut e, &opts, |line| {
+            if io_err.is_none() {
+                if let Err(err) = writeln!(out, "{line}") {
+                    io_err = Some(err);
+                }
             }
-        }
-    })
-    .with_context(|| format!("while tracing {}", args.game.display()))?;
+        })
+        .with_context(|| format!("while tracing {}", args.game.display()))
+    })?;
     if let Some(e) = io_err {
-        return Err(e.into());
+        return Err(super::out::wrap(e));
     }
-    out.flush()?;
+    out.flush().map_err(super::out::wrap)?;
     Ok(())
 }

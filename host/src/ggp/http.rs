@@ -1,17 +1,37 @@
-//! The player's HTTP server: one connection per message, as game managers send them.
+//! The player's HTTP server: hyper (HTTP/1 only) on a tokio runtime, one connection per
+//! message, as game managers send them.
 //!
-//! Request heads are parsed by `httparse`; the body is read by `Content-Length`. Every
-//! read and write has a timeout and each request an overall deadline, heads and bodies
-//! have size limits, and each connection is served on its own thread (at most
-//! [`ServerLimits::max_connections`] at once), so a stalled or hostile client never holds
-//! up the messages of the match. Replies are `HTTP/1.0 200 OK` with `Content-Type:
-//! text/acl`, `Content-Length`, CORS headers and `Connection: close`.
+//! hyper reads the requests and writes the replies; this module adds what a GGP player
+//! needs around it:
+//! - the receipt time is taken when the connection is accepted (a reply's deadline is
+//!   receipt + clock − margin);
+//! - the handler runs on tokio's blocking threads, so a PLAY that waits for its deadline
+//!   never holds up INFO, STOP or ABORT; a handler that panics is answered `500`;
+//! - heads over [`ServerLimits::max_head`] are answered `431` and malformed heads `400`
+//!   (both by hyper), bodies over [`ServerLimits::max_body`] `413`; a head not received
+//!   within [`ServerLimits::io_timeout`] closes the connection (hyper's header read
+//!   timeout), a body that stalls for that long or is not complete by
+//!   [`ServerLimits::request_deadline`] after receipt is answered `408`, and a reply the
+//!   client does not take within `io_timeout` closes the connection;
+//! - at most [`ServerLimits::max_connections`] connections are served at once; up to as
+//!   many more are answered `503`, beyond that they are closed at once.
+//!
+//! Every reply has `Content-Type: text/acl`, `Content-Length`, CORS headers
+//! (`Access-Control-Allow-Origin: *`, …) and `Connection: close`, with title-case header
+//! names as older managers expect, in the request's HTTP version (an HTTP/1.0 request gets
+//! `HTTP/1.0 200 OK`).
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Body, Bytes, Incoming};
+use hyper::header::{self, HeaderName, HeaderValue};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::convert::Infallible;
+use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio::sync::Notify;
 
 /// Limits of the server.
 #[derive(Clone, Debug)]
@@ -20,11 +40,12 @@ pub struct ServerLimits {
     pub max_head: usize,
     /// Largest body, bytes (rules of big games are ~100 KB).
     pub max_body: usize,
-    /// Timeout of each socket read and write.
+    /// Longest wait for the head, for each part of the body, and for the client to take
+    /// the reply.
     pub io_timeout: Duration,
-    /// Longest time to receive a whole request.
+    /// Longest time from receipt to the end of the body.
     pub request_deadline: Duration,
-    /// Most connections served at once; more are answered `503` at once.
+    /// Most connections served at once; up to as many more are answered `503`.
     pub max_connections: usize,
 }
 
@@ -45,7 +66,7 @@ impl Default for ServerLimits {
 pub struct HttpRequest {
     /// `POST`, `GET`, `OPTIONS`, …
     pub method: String,
-    /// The request target, still percent-encoded.
+    /// The request target's path and query, still percent-encoded.
     pub path: String,
     /// The body.
     pub body: Vec<u8>,
@@ -79,16 +100,35 @@ impl HttpReply {
     }
 }
 
-/// Handles one request; called on the connection's thread.
+/// Handles one request; called on a blocking thread of the server's runtime, so it may
+/// block (until its reply is due).
 pub type Handler = Arc<dyn Fn(HttpRequest) -> HttpReply + Send + Sync>;
 
-/// Called with one line for every request that could not be read (bad head, timeout, …).
+/// Called with one line for every request that could not be read or answered (bad head,
+/// timeout, a panicking handler, …).
 pub type ErrorLog = Arc<dyn Fn(String) + Send + Sync>;
 
-/// Serves `listener` until `stop` is set (checked every 50 ms).
+/// How often the accept loop looks at the stop flag.
+const STOP_POLL: Duration = Duration::from_millis(50);
+
+/// Headers of every reply (`Content-Length` is added by hyper).
+const REPLY_HEADERS: [(HeaderName, &str); 6] = [
+    (header::CONTENT_TYPE, "text/acl"),
+    (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+    (header::ACCESS_CONTROL_ALLOW_METHODS, "POST, GET, OPTIONS"),
+    (
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        "Content-Type, Sender, Receiver",
+    ),
+    (header::ACCESS_CONTROL_MAX_AGE, "86400"),
+    (header::CONNECTION, "close"),
+];
+
+/// Serves `listener` until `stop` is set (looked at every 50 ms). Handlers still running
+/// then are left to finish on their own threads.
 ///
 /// # Errors
-/// Setting the listener non-blocking failed.
+/// Setting the listener non-blocking, or building the runtime, failed.
 pub fn serve(
     listener: TcpListener,
     limits: ServerLimits,
@@ -97,209 +137,277 @@ pub fn serve(
     stop: Arc<AtomicBool>,
 ) -> std::io::Result<()> {
     listener.set_nonblocking(true)?;
-    let active = Arc::new(AtomicUsize::new(0));
-    while !stop.load(Ordering::Relaxed) {
-        let (stream, peer) = match listener.accept() {
-            Ok(s) => s,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(2));
-                continue;
-            }
-            Err(e) => {
-                log(format!("accept failed: {e}"));
-                std::thread::sleep(Duration::from_millis(50));
-                continue;
-            }
-        };
-        let received = Instant::now();
-        if active.load(Ordering::SeqCst) >= limits.max_connections {
-            log(format!("{peer}: too many connections; answered 503"));
-            let _ = reply_on(stream, &limits, &HttpReply::error(503, "busy"));
-            continue;
-        }
-        active.fetch_add(1, Ordering::SeqCst);
-        let (limits, handler, log, active) =
-            (limits.clone(), handler.clone(), log.clone(), active.clone());
-        std::thread::spawn(move || {
-            match read_request(&stream, &limits, received) {
-                Ok(req) => {
-                    // a bug in the handler must not take the connection count down with it
-                    let run = std::panic::AssertUnwindSafe(|| handler(req));
-                    let reply = std::panic::catch_unwind(run).unwrap_or_else(|_| {
-                        log(format!("{peer}: internal error while answering (a bug)"));
-                        HttpReply::error(500, "internal error")
-                    });
-                    if let Err(e) = reply_on(stream, &limits, &reply) {
-                        log(format!("{peer}: writing the reply failed: {e}"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .max_blocking_threads(limits.max_connections.max(1))
+        .thread_name("ggp-http-handler")
+        .build()?;
+    let server = Arc::new(Server {
+        limits,
+        handler,
+        log,
+        active: AtomicUsize::new(0),
+    });
+    let result = runtime.block_on(server.accept_loop(listener, stop));
+    runtime.shutdown_background();
+    result
+}
+
+/// What every connection shares.
+struct Server {
+    limits: ServerLimits,
+    handler: Handler,
+    log: ErrorLog,
+    /// Connections open now (served and answered `503`).
+    active: AtomicUsize,
+}
+
+/// One open connection in [`Server::active`], given back when dropped.
+struct Admission(Arc<Server>);
+
+impl Drop for Admission {
+    fn drop(&mut self) {
+        self.0.active.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Server {
+    async fn accept_loop(
+        self: Arc<Self>,
+        listener: TcpListener,
+        stop: Arc<AtomicBool>,
+    ) -> std::io::Result<()> {
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        let mut tick = tokio::time::interval(STOP_POLL);
+        while !stop.load(Ordering::Relaxed) {
+            tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, peer)) => self.admit(stream, peer),
+                    Err(e) => {
+                        (self.log)(format!("accept failed: {e}"));
+                        tokio::time::sleep(STOP_POLL).await;
                     }
-                }
-                Err((status, why)) => {
-                    log(format!("{peer}: bad request ({status}): {why}"));
-                    let _ = reply_on(stream, &limits, &HttpReply::error(status, why));
-                }
+                },
+                _ = tick.tick() => {}
             }
-            active.fetch_sub(1, Ordering::SeqCst);
+        }
+        Ok(())
+    }
+
+    /// Counts a new connection and serves it (answering `503` over the limit), or closes
+    /// it at once past twice the limit.
+    fn admit(self: &Arc<Self>, stream: tokio::net::TcpStream, peer: SocketAddr) {
+        let received = Instant::now();
+        let open = self.active.fetch_add(1, Ordering::SeqCst);
+        let admission = Admission(self.clone());
+        let max = self.limits.max_connections;
+        if open >= max.saturating_mul(2) {
+            (self.log)(format!("{peer}: too many connections; closed"));
+            return;
+        }
+        let over = open >= max;
+        if over {
+            (self.log)(format!("{peer}: too many connections; answered 503"));
+        }
+        let server = self.clone();
+        tokio::spawn(async move {
+            server.connection(stream, peer, received, over).await;
+            drop(admission);
         });
     }
-    Ok(())
+
+    /// Serves one connection (one request: no keep-alive) until the reply is written, or
+    /// until the client has not taken it for `io_timeout`.
+    async fn connection(
+        self: Arc<Self>,
+        stream: tokio::net::TcpStream,
+        peer: SocketAddr,
+        received: Instant,
+        over_limit: bool,
+    ) {
+        let answered = Arc::new(Notify::new());
+        let service = {
+            let (server, answered) = (self.clone(), answered.clone());
+            hyper::service::service_fn(move |req| {
+                let (server, answered) = (server.clone(), answered.clone());
+                async move {
+                    let reply = server.answer(req, peer, received, over_limit).await;
+                    answered.notify_one();
+                    Ok::<_, Infallible>(response(reply))
+                }
+            })
+        };
+        let conn = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(self.limits.io_timeout)
+            .max_header_size(self.limits.max_head)
+            .keep_alive(false)
+            .half_close(true)
+            .title_case_headers(true)
+            .serve_connection(TokioIo::new(stream), service);
+        let reply_taken = async {
+            answered.notified().await;
+            tokio::time::sleep(self.limits.io_timeout).await;
+        };
+        tokio::select! {
+            done = conn => {
+                if let Err(e) = done {
+                    self.connection_error(peer, &e);
+                }
+            }
+            () = reply_taken => (self.log)(format!(
+                "{peer}: the reply was not taken within {:?}; connection closed",
+                self.limits.io_timeout
+            )),
+        }
+    }
+
+    /// Reads the body and runs the handler on a blocking thread (or answers `503` over
+    /// the connection limit, or the body's error status).
+    async fn answer(
+        &self,
+        req: Request<Incoming>,
+        peer: SocketAddr,
+        received: Instant,
+        over_limit: bool,
+    ) -> HttpReply {
+        let method = req.method().as_str().to_string();
+        let path = req
+            .uri()
+            .path_and_query()
+            .map_or("/", |p| p.as_str())
+            .to_string();
+        let body = match read_body(req.into_body(), &self.limits, received).await {
+            Ok(b) => b,
+            Err((status, why)) => {
+                (self.log)(format!("{peer}: bad request ({status}): {why}"));
+                return HttpReply::error(status, why);
+            }
+        };
+        if over_limit {
+            return HttpReply::error(503, "busy: too many connections, try again");
+        }
+        let request = HttpRequest {
+            method,
+            path,
+            body,
+            received,
+        };
+        let handler = self.handler.clone();
+        match tokio::task::spawn_blocking(move || handler(request)).await {
+            Ok(reply) => reply,
+            Err(e) => {
+                (self.log)(format!(
+                    "{peer}: internal error while answering (a bug): {e}"
+                ));
+                HttpReply::error(500, "internal error")
+            }
+        }
+    }
+
+    /// Logs why a connection ended without a request served (hyper has already answered
+    /// a malformed or oversized head).
+    fn connection_error(&self, peer: SocketAddr, e: &hyper::Error) {
+        let line = if e.is_parse_too_large() {
+            let max = self.limits.max_head;
+            format!("{peer}: bad request (431): request head over {max} bytes")
+        } else if e.is_parse() {
+            format!("{peer}: bad request (400): malformed HTTP request head: {e}")
+        } else if e.is_timeout() {
+            let t = self.limits.io_timeout;
+            format!("{peer}: request head not received in time ({t:?}); connection closed")
+        } else if e.is_incomplete_message() {
+            format!("{peer}: connection closed before the request was complete")
+        } else {
+            format!("{peer}: connection failed: {}", chain(e))
+        };
+        (self.log)(line);
+    }
 }
 
-/// Reads one request: head by `httparse`, body by `Content-Length`.
-fn read_request(
-    stream: &TcpStream,
+/// Reads a whole body within the limits: `413` over `max_body`, `408` when a part does not
+/// come within `io_timeout` or the whole by `received + request_deadline`, `400` when the
+/// client closes the connection early.
+async fn read_body(
+    mut body: Incoming,
     limits: &ServerLimits,
     received: Instant,
-) -> Result<HttpRequest, (u16, String)> {
-    let io = |e: std::io::Error| (400, format!("setting up the connection failed: {e}"));
-    stream.set_nonblocking(false).map_err(io)?;
-    stream
-        .set_read_timeout(Some(limits.io_timeout))
-        .map_err(io)?;
-    stream
-        .set_write_timeout(Some(limits.io_timeout))
-        .map_err(io)?;
-    let deadline = received + limits.request_deadline;
-    let mut buf: Vec<u8> = Vec::with_capacity(4096);
-    loop {
-        let mut headers = [httparse::EMPTY_HEADER; 64];
-        let mut req = httparse::Request::new(&mut headers);
-        match req.parse(&buf) {
-            Ok(httparse::Status::Complete(head_len)) => {
-                if head_len > limits.max_head {
-                    return Err((431, format!("request head over {} bytes", limits.max_head)));
-                }
-                let method = req.method.unwrap_or("").to_string();
-                let path = req.path.unwrap_or("/").to_string();
-                let length = body_length(req.headers, limits)?;
-                let mut body = buf[head_len..].to_vec();
-                while body.len() < length {
-                    if read_more(stream, &mut body, deadline, "body")? == 0 {
-                        let got = body.len();
-                        let why = format!("connection closed after {got} of {length} body bytes");
-                        return Err((400, why));
-                    }
-                }
-                body.truncate(length);
-                return Ok(HttpRequest {
-                    method,
-                    path,
-                    body,
-                    received,
-                });
-            }
-            Ok(httparse::Status::Partial) => {}
-            Err(e) => return Err((400, format!("malformed HTTP request head: {e}"))),
-        }
-        if buf.len() > limits.max_head {
-            return Err((431, format!("request head over {} bytes", limits.max_head)));
-        }
-        if read_more(stream, &mut buf, deadline, "head")? == 0 {
-            let why = "connection closed before the request head ended";
-            return Err((400, why.into()));
-        }
-    }
-}
-
-/// One read from `stream` appended to `buf`: the bytes read (0 at end of stream), or
-/// `408` past `deadline` or when the socket's read timeout expires.
-fn read_more(
-    mut stream: &TcpStream,
-    buf: &mut Vec<u8>,
-    deadline: Instant,
-    what: &str,
-) -> Result<usize, (u16, String)> {
-    if Instant::now() >= deadline {
-        return Err((408, format!("request {what} not received in time")));
-    }
-    let mut chunk = [0u8; 8192];
-    let n = stream.read(&mut chunk).map_err(|e| match e.kind() {
-        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => (
-            408,
-            format!("request {what} not received in time (read timed out)"),
-        ),
-        _ => (400, format!("reading the request failed: {e}")),
-    })?;
-    buf.extend_from_slice(&chunk[..n]);
-    Ok(n)
-}
-
-/// The body length from the headers (0 without `Content-Length`).
-fn body_length(
-    headers: &[httparse::Header<'_>],
-    limits: &ServerLimits,
-) -> Result<usize, (u16, String)> {
-    let mut length = 0usize;
-    for h in headers {
-        if h.name.eq_ignore_ascii_case("transfer-encoding") {
-            return Err((
-                411,
-                "chunked bodies are not accepted; send Content-Length".into(),
-            ));
-        }
-        if h.name.eq_ignore_ascii_case("content-length") {
-            let text = String::from_utf8_lossy(h.value);
-            length = text
-                .trim()
-                .parse()
-                .map_err(|_| (400, format!("bad Content-Length `{}`", text.trim())))?;
-        }
-    }
-    if length > limits.max_body {
-        return Err((
+) -> Result<Vec<u8>, (u16, String)> {
+    let over = |n: String| {
+        let max = limits.max_body;
+        (
             413,
-            format!(
-                "body of {length} bytes is over the limit of {} bytes",
-                limits.max_body
-            ),
-        ));
-    }
-    Ok(length)
-}
-
-/// Writes `reply` as an HTTP/1.0 response and closes the connection.
-fn reply_on(
-    mut stream: TcpStream,
-    limits: &ServerLimits,
-    reply: &HttpReply,
-) -> std::io::Result<()> {
-    stream.set_nonblocking(false)?;
-    stream.set_write_timeout(Some(limits.io_timeout))?;
-    let reason = match reply.status {
-        200 => "OK",
-        204 => "No Content",
-        400 => "Bad Request",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        408 => "Request Timeout",
-        411 => "Length Required",
-        413 => "Payload Too Large",
-        431 => "Request Header Fields Too Large",
-        500 => "Internal Server Error",
-        503 => "Service Unavailable",
-        _ => "Error",
+            format!("body of {n} bytes is over the limit of {max} bytes"),
+        )
     };
-    let text = format!(
-        "HTTP/1.0 {} {reason}\r\nContent-Type: text/acl\r\nContent-Length: {}\r\n\
-         Access-Control-Allow-Origin: *\r\nAccess-Control-Allow-Methods: POST, GET, OPTIONS\r\n\
-         Access-Control-Allow-Headers: Content-Type, Sender, Receiver\r\n\
-         Access-Control-Max-Age: 86400\r\nConnection: close\r\n\r\n{}",
-        reply.status,
-        reply.body.len(),
-        reply.body
-    );
-    stream.write_all(text.as_bytes())?;
-    stream.flush()?;
-    let _ = stream.shutdown(std::net::Shutdown::Write);
-    // Drain what the client still sends (a body past Content-Length), briefly, so the
-    // close does not reset the connection before the reply is read.
-    let _ = stream.set_read_timeout(Some(Duration::from_millis(50)));
-    let mut sink = [0u8; 1024];
-    let end = Instant::now() + Duration::from_millis(200);
-    while Instant::now() < end {
-        match stream.read(&mut sink) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
+    let declared = body.size_hint().exact();
+    if let Some(n) = declared.filter(|&n| n > limits.max_body as u64) {
+        return Err(over(n.to_string()));
+    }
+    let deadline = received + limits.request_deadline;
+    let mut data = Vec::with_capacity(declared.unwrap_or(0) as usize);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let frame = match tokio::time::timeout(limits.io_timeout.min(left), body.frame()).await {
+            Err(_) => {
+                let why = if left < limits.io_timeout {
+                    let d = limits.request_deadline;
+                    format!("not complete {d:?} after receipt")
+                } else {
+                    format!("nothing for {:?}", limits.io_timeout)
+                };
+                return Err((408, format!("request body not received in time ({why})")));
+            }
+            Ok(None) => return Ok(data),
+            Ok(Some(Err(e))) => {
+                let got = data.len();
+                let why = match declared {
+                    Some(n) if closed_early(&e) => {
+                        format!("connection closed after {got} of {n} body bytes")
+                    }
+                    _ => format!("reading the body failed after {got} bytes: {}", chain(&e)),
+                };
+                return Err((400, why));
+            }
+            Ok(Some(Ok(frame))) => frame,
+        };
+        if let Ok(chunk) = frame.into_data() {
+            if data.len() + chunk.len() > limits.max_body {
+                return Err(over(format!("more than {}", limits.max_body)));
+            }
+            data.extend_from_slice(&chunk);
         }
     }
-    Ok(())
+}
+
+/// `e` and its causes, as `error: cause: cause`.
+fn chain(e: &hyper::Error) -> String {
+    causes(e).fold(e.to_string(), |text, c| format!("{text}: {c}"))
+}
+
+/// The causes of `e`, nearest first.
+fn causes(e: &hyper::Error) -> impl Iterator<Item = &(dyn std::error::Error + 'static)> {
+    std::iter::successors(std::error::Error::source(e), |c| c.source())
+}
+
+/// Whether a body error is the client closing the connection before the body's end.
+fn closed_early(e: &hyper::Error) -> bool {
+    let eof = |c: &(dyn std::error::Error + 'static)| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::UnexpectedEof)
+    };
+    e.is_incomplete_message() || causes(e).any(eof)
+}
+
+/// The HTTP response of `reply`.
+fn response(reply: HttpReply) -> Response<Full<Bytes>> {
+    let mut resp = Response::new(Full::new(Bytes::from(reply.body)));
+    *resp.status_mut() =
+        StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = resp.headers_mut();
+    for (name, value) in REPLY_HEADERS {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    resp
 }

@@ -2,7 +2,7 @@
 //! manager (`propnet match` with `http://` players).
 //!
 //! - [`message`]: the protocol's messages, read with the project's KIF reader.
-//! - [`http`]: the player's HTTP server (httparse heads, timeouts, size limits).
+//! - [`http`]: the player's HTTP server (hyper; timeouts, size limits, blocking handlers).
 //! - [`gamer`]: the player; [`worker`] a match's thread; [`engine`] the model and tree.
 //! - [`spelling`]: moves go back spelled as in the rules received.
 //! - [`manager`]: the game manager (ggp-base `GameServer` rules); [`record`] its match

@@ -250,6 +250,9 @@ impl<
                 _ if deadline.is_some_and(|d| Instant::now() >= d) => break,
                 _ => k,
             };
+            if crate::stop::requested() {
+                break;
+            }
             if self.tree.node(NodeId(0)).exact.is_some() {
                 break;
             }

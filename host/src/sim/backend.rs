@@ -1,8 +1,10 @@
 //! [`CpuBackend`]: the bit-parallel simulator behind the [`Backend`] trait, with playouts
 //! spread over a rayon thread pool in chunks.
 
-use super::engine::{Engine, Outcome, RunSpec, Segment};
+use super::engine::{Engine, Outcome, RunSpec};
+use super::probe::{NoProbe, PhaseClock, PhaseTimes, Probe};
 use super::program::Program;
+use super::queue::WorkQueue;
 use super::{CpuOptions, SimError};
 use crate::backend::{Backend, BackendError, BatchRequest, BatchResult, JobResult};
 use propnet_netlist::{Netlist, ValidNetlist};
@@ -16,6 +18,8 @@ pub struct CpuBackend {
     opts: CpuOptions,
     pool: rayon::ThreadPool,
     steps: u64,
+    /// Phase times of all batches since [`CpuBackend::enable_profile`], when enabled.
+    profile: Option<PhaseTimes>,
 }
 
 impl CpuBackend {
@@ -39,6 +43,7 @@ impl CpuBackend {
             opts,
             pool,
             steps: 0,
+            profile: None,
         })
     }
 
@@ -57,65 +62,51 @@ impl CpuBackend {
         self.steps
     }
 
+    /// Times the phases of every later batch (sampled steps, see [`super::probe`]);
+    /// results stay the same, throughput drops by about a percent.
+    pub fn enable_profile(&mut self) {
+        self.profile.get_or_insert_with(PhaseTimes::default);
+    }
+
+    /// Phase times gathered since [`Self::enable_profile`] (`None` when not enabled).
+    pub fn phase_times(&self) -> Option<&PhaseTimes> {
+        self.profile.as_ref()
+    }
+
     /// Threads actually used.
     pub fn threads(&self) -> usize {
         self.pool.current_num_threads()
     }
 }
 
-/// Splits the batch into chunks of about `chunk` playouts each.
-fn chunks(req: &BatchRequest, chunk: u64) -> Vec<Vec<Segment>> {
-    let mut out = Vec::new();
-    let mut cur: Vec<Segment> = Vec::new();
-    let mut room = chunk;
-    for (j, job) in req.jobs.iter().enumerate() {
-        let mut offset = 0u32;
-        while offset < job.count {
-            let n = u64::from(job.count - offset).min(room) as u32;
-            cur.push(Segment {
-                job: j as u32,
-                offset,
-                count: n,
-            });
-            offset += n;
-            room -= u64::from(n);
-            if room == 0 {
-                out.push(std::mem::take(&mut cur));
-                room = chunk;
-            }
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-fn run_chunks<const W: usize>(
+/// Runs the batch on `engines` engines (one per worker thread; `1` runs on the calling
+/// thread) that share one work queue; returns each engine's outcome and phase times.
+fn run_engines<const W: usize, P: Probe + Send>(
     prog: &Program,
     spec: &RunSpec<'_>,
-    work: &[Vec<Segment>],
+    queue: &WorkQueue,
+    engines: usize,
     roles: usize,
-) -> Vec<Outcome> {
-    work.par_iter()
-        .map_init(
-            || Engine::<W>::new(prog),
-            |eng, segs| {
-                let mut out = Outcome {
-                    jobs: vec![
-                        JobResult {
-                            goal_sums: vec![0; roles],
-                            ..Default::default()
-                        };
-                        spec.starts.len()
-                    ],
+) -> Vec<(Outcome, PhaseTimes)> {
+    let run_one = || {
+        let mut out = Outcome {
+            jobs: vec![
+                JobResult {
+                    goal_sums: vec![0; roles],
                     ..Default::default()
                 };
-                eng.run(spec, segs, &mut out);
-                out
-            },
-        )
-        .collect()
+                spec.starts.len()
+            ],
+            ..Default::default()
+        };
+        let mut eng = Engine::<W, P>::new(prog);
+        eng.run(spec, queue, &mut out);
+        (out, eng.phase_times())
+    };
+    if engines <= 1 {
+        return vec![run_one()];
+    }
+    (0..engines).into_par_iter().map(|_| run_one()).collect()
 }
 
 impl Backend for CpuBackend {
@@ -161,21 +152,25 @@ impl Backend for CpuBackend {
             max_steps: req.max_steps,
             want_records: req.want_records,
         };
-        let total: u64 = req.jobs.iter().map(|j| u64::from(j.count)).sum();
-        let lanes = self.opts.lane_width as u64;
-        // Enough chunks to balance threads, each long enough (>= 16 lane refills) that the
-        // drain at a chunk's end stays a small fraction.
-        let threads = self.threads() as u64;
-        let chunk = (total / (threads * 4)).max(lanes * 16).min(total.max(1));
-        let work = chunks(req, chunk);
+        let queue = WorkQueue::new(req.jobs.iter().map(|j| j.count));
+        // One engine per thread, but none that would get no full grab of work.
+        let engines = (self.threads() as u64)
+            .min(queue.total().div_ceil(WorkQueue::GRAB))
+            .max(1) as usize;
         let roles = self.net.roles.len();
         let prog = &self.prog;
-        let outs = self.pool.install(|| match self.opts.lane_width {
-            64 => run_chunks::<1>(prog, &spec, &work, roles),
-            128 => run_chunks::<2>(prog, &spec, &work, roles),
-            256 => run_chunks::<4>(prog, &spec, &work, roles),
-            _ => run_chunks::<8>(prog, &spec, &work, roles),
-        });
+        let outs = self
+            .pool
+            .install(|| match (self.opts.lane_width, self.profile.is_some()) {
+                (64, false) => run_engines::<1, NoProbe>(prog, &spec, &queue, engines, roles),
+                (128, false) => run_engines::<2, NoProbe>(prog, &spec, &queue, engines, roles),
+                (256, false) => run_engines::<4, NoProbe>(prog, &spec, &queue, engines, roles),
+                (_, false) => run_engines::<8, NoProbe>(prog, &spec, &queue, engines, roles),
+                (64, true) => run_engines::<1, PhaseClock>(prog, &spec, &queue, engines, roles),
+                (128, true) => run_engines::<2, PhaseClock>(prog, &spec, &queue, engines, roles),
+                (256, true) => run_engines::<4, PhaseClock>(prog, &spec, &queue, engines, roles),
+                (_, true) => run_engines::<8, PhaseClock>(prog, &spec, &queue, engines, roles),
+            });
         let mut res = BatchResult {
             jobs: vec![
                 JobResult {
@@ -187,7 +182,10 @@ impl Backend for CpuBackend {
             records: Vec::new(),
         };
         let mut records = Vec::new();
-        for o in outs {
+        for (o, times) in outs {
+            if let Some(p) = &mut self.profile {
+                p.add(&times);
+            }
             self.steps += o.steps;
             for (acc, jr) in res.jobs.iter_mut().zip(&o.jobs) {
                 acc.playouts += jr.playouts;

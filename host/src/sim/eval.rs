@@ -1,7 +1,7 @@
 //! Bit-parallel evaluation of a program phase over blocks of `W` 64-bit words (`64 * W`
 //! playout lanes per slot).
 
-use super::program::{slot, Operand, Phase};
+use super::program::{slot, Operand, Phase, RunKind};
 
 /// One slot's value for every lane of a block: bit `b` of word `w` is lane `64 * w + b`.
 pub type Block<const W: usize> = [u64; W];
@@ -22,45 +22,79 @@ pub fn read<const W: usize>(vals: &[Block<W>], op: Operand) -> Block<W> {
 
 /// Evaluates every instruction of `phase`, writing slots `phase.first_slot..`.
 ///
-/// `vals` must hold at least `phase.first_slot + phase.len()` slots. Two-operand
-/// instructions (the most common) take a branch-free fast path.
+/// `vals` must hold at least `phase.first_slot + phase.len()` slots. Run by run: a run's
+/// instructions read only slots below the run, so two-operand runs are one tight loop
+/// with no branch per instruction; other runs go instruction by instruction.
 #[inline(always)]
 pub fn run_phase<const W: usize>(vals: &mut [Block<W>], phase: &Phase) {
     let vals = &mut vals[..phase.first_slot + phase.codes.len()];
     let mut args = phase.args.as_slice();
-    for (k, &code) in phase.codes.iter().enumerate() {
-        let n = (code >> 1) as usize;
-        let (ops, rest) = args.split_at(n);
-        args = rest;
-        // Every operand reads a slot below the one written (topological program order).
-        let (done, out) = vals.split_at_mut(phase.first_slot + k);
-        let is_or = code & 1 == 1;
-        let acc: Block<W> = if n == 2 {
-            let (a, b) = (read(done, ops[0]), read(done, ops[1]));
-            if is_or {
-                std::array::from_fn(|j| a[j] | b[j])
-            } else {
-                std::array::from_fn(|j| a[j] & b[j])
+    let mut k = 0usize;
+    for run in &phase.runs {
+        let n = run.len as usize;
+        let (done, rest) = vals.split_at_mut(phase.first_slot + k);
+        let out = &mut rest[..n];
+        if run.kind == RunKind::Other {
+            let codes = phase.codes[k..k + n].iter().zip(&phase.negated[k..k + n]);
+            for (o, (&code, &negs)) in out.iter_mut().zip(codes) {
+                let (ops, tail) = args.split_at((code >> 1) as usize);
+                args = tail;
+                let (plain, negated) = ops.split_at(ops.len() - negs as usize);
+                *o = if code & 1 == 1 {
+                    let acc = fold(done, plain, [0u64; W], |acc, v| acc | v);
+                    fold(done, negated, acc, |acc, v| acc | !v)
+                } else {
+                    let acc = fold(done, plain, [!0u64; W], |acc, v| acc & v);
+                    fold(done, negated, acc, |acc, v| acc & !v)
+                };
             }
-        } else if is_or {
-            let mut acc = [0u64; W];
-            for &op in ops {
-                let v = read(done, op);
-                for j in 0..W {
-                    acc[j] |= v[j];
-                }
-            }
-            acc
         } else {
-            let mut acc = [!0u64; W];
-            for &op in ops {
-                let v = read(done, op);
-                for j in 0..W {
-                    acc[j] &= v[j];
-                }
+            let (ops, tail) = args.split_at(2 * n);
+            args = tail;
+            match run.kind {
+                RunKind::And => pairs(done, out, ops, |a, b| a & b),
+                RunKind::AndNot => pairs(done, out, ops, |a, b| a & !b),
+                RunKind::Nor => pairs(done, out, ops, |a, b| !(a | b)),
+                RunKind::Or => pairs(done, out, ops, |a, b| a | b),
+                RunKind::OrNot => pairs(done, out, ops, |a, b| a | !b),
+                RunKind::Nand | RunKind::Other => pairs(done, out, ops, |a, b| !(a & b)),
             }
-            acc
-        };
-        out[0] = acc;
+        }
+        k += n;
     }
+}
+
+/// A run of two-operand instructions: `out[i] = f(a, b)` word by word, with `a`, `b` the
+/// plain values of slots `ops[2i]`, `ops[2i + 1]` (their negations are in `f`).
+#[inline(always)]
+fn pairs<const W: usize>(
+    done: &[Block<W>],
+    out: &mut [Block<W>],
+    ops: &[Operand],
+    f: impl Fn(u64, u64) -> u64,
+) {
+    for (o, pair) in out.iter_mut().zip(ops.chunks_exact(2)) {
+        let (a, b) = (&done[slot(pair[0])], &done[slot(pair[1])]);
+        for j in 0..W {
+            o[j] = f(a[j], b[j]);
+        }
+    }
+}
+
+/// `init` combined with every operand's plain slot value by `f`, word by word.
+#[inline(always)]
+fn fold<const W: usize>(
+    done: &[Block<W>],
+    ops: &[Operand],
+    init: Block<W>,
+    f: impl Fn(u64, u64) -> u64,
+) -> Block<W> {
+    let mut acc = init;
+    for &op in ops {
+        let v = &done[slot(op)];
+        for j in 0..W {
+            acc[j] = f(acc[j], v[j]);
+        }
+    }
+    acc
 }

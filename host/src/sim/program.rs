@@ -25,7 +25,58 @@ pub fn slot(op: Operand) -> usize {
     (op >> 1) as usize
 }
 
-/// One phase: instruction `k` writes slot `first_slot + k`.
+/// What the instructions of a [`Run`] are. The two-operand kinds carry their operands'
+/// negations in the kind (operands ordered so a negated one comes second), so the
+/// evaluator reads both plainly: `AndNot` is `a & !b`, `Nor` is `!a & !b`, `OrNot`
+/// `a | !b`, `Nand` `!a | !b`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RunKind {
+    /// `a & b`.
+    And,
+    /// `a & !b`.
+    AndNot,
+    /// `!a & !b`.
+    Nor,
+    /// `a | b`.
+    Or,
+    /// `a | !b`.
+    OrNot,
+    /// `!a | !b`.
+    Nand,
+    /// Anything else (n-ary), read instruction by instruction from the codes.
+    Other,
+}
+
+impl RunKind {
+    /// The kind of a two-operand `And` (`is_or` false) or `Or` whose operands are negated
+    /// as `negated` says, and whether the operands must be swapped to fit it.
+    fn of_pair(is_or: bool, negated: [bool; 2]) -> (RunKind, bool) {
+        let swap = negated[0] && !negated[1];
+        let kind = match (is_or, negated[0] || negated[1], negated[0] && negated[1]) {
+            (false, false, _) => RunKind::And,
+            (false, true, false) => RunKind::AndNot,
+            (false, true, true) => RunKind::Nor,
+            (true, false, _) => RunKind::Or,
+            (true, true, false) => RunKind::OrNot,
+            (true, true, true) => RunKind::Nand,
+        };
+        (kind, swap)
+    }
+}
+
+/// Consecutive instructions of one kind at one level of the phase: none reads a slot
+/// another writes, so the evaluator runs them as one branch-free loop.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// What the instructions are.
+    pub kind: RunKind,
+    /// Number of instructions.
+    pub len: u32,
+}
+
+/// One phase: instruction `k` writes slot `first_slot + k`. Instructions are levelized
+/// (every operand comes from an earlier level or phase) and, within a level, grouped into
+/// [`Run`]s by kind.
 #[derive(Clone, Debug, Default)]
 pub struct Phase {
     /// Slot written by the first instruction.
@@ -34,6 +85,11 @@ pub struct Phase {
     pub codes: Vec<u32>,
     /// Operands of all instructions, concatenated in instruction order.
     pub args: Vec<Operand>,
+    /// The instructions split into runs, in order; their lengths add up to the codes'.
+    pub runs: Vec<Run>,
+    /// Per instruction: how many of its operands (the last ones) are negated; the
+    /// evaluator of [`RunKind::Other`] reads them without per-operand masks.
+    pub negated: Vec<u32>,
 }
 
 impl Phase {
@@ -179,6 +235,22 @@ impl Folded {
             && !self.ops[i].is_empty()
     }
 
+    /// True when gate `g`'s operand reads its slot negated.
+    fn negated(&self, g: GateId) -> bool {
+        match self.src[g.index()] {
+            Src::Op(o) => o & 1 == 1,
+            Src::Pending => self.base[g.index()].1,
+        }
+    }
+
+    /// The instruction gate whose slot gate `g` reads, if it reads one.
+    fn instruction_of(&self, g: GateId) -> Option<usize> {
+        match self.src[g.index()] {
+            Src::Op(_) => None,
+            Src::Pending => Some(self.base[g.index()].0 as usize),
+        }
+    }
+
     /// The operand of gate `g` after its instruction has been placed.
     fn operand(&self, slot_of: &[u32], g: GateId) -> Operand {
         match self.src[g.index()] {
@@ -233,21 +305,28 @@ impl Program {
         let mut phases: [Phase; 3] = Default::default();
         for (p, phase) in phases.iter_mut().enumerate() {
             phase.first_slot = next_slot;
-            for g in info.ids() {
-                let i = g.index();
-                if !folded.is_instruction(i) || phase_of(info, g) != Some(p) {
-                    continue;
+            for (run, members) in levelized(net, info, &folded, p) {
+                phase.runs.push(run);
+                for (i, swap) in members {
+                    let is_or = matches!(net.gates[i], Gate::Or(_));
+                    let ops = &folded.ops[i];
+                    phase
+                        .codes
+                        .push(((ops.len() as u32) << 1) | u32::from(is_or));
+                    let start = phase.args.len();
+                    phase
+                        .args
+                        .extend(ops.iter().map(|&o| folded.operand(&slot_of, o)));
+                    if swap {
+                        phase.args.swap(start, start + 1);
+                    }
+                    // Plain operands first, negated ones last (stable).
+                    phase.args[start..].sort_by_key(|&o| o & 1);
+                    let negs = phase.args[start..].iter().filter(|&&o| o & 1 == 1).count();
+                    phase.negated.push(negs as u32);
+                    slot_of[i] = next_slot as u32;
+                    next_slot += 1;
                 }
-                let is_or = matches!(net.gates[i], Gate::Or(_));
-                let ops = &folded.ops[i];
-                phase
-                    .codes
-                    .push(((ops.len() as u32) << 1) | u32::from(is_or));
-                phase
-                    .args
-                    .extend(ops.iter().map(|&o| folded.operand(&slot_of, o)));
-                slot_of[i] = next_slot as u32;
-                next_slot += 1;
             }
         }
         let op_of = |g: GateId| folded.operand(&slot_of, g);
@@ -285,6 +364,53 @@ impl Program {
     pub fn instructions(&self) -> usize {
         self.core.len() + self.goal.len() + self.next.len()
     }
+}
+
+/// The instruction gates of phase `p` in evaluation order, as runs: by level (1 + the
+/// deepest operand instruction of the same phase; operands from earlier phases and leaves
+/// are level 0), then by [`RunKind`], arena order within. Each gate comes with whether its
+/// two operands are swapped to fit its kind.
+fn levelized(
+    net: &Netlist,
+    info: &NetlistInfo,
+    folded: &Folded,
+    p: usize,
+) -> Vec<(Run, Vec<(usize, bool)>)> {
+    let mut level = vec![0u32; net.gates.len()];
+    let mut members: Vec<(u32, RunKind, usize, bool)> = Vec::new();
+    for g in info.ids() {
+        let i = g.index();
+        if !folded.is_instruction(i) || phase_of(info, g) != Some(p) {
+            continue;
+        }
+        let ops = &folded.ops[i];
+        let deepest = ops
+            .iter()
+            .filter_map(|o| folded.instruction_of(*o))
+            .map(|b| level[b])
+            .max()
+            .unwrap_or(0);
+        level[i] = deepest + 1;
+        let (kind, swap) = if ops.len() == 2 {
+            let is_or = matches!(net.gates[i], Gate::Or(_));
+            RunKind::of_pair(is_or, [folded.negated(ops[0]), folded.negated(ops[1])])
+        } else {
+            (RunKind::Other, false)
+        };
+        members.push((level[i], kind, i, swap));
+    }
+    members.sort_by_key(|&(l, k, _, _)| (l, k));
+    let mut out: Vec<(Run, Vec<(usize, bool)>)> = Vec::new();
+    for (l, kind, i, swap) in members {
+        match out.last_mut() {
+            Some((run, gates)) if run.kind == kind && level[gates[0].0] == l => {
+                run.len += 1;
+                gates.push((i, swap));
+            }
+            _ => out.push((Run { kind, len: 1 }, vec![(i, swap)])),
+        }
+    }
+    out
 }
 
 /// The operand of gate `g` if it is already known without placing instructions.
@@ -328,6 +454,39 @@ mod tests {
             assert_eq!(p.next.first_slot, p.goal.first_slot + p.goal.len());
             assert_eq!(p.slots, p.next.first_slot + p.next.len());
             for ph in [&p.core, &p.goal, &p.next] {
+                let total: u32 = ph.runs.iter().map(|r| r.len).sum();
+                assert_eq!(
+                    total as usize,
+                    ph.len(),
+                    "seed {seed}: runs cover the phase"
+                );
+                let (mut k, mut args) = (0usize, ph.args.as_slice());
+                for run in &ph.runs {
+                    let start = ph.first_slot + k;
+                    for &code in &ph.codes[k..k + run.len as usize] {
+                        let (ops, rest) = args.split_at((code >> 1) as usize);
+                        args = rest;
+                        let negs = [ops[0] & 1, ops[1 % ops.len()] & 1];
+                        let want = match run.kind {
+                            RunKind::And => Some((4, [0, 0])),
+                            RunKind::AndNot => Some((4, [0, 1])),
+                            RunKind::Nor => Some((4, [1, 1])),
+                            RunKind::Or => Some((5, [0, 0])),
+                            RunKind::OrNot => Some((5, [0, 1])),
+                            RunKind::Nand => Some((5, [1, 1])),
+                            RunKind::Other => None,
+                        };
+                        assert!(
+                            want.is_none_or(|w| w == (code, negs)),
+                            "seed {seed}: run kind"
+                        );
+                        assert!(
+                            ops.iter().all(|&o| slot(o) < start),
+                            "seed {seed}: a run reads only slots before it"
+                        );
+                    }
+                    k += run.len as usize;
+                }
                 let mut args = ph.args.as_slice();
                 for (k, &code) in ph.codes.iter().enumerate() {
                     let (ops, rest) = args.split_at((code >> 1) as usize);

@@ -1,7 +1,9 @@
-//! GGP over loopback (see `propnet_host::ggp`): the protocol suite and full matches with
-//! `propnet match` as the game manager and `propnet player` processes as players. Every
-//! server binds 127.0.0.1 on a port it picks; every process is killed at the end.
+//! GGP over loopback (see `propnet_host::ggp`): the HTTP server alone, the protocol suite,
+//! and full matches with `propnet match` as the game manager and `propnet player`
+//! processes as players. Every server binds 127.0.0.1 on a port it picks; every process is
+//! killed at the end.
 
 mod matches;
 mod protocol;
+mod server;
 mod support;

@@ -6,7 +6,7 @@ use propnet_compiler::gdl;
 use propnet_compiler::interp::{GoalValue, Interp};
 use propnet_host::ggp::manager::canonical_reply;
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -126,8 +126,9 @@ pub fn manager(args: &[String], limit: Duration) -> String {
 }
 
 /// Sends raw bytes on a fresh connection (optionally closing our side after them) and
-/// returns the status code and body of the reply.
-pub fn raw(port: u16, bytes: &[u8], close_write: bool) -> (u16, String) {
+/// returns everything read until the server closes (or resets) the connection; panics
+/// when it does neither within 20 s.
+pub fn exchange(port: u16, bytes: &[u8], close_write: bool) -> Vec<u8> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     s.write_all(bytes).expect("send");
@@ -135,7 +136,17 @@ pub fn raw(port: u16, bytes: &[u8], close_write: bool) -> (u16, String) {
         s.shutdown(std::net::Shutdown::Write).unwrap();
     }
     let mut buf = Vec::new();
-    let _ = s.read_to_end(&mut buf);
+    if let Err(e) = s.read_to_end(&mut buf) {
+        let stuck = matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut);
+        assert!(!stuck, "the server neither replied nor closed within 20 s");
+    }
+    buf
+}
+
+/// Sends raw bytes on a fresh connection (optionally closing our side after them) and
+/// returns the status code and body of the reply.
+pub fn raw(port: u16, bytes: &[u8], close_write: bool) -> (u16, String) {
+    let buf = exchange(port, bytes, close_write);
     let mut headers = [httparse::EMPTY_HEADER; 32];
     let mut resp = httparse::Response::new(&mut headers);
     let Ok(httparse::Status::Complete(n)) = resp.parse(&buf) else {

@@ -73,6 +73,14 @@ pub fn request_adapter() -> Result<wgpu::Adapter, RunError> {
     .map_err(|e| RunError::NoAdapter(e.to_string()))
 }
 
+/// The preferred adapter's [`adapter_text`] when it is a CPU-type device (a software
+/// rasterizer such as lavapipe's llvmpipe, slower than the CPU backend on the same cores);
+/// `None` when it is hardware or there is no adapter.
+pub fn software_adapter() -> Option<String> {
+    let info = request_adapter().ok()?.get_info();
+    (info.device_type == wgpu::DeviceType::Cpu).then(|| adapter_text(&info))
+}
+
 /// Compiles a netlist's kernel once and runs batches of playouts with it.
 pub struct GpuRunner {
     device: wgpu::Device,

@@ -137,6 +137,46 @@ fn keywords_are_placed_correctly() {
 }
 
 #[test]
+fn connectives_are_not_object_constants() {
+    for (rule, col) in [
+        ("(foo not bar)", 6),
+        ("(foo a DISTINCT)", 8),
+        ("(<= (p ?x) (q ?x or))", 18),
+        ("(foo (f <=))", 9),
+    ] {
+        let e = error(&format!("{PRELUDE}{rule}"));
+        assert!(e.starts_with(&format!("g.kif:2:{col}: `")), "{e}");
+        assert!(e.contains("cannot stand here (term)"), "{e}");
+    }
+}
+
+#[test]
+fn the_role_past_the_rng_limit_is_rejected_where_it_stands() {
+    let roles: String = (0..300).map(|i| format!("(role r{i})\n")).collect();
+    let e = error(&roles);
+    assert_eq!(
+        e,
+        "g.kif:257:1: role number 257 is one too many: at most 256 roles (the playout RNG \
+         holds the role in 8 bits), in `(role r256)`"
+    );
+}
+
+#[test]
+fn legal_and_goal_rules_of_undeclared_roles_are_warnings() {
+    let g = game("(role a)\n(legal a go)\n(goal a 0)\n(<= (goal b 100) (true x))\n(legal c go)");
+    let w = warnings(&g);
+    assert_eq!(
+        w,
+        [
+            "g.kif:4:1: warning: `goal` rule for `b`, which is not a role: it never applies, \
+             in rule `(<= (goal b 100) (true x))`",
+            "g.kif:5:1: warning: `legal` rule for `c`, which is not a role: it never applies, \
+             in rule `(legal c go)`",
+        ]
+    );
+}
+
+#[test]
 fn roles_are_ground_facts() {
     assert_eq!(
         error("(role a)\n(<= (role b) p)"),
@@ -198,13 +238,12 @@ fn recursion_restriction_and_undefined_relations_are_warnings() {
 }
 
 #[test]
-fn init_depending_on_true_is_a_warning() {
-    let g = game("(role a)\n(<= (s ?x) (true (c ?x)))\n(<= (init (c 1)) (not (s 2)))");
-    let w = warnings(&g);
+fn init_depending_on_true_is_an_error_at_the_init_rule() {
+    let e = error("(role a)\n(<= (s ?x) (true (c ?x)))\n(<= (init (c 1)) (not (s 2)))");
     assert_eq!(
-        w,
-        ["g.kif:3:1: warning: `init` depends on `true` (through init/1 -> s/1 -> true/1); it is \
-          evaluated with no state, in rule `(<= (init (c 1)) (not (s 2)))`"]
+        e,
+        "g.kif:3:1: `init` depends on `true` (through init/1 -> s/1 -> true/1), but the \
+         initial state is computed with no state, in rule `(<= (init (c 1)) (not (s 2)))`"
     );
 }
 

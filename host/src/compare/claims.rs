@@ -1,0 +1,566 @@
+//! Reading other reasoners' traces: what each position of a trace claims.
+//!
+//! Two formats, told apart by their first non-empty line:
+//! - the oracle's JSON lines (`shared/oracle/README.md`): a header with the roles, then one
+//!   object per position with its state, terminal flag, legal moves and goals of every role,
+//!   and the joint move played from it;
+//! - gdl-perf's correctness trace (Landau's gdl-perf, `GameActionFormat`): `!R!` roles,
+//!   then per position `!T!` terminal; when not terminal one `!L!` line per role (its legal
+//!   moves) and one `!C!` line (the joint move); when terminal one `!G!` line (goals, one
+//!   per role). `!F!` ends the test, `!E!` reports the reasoner's error. Lists are
+//!   comma separated. The position after a `!G!` line starts a new playout from the
+//!   initial state.
+//!
+//! Terms are read case-insensitively and in any spacing ([`super::terms::canonical`]).
+
+use super::terms::canonical;
+use propnet_compiler::interp::GoalValue;
+use serde_json::Value;
+
+/// The two trace formats.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum TraceFormat {
+    /// The oracle's JSON lines.
+    Oracle,
+    /// gdl-perf's `!R!`/`!T!`/`!L!`/`!C!`/`!G!`/`!F!`/`!E!` lines.
+    GdlPerf,
+}
+
+impl std::fmt::Display for TraceFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TraceFormat::Oracle => "oracle JSON lines",
+            TraceFormat::GdlPerf => "gdl-perf",
+        })
+    }
+}
+
+/// A trace that cannot be read, at `line:column` (both from 1).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
+pub struct Malformed {
+    /// Line (from 1).
+    pub line: usize,
+    /// Column (from 1).
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+fn bad(line: usize, column: usize, message: impl Into<String>) -> Malformed {
+    Malformed {
+        line,
+        column,
+        message: message.into(),
+    }
+}
+
+/// What a trace says about one position; `None` fields are not reported by the format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Claim {
+    /// Line where the position is described (gdl-perf: its `!T!` line).
+    pub line: usize,
+    /// Playout (from 0).
+    pub playout: u64,
+    /// Joint moves since the playout's initial state.
+    pub step: u64,
+    /// Sorted canonical fluents (oracle only).
+    pub state: Option<Vec<String>>,
+    /// Terminal flag.
+    pub terminal: bool,
+    /// Per role: the line and its sorted canonical legal moves (gdl-perf: non-terminal only).
+    pub legal: Option<Vec<(usize, Vec<String>)>>,
+    /// The line and the goal values per role (gdl-perf: terminal only, one per role).
+    pub goals: Option<(usize, Vec<Vec<GoalValue>>)>,
+    /// The line and the canonical joint move played from here, role order.
+    pub joint: Option<(usize, Vec<String>)>,
+}
+
+/// The end of a trace other than running out of lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// gdl-perf `!F!`: the reasoner finished its test (line).
+    Finished(usize),
+    /// gdl-perf `!E!`: the reasoner reported an error (line, message).
+    ReasonerError(usize, String),
+}
+
+/// One item of a trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// A position.
+    Claim(Claim),
+    /// The trace says it ends here.
+    Stop(Stop),
+}
+
+/// A parsed trace: format, roles (canonical) and the items in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceFile {
+    /// The format.
+    pub format: TraceFormat,
+    /// Line of the roles (oracle header or `!R!`).
+    pub roles_line: usize,
+    /// Canonical role names in the trace's order.
+    pub roles: Vec<String>,
+    /// Positions and stops, in file order.
+    pub items: Vec<Item>,
+    /// Lines that were skipped (gdl-perf lines of no known kind), first few with numbers.
+    pub skipped: Vec<usize>,
+}
+
+fn canon(line: usize, column: usize, text: &str) -> Result<String, Malformed> {
+    canonical(text).map_err(|e| bad(line, column, e.to_string()))
+}
+
+/// Reads a trace in either format (see the module docs).
+///
+/// # Errors
+/// [`Malformed`] naming the line and column of the first unreadable line.
+pub fn parse(text: &str) -> Result<TraceFile, Malformed> {
+    let first = text.lines().map(str::trim_start).find(|l| !l.is_empty());
+    match first.and_then(|l| l.chars().next()) {
+        Some('{') => parse_oracle(text),
+        Some('!') => parse_gdl_perf(text),
+        Some(_) => {
+            let no = text.lines().position(|l| !l.trim().is_empty()).unwrap_or(0) + 1;
+            Err(bad(
+                no,
+                1,
+                "neither an oracle JSON trace (`{…}` lines) nor a gdl-perf trace (`!R!…` lines)",
+            ))
+        }
+        None => Err(bad(1, 1, "empty trace")),
+    }
+}
+
+fn json_line(no: usize, line: &str) -> Result<Value, Malformed> {
+    serde_json::from_str(line).map_err(|e| bad(no, e.column().max(1), format!("not JSON: {e}")))
+}
+
+fn strings(no: usize, v: &Value, what: &str) -> Result<Vec<String>, Malformed> {
+    let list = v
+        .as_array()
+        .ok_or_else(|| bad(no, 1, format!("`{what}` is not a list of strings")))?;
+    let mut out = Vec::with_capacity(list.len());
+    for s in list {
+        let s = s
+            .as_str()
+            .ok_or_else(|| bad(no, 1, format!("`{what}` holds a non-string {s}")))?;
+        out.push(canon(no, 1, s)?);
+    }
+    Ok(out)
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// The value of `key` for each role in the object `v[field]` (role names compared
+/// canonically).
+fn per_role<'v>(
+    no: usize,
+    v: &'v Value,
+    field: &str,
+    roles: &[String],
+) -> Result<Vec<&'v Value>, Malformed> {
+    let obj = v[field]
+        .as_object()
+        .ok_or_else(|| bad(no, 1, format!("missing object `{field}`")))?;
+    roles
+        .iter()
+        .map(|r| {
+            obj.iter()
+                .find(|(k, _)| canonical(k).is_ok_and(|k| &k == r))
+                .map(|(_, x)| x)
+                .ok_or_else(|| bad(no, 1, format!("`{field}` has no entry for role {r}")))
+        })
+        .collect()
+}
+
+fn goal_value(no: usize, v: &Value) -> Result<GoalValue, Malformed> {
+    match v {
+        Value::Number(n) => n
+            .as_i64()
+            .map(|n| GoalValue::Int(n.into()))
+            .ok_or_else(|| bad(no, 1, format!("goal {n} is not an integer"))),
+        Value::String(s) => Ok(GoalValue::Text(canon(no, 1, s)?)),
+        x => Err(bad(no, 1, format!("goal {x} is not a number or string"))),
+    }
+}
+
+fn oracle_goals(no: usize, v: &Value) -> Result<Vec<GoalValue>, Malformed> {
+    match v {
+        Value::Null => Ok(Vec::new()),
+        Value::Array(xs) => xs.iter().map(|x| goal_value(no, x)).collect(),
+        x => Ok(vec![goal_value(no, x)?]),
+    }
+}
+
+fn oracle_claim(no: usize, line: &str, roles: &[String]) -> Result<Claim, Malformed> {
+    let v = json_line(no, line)?;
+    let num = |k: &str| {
+        v[k].as_u64()
+            .ok_or_else(|| bad(no, 1, format!("missing number `{k}`")))
+    };
+    let legal = per_role(no, &v, "legal", roles)?
+        .into_iter()
+        .map(|l| Ok((no, sorted(strings(no, l, "legal")?))))
+        .collect::<Result<_, Malformed>>()?;
+    let goals = per_role(no, &v, "goals", roles)?
+        .into_iter()
+        .map(|g| oracle_goals(no, g))
+        .collect::<Result<_, _>>()?;
+    let joint = match v.get("joint") {
+        None | Some(Value::Null) => None,
+        Some(_) => {
+            let ms = per_role(no, &v, "joint", roles)?
+                .into_iter()
+                .map(|m| {
+                    let m = m
+                        .as_str()
+                        .ok_or_else(|| bad(no, 1, "a joint move is not a string"))?;
+                    canon(no, 1, m)
+                })
+                .collect::<Result<_, _>>()?;
+            Some((no, ms))
+        }
+    };
+    Ok(Claim {
+        line: no,
+        playout: num("playout")?,
+        step: num("step")?,
+        state: Some(sorted(strings(no, &v["state"], "state")?)),
+        terminal: v["terminal"]
+            .as_bool()
+            .ok_or_else(|| bad(no, 1, "missing boolean `terminal`"))?,
+        legal: Some(legal),
+        goals: Some((no, goals)),
+        joint,
+    })
+}
+
+fn parse_oracle(text: &str) -> Result<TraceFile, Malformed> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (hno, header) = lines.next().ok_or_else(|| bad(1, 1, "empty trace"))?;
+    let h = json_line(hno, header)?;
+    let roles = strings(hno, &h["roles"], "roles")
+        .map_err(|e| bad(hno, 1, format!("header: {}", e.message)))?;
+    let items = lines
+        .map(|(no, l)| oracle_claim(no, l, &roles).map(Item::Claim))
+        .collect::<Result<_, _>>()?;
+    Ok(TraceFile {
+        format: TraceFormat::Oracle,
+        roles_line: hno,
+        roles,
+        items,
+        skipped: Vec::new(),
+    })
+}
+
+/// A gdl-perf list: comma separated, each item trimmed; empty text is the empty list.
+fn gdl_list(no: usize, body: &str) -> Result<Vec<String>, Malformed> {
+    if body.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut col = 4;
+    let mut out = Vec::new();
+    for item in body.split(',') {
+        out.push(canon(no, col, item)?);
+        col += item.chars().count() + 1;
+    }
+    Ok(out)
+}
+
+fn gdl_goals(no: usize, body: &str) -> Result<Vec<Vec<GoalValue>>, Malformed> {
+    gdl_list(no, body)?
+        .into_iter()
+        .map(|g| {
+            g.parse::<i128>()
+                .map(|n| vec![GoalValue::Int(n)])
+                .map_err(|_| bad(no, 4, format!("goal `{g}` is not an integer")))
+        })
+        .collect()
+}
+
+/// Builds gdl-perf claims line by line.
+struct GdlPerf {
+    roles: Option<(usize, Vec<String>)>,
+    items: Vec<Item>,
+    /// The position being read: its claim and whether it still wants lines.
+    open: Option<Claim>,
+    playout: u64,
+    step: u64,
+    skipped: Vec<usize>,
+}
+
+impl GdlPerf {
+    fn roles_len(&self, no: usize) -> Result<usize, Malformed> {
+        self.roles
+            .as_ref()
+            .map(|(_, r)| r.len())
+            .ok_or_else(|| bad(no, 1, "position before the `!R!` roles line"))
+    }
+
+    fn close(&mut self, no: usize) -> Result<(), Malformed> {
+        if let Some(c) = self.open.take() {
+            return Err(bad(
+                no,
+                1,
+                format!(
+                    "the position of line {} is incomplete (a non-terminal position needs one \
+                     `!L!` line per role and a `!C!` line, a terminal one a `!G!` line)",
+                    c.line
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn line(&mut self, no: usize, line: &str) -> Result<bool, Malformed> {
+        let (tag, body) = (line.get(..3).unwrap_or(""), line.get(3..).unwrap_or(""));
+        match tag {
+            "!R!" => {
+                self.close(no)?;
+                if self.roles.is_some() {
+                    return Err(bad(no, 1, "a second `!R!` line"));
+                }
+                self.roles = Some((no, gdl_list(no, body)?));
+            }
+            "!T!" => {
+                self.close(no)?;
+                self.roles_len(no)?;
+                let terminal = match body.trim().to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    b => return Err(bad(no, 4, format!("`{b}` is not true or false"))),
+                };
+                self.open = Some(Claim {
+                    line: no,
+                    playout: self.playout,
+                    step: self.step,
+                    state: None,
+                    terminal,
+                    legal: (!terminal).then(Vec::new),
+                    goals: None,
+                    joint: None,
+                });
+            }
+            "!L!" => self.legal(no, body)?,
+            "!C!" => self.joint(no, body)?,
+            "!G!" => self.goals(no, body)?,
+            "!F!" => {
+                self.finish_terminal_start(no)?;
+                self.items.push(Item::Stop(Stop::Finished(no)));
+                return Ok(false);
+            }
+            "!E!" => {
+                self.open = None;
+                self.items
+                    .push(Item::Stop(Stop::ReasonerError(no, body.trim().to_string())));
+                return Ok(false);
+            }
+            _ => self.skipped.push(no),
+        }
+        Ok(true)
+    }
+
+    fn expect_open(&mut self, no: usize, tag: &str) -> Result<&mut Claim, Malformed> {
+        self.open.as_mut().ok_or_else(|| {
+            bad(
+                no,
+                1,
+                format!("`{tag}` line outside a position (no `!T!` before)"),
+            )
+        })
+    }
+
+    fn legal(&mut self, no: usize, body: &str) -> Result<(), Malformed> {
+        let n = self.roles_len(no)?;
+        let c = self.expect_open(no, "!L!")?;
+        let legal = c
+            .legal
+            .as_mut()
+            .ok_or_else(|| bad(no, 1, "`!L!` line in a terminal position"))?;
+        if legal.len() == n {
+            return Err(bad(no, 1, format!("more `!L!` lines than the {n} roles")));
+        }
+        legal.push((no, sorted(gdl_list(no, body)?)));
+        Ok(())
+    }
+
+    fn joint(&mut self, no: usize, body: &str) -> Result<(), Malformed> {
+        let n = self.roles_len(no)?;
+        let moves = gdl_list(no, body)?;
+        let mut c = self
+            .open
+            .take()
+            .ok_or_else(|| bad(no, 1, "`!C!` line outside a position"))?;
+        let got = c.legal.as_ref().map_or(0, Vec::len);
+        if c.terminal || got != n {
+            return Err(bad(
+                no,
+                1,
+                format!("`!C!` line after {got} `!L!` lines; the position needs {n}"),
+            ));
+        }
+        if moves.len() != n {
+            return Err(bad(no, 4, format!("{} moves for {n} roles", moves.len())));
+        }
+        c.joint = Some((no, moves));
+        self.items.push(Item::Claim(c));
+        self.step += 1;
+        Ok(())
+    }
+
+    fn goals(&mut self, no: usize, body: &str) -> Result<(), Malformed> {
+        let n = self.roles_len(no)?;
+        let goals = gdl_goals(no, body)?;
+        let mut c = self
+            .open
+            .take()
+            .ok_or_else(|| bad(no, 1, "`!G!` line outside a position"))?;
+        if !c.terminal {
+            return Err(bad(no, 1, "`!G!` line in a non-terminal position"));
+        }
+        if goals.len() != n {
+            return Err(bad(no, 4, format!("{} goals for {n} roles", goals.len())));
+        }
+        c.goals = Some((no, goals));
+        self.items.push(Item::Claim(c));
+        self.playout += 1;
+        self.step = 0;
+        Ok(())
+    }
+
+    /// `!T!true` then `!F!` (the initial state is terminal): a position without goals.
+    fn finish_terminal_start(&mut self, no: usize) -> Result<(), Malformed> {
+        match self.open.take() {
+            Some(c) if c.terminal => {
+                self.items.push(Item::Claim(c));
+                Ok(())
+            }
+            Some(c) => {
+                self.open = Some(c);
+                self.close(no)
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+fn parse_gdl_perf(text: &str) -> Result<TraceFile, Malformed> {
+    let mut p = GdlPerf {
+        roles: None,
+        items: Vec::new(),
+        open: None,
+        playout: 0,
+        step: 0,
+        skipped: Vec::new(),
+    };
+    let mut last = 0;
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        last = i + 1;
+        if line.is_empty() {
+            continue;
+        }
+        if !p.line(i + 1, line)? {
+            break;
+        }
+    }
+    // A trace cut inside a position (the reasoner was killed) keeps what was complete.
+    p.open = None;
+    let (roles_line, roles) = p
+        .roles
+        .ok_or_else(|| bad(last.max(1), 1, "no `!R!` roles line"))?;
+    Ok(TraceFile {
+        format: TraceFormat::GdlPerf,
+        roles_line,
+        roles,
+        items: p.items,
+        skipped: p.skipped,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gdl_perf_positions_and_playouts() {
+        let t = "!R!X,o\n!T!false\n!L!( MARK 1 1 ),(mark 1 2)\n!L!noop\n!C!(mark 1 2),NOOP\n\
+                 !T!true\n!G!100,0\n!T!false\n!L!(mark 1 1)\n!L!noop\n!C!(mark 1 1),noop\n!F!\n";
+        let f = parse(t).unwrap();
+        assert_eq!(f.format, TraceFormat::GdlPerf);
+        assert_eq!(f.roles, ["x", "o"]);
+        let claims: Vec<&Claim> = f
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Claim(c) => Some(c),
+                Item::Stop(_) => None,
+            })
+            .collect();
+        assert_eq!(claims.len(), 3);
+        assert_eq!(
+            claims[0].legal.as_ref().unwrap()[0].1,
+            ["(mark 1 1)", "(mark 1 2)"]
+        );
+        assert_eq!(claims[0].joint.as_ref().unwrap().1, ["(mark 1 2)", "noop"]);
+        assert_eq!(
+            (claims[1].playout, claims[1].step, claims[1].line),
+            (0, 1, 6)
+        );
+        assert_eq!(
+            claims[1].goals.as_ref().unwrap().1[0],
+            [GoalValue::Int(100)]
+        );
+        assert_eq!((claims[2].playout, claims[2].step), (1, 0));
+        assert_eq!(f.items.last(), Some(&Item::Stop(Stop::Finished(12))));
+    }
+
+    #[test]
+    fn malformed_traces_name_line_and_column() {
+        let e = parse("!R!x\n!T!maybe\n").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 4), "{e}");
+        let e = parse("!R!x\n!T!false\n!C!a\n").unwrap_err();
+        assert_eq!(e.line, 3, "{e}");
+        let e = parse("!R!x,o\n!T!false\n!L!a\n!L!(b\n").unwrap_err();
+        assert_eq!((e.line, e.column), (4, 4), "{e}");
+        let e = parse("{\"roles\":[\"x\"]}\n{\"playout\":0,").unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+        assert!(parse("hello\nworld\n").is_err());
+        assert!(parse("\n\n").is_err());
+    }
+
+    #[test]
+    fn oracle_lines_are_read_with_goal_forms() {
+        let t = "{\"game\":\"g\",\"roles\":[\"x\"]}\n\
+                 {\"playout\":0,\"step\":0,\"state\":[\"(c B)\",\"(a)\"],\"terminal\":false,\
+                  \"legal\":{\"x\":[\"b\",\"a\"]},\"goals\":{\"x\":null},\"joint\":{\"x\":\"A\"}}\n\
+                 {\"playout\":0,\"step\":1,\"state\":[],\"terminal\":true,\"legal\":{\"x\":[]},\
+                  \"goals\":{\"x\":[0,100]}}\n";
+        let f = parse(t).unwrap();
+        let Item::Claim(c) = &f.items[0] else {
+            panic!("claim")
+        };
+        assert_eq!(c.state.as_ref().unwrap(), &["(a)", "(c b)"]);
+        assert_eq!(c.legal.as_ref().unwrap()[0].1, ["a", "b"]);
+        assert_eq!(c.joint.as_ref().unwrap().1, ["a"]);
+        assert_eq!(c.goals.as_ref().unwrap().1, [Vec::<GoalValue>::new()]);
+        let Item::Claim(c) = &f.items[1] else {
+            panic!("claim")
+        };
+        assert_eq!(
+            c.goals.as_ref().unwrap().1,
+            [vec![GoalValue::Int(0), GoalValue::Int(100)]]
+        );
+    }
+}

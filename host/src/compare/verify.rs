@@ -1,0 +1,385 @@
+//! `propnet verify`: replays a trace written by another reasoner through one of ours and
+//! reports the first position where they disagree, or how much agrees.
+//!
+//! Every position the trace describes ([`super::claims`]) is evaluated by the engine and
+//! each reported field compared: state (oracle traces), terminal flag, every role's legal
+//! moves (as sets), goal values; then the trace's joint move must be legal for us, and
+//! drives the next position. The trace's own choice rule does not matter.
+
+use super::claims::{parse, Claim, Item, Malformed, Stop, TraceFile, TraceFormat};
+use propnet_compiler::interp::trace::{StepView, TraceEngine};
+use propnet_compiler::interp::GoalValue;
+use std::fmt;
+
+/// What differs at a divergence (`trace` = what the trace says, `ours` = the engine).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Mismatch {
+    /// The role lists differ.
+    Roles {
+        /// The trace's roles.
+        trace: Vec<String>,
+        /// Ours.
+        ours: Vec<String>,
+    },
+    /// The state's fluents differ.
+    State {
+        /// The trace's fluents.
+        trace: Vec<String>,
+        /// Ours.
+        ours: Vec<String>,
+    },
+    /// The terminal flag differs.
+    Terminal {
+        /// The trace's flag.
+        trace: bool,
+        /// Ours.
+        ours: bool,
+    },
+    /// A role's legal moves differ.
+    Legal {
+        /// The role.
+        role: String,
+        /// The trace's moves.
+        trace: Vec<String>,
+        /// Ours.
+        ours: Vec<String>,
+    },
+    /// A role's goal values differ.
+    Goals {
+        /// The role.
+        role: String,
+        /// The trace's values.
+        trace: Vec<String>,
+        /// Ours.
+        ours: Vec<String>,
+    },
+    /// The trace plays a move that is not legal for us.
+    IllegalMove {
+        /// The role.
+        role: String,
+        /// The move.
+        played: String,
+        /// Our legal moves.
+        ours: Vec<String>,
+    },
+}
+
+fn only_in(a: &[String], b: &[String]) -> String {
+    let v: Vec<&str> = a
+        .iter()
+        .filter(|x| !b.contains(x))
+        .map(String::as_str)
+        .collect();
+    if v.is_empty() {
+        "nothing".into()
+    } else {
+        v.join(" ")
+    }
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sets = |f: &mut fmt::Formatter<'_>, what: &str, t: &[String], o: &[String]| {
+            write!(
+                f,
+                "{what} differ: only in the trace: {}; only ours: {}",
+                only_in(t, o),
+                only_in(o, t)
+            )
+        };
+        match self {
+            Mismatch::Roles { trace, ours } => {
+                write!(
+                    f,
+                    "roles differ: trace [{}], ours [{}]",
+                    trace.join(" "),
+                    ours.join(" ")
+                )
+            }
+            Mismatch::State { trace, ours } => sets(f, "state fluents", trace, ours),
+            Mismatch::Terminal { trace, ours } => {
+                write!(f, "terminal flag differs: trace {trace}, ours {ours}")
+            }
+            Mismatch::Legal { role, trace, ours } => {
+                sets(f, &format!("legal moves of {role}"), trace, ours)
+            }
+            Mismatch::Goals { role, trace, ours } => write!(
+                f,
+                "goals of {role} differ: trace [{}], ours [{}]",
+                trace.join(" "),
+                ours.join(" ")
+            ),
+            Mismatch::IllegalMove { role, played, ours } => write!(
+                f,
+                "the trace plays {played} for {role}, not legal for us (ours: {})",
+                ours.join(" ")
+            ),
+        }
+    }
+}
+
+/// The first disagreement of a trace with our engine.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Divergence {
+    /// Trace line (from 1) of the differing field.
+    pub line: usize,
+    /// Playout (from 0) and step of the position.
+    pub playout: u64,
+    /// Step within the playout.
+    pub step: u64,
+    /// What differs.
+    pub what: Mismatch,
+    /// Our state at that position (sorted fluents).
+    pub state: Vec<String>,
+}
+
+impl fmt::Display for Divergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {} (playout {}, step {}): {}\n  our state there: {}",
+            self.line,
+            self.playout,
+            self.step,
+            self.what,
+            self.state.join(" ")
+        )
+    }
+}
+
+/// The outcome of a replay.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Verdict {
+    /// The trace's format.
+    pub format: TraceFormat,
+    /// Positions that agreed in every reported field.
+    pub positions: usize,
+    /// Joint moves replayed.
+    pub joint_moves: usize,
+    /// Playouts seen (begun).
+    pub playouts: usize,
+    /// The first divergence, if any.
+    pub divergence: Option<Divergence>,
+    /// The reasoner reported an error in its trace (gdl-perf `!E!`): line and message.
+    pub reasoner_error: Option<(usize, String)>,
+    /// Remarks that do not make the trace wrong (no `!F!`, skipped lines, a cut playout).
+    pub notes: Vec<String>,
+}
+
+impl Verdict {
+    /// True when the trace agrees everywhere, reports no error and has a position.
+    pub fn agrees(&self) -> bool {
+        self.divergence.is_none() && self.reasoner_error.is_none() && self.positions > 0
+    }
+
+    /// One line: `agrees: N positions, M joint moves, P playouts (format)` or the problem.
+    pub fn summary(&self) -> String {
+        if let Some(d) = &self.divergence {
+            return format!("diverges at {d}");
+        }
+        if let Some((line, msg)) = &self.reasoner_error {
+            return format!("the reasoner reports an error at line {line}: {msg}");
+        }
+        if self.positions == 0 {
+            return "the trace describes no position".into();
+        }
+        format!(
+            "agrees: {} positions, {} joint moves, {} playouts ({} trace)",
+            self.positions, self.joint_moves, self.playouts, self.format
+        )
+    }
+}
+
+/// Why a replay could not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// The trace is unreadable.
+    #[error("{0}")]
+    Malformed(#[from] Malformed),
+    /// The engine failed while evaluating.
+    #[error("line {line}: our engine failed: {message}")]
+    Engine {
+        /// Line of the position being evaluated.
+        line: usize,
+        /// The engine's error.
+        message: String,
+    },
+}
+
+fn goal_texts(g: &[GoalValue]) -> Vec<String> {
+    g.iter()
+        .map(|v| match v {
+            GoalValue::Int(n) => n.to_string(),
+            GoalValue::Text(t) => t.clone(),
+        })
+        .collect()
+}
+
+/// Compares one claim with our view of the same position.
+fn compare(c: &Claim, v: &StepView, roles: &[String]) -> Option<(usize, Mismatch)> {
+    if let Some(s) = &c.state {
+        if *s != v.state {
+            let (trace, ours) = (s.clone(), v.state.clone());
+            return Some((c.line, Mismatch::State { trace, ours }));
+        }
+    }
+    if c.terminal != v.terminal {
+        let (trace, ours) = (c.terminal, v.terminal);
+        return Some((c.line, Mismatch::Terminal { trace, ours }));
+    }
+    for (r, (line, moves)) in c.legal.iter().flatten().enumerate() {
+        if *moves != v.legal[r] {
+            let (role, trace, ours) = (roles[r].clone(), moves.clone(), v.legal[r].clone());
+            return Some((*line, Mismatch::Legal { role, trace, ours }));
+        }
+    }
+    if let Some((line, goals)) = &c.goals {
+        for (r, g) in goals.iter().enumerate() {
+            if *g != v.goals[r] {
+                let (trace, ours) = (goal_texts(g), goal_texts(&v.goals[r]));
+                let role = roles[r].clone();
+                return Some((*line, Mismatch::Goals { role, trace, ours }));
+            }
+        }
+    }
+    None
+}
+
+/// Replays `text` (either format) through `engine`; see the module docs.
+///
+/// # Errors
+/// [`VerifyError::Malformed`] for an unreadable trace (line and column), or a trace whose
+/// steps do not follow each other; [`VerifyError::Engine`] when the engine fails.
+pub fn verify<E: TraceEngine>(engine: &mut E, text: &str) -> Result<Verdict, VerifyError>
+where
+    E::Error: fmt::Display,
+{
+    let file = parse(text)?;
+    replay(engine, &file)
+}
+
+/// Replays a parsed trace through `engine` (see [`verify`]).
+///
+/// # Errors
+/// As [`verify`].
+pub fn replay<E: TraceEngine>(engine: &mut E, file: &TraceFile) -> Result<Verdict, VerifyError>
+where
+    E::Error: fmt::Display,
+{
+    let roles = engine.role_names();
+    let mut out = Verdict {
+        format: file.format,
+        positions: 0,
+        joint_moves: 0,
+        playouts: 0,
+        divergence: None,
+        reasoner_error: None,
+        notes: Vec::new(),
+    };
+    if file.roles != roles {
+        out.divergence = Some(Divergence {
+            line: file.roles_line,
+            playout: 0,
+            step: 0,
+            what: Mismatch::Roles {
+                trace: file.roles.clone(),
+                ours: roles,
+            },
+            state: Vec::new(),
+        });
+        return Ok(out);
+    }
+    let fail = |line: usize| {
+        move |e: E::Error| VerifyError::Engine {
+            line,
+            message: e.to_string(),
+        }
+    };
+    // The position the previous claim's joint move leads to: (playout, step).
+    let mut expect: Option<(u64, u64)> = None;
+    let mut finished = false;
+    for item in &file.items {
+        let c = match item {
+            Item::Claim(c) => c,
+            Item::Stop(Stop::Finished(_)) => {
+                finished = true;
+                break;
+            }
+            Item::Stop(Stop::ReasonerError(line, msg)) => {
+                out.reasoner_error = Some((*line, msg.clone()));
+                break;
+            }
+        };
+        if c.step == 0 {
+            if let Some((p, s)) = expect {
+                out.notes.push(format!(
+                    "playout {p} is cut after step {}",
+                    s.saturating_sub(1)
+                ));
+            }
+            engine.restart().map_err(fail(c.line))?;
+            out.playouts += 1;
+        } else if expect != Some((c.playout, c.step)) {
+            return Err(VerifyError::Malformed(Malformed {
+                line: c.line,
+                column: 1,
+                message: format!(
+                    "playout {} step {} does not follow the previous line",
+                    c.playout, c.step
+                ),
+            }));
+        }
+        let v = engine.view().map_err(fail(c.line))?;
+        let diverge = |line, what| Divergence {
+            line,
+            playout: c.playout,
+            step: c.step,
+            what,
+            state: v.state.clone(),
+        };
+        if let Some((line, what)) = compare(c, &v, &roles) {
+            out.divergence = Some(diverge(line, what));
+            return Ok(out);
+        }
+        out.positions += 1;
+        expect = None;
+        let Some((line, joint)) = &c.joint else {
+            continue;
+        };
+        let mut idx = Vec::with_capacity(joint.len());
+        for (r, m) in joint.iter().enumerate() {
+            match v.legal[r].iter().position(|x| x == m) {
+                Some(i) => idx.push(i),
+                None => {
+                    let what = Mismatch::IllegalMove {
+                        role: roles[r].clone(),
+                        played: m.clone(),
+                        ours: v.legal[r].clone(),
+                    };
+                    out.divergence = Some(diverge(*line, what));
+                    return Ok(out);
+                }
+            }
+        }
+        engine.play(&idx).map_err(fail(*line))?;
+        out.joint_moves += 1;
+        expect = Some((c.playout, c.step + 1));
+    }
+    if let Some((p, s)) = expect {
+        out.notes.push(format!(
+            "the trace ends inside playout {p} (before step {s})"
+        ));
+    }
+    if file.format == TraceFormat::GdlPerf && !finished && out.reasoner_error.is_none() {
+        out.notes
+            .push("no `!F!` line: the reasoner did not finish its test".into());
+    }
+    if let Some(first) = file.skipped.first() {
+        out.notes.push(format!(
+            "{} lines of no known kind skipped (first: line {first})",
+            file.skipped.len()
+        ));
+    }
+    engine.finish().map_err(fail(0))?;
+    Ok(out)
+}

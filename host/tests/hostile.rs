@@ -1,0 +1,341 @@
+//! Issue #15: hostile input and misuse of the CLI. One regression test per item (exit
+//! status and message text); `hostile_table.rs` holds the scripted misuse table.
+
+mod support;
+
+use std::process::Stdio;
+use std::time::Duration;
+use support::{file, run, run_with, tictactoe, tictactoe_json};
+
+fn ttt() -> String {
+    tictactoe().to_str().unwrap().to_string()
+}
+
+/// A one-role game: `go` ends it, `stay` does not; two goal rules can hold at once.
+const GO: &str = "(role a)\n(init s)\n(legal a go)\n(legal a stay)\n\
+                  (<= (next done) (does a go))\n(<= (next s) (does a stay))\n\
+                  (<= terminal (true done))\n(goal a 0)\n(<= (goal a 100) (true done))\n";
+
+#[test]
+fn item01_non_finite_exploration_is_rejected_by_the_parser() {
+    for cmd in ["best", "match"] {
+        let mut args = vec![cmd, "GAME", "--exploration", "nan"];
+        let game = ttt();
+        args[1] = &game;
+        if cmd == "match" {
+            args.extend(["--players", "random,random"]);
+        }
+        let o = run(&args);
+        o.expect_code(2, cmd);
+        assert!(
+            o.err.contains("--exploration") && o.err.contains("finite number"),
+            "{}",
+            o.err
+        );
+    }
+}
+
+#[test]
+fn item02_netlist_without_roles_is_rejected_like_a_compiled_one() {
+    let mut net = tictactoe_json();
+    net["roles"] = serde_json::json!([]);
+    let p = file("noroles.json", &net.to_string());
+    let p = p.to_str().unwrap();
+    for cmd in ["solve", "run", "perft", "best"] {
+        let o = run(&[cmd, p]);
+        o.expect_code(1, cmd);
+        assert!(
+            o.err.contains("the netlist has no roles"),
+            "{cmd}: {}",
+            o.err
+        );
+    }
+}
+
+#[test]
+fn item03_full_stdout_is_one_error_line_and_status_1() {
+    let game = ttt();
+    for args in [
+        vec!["check", &game],
+        vec!["compile", &game],
+        vec!["perft", &game, "--depth", "2"],
+        vec!["best", &game, "--iterations", "20"],
+        vec!["run", &game, "--playouts", "100"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let o = run_with(&args, Some(Stdio::from(full)), Duration::from_secs(60));
+        o.expect_code(1, args[0]);
+        assert_eq!(
+            o.err.lines().filter(|l| l.starts_with("error:")).count(),
+            1,
+            "{}",
+            o.err
+        );
+        assert!(
+            o.err
+                .contains("error: cannot write to standard output: No space left"),
+            "{}",
+            o.err
+        );
+        assert!(!o.err.contains("panicked"), "{}", o.err);
+    }
+}
+
+#[test]
+fn item04_thread_counts_are_capped_at_a_multiple_of_the_cores() {
+    let o = run(&["run", &ttt(), "--threads", "100000"]);
+    o.expect_code(2, "threads");
+    assert!(
+        o.err.contains("100000 threads is too many") && o.err.contains("per core"),
+        "{}",
+        o.err
+    );
+}
+
+#[test]
+fn item05_huge_times_are_rejected_and_interrupted_runs_report() {
+    let o = run(&["run", &ttt(), "--seconds", "1e12"]);
+    o.expect_code(2, "run --seconds 1e12");
+    assert!(o.err.contains("out of range"), "{}", o.err);
+    let o = run(&[
+        "match",
+        &ttt(),
+        "--players",
+        "mcts:cpu:1e12s,random",
+        "--games",
+        "1",
+    ]);
+    o.expect_code(1, "match 1e12s");
+    assert!(o.err.contains("bad budget `1e12s`"), "{}", o.err);
+    // SIGTERM one second into a 60 s run: it reports the playouts done so far.
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_propnet"))
+        .args(["run", &ttt(), "--seconds", "60", "--threads", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let t0 = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(20), "stopped late");
+    let (so, se) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(130), "{so}{se}");
+    assert!(se.contains("interrupted: reporting the"), "{se}");
+    assert!(
+        so.contains("playouts/s") && so.contains("mean goal"),
+        "{so}"
+    );
+}
+
+#[test]
+fn item06_perft_stops_at_a_depth_without_nodes_and_at_its_memory_bound() {
+    let o = run(&["perft", &ttt(), "--depth", "1000"]);
+    o.expect_code(0, "perft");
+    // Tic-tac-toe ends by depth 9: rows 1..=10 (10 has no nodes), then it stops.
+    let rows = o.out.lines().skip(1).count();
+    assert_eq!(rows, 10, "{}", o.out);
+    assert!(o.err.contains("depth 10 has no nodes"), "{}", o.err);
+    let o = run(&["perft", &ttt(), "--depth", "9", "--max-states", "100"]);
+    o.expect_code(0, "perft --max-states");
+    assert_eq!(o.out.lines().skip(1).count(), 2, "{}", o.out);
+    assert!(
+        o.err
+            .contains("more than 100 distinct states (raise --max-states)"),
+        "{}",
+        o.err
+    );
+}
+
+#[test]
+fn item07_moves_past_a_terminal_state_are_rejected_naming_the_move() {
+    let g = file("go.kif", GO);
+    let o = run(&[
+        "best",
+        g.to_str().unwrap(),
+        "--moves",
+        "go,stay",
+        "--iterations",
+        "10",
+    ]);
+    o.expect_code(1, "best --moves");
+    assert!(
+        o.err
+            .contains("move 2 `stay`: the game is already over (terminal state after move 1)"),
+        "{}",
+        o.err
+    );
+}
+
+#[test]
+fn item08_no_samples_say_so_instead_of_a_mean() {
+    let o = run(&["run", &ttt(), "--seconds", "0"]);
+    o.expect_code(2, "--seconds 0");
+    assert!(o.err.contains("seconds must be more than 0"), "{}", o.err);
+    let o = run(&[
+        "match",
+        &ttt(),
+        "--players",
+        "random,random",
+        "--games",
+        "0",
+    ]);
+    o.expect_code(2, "--games 0");
+    assert!(
+        o.err.contains("0 is out of range (expected 1..=1000000)"),
+        "{}",
+        o.err
+    );
+    // A 1 ns run ends before its first batch.
+    let o = run(&["run", &ttt(), "--seconds", "1e-9"]);
+    o.expect_code(0, "--seconds 1e-9");
+    assert!(o.out.contains("no playouts in"), "{}", o.out);
+    assert!(!o.out.contains("mean goal"), "{}", o.out);
+}
+
+#[test]
+fn item09_short_reference_runs_give_no_absurd_cpu_rate() {
+    let o = run(&["run", &ttt(), "--backend", "reference", "--playouts", "50"]);
+    o.expect_code(0, "reference");
+    let line = o
+        .out
+        .lines()
+        .find(|l| l.starts_with("cpu time"))
+        .expect("cpu time line");
+    if let Some(rate) = line.split(", ").nth(1) {
+        let v: f64 = rate.split_whitespace().next().unwrap().parse().unwrap();
+        assert!(v < 1e8, "{line}");
+    } else {
+        assert!(line.contains("too short to measure"), "{line}");
+    }
+}
+
+#[test]
+fn item10_ill_formed_goals_are_counted_and_undeclared_roles_warned() {
+    let g = file("goals.kif", GO);
+    let o = run(&[
+        "run",
+        g.to_str().unwrap(),
+        "--playouts",
+        "64",
+        "--max-steps",
+        "50",
+    ]);
+    o.expect_code(0, "run");
+    assert!(o.err.contains("warning: ill-formed goals in"), "{}", o.err);
+    assert!(
+        o.err
+            .contains("with several values for a role (the highest counts)"),
+        "{}",
+        o.err
+    );
+    let g = file("undeclared.kif", &format!("{GO}(goal b 50)\n"));
+    let o = run(&["check", g.to_str().unwrap()]);
+    o.expect_code(0, "check");
+    assert!(
+        o.out
+            .contains("undeclared.kif:10:1: warning: `goal` rule for `b`, which is not a role"),
+        "{}",
+        o.out
+    );
+}
+
+#[test]
+fn item11_connectives_are_not_object_constants() {
+    let g = file("not.kif", &format!("{GO}(foo not bar)\n"));
+    let o = run(&["check", g.to_str().unwrap()]);
+    o.expect_code(1, "check");
+    assert!(
+        o.err
+            .contains("not.kif:10:6: `not` cannot stand here (term) in `(foo not bar)`"),
+        "{}",
+        o.err
+    );
+}
+
+#[test]
+fn item13_each_message_is_printed_once() {
+    let mut net = tictactoe_json();
+    net["terminal"] = serde_json::json!(99_999_999);
+    let p = file("badterm.json", &net.to_string());
+    let o = run(&["run", p.to_str().unwrap()]);
+    o.expect_code(1, "bad json");
+    assert_eq!(
+        o.err.matches("refers to gate g99999999").count(),
+        1,
+        "{}",
+        o.err
+    );
+    let existing = file("exists.v", "");
+    let o = run(&["hdl", &ttt(), "-o", existing.to_str().unwrap()]);
+    o.expect_code(1, "hdl -o existing");
+    assert_eq!(o.err.matches("File exists").count(), 1, "{}", o.err);
+    let g = file("warn.kif", &format!("{GO}(<= q (undefined))\n"));
+    let o = run(&["run", g.to_str().unwrap(), "--playouts", "10"]);
+    o.expect_code(0, "run");
+    assert_eq!(o.err.matches("`undefined/0`").count(), 1, "{}", o.err);
+}
+
+#[test]
+fn item14_init_reading_true_gets_one_verdict_from_every_command() {
+    let g = file("init.kif", &format!("{GO}(<= (init x) (true s))\n"));
+    let g = g.to_str().unwrap();
+    let want = "init.kif:10:1: `init` depends on `true` (through init/1 -> true/1)";
+    for cmd in ["check", "compile", "trace", "run"] {
+        let o = run(&[cmd, g]);
+        o.expect_code(1, cmd);
+        assert!(o.err.contains(want), "{cmd}: {}", o.err);
+    }
+}
+
+#[test]
+fn item15_moves_are_read_with_the_rules_reader_and_case_policy() {
+    for mv in ["(MARK 1 1)", "(mark  1  1)", "( mark 1 1 )"] {
+        let o = run(&["best", &ttt(), "--moves", mv, "--iterations", "20"]);
+        o.expect_code(0, mv);
+        assert!(o.out.contains("o: best move"), "{mv}: {}", o.out);
+    }
+    let o = run(&["best", &ttt(), "--moves", "(mark 1", "--iterations", "20"]);
+    o.expect_code(1, "unbalanced");
+    assert!(o.err.contains("--moves (move 1):1:"), "{}", o.err);
+}
+
+#[test]
+fn item16_one_seed_type_everywhere() {
+    let max = u64::MAX.to_string();
+    let o = run(&["trace", &ttt(), "--seed", &max]);
+    o.expect_code(0, "trace");
+    assert!(o.out.contains(&format!("\"seed\":{max}")), "{}", o.out);
+    let o = run(&["run", &ttt(), "--seed", &max, "--playouts", "10"]);
+    o.expect_code(0, "run");
+    for cmd in ["trace", "run"] {
+        let o = run(&[cmd, &ttt(), "--seed", "-1"]);
+        o.expect_code(2, cmd);
+    }
+}
+
+#[test]
+fn item17_the_257th_role_is_rejected_where_it_stands() {
+    let roles: String = (0..1000).map(|i| format!("(role r{i})\n")).collect();
+    let g = file("roles.kif", &roles);
+    for cmd in ["check", "compile", "run"] {
+        let o = run(&[cmd, g.to_str().unwrap()]);
+        o.expect_code(1, cmd);
+        assert!(
+            o.err
+                .contains("roles.kif:257:1: role number 257 is one too many: at most 256 roles"),
+            "{cmd}: {}",
+            o.err
+        );
+    }
+}
