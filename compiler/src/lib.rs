@@ -8,6 +8,9 @@
 #![deny(missing_docs)]
 
 pub mod gdl;
+pub mod graph;
 pub mod ground;
+mod intern;
 pub mod interp;
 pub mod kif;
+pub mod terms;

@@ -24,7 +24,7 @@ fn too_big() -> Vec<&'static str> {
 fn small_budget() -> CompileOptions {
     let mut o = CompileOptions::default();
     o.budget.max_time = std::time::Duration::from_secs(3);
-    o.budget.max_instances = 500_000;
+    o.budget.max_memory = 256 << 20;
     o
 }
 

@@ -13,6 +13,8 @@ mod cli;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    ground: cli::ground::GroundArgs,
 }
 
 #[derive(Subcommand)]
@@ -120,7 +122,9 @@ fn main() -> ExitCode {
     exit_quietly_on_broken_pipe();
     cli::headless::quiet_wayland_probe();
     install_interrupt_handler();
-    let result = match Cli::parse().command {
+    let args = Cli::parse();
+    cli::ground::set(args.ground);
+    let result = match args.command {
         Command::Run(a) => cli::run::run(a),
         Command::Check(a) => cli::check::run(a),
         Command::Compile(a) => cli::compile::run(a),

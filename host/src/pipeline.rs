@@ -41,6 +41,8 @@ pub struct CompileReport {
     pub stats: NetlistStats,
     /// Pass report, when optimization ran.
     pub passes: Option<PassReport>,
+    /// The grounder's report (sizes, per-relation contributions), for GDL input.
+    pub grounding: Option<ground::CompileReport>,
 }
 
 impl CompileReport {
@@ -141,15 +143,19 @@ pub fn compile_game(
 ) -> Result<(ValidNetlist, CompileReport), PipelineError> {
     let name = game.source.name().to_string();
     let t1 = Instant::now();
-    let net = ground::compile(&game.program, &opts.ground).map_err(|source| {
-        let location = match source.span() {
-            Some(span) => format!("{}: ", game.source.loc(span.start)),
-            None => format!("{name}: "),
-        };
-        PipelineError::Ground { location, source }
-    })?;
+    let (net, grounding) =
+        ground::compile_with_report(&game.program, &opts.ground).map_err(|source| {
+            let location = match source.span() {
+                Some(span) => format!("{}: ", game.source.loc(span.start)),
+                None => format!("{name}: "),
+            };
+            PipelineError::Ground { location, source }
+        })?;
     let warnings = game.warnings.iter().map(|w| w.to_string()).collect();
-    optimize_and_report(net, name, warnings, (parse_time, t1.elapsed()), opts)
+    let (net, mut report) =
+        optimize_and_report(net, name, warnings, (parse_time, t1.elapsed()), opts)?;
+    report.grounding = Some(grounding);
+    Ok((net, report))
 }
 
 /// The common tail of both loaders: runs the passes (unless `opts.no_optimize`), validates
@@ -185,6 +191,7 @@ fn optimize_and_report(
         grounded,
         stats: net.stats(),
         passes,
+        grounding: None,
     };
     Ok((net, report))
 }

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use super::ast::{Atom, Lit, Program, Sym, Symbols, Term};
-use super::scc::sccs;
+use crate::graph::sccs_of_lists as sccs;
 
 /// A relation: a name with an arity (`p/1` and `p/2` are different relations).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -10,7 +10,6 @@ pub mod dnf;
 pub mod error;
 mod load;
 pub mod lower;
-mod scc;
 
 pub use ast::*;
 pub use deps::{RelId, RelKey, RelationInfo};

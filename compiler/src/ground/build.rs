@@ -1,9 +1,13 @@
-//! Builds the propnet [`Netlist`] from the reachable atoms and ground rule instances.
+//! Builds the propnet [`Netlist`] from the reachable atoms.
 //!
 //! One latch per reachable `true` fluent (sorted by fluent text), one input per reachable
 //! `does` (grouped by role, sorted by move text), and for every other dynamic atom the `Or`
-//! of its instances, each the `And` of its body literals (`Not` for negated ones). Static
-//! atoms are constants. Gates are hash-consed and trivially constant-folded as they are made.
+//! of its rule instances ([`super::instances`]), each the `And` of its body literals
+//! (`Not` for negated ones). Static atoms are constants. Gates are hash-consed and
+//! trivially constant-folded as they are made ([`super::gates`]). Relations are built in
+//! dependency order; the instances of a relation that is not recursive through its
+//! dynamic literals are turned into gates as they are enumerated, one atom at a time,
+//! and never stored.
 //!
 //! # Positive loops
 //! GDL allows a view to support itself through a cycle of positive dependencies (legal
@@ -22,14 +26,17 @@
 //! Stratified negation never lies on a cycle; a negative edge inside a component is an error.
 
 use super::fixpoint::Grounder;
-use super::instances::Instances;
-use super::scc::{is_cyclic, sccs_from, Graph};
-use super::terms::{AtomId, GTerm};
+use super::gates::Gates;
+use super::instances::HeadPlans;
+use super::rules::RelKind;
+use super::store::AtomId;
 use super::GroundError;
+use crate::gdl::RelId;
+use crate::graph::{sccs, sccs_from, Graph};
+use crate::terms::TermRef;
 use propnet_netlist::{
     Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId,
 };
-use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 
 /// Counts describing the build, for [`super::CompileReport`].
@@ -41,230 +48,313 @@ pub struct BuildCounts {
     pub largest_cyclic_scc: usize,
     /// Unrolled rounds emitted over all cyclic components.
     pub rounds: usize,
-}
-
-/// Makes gates, sharing identical ones and folding constants.
-struct Gates {
-    net: Netlist,
-    memo: FxHashMap<Gate, GateId>,
-}
-
-impl Gates {
-    fn push(&mut self, g: Gate) -> GateId {
-        if let Some(&id) = self.memo.get(&g) {
-            return id;
-        }
-        let id = self.net.push(g.clone());
-        self.memo.insert(g, id);
-        id
-    }
-    fn constant(&mut self, b: bool) -> GateId {
-        self.push(Gate::Const(b))
-    }
-    fn as_const(&self, id: GateId) -> Option<bool> {
-        match self.net.gate(id) {
-            Gate::Const(b) => Some(*b),
-            _ => None,
-        }
-    }
-    fn not(&mut self, a: GateId) -> GateId {
-        match self.net.gate(a) {
-            Gate::Const(b) => {
-                let b = !*b;
-                self.constant(b)
-            }
-            Gate::Not(x) => *x,
-            _ => self.push(Gate::Not(a)),
-        }
-    }
-    /// `And` (`is_and`) or `Or` of `ops`.
-    fn nary(&mut self, is_and: bool, mut ops: Vec<GateId>) -> GateId {
-        // The absorbing constant is false for And, true for Or.
-        let absorbing = !is_and;
-        let mut kept = Vec::with_capacity(ops.len());
-        for o in ops.drain(..) {
-            match self.as_const(o) {
-                Some(b) if b == absorbing => return self.constant(absorbing),
-                Some(_) => {}
-                None => kept.push(o),
-            }
-        }
-        kept.sort_unstable();
-        kept.dedup();
-        match kept.len() {
-            0 => self.constant(is_and),
-            1 => kept[0],
-            _ => self.push(if is_and {
-                Gate::And(kept)
-            } else {
-                Gate::Or(kept)
-            }),
-        }
-    }
+    /// Rule instances turned into gates.
+    pub instances: usize,
+    /// Per relation: instances enumerated.
+    pub rel_instances: Vec<usize>,
+    /// Per gate of the built netlist: the relation that made it (`u32::MAX`: outputs).
+    pub owner: Vec<u32>,
 }
 
 const NONE: u32 = u32::MAX;
 
+struct Builder<'g, 'l> {
+    g: &'g mut Grounder<'l>,
+    gates: Gates,
+    gate_of: Vec<u32>,
+    counts: BuildCounts,
+    plans: HeadPlans,
+}
+
+/// The gate of literal `l` (`atom << 1 | negated`).
+fn lit_gate(gates: &mut Gates, gate_of: &[u32], l: u32) -> GateId {
+    let gid = GateId(gate_of[(l >> 1) as usize]);
+    if l & 1 == 1 {
+        gates.not(gid)
+    } else {
+        gid
+    }
+}
+
 /// Builds the netlist.
 ///
 /// # Errors
-/// [`GroundError::BadGoal`] for a goal value that is not an integer in 0..=100, and
-/// [`GroundError::Unstratified`] for a negative dependency inside a cycle of atoms.
-pub fn build(g: &Grounder<'_>, inst: &Instances) -> Result<(Netlist, BuildCounts), GroundError> {
-    let low = g.low;
-    let sp = low.special;
-    let syms = &low.syms;
-    let text = |t| g.terms.text(syms, t, usize::MAX);
-    let natoms = g.atoms.len();
-    let mut gates = Gates {
-        net: Netlist::default(),
-        memo: FxHashMap::default(),
+/// [`GroundError::BadGoal`] for a goal value that is not an integer in 0..=100,
+/// [`GroundError::Unstratified`] for a negative dependency inside a cycle of atoms, and
+/// budget errors.
+pub fn build(g: &mut Grounder<'_>) -> Result<(Netlist, BuildCounts), GroundError> {
+    let natoms = g.store.atoms.len();
+    let nrels = g.low.rels.len();
+    let mut b = Builder {
+        g,
+        gates: Gates::default(),
+        gate_of: vec![NONE; natoms],
+        counts: BuildCounts {
+            rel_instances: vec![0; nrels],
+            ..BuildCounts::default()
+        },
+        plans: HeadPlans::default(),
     };
-    let mut gate_of = vec![NONE; natoms];
-    let mut counts = BuildCounts::default();
+    let fluents = b.latches();
+    let moves = b.inputs();
+    b.views()?;
+    b.gates.tag = NONE;
+    b.outputs(&fluents, &moves)?;
+    let Builder {
+        mut gates,
+        mut counts,
+        ..
+    } = b;
+    counts.owner = std::mem::take(&mut gates.owner);
+    Ok((gates.net, counts))
+}
 
-    // Latches: reachable `true` fluents sorted by text.
-    let mut fluents: Vec<(String, AtomId)> = g.rel_atoms[sp.true_.0 as usize]
-        .iter()
-        .map(|&a| (text(g.atoms.args(a)[0]), a))
-        .collect();
-    fluents.sort();
-    for (i, (_, a)) in fluents.iter().enumerate() {
-        gate_of[a.index()] = gates.push(Gate::Latch(LatchId(i as u32))).0;
+impl Builder<'_, '_> {
+    fn text(&self, t: crate::terms::TermId) -> String {
+        self.g.store.terms.text(&self.g.low.syms, t)
     }
 
-    // Inputs: reachable `does` of a role, by role then move text.
-    let role_index: HashMap<GTerm, usize> = low
-        .roles
-        .iter()
-        .enumerate()
-        .map(|(i, &s)| (GTerm::Const(s), i))
-        .collect();
-    let mut moves: Vec<(usize, String, AtomId)> = Vec::new();
-    for &a in &g.rel_atoms[sp.does.0 as usize] {
-        let args = g.atoms.args(a);
-        if let Some(&r) = role_index.get(g.terms.get(args[0])) {
-            moves.push((r, text(args[1]), a));
+    /// Latches: reachable `true` fluents sorted by text.
+    fn latches(&mut self) -> Vec<(String, AtomId)> {
+        let sp = self.g.low.special;
+        self.gates.tag = sp.true_.0;
+        let mut fluents: Vec<(String, AtomId)> = self
+            .g
+            .atoms_of(sp.true_)
+            .iter()
+            .map(|&a| (self.text(self.g.store.atoms.args(a)[0]), a))
+            .collect();
+        fluents.sort();
+        for (i, (_, a)) in fluents.iter().enumerate() {
+            self.gate_of[a.index()] = self.gates.push(Gate::Latch(LatchId(i as u32))).0;
         }
-    }
-    moves.sort();
-    for (i, (r, name, a)) in moves.iter().enumerate() {
-        gate_of[a.index()] = gates.push(Gate::Input(InputId(i as u32))).0;
-        gates.net.inputs.push(Input {
-            role: RoleId(*r as u32),
-            name: name.clone(),
-        });
+        fluents
     }
 
-    // Instances grouped by head.
-    let mut by_head_start = vec![0u32; natoms + 1];
-    for h in &inst.heads {
-        by_head_start[h.index() + 1] += 1;
-    }
-    for i in 0..natoms {
-        by_head_start[i + 1] += by_head_start[i];
-    }
-    let mut fill = by_head_start.clone();
-    let mut by_head = vec![0u32; inst.len()];
-    for (i, h) in inst.heads.iter().enumerate() {
-        by_head[fill[h.index()] as usize] = i as u32;
-        fill[h.index()] += 1;
-    }
-    let insts_of = |a: usize| &by_head[by_head_start[a] as usize..by_head_start[a + 1] as usize];
-
-    // Atom dependency graph (head -> body atoms that are views, not latches/inputs).
-    let mut edges = Vec::new();
-    for (i, h) in inst.heads.iter().enumerate() {
-        for &l in inst.body(i) {
-            let b = l >> 1;
-            if gate_of[b as usize] == NONE {
-                edges.push((h.0, b));
+    /// Inputs: reachable `does` of a role, by role then move text.
+    fn inputs(&mut self) -> Vec<(usize, String, AtomId)> {
+        let low = self.g.low;
+        self.gates.tag = low.special.does.0;
+        let role_index: HashMap<Option<crate::terms::TermId>, usize> = low
+            .roles
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (self.g.store.terms.find_constant(s), i))
+            .collect();
+        let mut moves: Vec<(usize, String, AtomId)> = Vec::new();
+        for &a in self.g.atoms_of(low.special.does) {
+            let args = self.g.store.atoms.args(a);
+            if let Some(&r) = role_index.get(&Some(args[0])) {
+                moves.push((r, self.text(args[1]), a));
             }
         }
-    }
-    edges.sort_unstable();
-    edges.dedup();
-    let graph = Graph::from_edges(natoms, &edges);
-    let is_dynamic = |a: AtomId| !low.is_static[g.atoms.rel(a).0 as usize];
-    let mut roots: Vec<u32> = Vec::new();
-    for rel in [sp.next, sp.legal, sp.goal, sp.terminal] {
-        roots.extend(
-            g.rel_atoms[rel.0 as usize]
-                .iter()
-                .filter(|&&a| is_dynamic(a))
-                .map(|a| a.0),
-        );
+        moves.sort();
+        for (i, (r, name, a)) in moves.iter().enumerate() {
+            self.gate_of[a.index()] = self.gates.push(Gate::Input(InputId(i as u32))).0;
+            self.gates.net.inputs.push(Input {
+                role: RoleId(*r as u32),
+                name: name.clone(),
+            });
+        }
+        moves
     }
 
-    let lit_gate = |gates: &mut Gates, gate_of: &[u32], l: u32| {
-        let gid = GateId(gate_of[(l >> 1) as usize]);
-        if l & 1 == 1 {
-            gates.not(gid)
-        } else {
-            gid
-        }
-    };
-    let mut pos_in = vec![NONE; natoms];
-    for comp in sccs_from(&graph, roots) {
-        if !is_cyclic(&graph, &comp) {
-            let a = comp[0] as usize;
-            let mut ors = Vec::new();
-            for &i in insts_of(a) {
-                let ands: Vec<GateId> = inst
-                    .body(i as usize)
-                    .iter()
-                    .map(|&l| lit_gate(&mut gates, &gate_of, l))
-                    .collect();
-                ors.push(gates.nary(true, ands));
+    /// The relations whose atoms are gates, grouped in components of the graph of their
+    /// recorded (dynamic) body literals, dependencies first, each with whether it is
+    /// cyclic.
+    fn view_components(&self) -> Vec<(Vec<u32>, bool)> {
+        let low = self.g.low;
+        let sp = low.special;
+        let view = |r: RelId| {
+            self.g.kind[r.0 as usize] == RelKind::Dynamic && r != sp.true_ && r != sp.does
+        };
+        let mut edges = Vec::new();
+        for r in &low.rules {
+            if r.synthetic || !view(r.head.rel) {
+                continue;
             }
-            gate_of[a] = gates.nary(false, ors).0;
-            continue;
-        }
-        counts.cyclic_sccs += 1;
-        counts.largest_cyclic_scc = counts.largest_cyclic_scc.max(comp.len());
-        for (p, &a) in comp.iter().enumerate() {
-            pos_in[a as usize] = p as u32;
-        }
-        for &a in &comp {
-            for &i in insts_of(a as usize) {
-                for &l in inst.body(i as usize) {
-                    if l & 1 == 1 && pos_in[(l >> 1) as usize] != NONE {
-                        let rule = &low.rules[g.origin[a as usize] as usize];
-                        return Err(GroundError::Unstratified {
-                            span: rule.span,
-                            message: format!(
-                                "{} depends negatively on {} through a cycle",
-                                atom_text(g, AtomId(a)),
-                                atom_text(g, AtomId(l >> 1))
-                            ),
-                        });
-                    }
+            for a in r.body.iter().filter_map(|l| l.atom()) {
+                if view(a.rel) {
+                    edges.push((r.head.rel.0, a.rel.0));
                 }
             }
         }
-        let f = gates.constant(false);
-        let mut prev = vec![f; comp.len()];
-        for _round in 0..comp.len() {
-            counts.rounds += 1;
-            let mut cur = Vec::with_capacity(comp.len());
-            for &a in &comp {
+        edges.sort_unstable();
+        edges.dedup();
+        let graph = Graph::from_edges(low.rels.len(), &edges);
+        let needed: Vec<bool> = {
+            let mut n = vec![false; low.rels.len()];
+            low.rel_sccs
+                .iter()
+                .flatten()
+                .for_each(|r| n[r.0 as usize] = true);
+            n
+        };
+        sccs(&graph)
+            .into_iter()
+            .filter(|c| c.iter().all(|&r| needed[r as usize] && view(RelId(r))))
+            .map(|c| {
+                let cyclic = graph.is_cyclic(&c);
+                (c, cyclic)
+            })
+            .collect()
+    }
+
+    /// Gates for every dynamic view atom, relation component by component.
+    fn views(&mut self) -> Result<(), GroundError> {
+        for (comp, cyclic) in self.view_components() {
+            if cyclic {
+                self.view_cycle(&comp)?;
+            } else {
+                self.view_relation(RelId(comp[0]))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The atoms of a relation that does not depend on itself: each the `Or` of its
+    /// instances, made as they are enumerated.
+    fn view_relation(&mut self, rel: RelId) -> Result<(), GroundError> {
+        self.gates.tag = rel.0;
+        self.g.report(rel);
+        let atoms = self.g.atoms_of(rel).to_vec();
+        let Builder {
+            g,
+            gates,
+            gate_of,
+            counts,
+            plans,
+        } = self;
+        let mut ands: Vec<GateId> = Vec::new();
+        let mut ops: Vec<GateId> = Vec::new();
+        for (n, &a) in atoms.iter().enumerate() {
+            ands.clear();
+            let made = g.instances_of(a, plans, &mut |_, body| {
+                ops.clear();
+                ops.extend(body.iter().map(|&l| lit_gate(gates, gate_of, l)));
+                ands.push(gates.nary_of(true, &ops));
+            })?;
+            counts.instances += made;
+            counts.rel_instances[rel.0 as usize] += made;
+            gate_of[a.index()] = gates.nary_of(false, &ands).0;
+            if n % 1024 == 1023 {
+                let k = g.low.rules_of[rel.0 as usize].first().copied().unwrap_or(0);
+                g.check_memory(k, gates.heap_bytes())?;
+                if g.meter.late() {
+                    return Err(g.time_error(k));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The atoms of relations that depend on each other: instances stored, then the atom
+    /// graph's components, unrolled where cyclic (module docs).
+    fn view_cycle(&mut self, rels: &[u32]) -> Result<(), GroundError> {
+        let atoms: Vec<AtomId> = rels
+            .iter()
+            .flat_map(|&r| self.g.atoms_of(RelId(r)).to_vec())
+            .collect();
+        self.gates.tag = rels[0];
+        self.g.report(RelId(rels[0]));
+        let mut local = vec![NONE; self.gate_of.len()];
+        for (i, a) in atoms.iter().enumerate() {
+            local[a.index()] = i as u32;
+        }
+        // Instances per atom: bodies flat, `starts[i]..starts[i+1]` per instance.
+        let (mut heads, mut starts, mut lits) = (Vec::new(), vec![0usize], Vec::new());
+        for (i, &a) in atoms.iter().enumerate() {
+            let rel = self.g.store.atoms.rel(a);
+            let made = self.g.instances_of(a, &mut self.plans, &mut |_, body| {
+                heads.push(i as u32);
+                lits.extend_from_slice(body);
+                starts.push(lits.len());
+            })?;
+            self.counts.instances += made;
+            self.counts.rel_instances[rel.0 as usize] += made;
+        }
+        let mut edges = Vec::new();
+        let mut insts_of: Vec<Vec<usize>> = vec![Vec::new(); atoms.len()];
+        for (n, &h) in heads.iter().enumerate() {
+            insts_of[h as usize].push(n);
+            for &l in &lits[starts[n]..starts[n + 1]] {
+                let b = local[(l >> 1) as usize];
+                if b != NONE {
+                    edges.push((h, b));
+                }
+            }
+        }
+        edges.sort_unstable();
+        edges.dedup();
+        let graph = Graph::from_edges(atoms.len(), &edges);
+        let body = |n: usize| &lits[starts[n]..starts[n + 1]];
+        for comp in sccs_from(&graph, 0..atoms.len() as u32) {
+            if !graph.is_cyclic(&comp) {
+                let i = comp[0] as usize;
                 let mut ors = Vec::new();
-                for &i in insts_of(a as usize) {
-                    let ands: Vec<GateId> = inst
-                        .body(i as usize)
+                for &n in &insts_of[i] {
+                    let ops: Vec<GateId> = body(n)
                         .iter()
-                        .map(|&l| {
-                            let p = pos_in[(l >> 1) as usize];
-                            if p != NONE {
-                                prev[p as usize]
-                            } else {
-                                lit_gate(&mut gates, &gate_of, l)
-                            }
+                        .map(|&l| lit_gate(&mut self.gates, &self.gate_of, l))
+                        .collect();
+                    ors.push(self.gates.nary(true, ops));
+                }
+                self.gate_of[atoms[i].index()] = self.gates.nary(false, ors).0;
+                continue;
+            }
+            let comp_atoms: Vec<AtomId> = comp.iter().map(|&i| atoms[i as usize]).collect();
+            let insts: Vec<Vec<&[u32]>> = comp
+                .iter()
+                .map(|&i| insts_of[i as usize].iter().map(|&n| body(n)).collect())
+                .collect();
+            self.unroll(&comp_atoms, &insts)?;
+        }
+        Ok(())
+    }
+
+    /// The unrolled rounds of one cyclic component of atoms (module docs); `insts[p]` are
+    /// the instance bodies of `atoms[p]`.
+    fn unroll(&mut self, atoms: &[AtomId], insts: &[Vec<&[u32]>]) -> Result<(), GroundError> {
+        self.counts.cyclic_sccs += 1;
+        self.counts.largest_cyclic_scc = self.counts.largest_cyclic_scc.max(atoms.len());
+        let mut pos_in: HashMap<u32, usize> = HashMap::new();
+        for (p, a) in atoms.iter().enumerate() {
+            pos_in.insert(a.0, p);
+        }
+        for (p, bodies) in insts.iter().enumerate() {
+            for l in bodies.iter().flat_map(|b| b.iter()) {
+                if l & 1 == 1 && pos_in.contains_key(&(l >> 1)) {
+                    let g = &*self.g;
+                    let rule = &g.low.rules[g.store.origin[atoms[p].index()] as usize];
+                    return Err(GroundError::Unstratified {
+                        span: rule.span,
+                        message: format!(
+                            "{} depends negatively on {} through a cycle",
+                            atom_text(g, atoms[p]),
+                            atom_text(g, AtomId(l >> 1))
+                        ),
+                    });
+                }
+            }
+        }
+        let f = self.gates.constant(false);
+        let mut prev = vec![f; atoms.len()];
+        for _round in 0..atoms.len() {
+            self.counts.rounds += 1;
+            let mut cur = Vec::with_capacity(atoms.len());
+            for bodies in insts {
+                let mut ors = Vec::new();
+                for body in bodies {
+                    let ops: Vec<GateId> = body
+                        .iter()
+                        .map(|&l| match pos_in.get(&(l >> 1)) {
+                            Some(&p) => prev[p],
+                            None => lit_gate(&mut self.gates, &self.gate_of, l),
                         })
                         .collect();
-                    ors.push(gates.nary(true, ands));
+                    ors.push(self.gates.nary(true, ops));
                 }
-                cur.push(gates.nary(false, ors));
+                cur.push(self.gates.nary(false, ors));
             }
             let stable = cur == prev;
             prev = cur;
@@ -272,108 +362,118 @@ pub fn build(g: &Grounder<'_>, inst: &Instances) -> Result<(Netlist, BuildCounts
                 break;
             }
         }
-        for (p, &a) in comp.iter().enumerate() {
-            gate_of[a as usize] = prev[p].0;
-            pos_in[a as usize] = NONE;
+        for (p, a) in atoms.iter().enumerate() {
+            self.gate_of[a.index()] = prev[p].0;
         }
+        Ok(())
     }
 
-    // The gate of an output atom: constants for static relations and unreachable atoms.
-    let out_gate = |gates: &mut Gates, a: Option<AtomId>| -> GateId {
+    /// The gate of an output atom: constants for static relations and unreachable atoms.
+    fn out_gate(&mut self, a: Option<AtomId>) -> GateId {
         match a {
-            None => gates.constant(false),
-            Some(a) if !is_dynamic(a) => gates.constant(true),
-            Some(a) if gate_of[a.index()] == NONE => gates.constant(false),
-            Some(a) => GateId(gate_of[a.index()]),
+            None => self.gates.constant(false),
+            Some(a) if self.g.kind[self.g.store.atoms.rel(a).0 as usize] != RelKind::Dynamic => {
+                self.gates.constant(true)
+            }
+            Some(a) if self.gate_of[a.index()] == NONE => self.gates.constant(false),
+            Some(a) => GateId(self.gate_of[a.index()]),
         }
-    };
-
-    // Latch init and next.
-    for (name, a) in &fluents {
-        let f = g.atoms.args(*a)[0];
-        let init = g.atoms.find(sp.init, &[f]).is_some();
-        let next_atom = g.atoms.find(sp.next, &[f]);
-        let next = out_gate(&mut gates, next_atom);
-        gates.net.latches.push(Latch {
-            name: name.clone(),
-            init,
-            next,
-        });
     }
 
-    // Roles: legal in input order (move text), goals by value.
-    let roles = &low.roles;
-    for (r, &role) in roles.iter().enumerate() {
-        let role_term = g.terms.find(&GTerm::Const(role));
+    /// Latch functions, legal moves, goals and terminal.
+    fn outputs(
+        &mut self,
+        fluents: &[(String, AtomId)],
+        moves: &[(usize, String, AtomId)],
+    ) -> Result<(), GroundError> {
+        let sp = self.g.low.special;
+        for (name, a) in fluents {
+            let f = self.g.store.atoms.args(*a)[0];
+            let init = self.g.store.atoms.find(sp.init, &[f]).is_some();
+            let next_atom = self.g.store.atoms.find(sp.next, &[f]);
+            let next = self.out_gate(next_atom);
+            self.gates.net.latches.push(Latch {
+                name: name.clone(),
+                init,
+                next,
+            });
+        }
+        for r in 0..self.g.low.roles.len() {
+            let role = self.role(r, moves)?;
+            self.gates.net.roles.push(role);
+        }
+        let term_atom = self.g.store.atoms.find(sp.terminal, &[]);
+        self.gates.net.terminal = self.out_gate(term_atom);
+        Ok(())
+    }
+
+    /// Role `r`: legal in input order (move text), goals by value.
+    fn role(&mut self, r: usize, moves: &[(usize, String, AtomId)]) -> Result<Role, GroundError> {
+        let low = self.g.low;
+        let sp = low.special;
+        let role = low.roles[r];
+        let role_term = self.g.store.terms.find_constant(role);
         let mut legal = Vec::new();
         for (i, (mr, _, does)) in moves.iter().enumerate() {
             if *mr != r {
                 continue;
             }
-            let m = g.atoms.args(*does)[1];
-            let atom = role_term.and_then(|rt| g.atoms.find(sp.legal, &[rt, m]));
-            let gate = out_gate(&mut gates, atom);
+            let m = self.g.store.atoms.args(*does)[1];
+            let atom = role_term.and_then(|rt| self.g.store.atoms.find(sp.legal, &[rt, m]));
+            let gate = self.out_gate(atom);
             legal.push(Legal {
                 input: InputId(i as u32),
                 gate,
             });
         }
         let mut by_value: Vec<(u8, GateId)> = Vec::new();
-        for &a in &g.rel_atoms[sp.goal.0 as usize] {
-            let args = g.atoms.args(a);
+        for &a in &self.g.atoms_of(sp.goal).to_vec() {
+            let args = self.g.store.atoms.args(a);
             if Some(args[0]) != role_term {
                 continue;
             }
-            let value = match g.terms.get(args[1]) {
-                GTerm::Const(s) => syms.name(*s).parse::<u8>().ok().filter(|v| *v <= 100),
-                GTerm::Fn(..) => None,
+            let value = match self.g.store.terms.get(args[1]) {
+                TermRef::Const(s) => low.syms.name(s).parse::<u8>().ok().filter(|v| *v <= 100),
+                TermRef::Fn(..) => None,
             };
             let Some(value) = value else {
-                let rule = &low.rules[g.origin[a.index()] as usize];
+                let rule = &low.rules[self.g.store.origin[a.index()] as usize];
                 return Err(GroundError::BadGoal {
                     span: rule.span,
-                    goal: atom_text(g, a),
+                    goal: atom_text(self.g, a),
                 });
             };
-            let gate = out_gate(&mut gates, Some(a));
+            let gate = self.out_gate(Some(a));
             by_value.push((value, gate));
         }
         by_value.sort();
         let mut goals: Vec<Goal> = Vec::new();
-        let mut k = 0;
-        while k < by_value.len() {
-            let v = by_value[k].0;
-            let same: Vec<GateId> = by_value[k..]
-                .iter()
-                .take_while(|x| x.0 == v)
-                .map(|x| x.1)
-                .collect();
-            k += same.len();
-            let gate = gates.nary(false, same);
-            goals.push(Goal { value: v, gate });
+        for chunk in by_value.chunk_by(|x, y| x.0 == y.0) {
+            let gate = self.gates.nary(false, chunk.iter().map(|x| x.1).collect());
+            goals.push(Goal {
+                value: chunk[0].0,
+                gate,
+            });
         }
-        gates.net.roles.push(Role {
-            name: syms.name(role).to_string(),
+        Ok(Role {
+            name: low.syms.name(role).to_string(),
             legal,
             goals,
-        });
+        })
     }
-    let term_atom = g.atoms.find(sp.terminal, &[]);
-    gates.net.terminal = out_gate(&mut gates, term_atom);
-    Ok((gates.net, counts))
 }
 
 /// Canonical text of a ground atom.
 pub fn atom_text(g: &Grounder<'_>, a: AtomId) -> String {
-    let (name, _) = g.low.rels.key(g.atoms.rel(a));
-    let args = g.atoms.args(a);
+    let (name, _) = g.low.rels.key(g.store.atoms.rel(a));
+    let args = g.store.atoms.args(a);
     if args.is_empty() {
         return g.low.syms.name(name).to_string();
     }
     let mut s = format!("({}", g.low.syms.name(name));
     for &t in args {
         s.push(' ');
-        g.terms.write(&g.low.syms, &mut s, t);
+        g.store.terms.write_text(&g.low.syms, t, &mut s);
     }
     s.push(')');
     s

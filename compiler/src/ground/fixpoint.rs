@@ -1,73 +1,91 @@
-//! Computes the reachable ground atoms: static relations exactly (stratum by stratum),
-//! dynamic relations by a relaxed semi-naive fixpoint that ignores negation, with `true`
-//! atoms from `init` ∪ `next` and `does` atoms from `legal`.
+//! The grounder's working state and the fixpoint over the derived atoms: materialized
+//! static relations exactly, dynamic and demand relations by a relaxed semi-naive
+//! fixpoint that ignores negation, with `true` atoms from `init` ∪ `next` and `does`
+//! atoms from `legal`.
 
-use super::join::{plan, Db, Index, IndexSpec, Join, Mode, Source, Step, Stop};
-use super::rules::{CRule, Lowered, PLit};
-use super::terms::{AtomArena, AtomId, RelId, TermArena, TermId};
-use super::{Budget, BudgetKind, GroundError};
-use rustc_hash::{FxHashMap, FxHashSet};
-use std::time::Instant;
+use super::budget::{limit_text, BudgetKind, Meter};
+use super::join::{Db, Emit, Join, Stop};
+use super::plan::{plan, Mode, Source, Step};
+use super::rules::{CRule, Lowered, PLit, RelKind};
+use super::statics::Statics;
+use super::store::{AtomId, Index, IndexSpec, Store};
+use super::unify::make_term;
+use super::{Budget, GroundError};
+use crate::gdl::RelId;
+use crate::intern::Tuples;
+use crate::terms::TermId;
+use rustc_hash::FxHashMap;
 
-/// How many tuples the grounder's loops handle between two looks at the clock.
-pub const CLOCK_EVERY: usize = 4096;
+/// Reports progress of long grounding work: a short text naming what is being done.
+pub type Progress<'p> = &'p dyn Fn(&str);
 
-/// The grounder's working state: terms, derived atoms, per-relation lists and indexes.
+/// The grounder's working state: terms, derived atoms, per-relation lists and indexes,
+/// and the answers of on-demand relations.
 pub struct Grounder<'l> {
     /// The lowered program.
     pub low: &'l Lowered,
-    /// Ground terms.
-    pub terms: TermArena,
-    /// Derived atoms (reachable ones for dynamic relations, exact ones for static ones).
-    pub atoms: AtomArena,
-    /// Per relation: its atoms in derivation order.
-    pub rel_atoms: Vec<Vec<AtomId>>,
-    /// Per atom: the rule that first derived it (for error messages).
-    pub origin: Vec<u32>,
+    /// Terms and atoms.
+    pub store: Store,
+    /// Per relation: how it is grounded (on-demand static relations are decided while
+    /// materializing).
+    pub kind: Vec<RelKind>,
     indexes: Vec<Index>,
     index_specs: Vec<IndexSpec>,
     index_of: FxHashMap<IndexSpec, usize>,
-    /// Limits.
-    pub budget: Budget,
-    /// When grounding started.
-    pub start: Instant,
+    /// Answers of on-demand static relations.
+    pub statics: Statics,
+    /// Limits and the clock.
+    pub meter: Meter,
     /// Join solutions found by the fixpoint so far (over all rules and rounds).
     pub solutions: usize,
+    /// Where progress is reported.
+    pub progress: Progress<'l>,
+}
+
+/// What one run of a rule's join left to do.
+pub struct Outcome {
+    /// Calls of on-demand relations that had no answers yet.
+    pub missing: Vec<(RelId, Vec<Option<TermId>>)>,
+    /// Goals of the open table that were read.
+    pub reads: Vec<u32>,
 }
 
 impl<'l> Grounder<'l> {
     /// A grounder with nothing derived yet.
-    pub fn new(low: &'l Lowered, budget: Budget) -> Self {
+    pub fn new(low: &'l Lowered, budget: Budget, progress: Progress<'l>) -> Self {
         Grounder {
             low,
-            terms: TermArena::default(),
-            atoms: AtomArena::default(),
-            rel_atoms: vec![Vec::new(); low.rels.len()],
-            origin: Vec::new(),
+            store: Store::new(low.rels.len()),
+            kind: low.kind.clone(),
             indexes: Vec::new(),
             index_specs: Vec::new(),
             index_of: FxHashMap::default(),
-            budget,
-            start: Instant::now(),
+            statics: Statics::default(),
+            meter: Meter::new(budget),
             solutions: 0,
+            progress,
         }
     }
 
-    /// The wall-clock deadline.
-    pub fn deadline(&self) -> Instant {
-        self.start + self.budget.max_time
+    /// Bytes held by the grounder's tables.
+    pub fn used_bytes(&self) -> usize {
+        self.store.heap_bytes()
+            + self.indexes.iter().map(Index::heap_bytes).sum::<usize>()
+            + self.statics.heap_bytes()
     }
 
-    /// Plans `rule` (with body literal `first` over `list[lo..hi]` if given), creating and
-    /// updating the indexes the plan needs.
-    pub fn prepare(&mut self, rule: &CRule, first: Option<(usize, usize, usize)>) -> Vec<Step> {
-        let sizes: Vec<usize> = self.rel_atoms.iter().map(Vec::len).collect();
-        let planned = plan(
-            rule,
-            rule.var_names.len(),
-            first.map(|f| f.0),
-            &|r: RelId| sizes[r.0 as usize],
-        );
+    /// Plans `rule` when the variables in `bound0` are bound (with body literal `first`
+    /// over `list[lo..hi]` if given), creating and updating the indexes the plan needs.
+    pub fn prepare(
+        &mut self,
+        rule: &CRule,
+        bound0: &[bool],
+        first: Option<(usize, usize, usize)>,
+    ) -> Vec<Step> {
+        let sizes: Vec<usize> = self.store.rel_atoms.iter().map(Vec::len).collect();
+        let kind = &self.kind;
+        let info = |r: RelId| (kind[r.0 as usize], sizes[r.0 as usize]);
+        let planned = plan(rule, bound0, first.map(|f| f.0), &info);
         let mut steps = Vec::with_capacity(planned.len());
         for (mut step, spec) in planned {
             if let Step::Scan { source, .. } = &mut step {
@@ -77,8 +95,7 @@ impl<'l> Grounder<'l> {
                         (*lo, *hi) = (f.1, f.2);
                     }
                     Source::Index(ix, _) => {
-                        let spec = spec.expect("an index scan has a spec");
-                        *ix = self.index_id(spec);
+                        *ix = self.index_id(spec.expect("an index scan has a spec"));
                     }
                     Source::All => {}
                 }
@@ -102,119 +119,194 @@ impl<'l> Grounder<'l> {
         let rel = self.index_specs[id].rel.0 as usize;
         self.indexes[id].catch_up(
             &self.index_specs[id],
-            &self.rel_atoms[rel],
-            &self.atoms,
-            &self.terms,
+            &self.store.rel_atoms[rel],
+            &self.store.atoms,
+            &self.store.terms,
         );
         id
     }
 
-    /// Runs a prepared join, calling `emit` per solution.
+    /// Empties the indexes over `rels` (after their atoms were rolled back).
+    pub fn clear_indexes(&mut self, rels: &[RelId]) {
+        for (ix, spec) in self.indexes.iter_mut().zip(&self.index_specs) {
+            if rels.contains(&spec.rel) {
+                ix.clear();
+            }
+        }
+    }
+
+    /// Runs a prepared join once, calling `emit` per solution; `init` binds variables
+    /// before the run (returns false when the rule cannot apply).
     pub fn run_join(
-        &self,
+        &mut self,
         rule: &CRule,
         steps: &[Step],
         mode: Mode,
-        emit: &mut super::join::Emit<'_>,
-    ) -> Result<(), Stop> {
+        init: &dyn Fn(&mut Join<'_, '_>) -> bool,
+        emit: &mut Emit<'_>,
+    ) -> Result<Outcome, Stop> {
+        let deadline = self.meter.deadline();
         let db = Db {
-            terms: &self.terms,
-            atoms: &self.atoms,
-            rel_atoms: &self.rel_atoms,
+            atoms: &self.store.atoms,
+            rel_atoms: &self.store.rel_atoms,
             indexes: &self.indexes,
-            is_static: &self.low.is_static,
+            kind: &self.kind,
+            calls: &self.statics,
         };
-        Join::new(&db, rule, steps, mode, self.deadline()).run(emit)
-    }
-
-    /// Every [`CLOCK_EVERY`] calls (`n` counts them), fails with the time error for `rel`
-    /// when the deadline has passed: loops over many tuples call it so a budget error
-    /// comes soon after the limit.
-    ///
-    /// # Errors
-    /// [`GroundError::Budget`] of kind [`BudgetKind::Seconds`].
-    pub fn check_clock(&self, n: usize, rel: RelId) -> Result<(), GroundError> {
-        if n % CLOCK_EVERY == CLOCK_EVERY - 1 && Instant::now() > self.deadline() {
-            return Err(self.time_error(rel));
+        let mut join = Join::new(&mut self.store.terms, &db, (rule, steps), mode, deadline);
+        if init(&mut join) {
+            join.run(emit)?;
         }
-        Ok(())
+        Ok(Outcome {
+            missing: join.missing,
+            reads: join.reads,
+        })
     }
 
-    /// The error for running out of time while working on `rel`.
-    pub fn time_error(&self, rel: RelId) -> GroundError {
-        self.budget_error(BudgetKind::Seconds, rel, String::new())
+    /// The error for running out of time while grounding rule `k`.
+    pub fn time_error(&self, k: usize) -> GroundError {
+        self.budget_error(BudgetKind::Seconds, k, String::new())
     }
 
-    /// A budget error naming `rel`.
-    pub fn budget_error(&self, kind: BudgetKind, rel: RelId, detail: String) -> GroundError {
-        let limit = match kind {
-            BudgetKind::Atoms => self.budget.max_atoms as u64,
-            BudgetKind::Instances => self.budget.max_instances as u64,
-            BudgetKind::Seconds => self.budget.max_time.as_secs(),
-            BudgetKind::TermDepth => self.budget.max_term_depth as u64,
-        };
+    /// A budget error naming rule `k` (its relation and source location).
+    pub fn budget_error(&self, kind: BudgetKind, k: usize, detail: String) -> GroundError {
+        let rule = &self.low.rules[k];
+        let rel = self.origin_relation(rule.head.rel);
         GroundError::Budget {
             kind,
-            limit,
+            limit: limit_text(kind, &self.meter.budget),
             relation: self.low.rels.text(&self.low.syms, rel),
-            count: self.rel_atoms[rel.0 as usize].len(),
+            span: (rule.span.end > rule.span.start).then_some(rule.span),
+            atoms: self.store.atoms.len() + self.statics.answer_count(),
+            instances: self.solutions,
+            mib: self.used_bytes() >> 20,
             detail,
         }
     }
 
-    /// Runs `rule` once (optionally semi-naive on `first`) and adds the new head atoms.
-    /// Returns how many atoms were new.
-    fn fire(
+    /// The relation a demand relation asks for (the relation itself otherwise), for
+    /// messages.
+    fn origin_relation(&self, rel: RelId) -> RelId {
+        self.low
+            .demand_of
+            .iter()
+            .position(|m| *m == Some(rel))
+            .map_or(rel, |r| RelId(r as u32))
+    }
+
+    /// The memory error for rule `k` when the tables (plus `extra` bytes of buffers)
+    /// exceed the budget, or the atom-count error past [`Budget::max_atoms`].
+    pub fn check_memory(&self, k: usize, extra: usize) -> Result<(), GroundError> {
+        if self.meter.over(self.used_bytes() + extra) {
+            return Err(self.memory_error(k, extra));
+        }
+        if self.store.atoms.len() + self.statics.answer_count() > self.meter.budget.max_atoms {
+            return Err(self.budget_error(BudgetKind::Atoms, k, String::new()));
+        }
+        Ok(())
+    }
+
+    /// The memory budget error for rule `k`, with `extra` bytes of buffers counted.
+    pub fn memory_error(&self, k: usize, extra: usize) -> GroundError {
+        let mut e = self.budget_error(BudgetKind::Memory, k, String::new());
+        if let GroundError::Budget { mib, .. } = &mut e {
+            *mib = (self.used_bytes() + extra) >> 20;
+        }
+        e
+    }
+
+    /// Runs rule `k` once over everything derived so far (or semi-naively with body
+    /// literal `first.0` over `first.1..first.2` of its relation), computing the
+    /// on-demand calls it makes, and adds the new head atoms. With `limit`, stops early
+    /// when the rule derives more atoms than that. Returns how many atoms are new, or
+    /// `None` when the limit stopped it.
+    ///
+    /// # Errors
+    /// Budget errors, and [`GroundError::Unsafe`] for a head variable no literal binds.
+    pub fn fire(
         &mut self,
         k: usize,
         first: Option<(usize, usize, usize)>,
-    ) -> Result<usize, GroundError> {
+        limit: Option<usize>,
+    ) -> Result<Option<usize>, GroundError> {
         let low = self.low;
         let rule = &low.rules[k];
-        let t0 = Instant::now();
-        let steps = self.prepare(rule, first);
         let head_vars: Vec<u16> = {
             let mut v = rule.head.vars();
             v.sort_unstable();
             v.dedup();
             v
         };
-        let mut seen: FxHashSet<Box<[TermId]>> = FxHashSet::default();
-        let mut order: Vec<Box<[TermId]>> = Vec::new();
-        let mut unbound = None;
-        let cap = self.budget.max_atoms;
-        let mut buf = Vec::with_capacity(head_vars.len());
-        // Each solution is a rule instance the netlist would need, so one firing with more
-        // solutions than the instance budget already proves the game too big.
-        // The fixpoint may meet an instance again in later rounds (once per delta literal),
-        // so over all firings three times the instance budget is allowed.
-        let max_solutions = self
-            .budget
-            .max_instances
-            .min((3 * self.budget.max_instances).saturating_sub(self.solutions));
-        let mut solutions = 0usize;
-        let r = self.run_join(rule, &steps, Mode::Relaxed, &mut |binds, _| {
-            solutions += 1;
-            if solutions > max_solutions {
-                return false;
+        let no_vars = vec![false; rule.var_names.len()];
+        let t0 = std::time::Instant::now();
+        let solutions0 = self.solutions;
+        loop {
+            let steps = self.prepare(rule, &no_vars, first);
+            let Some((found, missing)) = self.fire_join(k, &steps, &head_vars, limit)? else {
+                return Ok(None);
+            };
+            if !missing.is_empty() {
+                if !self.resolve(missing)? {
+                    return Ok(None);
+                }
+                continue;
             }
+            let new = self.add_heads(k, &head_vars, &found)?;
+            if t0.elapsed().as_millis() > 100 && std::env::var_os("PROPNET_GROUND_TRACE").is_some()
+            {
+                eprintln!(
+                    "  rule {k} ({}) delta {first:?}: {} solutions, {new} new, {:?}; plan {steps:?}",
+                    low.rels.text(&low.syms, rule.head.rel),
+                    self.solutions - solutions0,
+                    t0.elapsed()
+                );
+            }
+            return Ok(Some(new));
+        }
+    }
+
+    /// The join of [`Self::fire`]: the distinct head-variable tuples found and the calls
+    /// that were missing; `None` when `limit` stopped it.
+    #[allow(clippy::type_complexity)]
+    fn fire_join(
+        &mut self,
+        k: usize,
+        steps: &[Step],
+        head_vars: &[u16],
+        limit: Option<usize>,
+    ) -> Result<Option<(Tuples, Vec<(RelId, Vec<Option<TermId>>)>)>, GroundError> {
+        let rule = &self.low.rules[k];
+        let mut found = Tuples::default();
+        let mut unbound = None;
+        let mut buf: Vec<u32> = Vec::with_capacity(head_vars.len());
+        let mut solutions = 0usize;
+        let base = self.used_bytes();
+        let meter = self.meter.clone();
+        let mut over = false;
+        let cap = limit.unwrap_or(usize::MAX);
+        let r = self.run_join(rule, steps, Mode::Relaxed, &|_| true, &mut |_, binds, _| {
+            solutions += 1;
             buf.clear();
-            for &v in &head_vars {
+            for &v in head_vars {
                 match binds[v as usize] {
-                    Some(t) => buf.push(t),
+                    Some(t) => buf.push(t.0),
                     None => {
                         unbound = Some(v);
                         return false;
                     }
                 }
             }
-            if !seen.contains(buf.as_slice()) {
-                seen.insert(buf.as_slice().into());
-                order.push(buf.as_slice().into());
+            found.intern(0, &buf);
+            if solutions.is_multiple_of(4096) && meter.over(base + found.heap_bytes()) {
+                over = true;
+                return false;
             }
-            seen.len() <= cap
+            found.len() <= cap && solutions <= cap.saturating_mul(4)
         });
+        self.solutions += solutions;
+        let extra = found.heap_bytes();
         if let Some(v) = unbound {
+            let low = self.low;
             return Err(GroundError::Unsafe {
                 span: rule.span,
                 message: format!(
@@ -225,159 +317,189 @@ impl<'l> Grounder<'l> {
             });
         }
         match r {
-            Err(Stop::Time) => return Err(self.time_error(rule.head.rel)),
-            Err(Stop::Callback) if solutions > max_solutions => {
-                return Err(self.budget_error(
-                    BudgetKind::Instances,
-                    rule.head.rel,
-                    format!(
-                        "the reachability fixpoint met {} instances",
-                        self.solutions + solutions
-                    ),
-                ))
-            }
-            Err(Stop::Callback) => {
-                return Err(self.budget_error(
-                    BudgetKind::Atoms,
-                    rule.head.rel,
-                    "in one rule".into(),
-                ))
-            }
-            Ok(()) => {}
+            Err(Stop::Time) => Err(self.time_error(k)),
+            Err(Stop::Callback) if over => Err(self.memory_error(k, extra)),
+            Err(Stop::Callback) => Ok(None),
+            Ok(out) => Ok(Some((found, out.missing))),
         }
-        self.solutions += solutions;
+    }
+
+    /// Interns the head atoms of rule `k` for the head-variable tuples in `found`.
+    fn add_heads(
+        &mut self,
+        k: usize,
+        head_vars: &[u16],
+        found: &Tuples,
+    ) -> Result<usize, GroundError> {
+        let low = self.low;
+        let rule = &low.rules[k];
         let mut binds = vec![None; rule.var_names.len()];
         let mut new = 0;
         let mut args = Vec::with_capacity(rule.head.args.len());
-        drop(seen);
-        for (n, tuple) in order.into_iter().enumerate() {
-            self.check_clock(n, rule.head.rel)?;
-            for (&v, &t) in head_vars.iter().zip(tuple.iter()) {
-                binds[v as usize] = Some(t);
+        let max_depth = self.meter.budget.max_term_depth;
+        for n in 0..found.len() {
+            if n % 4096 == 4095 && self.meter.late() {
+                return Err(self.time_error(k));
+            }
+            for (&v, &t) in head_vars.iter().zip(found.items(n as u32)) {
+                binds[v as usize] = Some(TermId(t));
             }
             args.clear();
             for p in &rule.head.args {
-                let t = super::join::make_term(&mut self.terms, p, &binds)
-                    .expect("head variables are bound");
-                if self.terms.depth(t) > self.budget.max_term_depth {
-                    let text = self.terms.text(&low.syms, t, 200);
+                let t =
+                    make_term(&mut self.store.terms, p, &binds).expect("head variables are bound");
+                if self.store.terms.depth(t) + 1 > max_depth {
+                    let text = self.store.terms.text_cut(&low.syms, t, 200);
                     return Err(self.budget_error(
                         BudgetKind::TermDepth,
-                        rule.head.rel,
-                        format!(
-                            "term {text} (growing terms: the rules generate ever deeper terms)"
-                        ),
+                        k,
+                        format!("; the rules build ever deeper terms, such as {text}"),
                     ));
                 }
                 args.push(t);
             }
-            let (id, fresh) = self.atoms.intern(rule.head.rel, &args);
-            if fresh {
-                self.rel_atoms[rule.head.rel.0 as usize].push(id);
-                self.origin.push(k as u32);
+            if self.store.add(rule.head.rel, &args, k).1 {
                 new += 1;
-                if self.atoms.len() > self.budget.max_atoms {
-                    let worst = self.largest_relation();
-                    return Err(self.budget_error(BudgetKind::Atoms, worst, String::new()));
-                }
             }
         }
-        if std::env::var_os("PROPNET_GROUND_TRACE").is_some() && t0.elapsed().as_millis() > 100 {
-            eprintln!(
-                "  rule {k} ({}) delta {first:?}: {solutions} solutions, {new} new atoms, {:?}; plan {steps:?}",
-                low.rels.text(&low.syms, rule.head.rel),
-                t0.elapsed()
-            );
-        }
+        self.check_memory(k, 0)?;
         Ok(new)
     }
 
-    fn largest_relation(&self) -> RelId {
-        let i = (0..self.rel_atoms.len())
-            .max_by_key(|&i| self.rel_atoms[i].len())
-            .unwrap_or(0);
-        RelId(i as u32)
-    }
-
-    /// Computes every needed relation, component by component (dependencies first).
-    pub fn saturate(&mut self) -> Result<(), GroundError> {
+    /// Computes one component of relations (dependencies first): every rule once, then
+    /// semi-naive rounds while recursive rules derive new atoms. With `limit`, gives up
+    /// (returns false) when the component derives more atoms than that.
+    pub fn saturate_component(
+        &mut self,
+        comp: &[RelId],
+        limit: Option<usize>,
+    ) -> Result<bool, GroundError> {
         let low = self.low;
-        let trace = std::env::var_os("PROPNET_GROUND_TRACE").is_some();
-        for comp in &low.rel_sccs {
-            let t = Instant::now();
-            let before = self.atoms.len();
-            let in_comp = |r: RelId| comp.contains(&r);
-            let rules: Vec<usize> = comp
+        let rules: Vec<usize> = comp
+            .iter()
+            .flat_map(|r| low.rules_of[r.0 as usize].iter().copied())
+            .collect();
+        let count = |g: &Self| -> Vec<usize> {
+            comp.iter()
+                .map(|r| g.store.rel_atoms[r.0 as usize].len())
+                .collect()
+        };
+        let start: usize = count(self).iter().sum();
+        let within = |g: &Self, fired: Option<usize>| {
+            fired.is_some() && limit.is_none_or(|l| count(g).iter().sum::<usize>() - start <= l)
+        };
+        let mut marks = count(self);
+        for &k in &rules {
+            let fired = self.fire(k, None, limit)?;
+            if !within(self, fired) {
+                return Ok(false);
+            }
+        }
+        let recursive = rules.iter().any(|&k| {
+            low.rules[k]
+                .body
                 .iter()
-                .flat_map(|r| low.rules_of[r.0 as usize].iter().copied())
-                .collect();
-            // Round 0: every rule over everything derived so far.
-            let mut marks: Vec<usize> = comp
+                .any(|l| matches!(l, PLit::Pos(a) if comp.contains(&a.rel)))
+        });
+        if !recursive {
+            return Ok(true);
+        }
+        loop {
+            let now = count(self);
+            if now == marks {
+                return Ok(true);
+            }
+            let delta: Vec<(RelId, usize, usize)> = comp
                 .iter()
-                .map(|r| self.rel_atoms[r.0 as usize].len())
+                .zip(marks.iter().zip(&now))
+                .map(|(&r, (&lo, &hi))| (r, lo, hi))
                 .collect();
+            marks = now;
+            self.report(comp[0]);
+            self.trace_sizes("round");
             for &k in &rules {
-                self.fire(k, None)?;
-            }
-            let recursive = rules.iter().any(|&k| {
-                low.rules[k]
-                    .body
-                    .iter()
-                    .any(|l| matches!(l, PLit::Pos(a) if in_comp(a.rel)))
-            });
-            if !recursive {
-                if trace {
-                    eprintln!(
-                        "{:?} +{} atoms {:?}",
-                        comp.iter()
-                            .map(|&r| low.rels.text(&low.syms, r))
-                            .collect::<Vec<_>>(),
-                        self.atoms.len() - before,
-                        t.elapsed()
-                    );
-                }
-                continue;
-            }
-            // Semi-naive rounds: one body literal over the previous round's new atoms.
-            loop {
-                let now: Vec<usize> = comp
-                    .iter()
-                    .map(|r| self.rel_atoms[r.0 as usize].len())
-                    .collect();
-                if now == marks {
-                    break;
-                }
-                let delta: Vec<(RelId, usize, usize)> = comp
-                    .iter()
-                    .zip(marks.iter().zip(&now))
-                    .map(|(&r, (&lo, &hi))| (r, lo, hi))
-                    .collect();
-                marks = now;
-                for &k in &rules {
-                    for (i, lit) in low.rules[k].body.iter().enumerate() {
-                        let PLit::Pos(a) = lit else { continue };
-                        if let Some(&(_, lo, hi)) = delta.iter().find(|d| d.0 == a.rel) {
-                            if hi > lo {
-                                self.fire(k, Some((i, lo, hi)))?;
+                for (i, lit) in low.rules[k].body.iter().enumerate() {
+                    let PLit::Pos(a) = lit else { continue };
+                    if let Some(&(_, lo, hi)) = delta.iter().find(|d| d.0 == a.rel) {
+                        if hi > lo {
+                            let fired = self.fire(k, Some((i, lo, hi)), limit)?;
+                            if !within(self, fired) {
+                                return Ok(false);
                             }
                         }
                     }
                 }
-                if Instant::now() > self.deadline() {
-                    return Err(self.time_error(comp[0]));
-                }
             }
-            if trace {
-                eprintln!(
-                    "{:?} +{} atoms {:?} (recursive)",
-                    comp.iter()
-                        .map(|&r| low.rels.text(&low.syms, r))
-                        .collect::<Vec<_>>(),
-                    self.atoms.len() - before,
-                    t.elapsed()
-                );
+            if self.meter.late() {
+                return Err(self.time_error(rules[0]));
             }
         }
+    }
+
+    /// With `PROPNET_GROUND_TRACE` set, prints the largest relations to stderr (a
+    /// development aid).
+    pub fn trace_sizes(&self, what: &str) {
+        if std::env::var_os("PROPNET_GROUND_TRACE").is_none() {
+            return;
+        }
+        let low = self.low;
+        let mut sizes: Vec<(usize, RelId)> = (0..low.rels.len())
+            .map(|r| (self.store.rel_atoms[r].len(), RelId(r as u32)))
+            .collect();
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        let top: Vec<String> = sizes
+            .iter()
+            .take(8)
+            .map(|(n, r)| format!("{} {n}", low.rels.text(&low.syms, *r)))
+            .collect();
+        let calls: Vec<String> = self
+            .statics
+            .per_relation()
+            .iter()
+            .take(5)
+            .map(|(r, c, a)| format!("{} {c}/{a}", low.rels.text(&low.syms, *r)))
+            .collect();
+        eprintln!(
+            "[{:.1} s] {what}: {} atoms, {} calls, {} answers, {} MiB; {}; calls {}",
+            self.meter.start.elapsed().as_secs_f64(),
+            self.store.atoms.len(),
+            self.statics.calls(),
+            self.statics.answer_count(),
+            self.used_bytes() >> 20,
+            top.join(", "),
+            calls.join(", ")
+        );
+    }
+
+    /// Reports progress: grounding `rel`, with the atom count so far.
+    pub fn report(&self, rel: RelId) {
+        let low = self.low;
+        let rel = self.origin_relation(rel);
+        (self.progress)(&format!(
+            "grounding {} ({} atoms)",
+            low.rels.text(&low.syms, rel),
+            self.store.atoms.len()
+        ));
+    }
+
+    /// Computes every needed relation: the static ones first ([`Self::materialize`]),
+    /// then the dynamic and demand ones, component by component (dependencies first).
+    pub fn saturate(&mut self) -> Result<(), GroundError> {
+        self.materialize()?;
+        let low = self.low;
+        for comp in &low.rel_sccs {
+            if comp.iter().all(|r| self.kind[r.0 as usize].is_static()) {
+                continue;
+            }
+            self.report(comp[0]);
+            self.saturate_component(comp, None)?;
+            self.trace_sizes("component");
+        }
         Ok(())
+    }
+
+    /// The atoms of a relation.
+    pub fn atoms_of(&self, rel: RelId) -> &[AtomId] {
+        &self.store.rel_atoms[rel.0 as usize]
     }
 }

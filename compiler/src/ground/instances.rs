@@ -1,112 +1,102 @@
-//! Enumerates the ground rule instances of the dynamic relations over the reachable atoms:
-//! static literals are evaluated away, dynamic ones become the instance's body.
+//! Enumerates the ground instances of the rules of one reachable dynamic atom: each rule
+//! of its relation is joined with the head bound to the atom; static and demand literals
+//! are decided at compile time and dropped, dynamic ones become the instance's body.
 
 use super::fixpoint::Grounder;
-use super::join::{find_term, Mode, Stop};
-use super::terms::AtomId;
-use super::{BudgetKind, GroundError};
-use rustc_hash::FxHashSet;
+use super::join::{Join, Stop};
+use super::plan::{Mode, Step};
+use super::rules::{CRule, PLit};
+use super::store::AtomId;
+use super::GroundError;
+use rustc_hash::FxHashMap;
 
-/// Ground rule instances, stored flat: instance `i` has head `heads[i]` and body literals
-/// `lits[starts[i]..starts[i + 1]]`, each `atom << 1 | negated`, sorted and deduplicated.
-#[derive(Default, Debug)]
-pub struct Instances {
-    /// Head atom per instance.
-    pub heads: Vec<AtomId>,
-    /// Body start per instance, plus one final entry.
-    pub starts: Vec<u32>,
-    /// Concatenated bodies.
-    pub lits: Vec<u32>,
+/// Join plans of rules with their head bound, per rule: the rule joined (its demand
+/// guard left out: the head atom exists, so its demand does) and the plan.
+#[derive(Default)]
+pub struct HeadPlans {
+    plans: FxHashMap<usize, (CRule, Vec<Step>)>,
 }
 
-impl Instances {
-    /// Number of instances.
-    pub fn len(&self) -> usize {
-        self.heads.len()
-    }
-    /// True when there are none.
-    pub fn is_empty(&self) -> bool {
-        self.heads.is_empty()
-    }
-    /// Body of instance `i`.
-    pub fn body(&self, i: usize) -> &[u32] {
-        &self.lits[self.starts[i] as usize..self.starts[i + 1] as usize]
-    }
-}
-
-/// Enumerates the instances of every non-synthetic rule whose head relation is dynamic
-/// and needed by the outputs.
-///
-/// # Errors
-/// [`GroundError::Budget`] when the instance count or the time budget is exceeded.
-pub fn enumerate(g: &mut Grounder<'_>) -> Result<Instances, GroundError> {
-    let low = g.low;
-    let mut needed = vec![false; low.rels.len()];
-    for comp in &low.rel_sccs {
-        for r in comp {
-            needed[r.0 as usize] = true;
-        }
-    }
-    let mut out = Instances {
-        starts: vec![0],
-        ..Default::default()
-    };
-    let mut seen: FxHashSet<(AtomId, Box<[u32]>)> = FxHashSet::default();
-    for (k, rule) in low.rules.iter().enumerate() {
-        let h = rule.head.rel.0 as usize;
-        if rule.synthetic || low.is_static[h] || !needed[h] {
-            continue;
-        }
-        let steps = g.prepare(rule, None);
-        let mut found: Vec<(Vec<Option<crate::ground::terms::TermId>>, Vec<u32>)> = Vec::new();
-        let max = g.budget.max_instances;
-        let total = out.len();
-        let r = g.run_join(rule, &steps, Mode::Record, &mut |binds, body| {
-            found.push((binds.to_vec(), body.to_vec()));
-            total + found.len() <= max
-        });
-        match r {
-            Err(Stop::Time) => return Err(g.time_error(rule.head.rel)),
-            Err(Stop::Callback) => {
-                let span = rule.span;
-                return Err(g.budget_error(
-                    BudgetKind::Instances,
-                    rule.head.rel,
-                    format!(
-                        "rule at bytes {}..{} alone has more than {max} instances",
-                        span.start, span.end
-                    ),
-                ));
-            }
-            Ok(()) => {}
-        }
-        let mut args = Vec::with_capacity(rule.head.args.len());
-        for (n, (binds, mut body)) in found.into_iter().enumerate() {
-            g.check_clock(n, rule.head.rel)?;
-            args.clear();
-            for p in &rule.head.args {
-                args.push(
-                    find_term(&g.terms, p, &binds).expect("the head was derived by the fixpoint"),
-                );
-            }
-            let head = g
-                .atoms
-                .find(rule.head.rel, &args)
-                .expect("the head atom is reachable");
-            body.sort_unstable();
-            body.dedup();
-            // p and not p in one body: the instance can never fire.
-            if body.windows(2).any(|w| w[0] >> 1 == w[1] >> 1) {
+impl Grounder<'_> {
+    /// Calls `f(rule, body)` for every ground instance of a rule with head atom `a`;
+    /// `body` is sorted, without repeats, as `atom << 1 | negated`. Instances with `p`
+    /// and `not p` in one body (which never fire) are left out. Returns the number of
+    /// instances.
+    ///
+    /// # Errors
+    /// Budget errors.
+    pub fn instances_of(
+        &mut self,
+        a: AtomId,
+        plans: &mut HeadPlans,
+        f: &mut dyn FnMut(usize, &[u32]),
+    ) -> Result<usize, GroundError> {
+        let low = self.low;
+        let rel = self.store.atoms.rel(a);
+        let args = self.store.atoms.args(a).to_vec();
+        let mut count = 0;
+        for &k in &low.rules_of[rel.0 as usize] {
+            let rule = &low.rules[k];
+            if rule.synthetic {
                 continue;
             }
-            if !seen.insert((head, body.as_slice().into())) {
-                continue;
+            if let std::collections::hash_map::Entry::Vacant(slot) = plans.plans.entry(k) {
+                let mut joined = rule.clone();
+                let guard = low.demand_of[rel.0 as usize];
+                if guard.is_some()
+                    && joined.body.first().and_then(PLit::atom).map(|a| a.rel) == guard
+                {
+                    joined.body.remove(0);
+                }
+                let mut bound = vec![false; rule.var_names.len()];
+                for v in rule.head.vars() {
+                    bound[v as usize] = true;
+                }
+                let s = self.prepare(&joined, &bound, None);
+                slot.insert((joined, s));
             }
-            out.heads.push(head);
-            out.lits.extend_from_slice(&body);
-            out.starts.push(out.lits.len() as u32);
+            let (rule, steps) = &plans.plans[&k];
+            loop {
+                let mut bodies: Vec<u32> = Vec::new();
+                let mut ends: Vec<usize> = Vec::new();
+                let init = |j: &mut Join<'_, '_>| {
+                    rule.head
+                        .args
+                        .iter()
+                        .zip(&args)
+                        .all(|(p, &t)| j.bind_pattern(p, t))
+                };
+                let r = self.run_join(rule, steps, Mode::Record, &init, &mut |_, _, body| {
+                    bodies.extend_from_slice(body);
+                    ends.push(bodies.len());
+                    true
+                });
+                let out = match r {
+                    Ok(out) => out,
+                    Err(Stop::Time) => return Err(self.time_error(k)),
+                    Err(Stop::Callback) => unreachable!("the callback never stops"),
+                };
+                if !out.missing.is_empty() {
+                    self.resolve(out.missing)?;
+                    continue;
+                }
+                let mut start = 0;
+                let mut body = Vec::new();
+                for end in ends {
+                    body.clear();
+                    body.extend_from_slice(&bodies[start..end]);
+                    start = end;
+                    body.sort_unstable();
+                    body.dedup();
+                    if body.windows(2).any(|w| w[0] >> 1 == w[1] >> 1) {
+                        continue;
+                    }
+                    count += 1;
+                    f(k, &body);
+                }
+                break;
+            }
         }
-        let _ = k;
+        Ok(count)
     }
-    Ok(out)
 }

@@ -1,91 +1,70 @@
 //! Grounding: GDL [`Program`] → reachable ground atoms and rule instances → propnet
 //! [`Netlist`].
 //!
-//! 1. [`rules`] lowers rules to patterns and splits relations into *static* (independent
-//!    of `true`/`does`) and *dynamic* ones, in dependency components.
-//! 2. [`fixpoint`] computes static relations exactly (stratified, bottom-up, semi-naive)
-//!    and the *reachable* atoms of dynamic relations with a relaxed fixpoint that ignores
-//!    negation: `true(F)` is reachable iff `init(F)` or `next(F)` is, `does(R, M)` iff
-//!    `legal(R, M)` is. Joins ([`plan`], [`join`]) use hash indexes on bound argument
-//!    subterms ([`index`]), never a Cartesian product of variable domains; [`split`] has
-//!    already cut rule bodies into small joins with auxiliary relations.
-//! 3. [`instances`] enumerates the ground instances of dynamic rules; literals over static
-//!    relations are decided at compile time and dropped.
-//! 4. [`build`] turns atoms and instances into gates, unrolling positive loops.
+//! 1. `rules` lowers rules to patterns, `persistent` reads fluents that never change
+//!    from `init`, `split` cuts rule bodies into small joins with auxiliary relations,
+//!    and `demand` adds demand (magic-set) relations so a dynamic relation only gets the
+//!    atoms its callers ask for.
+//! 2. `statics` computes the static relations (independent of `true`/`does`) exactly:
+//!    in full when that is small, else per call pattern, only for the bindings the rules
+//!    call them with.
+//! 3. `fixpoint` computes the *reachable* atoms of dynamic relations with a relaxed
+//!    semi-naive fixpoint that ignores negation: `true(F)` is reachable iff `init(F)` or
+//!    `next(F)` is, `does(R, M)` iff `legal(R, M)` is. Joins (`plan`, `join`) use hash
+//!    indexes on bound argument subterms (`store`), never a Cartesian product of
+//!    variable domains.
+//! 4. `build` turns each reachable dynamic atom into the `Or` of its rule instances
+//!    (`instances`; static literals decided at compile time and dropped), unrolling
+//!    positive loops, with hash-consed gates (`gates`).
 //!
-//! A [`Budget`] bounds atoms, instances, term depth and wall time, so a game that grounds
-//! too large (or generates ever deeper terms) fails with [`GroundError::Budget`] naming
-//! the relation, instead of hanging or running out of memory.
+//! A [`Budget`] bounds the memory of the grounder's tables, wall time and term depth, so
+//! a game that grounds too large (or generates ever deeper terms) fails with
+//! [`GroundError::Budget`] naming the rule, instead of hanging or running out of memory.
 
-pub mod build;
-pub mod fixpoint;
-pub mod index;
-pub mod instances;
-pub mod join;
-pub mod plan;
-pub mod rules;
-pub mod scc;
-pub mod split;
-pub mod terms;
-pub mod unify;
+mod budget;
+mod build;
+mod demand;
+mod fixpoint;
+mod gates;
+mod instances;
+mod join;
+mod persistent;
+mod plan;
+mod rules;
+mod split;
+mod statics;
+mod stats;
+mod store;
+mod unify;
+
+pub use budget::{default_memory, Budget, BudgetKind};
+pub use stats::RelationStats;
 
 use crate::gdl::{Game, Program, Span};
 use crate::kif::SourceFile;
 use propnet_netlist::{Netlist, NetlistStats};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Limits on grounding work. The defaults allow chess-sized games.
-#[derive(Clone, Debug)]
-pub struct Budget {
-    /// Most ground atoms (static and reachable dynamic, all relations together).
-    pub max_atoms: usize,
-    /// Most ground instances of dynamic rules.
-    pub max_instances: usize,
-    /// Deepest ground term (a constant has depth 1).
-    pub max_term_depth: u32,
-    /// Wall-clock limit for grounding.
-    pub max_time: Duration,
-}
-
-impl Default for Budget {
-    fn default() -> Self {
-        Budget {
-            max_atoms: 2_000_000,
-            max_instances: 4_000_000,
-            max_term_depth: 40,
-            max_time: Duration::from_secs(120),
-        }
-    }
-}
+/// A progress callback: called now and then during long grounding work with a short
+/// text naming the relation being grounded (e.g. for a progress bar).
+pub type ProgressFn = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Options of [`compile`].
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct CompileOptions {
     /// Grounding limits.
     pub budget: Budget,
+    /// Where progress is reported (nowhere when `None`).
+    pub progress: Option<ProgressFn>,
 }
 
-/// Which budget limit was hit.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum BudgetKind {
-    /// Too many ground atoms.
-    Atoms,
-    /// Too many rule instances.
-    Instances,
-    /// A ground term nested too deeply.
-    TermDepth,
-    /// Grounding took too long.
-    Seconds,
-}
-
-impl std::fmt::Display for BudgetKind {
+impl std::fmt::Debug for CompileOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            BudgetKind::Atoms => "ground atoms",
-            BudgetKind::Instances => "rule instances",
-            BudgetKind::TermDepth => "term depth",
-            BudgetKind::Seconds => "seconds",
-        })
+        f.debug_struct("CompileOptions")
+            .field("budget", &self.budget)
+            .field("progress", &self.progress.is_some())
+            .finish()
     }
 }
 
@@ -94,17 +73,23 @@ impl std::fmt::Display for BudgetKind {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GroundError {
     /// Grounding exceeded a [`Budget`] limit.
-    #[error("grounding budget exceeded: more than {limit} {kind} (relation {relation}, {count} atoms so far){}", if detail.is_empty() { String::new() } else { format!("; {detail}") })]
+    #[error("grounding budget exceeded: more than {limit} while grounding {relation}{detail} (reached {atoms} atoms, {instances} rule instances, {mib} MiB); raise the limit with {}", kind.flag())]
     Budget {
         /// Which limit.
         kind: BudgetKind,
-        /// Its value.
-        limit: u64,
-        /// The relation being grounded (or the largest one), as `name/arity`.
+        /// The limit, as text (`3072 MiB of grounding tables`).
+        limit: String,
+        /// The relation being grounded, as `name/arity`.
         relation: String,
-        /// Atoms of that relation derived so far.
-        count: usize,
-        /// More detail (e.g. the offending term).
+        /// The rule being grounded, when it is one of the game's.
+        span: Option<Span>,
+        /// Atoms derived so far (all relations).
+        atoms: usize,
+        /// Rule instances (join solutions) met so far.
+        instances: usize,
+        /// Memory of the grounder's tables, MiB.
+        mib: usize,
+        /// More detail (e.g. the offending term), starting with `; `, or empty.
         detail: String,
     },
     /// A rule has a variable that no positive literal binds where it is needed.
@@ -152,7 +137,8 @@ impl GroundError {
             | GroundError::Unstratified { span, .. }
             | GroundError::BadGoal { span, .. }
             | GroundError::BadRule { span, .. } => Some(*span),
-            GroundError::Budget { .. } | GroundError::Internal(_) => None,
+            GroundError::Budget { span, .. } => *span,
+            GroundError::Internal(_) => None,
         }
     }
 
@@ -192,15 +178,23 @@ pub fn compile_game(
 /// Sizes and timings of one compilation.
 #[derive(Clone, Debug, Default)]
 pub struct CompileReport {
-    /// Relations the outputs depend on.
+    /// Relations the outputs depend on (demand and auxiliary ones included).
     pub relations: usize,
     /// Of those, static ones (evaluated at compile time).
     pub static_relations: usize,
+    /// Of the static ones, those computed per call pattern (too large to compute in full).
+    pub on_demand_relations: usize,
+    /// Demand relations (atoms the rules ask for; never gates).
+    pub demand_relations: usize,
     /// Ground atoms derived (static and reachable dynamic).
     pub atoms: usize,
+    /// Calls of on-demand relations and their answers.
+    pub calls: usize,
+    /// Answers of those calls.
+    pub answers: usize,
     /// Ground terms interned.
     pub terms: usize,
-    /// Ground instances of dynamic rules.
+    /// Rule instances turned into gates.
     pub instances: usize,
     /// Cyclic components of the ground atom graph (positive loops).
     pub cyclic_sccs: usize,
@@ -208,12 +202,16 @@ pub struct CompileReport {
     pub largest_cyclic_scc: usize,
     /// Unrolled rounds emitted for them, in total.
     pub unrolled_rounds: usize,
-    /// Time for the fixpoint and instance enumeration.
+    /// Time to compute the static relations and the reachable atoms.
     pub ground_time: Duration,
-    /// Time to build the netlist.
+    /// Time to enumerate rule instances and build the netlist.
     pub build_time: Duration,
+    /// Most memory the grounder's tables held (bytes, from their capacities).
+    pub table_bytes: usize,
     /// Size of the netlist built.
     pub stats: NetlistStats,
+    /// Per relation that makes gates or latches: what it contributed, most gates first.
+    pub by_relation: Vec<RelationStats>,
 }
 
 /// Compiles a GDL program to an (unoptimized) propnet netlist.
@@ -234,29 +232,42 @@ pub fn compile_with_report(
 ) -> Result<(Netlist, CompileReport), GroundError> {
     let t0 = Instant::now();
     let low = rules::lower(program)?;
-    let mut g = fixpoint::Grounder::new(&low, opts.budget.clone());
+    let quiet = |_: &str| {};
+    let progress: &dyn Fn(&str) = match &opts.progress {
+        Some(p) => p.as_ref(),
+        None => &quiet,
+    };
+    let mut g = fixpoint::Grounder::new(&low, opts.budget.clone(), progress);
     g.saturate()?;
-    let inst = instances::enumerate(&mut g)?;
     let ground_time = t0.elapsed();
     let t1 = Instant::now();
+    let table_bytes = g.used_bytes();
+    let (mut net, counts) = build::build(&mut g)?;
+    let by_relation = stats::by_relation(&g, &net, &counts);
+    propnet_netlist::passes::remove_dead::run(&mut net);
     // Validated once, by the caller's pipeline (and by the grounder's tests).
-    let (net, counts) = build::build(&g, &inst)?;
     let needed: Vec<_> = low.rel_sccs.iter().flatten().collect();
+    let kind_count = |f: &dyn Fn(rules::RelKind) -> bool| {
+        needed.iter().filter(|r| f(g.kind[r.0 as usize])).count()
+    };
     let report = CompileReport {
         relations: needed.len(),
-        static_relations: needed
-            .iter()
-            .filter(|r| low.is_static[r.0 as usize])
-            .count(),
-        atoms: g.atoms.len(),
-        terms: g.terms.len(),
-        instances: inst.len(),
+        static_relations: kind_count(&|k| k.is_static()),
+        on_demand_relations: kind_count(&|k| k == rules::RelKind::OnDemand),
+        demand_relations: kind_count(&|k| k == rules::RelKind::Demand),
+        atoms: g.store.atoms.len(),
+        calls: g.statics.calls(),
+        answers: g.statics.answer_count(),
+        terms: g.store.terms.len(),
+        instances: counts.instances,
         cyclic_sccs: counts.cyclic_sccs,
         largest_cyclic_scc: counts.largest_cyclic_scc,
         unrolled_rounds: counts.rounds,
         ground_time,
         build_time: t1.elapsed(),
+        table_bytes: table_bytes.max(g.used_bytes()),
         stats: net.stats(),
+        by_relation,
     };
     Ok((net, report))
 }

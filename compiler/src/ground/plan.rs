@@ -1,10 +1,15 @@
 //! Plans the join of one rule body: literals with bound arguments come first, positive
-//! literals are looked up through hash indexes on their bound argument (sub)terms, and
-//! `distinct`, `not` and equality are checked as soon as their variables are bound.
+//! literals are looked up through hash indexes on their bound argument (sub)terms,
+//! literals over on-demand static relations are *called* with the arguments bound at
+//! that point, and `distinct`, `not` and equality are checked as soon as their variables
+//! are bound.
 
-use super::index::{IndexSpec, Path};
-use super::rules::{CRule, PAtom, PLit, PTerm};
-use super::terms::RelId;
+use super::rules::{CRule, PAtom, PLit, PTerm, RelKind};
+use super::store::{IndexSpec, Path};
+use crate::gdl::RelId;
+
+/// The ordering key of a candidate literal in [`plan`] (the smallest is joined next).
+type Rank = (u8, usize, usize, usize);
 
 /// Where a scan step takes its candidate atoms from.
 #[derive(Clone, Debug)]
@@ -52,28 +57,38 @@ pub enum Step {
         /// True for equality, false for `distinct`.
         equal: bool,
     },
+    /// Body literal `lit` is over an on-demand relation: call it with the arguments bound
+    /// now; a positive literal joins the answers, a negative one holds when no answer
+    /// matches.
+    Call {
+        /// Body literal index.
+        lit: usize,
+    },
 }
 
 /// How a plan treats literals over dynamic relations.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Mode {
-    /// Reachability: negative dynamic literals are assumed satisfiable.
+    /// Reachability: negative dynamic literals are assumed satisfiable; static ones are
+    /// decided exactly.
     Relaxed,
     /// Instance enumeration: dynamic literals are recorded as the instance's body.
     Record,
 }
 
-/// Orders a rule body. `first` puts that positive literal first (semi-naive delta).
-/// `size(rel)` estimates relation sizes; `spec_ok` says whether an index spec is worth it.
-/// Returns the steps and, per scan step, the index spec it wants (to be resolved to an
-/// index id by the caller).
+/// What the planner knows of a relation: how it is grounded and how many atoms it has.
+pub type RelInfo<'a> = &'a dyn Fn(RelId) -> (RelKind, usize);
+
+/// Orders a rule body when the variables in `bound0` are bound. `first` puts that
+/// positive literal first (semi-naive delta). Returns the steps and, per scan step, the
+/// index spec it wants (to be resolved to an index id by the caller).
 pub fn plan(
     rule: &CRule,
-    nvars: usize,
+    bound0: &[bool],
     first: Option<usize>,
-    size: &dyn Fn(RelId) -> usize,
+    info: RelInfo<'_>,
 ) -> Vec<(Step, Option<IndexSpec>)> {
-    let mut bound = vec![false; nvars];
+    let mut bound = bound0.to_vec();
     let mut done = vec![false; rule.body.len()];
     let mut steps = Vec::new();
     let bind = |bound: &mut Vec<bool>, a: &PAtom| {
@@ -83,106 +98,156 @@ pub fn plan(
     };
     if let Some(i) = first {
         if let PLit::Pos(a) = &rule.body[i] {
-            steps.push((
-                Step::Scan {
-                    lit: i,
-                    source: Source::Range(0, 0),
-                },
-                None,
-            ));
+            let source = Source::Range(0, 0);
+            steps.push((Step::Scan { lit: i, source }, None));
             bind(&mut bound, a);
             done[i] = true;
         }
     }
+    let on_demand = |a: &PAtom| info(a.rel).0 == RelKind::OnDemand;
     loop {
-        // Filters whose variables are all bound go first.
-        let mut progressed = false;
-        for (i, lit) in rule.body.iter().enumerate() {
-            if done[i] {
-                continue;
-            }
-            let step = match lit {
-                PLit::Pos(a) if a.args.iter().all(|t| t.ground_under(&bound)) => {
-                    Step::Check { lit: i }
-                }
-                PLit::Neg(a) if a.args.iter().all(|t| t.ground_under(&bound)) => {
-                    Step::Neg { lit: i }
-                }
-                PLit::Distinct(x, y) if x.ground_under(&bound) && y.ground_under(&bound) => {
-                    Step::Compare {
-                        lit: i,
-                        equal: false,
-                    }
-                }
-                PLit::Equal(x, y) if x.ground_under(&bound) && y.ground_under(&bound) => {
-                    Step::Compare {
-                        lit: i,
-                        equal: true,
-                    }
-                }
-                _ => continue,
-            };
-            steps.push((step, None));
-            done[i] = true;
-            progressed = true;
-        }
-        if progressed {
+        if push_filters(rule, &bound, &mut done, &mut steps, &on_demand) {
             continue;
         }
-        // Best positive literal: most bound subterms, then fewest functor-matching atoms.
-        let mut best: Option<(usize, IndexSpec, (usize, usize, usize))> = None;
+        // Best positive literal: a call whose shared variables are all bound; else most
+        // bound subterms, then fewest atoms; a call that could get more arguments bound
+        // by another literal comes last.
+        let mut best: Option<(usize, Option<IndexSpec>, Rank)> = None;
         for (i, lit) in rule.body.iter().enumerate() {
+            let PLit::Pos(a) = lit else { continue };
             if done[i] {
                 continue;
             }
-            if let PLit::Pos(a) = lit {
+            let (spec, score) = if on_demand(a) {
+                let b = a.args.iter().filter(|t| t.ground_under(&bound)).count();
+                let shared_bound = a.vars().iter().all(|&v| {
+                    bound[v as usize]
+                        || !rule.body.iter().enumerate().any(|(j, l)| {
+                            j != i && !done[j] && matches!(l, PLit::Pos(_)) && l.vars().contains(&v)
+                        })
+                });
+                let tier = if shared_bound && b > 0 { 2 } else { 0 };
+                (None, (tier, b, 0, 0))
+            } else {
                 let spec = spec_for(a, &bound);
+                let size = info(a.rel).1;
                 let score = (
+                    1,
                     spec.grounds.len(),
                     spec.functors.len(),
-                    usize::MAX - size(a.rel),
+                    usize::MAX - size,
                 );
-                if best.as_ref().is_none_or(|b| score > b.2) {
-                    best = Some((i, spec, score));
-                }
+                (Some(spec), score)
+            };
+            if best.as_ref().is_none_or(|b| score > b.2) {
+                best = Some((i, spec, score));
             }
         }
         if let Some((i, spec, _)) = best {
-            if let PLit::Pos(a) = &rule.body[i] {
-                bind(&mut bound, a);
-            }
-            done[i] = true;
-            let keys = ground_patterns(&rule.body[i], &spec);
-            let want = (!spec.grounds.is_empty() || !spec.functors.is_empty()).then_some(spec);
-            let source = if want.is_some() {
-                Source::Index(usize::MAX, keys)
-            } else {
-                Source::All
+            let PLit::Pos(a) = &rule.body[i] else {
+                unreachable!("best is positive")
             };
-            steps.push((Step::Scan { lit: i, source }, want));
+            bind(&mut bound, a);
+            done[i] = true;
+            steps.push(match spec {
+                None => (Step::Call { lit: i }, None),
+                Some(spec) => scan_step(i, a, spec),
+            });
             continue;
         }
-        // Only unsafe leftovers remain (variables no positive literal binds).
-        for (i, lit) in rule.body.iter().enumerate() {
-            if done[i] {
-                continue;
+        push_leftovers(rule, &mut done, &mut steps, &on_demand);
+        return steps;
+    }
+}
+
+/// The scan step for positive literal `i` (atom `a`) with index spec `spec`.
+fn scan_step(i: usize, a: &PAtom, spec: IndexSpec) -> (Step, Option<IndexSpec>) {
+    let keys = spec
+        .grounds
+        .iter()
+        .map(|p| pattern_at(&a.args, p).clone())
+        .collect();
+    if spec.grounds.is_empty() && spec.functors.is_empty() {
+        (
+            Step::Scan {
+                lit: i,
+                source: Source::All,
+            },
+            None,
+        )
+    } else {
+        let source = Source::Index(usize::MAX, keys);
+        (Step::Scan { lit: i, source }, Some(spec))
+    }
+}
+
+/// Pushes every not yet planned filter (ground atom, `not`, comparison) whose variables
+/// are all bound; true when it pushed one.
+fn push_filters(
+    rule: &CRule,
+    bound: &[bool],
+    done: &mut [bool],
+    steps: &mut Vec<(Step, Option<IndexSpec>)>,
+    on_demand: &dyn Fn(&PAtom) -> bool,
+) -> bool {
+    let mut progressed = false;
+    for (i, lit) in rule.body.iter().enumerate() {
+        if done[i] {
+            continue;
+        }
+        let step = match lit {
+            PLit::Pos(a) | PLit::Neg(a)
+                if on_demand(a) && a.args.iter().all(|t| t.ground_under(bound)) =>
+            {
+                Step::Call { lit: i }
             }
-            let step = match lit {
-                PLit::Neg(_) => Step::NegExists { lit: i },
-                PLit::Distinct(..) => Step::Compare {
+            PLit::Pos(a) if a.args.iter().all(|t| t.ground_under(bound)) => Step::Check { lit: i },
+            PLit::Neg(a) if a.args.iter().all(|t| t.ground_under(bound)) => Step::Neg { lit: i },
+            PLit::Distinct(x, y) if x.ground_under(bound) && y.ground_under(bound) => {
+                Step::Compare {
                     lit: i,
                     equal: false,
-                },
-                PLit::Equal(..) => Step::Compare {
-                    lit: i,
-                    equal: true,
-                },
-                PLit::Pos(_) => unreachable!("positive literals are all planned"),
-            };
-            steps.push((step, None));
-            done[i] = true;
+                }
+            }
+            PLit::Equal(x, y) if x.ground_under(bound) && y.ground_under(bound) => Step::Compare {
+                lit: i,
+                equal: true,
+            },
+            _ => continue,
+        };
+        steps.push((step, None));
+        done[i] = true;
+        progressed = true;
+    }
+    progressed
+}
+
+/// Pushes the unsafe leftovers (variables no positive literal binds), in source order.
+fn push_leftovers(
+    rule: &CRule,
+    done: &mut [bool],
+    steps: &mut Vec<(Step, Option<IndexSpec>)>,
+    on_demand: &dyn Fn(&PAtom) -> bool,
+) {
+    for (i, lit) in rule.body.iter().enumerate() {
+        if done[i] {
+            continue;
         }
-        return steps;
+        let step = match lit {
+            PLit::Neg(a) if on_demand(a) => Step::Call { lit: i },
+            PLit::Neg(_) => Step::NegExists { lit: i },
+            PLit::Distinct(..) => Step::Compare {
+                lit: i,
+                equal: false,
+            },
+            PLit::Equal(..) => Step::Compare {
+                lit: i,
+                equal: true,
+            },
+            PLit::Pos(_) => unreachable!("positive literals are all planned"),
+        };
+        steps.push((step, None));
+        done[i] = true;
     }
 }
 
@@ -226,15 +291,4 @@ fn pattern_at<'a>(args: &'a [PTerm], path: &[u8]) -> &'a PTerm {
         }
     }
     t
-}
-
-fn ground_patterns(lit: &PLit, spec: &IndexSpec) -> Vec<PTerm> {
-    match lit {
-        PLit::Pos(a) => spec
-            .grounds
-            .iter()
-            .map(|p| pattern_at(&a.args, p).clone())
-            .collect(),
-        _ => Vec::new(),
-    }
 }

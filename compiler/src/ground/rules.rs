@@ -1,10 +1,10 @@
 //! Lowers GDL rules to grounding patterns (variables as numbered slots, relations as
-//! [`RelId`]s) and classifies relations as static or dynamic.
+//! [`RelId`]s), splits rule bodies ([`super::split`]), adds the reachability rules of
+//! `true`/`does` and the demand rules ([`super::demand`]), and classifies relations.
 
-use super::scc::{sccs_from, Graph};
-use super::terms::RelId;
 use super::GroundError;
-use crate::gdl::{Atom, Lit, Program, Span, Sym, Symbols, Term};
+use crate::gdl::{Atom, Lit, Program, RelId, Span, Sym, Symbols, Term};
+use crate::graph::{sccs_from, Graph};
 use std::collections::HashMap;
 
 /// A term pattern: a variable slot, a constant, or a function term.
@@ -39,7 +39,7 @@ impl PTerm {
 }
 
 /// An atom pattern.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PAtom {
     /// The relation.
     pub rel: RelId,
@@ -48,7 +48,7 @@ pub struct PAtom {
 }
 
 impl PAtom {
-    /// Variable slots of the atom.
+    /// Variable slots of the atom (with repeats).
     pub fn vars(&self) -> Vec<u16> {
         let mut v = Vec::new();
         self.args.iter().for_each(|a| a.vars(&mut v));
@@ -57,7 +57,7 @@ impl PAtom {
 }
 
 /// A body literal pattern.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PLit {
     /// Positive atom.
     Pos(PAtom),
@@ -67,6 +67,31 @@ pub enum PLit {
     Distinct(PTerm, PTerm),
     /// The two terms are equal.
     Equal(PTerm, PTerm),
+}
+
+impl PLit {
+    /// The atom of a positive or negative literal.
+    pub fn atom(&self) -> Option<&PAtom> {
+        match self {
+            PLit::Pos(a) | PLit::Neg(a) => Some(a),
+            PLit::Distinct(..) | PLit::Equal(..) => None,
+        }
+    }
+
+    /// The variable slots of the literal, sorted, without repeats.
+    pub fn vars(&self) -> Vec<u16> {
+        let mut v = Vec::new();
+        match self {
+            PLit::Pos(a) | PLit::Neg(a) => a.args.iter().for_each(|t| t.vars(&mut v)),
+            PLit::Distinct(a, b) | PLit::Equal(a, b) => {
+                a.vars(&mut v);
+                b.vars(&mut v);
+            }
+        }
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
 }
 
 /// A rule ready for grounding.
@@ -85,6 +110,30 @@ pub struct CRule {
     pub synthetic: bool,
 }
 
+/// How a relation is grounded.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RelKind {
+    /// Independent of `true`/`does`, computed exactly in full before the dynamic
+    /// relations ("materialized"); its atoms are compile-time constants.
+    Static,
+    /// Static, but too large (or infinite) to compute in full: evaluated exactly per call
+    /// pattern, only for the bound arguments the rules actually call it with
+    /// ([`super::statics`]).
+    OnDemand,
+    /// Depends on `true` or `does`: its reachable atoms become gates.
+    Dynamic,
+    /// A demand relation ([`super::demand`]): which atoms of a dynamic relation the rules
+    /// ask for. Computed with the reachable atoms, never a gate.
+    Demand,
+}
+
+impl RelKind {
+    /// Independent of the state (computed exactly at compile time).
+    pub fn is_static(self) -> bool {
+        matches!(self, RelKind::Static | RelKind::OnDemand)
+    }
+}
+
 /// The relation table: name and arity per [`RelId`].
 #[derive(Clone, Debug, Default)]
 pub struct Relations {
@@ -100,21 +149,17 @@ impl Relations {
             RelId(self.keys.len() as u32 - 1)
         })
     }
-    /// The id of `name/arity` if any rule mentions it.
-    pub fn get(&self, name: Sym, arity: u32) -> Option<RelId> {
-        self.map.get(&(name, arity)).copied()
-    }
     /// Name and arity of a relation.
     pub fn key(&self, r: RelId) -> (Sym, u32) {
         self.keys[r.0 as usize]
     }
+    /// Number of arguments of a relation.
+    pub fn arity(&self, r: RelId) -> usize {
+        self.keys[r.0 as usize].1 as usize
+    }
     /// Number of relations.
     pub fn len(&self) -> usize {
         self.keys.len()
-    }
-    /// True when there are no relations.
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
     }
     /// `name/arity` text.
     pub fn text(&self, syms: &Symbols, r: RelId) -> String {
@@ -142,6 +187,21 @@ pub struct Special {
     pub terminal: RelId,
 }
 
+impl Special {
+    /// The relations every netlist needs in full: the outputs and the state.
+    pub fn roots(&self) -> [RelId; 7] {
+        [
+            self.init,
+            self.next,
+            self.legal,
+            self.goal,
+            self.terminal,
+            self.true_,
+            self.does,
+        ]
+    }
+}
+
 /// The lowered program with its relation analysis.
 pub struct Lowered {
     /// Symbols of the program plus the GDL keywords.
@@ -150,14 +210,18 @@ pub struct Lowered {
     pub rels: Relations,
     /// Special relations.
     pub special: Special,
-    /// All rules, synthetic ones included.
+    /// All rules, synthetic and demand rules included.
     pub rules: Vec<CRule>,
-    /// Per relation: true when it does not depend on `true` or `does`.
-    pub is_static: Vec<bool>,
+    /// Per relation: how it is grounded ([`RelKind::OnDemand`] is decided later, by
+    /// [`super::statics`]; here every static relation is [`RelKind::Static`]).
+    pub kind: Vec<RelKind>,
     /// Relations the outputs depend on, grouped in components, dependencies first.
     pub rel_sccs: Vec<Vec<RelId>>,
     /// Per relation: the rules with that head.
     pub rules_of: Vec<Vec<usize>>,
+    /// Per relation: its demand relation, when the rules only ever ask for some of its
+    /// atoms ([`super::demand`]).
+    pub demand_of: Vec<Option<RelId>>,
     /// Roles in the order of the `role` facts.
     pub roles: Vec<Sym>,
 }
@@ -183,38 +247,30 @@ fn lower_atom(a: &Atom, rels: &mut Relations, vars: &mut Vec<Sym>) -> PAtom {
     }
 }
 
-/// Lowers the program, adds the synthetic reachability rules and classifies relations.
-///
-/// # Errors
-/// [`GroundError::BadRule`] for a rule defining `true` or `does` or with more than 65535
-/// variables; [`GroundError::Unstratified`] when a static relation depends negatively on
-/// itself.
-pub fn lower(p: &Program) -> Result<Lowered, GroundError> {
-    let mut syms = p.symbols.clone();
-    let mut rels = Relations::default();
-    let kw = |s: &mut Symbols, n: &str| s.intern(n);
-    let (t, d, i, n, l, g, term) = (
-        kw(&mut syms, "true"),
-        kw(&mut syms, "does"),
-        kw(&mut syms, "init"),
-        kw(&mut syms, "next"),
-        kw(&mut syms, "legal"),
-        kw(&mut syms, "goal"),
-        kw(&mut syms, "terminal"),
-    );
-    let special = Special {
-        true_: rels.intern(t, 1),
-        does: rels.intern(d, 2),
-        init: rels.intern(i, 1),
-        next: rels.intern(n, 1),
-        legal: rels.intern(l, 2),
-        goal: rels.intern(g, 2),
-        terminal: rels.intern(term, 0),
-    };
+/// Interns the GDL keywords and their relations.
+fn special_relations(syms: &mut Symbols, rels: &mut Relations) -> Special {
+    let mut rel = |name: &str, arity: u32| rels.intern(syms.intern(name), arity);
+    Special {
+        true_: rel("true", 1),
+        does: rel("does", 2),
+        init: rel("init", 1),
+        next: rel("next", 1),
+        legal: rel("legal", 2),
+        goal: rel("goal", 2),
+        terminal: rel("terminal", 0),
+    }
+}
+
+/// Lowers every rule of the program.
+fn lower_rules(
+    p: &Program,
+    rels: &mut Relations,
+    special: Special,
+) -> Result<Vec<CRule>, GroundError> {
     let mut rules = Vec::with_capacity(p.rules.len() + 3);
     for r in &p.rules {
         let mut vars = Vec::new();
-        let head = lower_atom(&r.head, &mut rels, &mut vars);
+        let head = lower_atom(&r.head, rels, &mut vars);
         if head.rel == special.true_ || head.rel == special.does {
             return Err(GroundError::BadRule {
                 span: r.span,
@@ -225,8 +281,8 @@ pub fn lower(p: &Program) -> Result<Lowered, GroundError> {
             .body
             .iter()
             .map(|lit| match lit {
-                Lit::Pos(a) => PLit::Pos(lower_atom(a, &mut rels, &mut vars)),
-                Lit::Neg(a) => PLit::Neg(lower_atom(a, &mut rels, &mut vars)),
+                Lit::Pos(a) => PLit::Pos(lower_atom(a, rels, &mut vars)),
+                Lit::Neg(a) => PLit::Neg(lower_atom(a, rels, &mut vars)),
                 Lit::Distinct(a, b) => {
                     PLit::Distinct(lower_term(a, &mut vars), lower_term(b, &mut vars))
                 }
@@ -247,94 +303,89 @@ pub fn lower(p: &Program) -> Result<Lowered, GroundError> {
             synthetic: false,
         });
     }
-    let mut rules =
-        super::split::split_rules(rules, [special.true_, special.does], &mut rels, &mut syms);
+    Ok(rules)
+}
+
+/// The built-in rules `true(F) :- init(F)`, `true(F) :- next(F)`, `does(R, M) :-
+/// legal(R, M)`, which make the relaxed fixpoint compute the reachable states and moves.
+fn reachability_rules(special: Special, syms: &mut Symbols) -> [CRule; 3] {
     let x = syms.intern("?x");
     let y = syms.intern("?y");
-    let one = |from: RelId, to: RelId| CRule {
-        head: PAtom {
-            rel: to,
-            args: vec![PTerm::Var(0)],
-        },
-        body: vec![PLit::Pos(PAtom {
-            rel: from,
-            args: vec![PTerm::Var(0)],
-        })],
-        var_names: vec![x],
-        span: Span::default(),
-        synthetic: true,
+    let copy = |from: RelId, to: RelId, arity: u16| {
+        let args: Vec<PTerm> = (0..arity).map(PTerm::Var).collect();
+        CRule {
+            head: PAtom {
+                rel: to,
+                args: args.clone(),
+            },
+            body: vec![PLit::Pos(PAtom { rel: from, args })],
+            var_names: [x, y][..arity as usize].to_vec(),
+            span: Span::default(),
+            synthetic: true,
+        }
     };
-    rules.push(one(special.init, special.true_));
-    rules.push(one(special.next, special.true_));
-    rules.push(CRule {
-        head: PAtom {
-            rel: special.does,
-            args: vec![PTerm::Var(0), PTerm::Var(1)],
-        },
-        body: vec![PLit::Pos(PAtom {
-            rel: special.legal,
-            args: vec![PTerm::Var(0), PTerm::Var(1)],
-        })],
-        var_names: vec![x, y],
-        span: Span::default(),
-        synthetic: true,
-    });
+    [
+        copy(special.init, special.true_, 1),
+        copy(special.next, special.true_, 1),
+        copy(special.legal, special.does, 2),
+    ]
+}
 
-    // Relation dependency graph: head -> body relations.
-    let nrel = rels.len();
-    let mut rules_of = vec![Vec::new(); nrel];
+/// Per relation: true when it is `true`, `does` or depends on one of them.
+pub(super) fn dynamic_relations(rules: &[CRule], nrels: usize, special: Special) -> Vec<bool> {
+    let mut dynamic = vec![false; nrels];
+    dynamic[special.true_.0 as usize] = true;
+    dynamic[special.does.0 as usize] = true;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for r in rules {
+            let h = r.head.rel.0 as usize;
+            if !dynamic[h]
+                && r.body
+                    .iter()
+                    .any(|l| l.atom().is_some_and(|a| dynamic[a.rel.0 as usize]))
+            {
+                dynamic[h] = true;
+                changed = true;
+            }
+        }
+    }
+    dynamic
+}
+
+/// The relation dependency graph (head → body relations) and the rules of each relation.
+fn dependency_graph(rules: &[CRule], nrels: usize) -> (Graph, Vec<Vec<usize>>) {
+    let mut rules_of = vec![Vec::new(); nrels];
     let mut edges = Vec::new();
     for (k, r) in rules.iter().enumerate() {
         rules_of[r.head.rel.0 as usize].push(k);
-        for lit in &r.body {
-            if let PLit::Pos(a) | PLit::Neg(a) = lit {
-                edges.push((r.head.rel.0, a.rel.0));
-            }
+        for a in r.body.iter().filter_map(PLit::atom) {
+            edges.push((r.head.rel.0, a.rel.0));
         }
     }
     edges.sort_unstable();
     edges.dedup();
-    let graph = Graph::from_edges(nrel, &edges);
-    let roots = [
-        special.init,
-        special.next,
-        special.legal,
-        special.goal,
-        special.terminal,
-        special.true_,
-        special.does,
-    ]
-    .map(|r| r.0);
-    let comps = sccs_from(&graph, roots);
+    (Graph::from_edges(nrels, &edges), rules_of)
+}
 
-    // Dynamic: depends on true/does. Components come dependencies first.
-    let mut is_static = vec![true; nrel];
-    is_static[special.true_.0 as usize] = false;
-    is_static[special.does.0 as usize] = false;
-    for comp in &comps {
-        let dynamic = comp.iter().any(|&r| {
-            !is_static[r as usize]
-                || graph
-                    .succ(r as usize)
-                    .iter()
-                    .any(|&s| !is_static[s as usize])
-        });
-        if dynamic {
-            for &r in comp {
-                is_static[r as usize] = false;
-            }
-        }
-    }
-    // Stratification of static relations: no negative edge inside a static component.
-    let mut comp_of = vec![u32::MAX; nrel];
+/// Static relations must be stratified: no negative edge inside a static component.
+fn check_stratified(
+    rules: &[CRule],
+    comps: &[Vec<u32>],
+    kind: &[RelKind],
+    rels: &Relations,
+    syms: &Symbols,
+) -> Result<(), GroundError> {
+    let mut comp_of = vec![u32::MAX; kind.len()];
     for (ci, comp) in comps.iter().enumerate() {
         for &r in comp {
             comp_of[r as usize] = ci as u32;
         }
     }
-    for r in &rules {
+    for r in rules {
         let h = r.head.rel.0 as usize;
-        if !is_static[h] {
+        if !kind[h].is_static() {
             continue;
         }
         for lit in &r.body {
@@ -344,15 +395,80 @@ pub fn lower(p: &Program) -> Result<Lowered, GroundError> {
                         span: r.span,
                         message: format!(
                             "relation {} depends negatively on itself through {}",
-                            rels.text(&syms, r.head.rel),
-                            rels.text(&syms, a.rel)
+                            rels.text(syms, r.head.rel),
+                            rels.text(syms, a.rel)
                         ),
                     });
                 }
             }
         }
     }
-    if !is_static[special.init.0 as usize] {
+    Ok(())
+}
+
+/// With `PROPNET_GROUND_RULES=name` set, prints the lowered rules that define or use
+/// relation `name` to stderr (a development aid).
+fn trace_rules(rules: &[CRule], rels: &Relations, syms: &Symbols) {
+    let Ok(name) = std::env::var("PROPNET_GROUND_RULES") else {
+        return;
+    };
+    let named = |r: RelId| syms.name(rels.key(r).0) == name;
+    let text = |a: &PAtom| format!("{}{:?}", rels.text(syms, a.rel), a.args);
+    for r in rules {
+        if named(r.head.rel) || r.body.iter().filter_map(PLit::atom).any(|a| named(a.rel)) {
+            let body: Vec<String> = r
+                .body
+                .iter()
+                .map(|l| match l {
+                    PLit::Pos(a) => text(a),
+                    PLit::Neg(a) => format!("not {}", text(a)),
+                    other => format!("{other:?}"),
+                })
+                .collect();
+            eprintln!("{} :- {}", text(&r.head), body.join(", "));
+        }
+    }
+}
+
+/// Lowers the program, splits rule bodies, adds the reachability and demand rules and
+/// classifies relations.
+///
+/// # Errors
+/// [`GroundError::BadRule`] for a rule defining `true` or `does`, with more than 65535
+/// variables, or an `init` that depends on the state; [`GroundError::Unstratified`] when
+/// a static relation depends negatively on itself.
+pub fn lower(p: &Program) -> Result<Lowered, GroundError> {
+    let mut syms = p.symbols.clone();
+    let mut rels = Relations::default();
+    let special = special_relations(&mut syms, &mut rels);
+    let mut rules = lower_rules(p, &mut rels, special)?;
+    super::persistent::rewrite(&mut rules, special);
+    let mut roots = vec![false; rels.len()];
+    roots[special.true_.0 as usize] = true;
+    roots[special.does.0 as usize] = true;
+    let mut rules = super::split::split_rules(rules, roots, &mut rels, &mut syms);
+    rules.extend(reachability_rules(special, &mut syms));
+    let dynamic = dynamic_relations(&rules, rels.len(), special);
+    let demand = super::demand::add_demand(&mut rules, &dynamic, special, &mut rels, &mut syms);
+    let nrels = rels.len();
+    let mut kind: Vec<RelKind> = (0..nrels)
+        .map(|r| match dynamic.get(r) {
+            Some(true) => RelKind::Dynamic,
+            Some(false) => RelKind::Static,
+            None => RelKind::Demand,
+        })
+        .collect();
+    // A demand relation that depends on no state is static: computed exactly.
+    let dynamic = dynamic_relations(&rules, nrels, special);
+    for (r, k) in kind.iter_mut().enumerate() {
+        if *k == RelKind::Demand && !dynamic[r] {
+            *k = RelKind::Static;
+        }
+    }
+    let (graph, rules_of) = dependency_graph(&rules, nrels);
+    let comps = sccs_from(&graph, special.roots().map(|r| r.0));
+    check_stratified(&rules, &comps, &kind, &rels, &syms)?;
+    if kind[special.init.0 as usize] != RelKind::Static {
         let span = rules_of[special.init.0 as usize]
             .first()
             .map(|&k| rules[k].span)
@@ -362,18 +478,23 @@ pub fn lower(p: &Program) -> Result<Lowered, GroundError> {
             message: "`init` depends on `true` or `does`".into(),
         });
     }
-    let rel_sccs = comps
-        .into_iter()
-        .map(|c| c.into_iter().map(RelId).collect())
-        .collect();
+    trace_rules(&rules, &rels, &syms);
+    let mut demand_of = vec![None; nrels];
+    for (rel, m) in demand {
+        demand_of[rel.0 as usize] = Some(m);
+    }
     Ok(Lowered {
         syms,
         rels,
         special,
         rules,
-        is_static,
-        rel_sccs,
+        kind,
+        rel_sccs: comps
+            .into_iter()
+            .map(|c| c.into_iter().map(RelId).collect())
+            .collect(),
         rules_of,
+        demand_of,
         roles: p.roles.clone(),
     })
 }

@@ -224,23 +224,41 @@ fn growing_terms_hit_the_budget_and_name_the_relation() {
 }
 
 #[test]
-fn exploding_relation_is_named() {
-    let p = program(
-        "(role r) (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
-         (<= (big ?a ?b ?c ?e ?f) (d ?a) (d ?b) (d ?c) (d ?e) (d ?f))
-         (<= (legal r (m ?a)) (big ?a ?b ?c ?e ?f)) (<= (next x) (does r (m 1))) (goal r 0)",
-    );
+fn exploding_relation_is_named_once_with_its_rule_and_the_flag() {
+    let src = "(role r) (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
+(init (on 1)) (<= (next (on ?a)) (true (on ?a)))
+(<= (big ?a ?b ?c ?e ?f ?g) (true (on ?a)) (d ?b) (d ?c) (d ?e) (d ?f) (d ?g))
+(<= (legal r (m ?a)) (big ?a ?b ?c ?e ?f ?g)) (<= terminal (true (on 2))) (goal r 0)";
+    let game = crate::gdl::parse_source("big.kif", src.as_bytes()).expect("valid GDL");
     let opts = CompileOptions {
         budget: Budget {
-            max_atoms: 10_000,
+            max_memory: 4 << 20,
             ..Budget::default()
         },
+        ..CompileOptions::default()
     };
-    let msg = compile(&p, &opts).unwrap_err().to_string();
+    let err = compile(&game.program, &opts).unwrap_err();
     assert!(
-        msg.contains("big/5") && msg.contains("10000 ground atoms"),
+        matches!(
+            err,
+            GroundError::Budget {
+                kind: BudgetKind::Memory,
+                span: Some(_),
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let msg = compile_game(&game, &opts).unwrap_err();
+    assert!(
+        msg.starts_with("big.kif:3:1: grounding budget exceeded"),
         "{msg}"
     );
+    assert!(
+        msg.contains("big/6") && msg.contains("4 MiB") && msg.contains("--ground-memory-mib"),
+        "{msg}"
+    );
+    assert_eq!(msg.matches("grounding budget").count(), 1, "{msg}");
 }
 
 #[test]
@@ -397,4 +415,49 @@ fn literal_local_variables_are_projected_away() {
         fluents(&net, &step(&net, &s0, &["(move 2 2 3)"])),
         ["(on 1)", "(on 2)"]
     );
+}
+
+#[test]
+fn a_head_variable_under_negation_is_guarded_not_multiplied() {
+    // `legal` of a piece at ?u needs the king (?k, body-only) not attacked from ?u, which
+    // only the negative literal mentions: the king's group takes `(true (at ?u))` as a
+    // guard and grounds over squares x king squares, not moves x king squares (the
+    // group leaves out two of the head's three variables).
+    let sq: String = (1..=8).map(|n| format!("(sq {n}) ")).collect();
+    let p = program(&format!(
+        "(role a) {sq} (init (at 1)) (init (at 2)) (init (king 3)) (init (guard 4))
+         (<= (attacked ?k ?u) (true (guard ?k)) (sq ?u) (distinct ?k ?u))
+         (<= (legal a (mv ?u ?x ?y)) (true (at ?u)) (sq ?x) (sq ?y) (true (king ?k))
+             (not (attacked ?k ?u)))
+         (<= (next (at ?x)) (does a (mv ?u ?x ?y)))
+         (<= (next (at ?v)) (true (at ?v)) (does a (mv ?u ?x ?y)) (distinct ?v ?u))
+         (<= (next (king ?k)) (true (king ?k)) (does a (mv ?u ?x ?y)) (distinct ?u ?x))
+         (<= (next (king ?x)) (does a (mv ?x ?x ?y)))
+         (<= (next (guard ?x)) (does a (mv ?u ?x ?y)))
+         (<= terminal (true (at 8))) (goal a 0)"
+    ));
+    let (net, rep) = compile_with_report(&p, &CompileOptions::default()).expect("compiles");
+    validate(&net);
+    let legal = rep.by_relation.iter().find(|r| r.relation == "legal/2");
+    let legal = legal.expect("legal/2 has statistics");
+    // Unguarded: 8 x 8 x 8 moves x 8 king squares = 4096 instances.
+    assert!(
+        legal.instances <= 512,
+        "{} legal instances",
+        legal.instances
+    );
+    let s0 = net.initial_state();
+    let mut moves = legal_names(&net, &s0);
+    moves.sort();
+    assert_eq!(moves.len(), 128, "{moves:?}");
+    assert!(moves.contains(&"(mv 1 5 1)".to_string()) && moves.contains(&"(mv 2 8 8)".to_string()));
+    // After (mv 1 3 1): pieces at 2 and 3, king at 3, guard at 3, so (attacked 3 2) holds and
+    // only the piece at 3 may move.
+    let s1 = step(&net, &s0, &["(mv 1 3 1)"]);
+    let mut f1 = fluents(&net, &s1);
+    f1.sort();
+    assert_eq!(f1, ["(at 2)", "(at 3)", "(guard 3)", "(king 3)"]);
+    let moves = legal_names(&net, &s1);
+    assert_eq!(moves.len(), 64, "{moves:?}");
+    assert!(moves.iter().all(|m| m.starts_with("(mv 3 ")), "{moves:?}");
 }

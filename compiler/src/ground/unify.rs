@@ -2,17 +2,19 @@
 //! binds variables, structural equality (`distinct`, `=`), and building ground terms.
 
 use super::rules::PTerm;
-use super::terms::{GTerm, TermArena, TermId};
+use crate::terms::{TermArena, TermId, TermRef};
 
 /// The value of a pattern under bindings, if it is ground and already interned.
 pub fn find_term(terms: &TermArena, p: &PTerm, binds: &[Option<TermId>]) -> Option<TermId> {
     match p {
         PTerm::Var(v) => binds[*v as usize],
-        PTerm::Const(c) => terms.find(&GTerm::Const(*c)),
+        PTerm::Const(c) => terms.find_constant(*c),
         PTerm::Fn(f, args) => {
-            let kids: Option<Box<[TermId]>> =
-                args.iter().map(|a| find_term(terms, a, binds)).collect();
-            terms.find(&GTerm::Fn(*f, kids?))
+            let mut kids = Vec::with_capacity(args.len());
+            for a in args {
+                kids.push(find_term(terms, a, binds)?);
+            }
+            terms.find_function(*f, &kids)
         }
     }
 }
@@ -22,16 +24,20 @@ pub fn find_term(terms: &TermArena, p: &PTerm, binds: &[Option<TermId>]) -> Opti
 pub fn make_term(terms: &mut TermArena, p: &PTerm, binds: &[Option<TermId>]) -> Option<TermId> {
     Some(match p {
         PTerm::Var(v) => binds[*v as usize]?,
-        PTerm::Const(c) => terms.intern(GTerm::Const(*c)),
+        PTerm::Const(c) => terms.constant(*c),
         PTerm::Fn(f, args) => {
-            let kids: Option<Box<[TermId]>> =
-                args.iter().map(|a| make_term(terms, a, binds)).collect();
-            terms.intern(GTerm::Fn(*f, kids?))
+            let mut kids = Vec::with_capacity(args.len());
+            for a in args {
+                kids.push(make_term(terms, a, binds)?);
+            }
+            terms.function(*f, &kids)
         }
     })
 }
 
-pub(super) fn unify(
+/// Matches `p` against `t`, binding unbound variables (each pushed on `trail`). On
+/// failure some bindings may remain: the caller undoes to its trail mark.
+pub fn unify(
     terms: &TermArena,
     p: &PTerm,
     t: TermId,
@@ -47,9 +53,9 @@ pub(super) fn unify(
                 true
             }
         },
-        PTerm::Const(c) => matches!(terms.get(t), GTerm::Const(d) if d == c),
+        PTerm::Const(c) => terms.get(t) == TermRef::Const(*c),
         PTerm::Fn(f, args) => match terms.get(t) {
-            GTerm::Fn(g, kids) if g == f && kids.len() == args.len() => args
+            TermRef::Fn(g, kids) if g == *f && kids.len() == args.len() => args
                 .iter()
                 .zip(kids.iter())
                 .all(|(a, &k)| unify(terms, a, k, binds, trail)),
@@ -61,9 +67,9 @@ pub(super) fn unify(
 fn pat_eq_term(terms: &TermArena, p: &PTerm, t: TermId, binds: &[Option<TermId>]) -> bool {
     match p {
         PTerm::Var(v) => binds[*v as usize] == Some(t),
-        PTerm::Const(c) => matches!(terms.get(t), GTerm::Const(d) if d == c),
+        PTerm::Const(c) => terms.get(t) == TermRef::Const(*c),
         PTerm::Fn(f, args) => match terms.get(t) {
-            GTerm::Fn(g, kids) if g == f && kids.len() == args.len() => args
+            TermRef::Fn(g, kids) if g == *f && kids.len() == args.len() => args
                 .iter()
                 .zip(kids.iter())
                 .all(|(a, &k)| pat_eq_term(terms, a, k, binds)),
@@ -74,7 +80,7 @@ fn pat_eq_term(terms: &TermArena, p: &PTerm, t: TermId, binds: &[Option<TermId>]
 
 /// Structural equality of two patterns under bindings; an unbound variable equals only
 /// itself (the oracle's `==`).
-pub(super) fn pat_eq(terms: &TermArena, a: &PTerm, b: &PTerm, binds: &[Option<TermId>]) -> bool {
+pub fn pat_eq(terms: &TermArena, a: &PTerm, b: &PTerm, binds: &[Option<TermId>]) -> bool {
     match (a, b) {
         (PTerm::Var(x), PTerm::Var(y)) if x == y => true,
         (PTerm::Var(x), _) => binds[*x as usize].is_some_and(|t| pat_eq_term(terms, b, t, binds)),

@@ -8,16 +8,16 @@
 use super::plan::{Plans, Step};
 use super::rules::{CAtom, CLit, CRule, Class, Pat, RelId, Rules, Stratum};
 use super::store::{RelFacts, Store, Tuple};
-use super::terms::{GroundTerm, GroundTermId, TermTable};
 use super::{InterpError, Limits};
 use crate::gdl::Symbols;
+use crate::terms::{TermArena, TermId, TermRef};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
-const UNBOUND: GroundTermId = GroundTermId(u32::MAX);
+const UNBOUND: TermId = TermId(u32::MAX);
 
 /// A call of an on-demand relation: the relation and its bound arguments.
-pub type CallKey = (RelId, Box<[Option<GroundTermId>]>);
+pub type CallKey = (RelId, Box<[Option<TermId>]>);
 
 /// Memoized answers of on-demand relations, per call (relation, bound arguments).
 #[derive(Clone, Debug, Default)]
@@ -36,7 +36,7 @@ pub struct Engine<'a> {
     /// Memos `[static, state, move]`.
     pub memos: [&'a mut Memo; 3],
     /// The term table.
-    pub terms: &'a mut TermTable,
+    pub terms: &'a mut TermArena,
     /// For an alternating-fixpoint round: the approximation that `not` on the stratum's own
     /// relations reads.
     pub neg: Option<(&'a Store, usize)>,
@@ -69,9 +69,9 @@ struct Join<'e, 'a> {
     rule: &'a CRule,
     steps: &'a [Step],
     delta: (usize, usize),
-    binds: Vec<GroundTermId>,
+    binds: Vec<TermId>,
     trail: Vec<u16>,
-    out: Vec<GroundTermId>,
+    out: Vec<TermId>,
 }
 
 impl<'a> Join<'_, 'a> {
@@ -89,7 +89,7 @@ impl<'a> Join<'_, 'a> {
 
     /// Matches pattern `p` against ground term `t`, binding variables (recorded on the
     /// trail). On failure some bindings may remain: the caller undoes to its mark.
-    fn unify(&mut self, p: &Pat, t: GroundTermId) -> bool {
+    fn unify(&mut self, p: &Pat, t: TermId) -> bool {
         match p {
             Pat::Var(v) => {
                 let b = self.binds[*v as usize];
@@ -104,11 +104,11 @@ impl<'a> Join<'_, 'a> {
             Pat::Ground(g) => *g == t,
             Pat::Fn(f, ps) => {
                 match self.eng.terms.get(t) {
-                    GroundTerm::Fn(g, args) if g == f && args.len() == ps.len() => {}
+                    TermRef::Fn(g, args) if g == *f && args.len() == ps.len() => {}
                     _ => return false,
                 }
                 for (i, p) in ps.iter().enumerate() {
-                    let GroundTerm::Fn(_, args) = self.eng.terms.get(t) else {
+                    let TermRef::Fn(_, args) = self.eng.terms.get(t) else {
                         return false;
                     };
                     let a = args[i];
@@ -121,13 +121,13 @@ impl<'a> Join<'_, 'a> {
         }
     }
 
-    fn unify_row(&mut self, args: &[Pat], row: &[GroundTermId]) -> bool {
+    fn unify_row(&mut self, args: &[Pat], row: &[TermId]) -> bool {
         args.iter().zip(row).all(|(p, &t)| self.unify(p, t))
     }
 
     /// The ground term a pattern stands for now, if it exists in the table. `Err(())` when
     /// a variable is unbound.
-    fn inst(&self, p: &Pat) -> Result<Option<GroundTermId>, ()> {
+    fn inst(&self, p: &Pat) -> Result<Option<TermId>, ()> {
         match p {
             Pat::Var(v) => match self.binds[*v as usize] {
                 UNBOUND => Err(()),
@@ -146,18 +146,18 @@ impl<'a> Join<'_, 'a> {
                 if missing {
                     return Ok(None);
                 }
-                Ok(self.eng.terms.lookup(&GroundTerm::Fn(*f, args.into())))
+                Ok(self.eng.terms.find_function(*f, &args))
             }
         }
     }
 
     /// Identity of a ground term and a pattern (an unbound variable is identical to nothing).
-    fn eq_tp(&self, t: GroundTermId, p: &Pat) -> bool {
+    fn eq_tp(&self, t: TermId, p: &Pat) -> bool {
         match p {
             Pat::Var(v) => self.binds[*v as usize] == t,
             Pat::Ground(g) => *g == t,
             Pat::Fn(f, ps) => match self.eng.terms.get(t) {
-                GroundTerm::Fn(g, args) if g == f && args.len() == ps.len() => {
+                TermRef::Fn(g, args) if g == *f && args.len() == ps.len() => {
                     ps.iter().zip(args.iter()).all(|(p, &a)| self.eq_tp(a, p))
                 }
                 _ => false,
@@ -184,7 +184,7 @@ impl<'a> Join<'_, 'a> {
     }
 
     /// The call key of `a` now: bound arguments interned, others `None`.
-    fn call_key(&mut self, a: &CAtom) -> Box<[Option<GroundTermId>]> {
+    fn call_key(&mut self, a: &CAtom) -> Box<[Option<TermId>]> {
         a.args
             .iter()
             .map(|p| {
@@ -333,7 +333,7 @@ impl<'a> Join<'_, 'a> {
         Ok(())
     }
 
-    fn try_row(&mut self, k: usize, a: &CAtom, row: &[GroundTermId]) -> Result<(), InterpError> {
+    fn try_row(&mut self, k: usize, a: &CAtom, row: &[TermId]) -> Result<(), InterpError> {
         let mark = self.trail.len();
         if self.unify_row(&a.args, row) {
             self.run(k + 1)?;
@@ -342,7 +342,7 @@ impl<'a> Join<'_, 'a> {
         Ok(())
     }
 
-    fn key(&self, a: &CAtom, spec: &super::plan::IndexSpec) -> Option<Vec<GroundTermId>> {
+    fn key(&self, a: &CAtom, spec: &super::plan::IndexSpec) -> Option<Vec<TermId>> {
         use super::plan::KeyPart;
         let mut key = Vec::with_capacity(spec.parts.len());
         for part in &spec.parts {
@@ -362,13 +362,13 @@ impl<'a> Join<'_, 'a> {
 }
 
 /// Builds the ground term for `p` under `binds`, interning new terms.
-pub(super) fn build(terms: &mut TermTable, p: &Pat, binds: &[GroundTermId]) -> GroundTermId {
+pub(super) fn build(terms: &mut TermArena, p: &Pat, binds: &[TermId]) -> TermId {
     match p {
         Pat::Var(v) => binds[*v as usize],
         Pat::Ground(g) => *g,
         Pat::Fn(f, ps) => {
-            let args: Vec<GroundTermId> = ps.iter().map(|p| build(terms, p, binds)).collect();
-            terms.intern(GroundTerm::Fn(*f, args.into()))
+            let args: Vec<TermId> = ps.iter().map(|p| build(terms, p, binds)).collect();
+            terms.function(*f, &args)
         }
     }
 }
@@ -376,10 +376,10 @@ pub(super) fn build(terms: &mut TermTable, p: &Pat, binds: &[GroundTermId]) -> G
 /// Instantiates the head of `rule` for every solution in `out` (bindings, `nvars` each).
 fn heads(
     ctx: &Ctx<'_>,
-    terms: &mut TermTable,
+    terms: &mut TermArena,
     rule: &CRule,
-    out: &[GroundTermId],
-    mut emit: impl FnMut(&TermTable, Tuple),
+    out: &[TermId],
+    mut emit: impl FnMut(&TermArena, Tuple),
 ) -> Result<(), InterpError> {
     for binds in out.chunks(rule.nvars.max(1)) {
         let mut tuple = Vec::with_capacity(rule.head.args.len());
@@ -405,7 +405,7 @@ fn heads(
 pub fn call(
     eng: &mut Engine<'_>,
     rel: RelId,
-    key: Box<[Option<GroundTermId>]>,
+    key: Box<[Option<TermId>]>,
 ) -> Result<Rc<[Tuple]>, InterpError> {
     let ctx = eng.ctx;
     let info = &ctx.rules.rels[rel.0 as usize];
@@ -502,7 +502,7 @@ pub(super) fn solve(eng: &mut Engine<'_>, memo_key: &CallKey) -> Result<Vec<Tupl
 pub fn query(
     eng: &mut Engine<'_>,
     rel: RelId,
-    key: &[Option<GroundTermId>],
+    key: &[Option<TermId>],
 ) -> Result<Vec<Tuple>, InterpError> {
     if eng.ctx.plans.demand[rel.0 as usize] {
         return Ok(call(eng, rel, key.into())?.to_vec());
@@ -525,7 +525,7 @@ pub fn query(
 /// [`InterpError::NotStratified`].
 pub fn eval_stratum(
     ctx: &Ctx<'_>,
-    terms: &mut TermTable,
+    terms: &mut TermArena,
     memos: [&mut Memo; 3],
     si: usize,
     others: [&Store; 3],
@@ -585,7 +585,7 @@ fn snapshot(st: &Stratum, store: &Store) -> Vec<(RelId, Tuple)> {
 
 fn semi_naive(
     ctx: &Ctx<'_>,
-    terms: &mut TermTable,
+    terms: &mut TermArena,
     memos: &mut [&mut Memo; 3],
     si: usize,
     others: [&Store; 3],
@@ -595,7 +595,7 @@ fn semi_naive(
     let st = &ctx.rules.strata[si];
     let ci = class_ix(st.class);
     // per rule: flattened bindings of new solutions
-    let mut found: Vec<(usize, Vec<GroundTermId>)> = Vec::new();
+    let mut found: Vec<(usize, Vec<TermId>)> = Vec::new();
     let mut start: FxHashMap<RelId, usize> = st.rels.iter().map(|&r| (r, 0)).collect();
     let mut first = true;
     loop {

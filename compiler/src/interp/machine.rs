@@ -5,26 +5,26 @@ use super::eval::{eval_stratum, query, Ctx, Engine, Memo};
 use super::plan::{plan_all, Plans};
 use super::rules::{lower, Class, RelId, Rules};
 use super::store::Store;
-use super::terms::{GroundTerm, GroundTermId, TermTable};
 use super::{GoalValue, InterpError, Limits};
 use crate::gdl::{Program, Symbols};
+use crate::terms::{TermArena, TermId, TermRef};
 
 /// A game state: the fluents (base propositions) that hold, as ids sorted by id, without
 /// duplicates.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct State {
-    fluents: Vec<GroundTermId>,
+    fluents: Vec<TermId>,
 }
 
 impl State {
     /// A state from fluent ids in any order (sorted and de-duplicated here).
-    pub fn new(mut fluents: Vec<GroundTermId>) -> Self {
+    pub fn new(mut fluents: Vec<TermId>) -> Self {
         fluents.sort_unstable();
         fluents.dedup();
         State { fluents }
     }
     /// The fluents, sorted by id.
-    pub fn fluents(&self) -> &[GroundTermId] {
+    pub fn fluents(&self) -> &[TermId] {
         &self.fluents
     }
 }
@@ -37,7 +37,7 @@ pub struct Position {
     state: State,
     store: Store,
     memo: Memo,
-    legal: Vec<Vec<(String, GroundTermId)>>,
+    legal: Vec<Vec<(String, TermId)>>,
     terminal: bool,
     goals: Vec<Vec<GoalValue>>,
 }
@@ -57,14 +57,14 @@ impl Position {
 #[derive(Clone, Debug)]
 pub struct Interp {
     syms: Symbols,
-    terms: TermTable,
+    terms: TermArena,
     rules: Rules,
     plans: Plans,
     limits: Limits,
     static_store: Store,
     static_memo: Memo,
     empty: Store,
-    roles: Vec<GroundTermId>,
+    roles: Vec<TermId>,
     role_names: Vec<String>,
     query_move_strata: Vec<usize>,
     legal: Option<RelId>,
@@ -90,7 +90,7 @@ impl Interp {
         if program.roles.is_empty() {
             return Err(InterpError::NoRoles);
         }
-        let mut terms = TermTable::new();
+        let mut terms = TermArena::new();
         let rules = lower(program, &mut terms)?;
         let syms = program.symbols.clone();
         let rel = |n: &str, a: usize| syms.get(n).and_then(|s| rules.rel(s, a));
@@ -153,7 +153,7 @@ impl Interp {
     }
 
     /// Role terms in the order of the `role` facts.
-    pub fn roles(&self) -> &[GroundTermId] {
+    pub fn roles(&self) -> &[TermId] {
         &self.roles
     }
 
@@ -168,12 +168,12 @@ impl Interp {
     }
 
     /// The term table (grows as evaluation builds new terms).
-    pub fn terms(&self) -> &TermTable {
+    pub fn terms(&self) -> &TermArena {
         &self.terms
     }
 
     /// Canonical text of a ground term.
-    pub fn term_text(&self, t: GroundTermId) -> String {
+    pub fn term_text(&self, t: TermId) -> String {
         self.terms.text(&self.syms, t)
     }
 
@@ -236,24 +236,23 @@ impl Interp {
         let mut legal_terms = Vec::with_capacity(self.roles.len());
         let mut goal_terms = Vec::with_capacity(self.roles.len());
         for &role in &self.roles {
-            let ask = |eng: &mut Engine<'_>,
-                       r: Option<RelId>|
-             -> Result<Vec<GroundTermId>, InterpError> {
-                Ok(match r {
-                    Some(r) => query(eng, r, &[Some(role), None])?
-                        .iter()
-                        .map(|t| t[1])
-                        .collect(),
-                    None => Vec::new(),
-                })
-            };
+            let ask =
+                |eng: &mut Engine<'_>, r: Option<RelId>| -> Result<Vec<TermId>, InterpError> {
+                    Ok(match r {
+                        Some(r) => query(eng, r, &[Some(role), None])?
+                            .iter()
+                            .map(|t| t[1])
+                            .collect(),
+                        None => Vec::new(),
+                    })
+                };
             legal_terms.push(ask(&mut eng, self.legal)?);
             goal_terms.push(ask(&mut eng, self.goal)?);
         }
         let legal = legal_terms
             .into_iter()
             .map(|ms| {
-                let mut v: Vec<(String, GroundTermId)> =
+                let mut v: Vec<(String, TermId)> =
                     ms.into_iter().map(|m| (self.term_text(m), m)).collect();
                 v.sort();
                 v.dedup_by(|a, b| a.0 == b.0);
@@ -286,9 +285,9 @@ impl Interp {
     fn transition(
         &mut self,
         pos: &mut Position,
-        joint: &[GroundTermId],
+        joint: &[TermId],
         rel: Option<RelId>,
-    ) -> Result<Vec<GroundTermId>, InterpError> {
+    ) -> Result<Vec<TermId>, InterpError> {
         let class = |r: RelId| self.rules.rels[r.0 as usize].class;
         let mut moves = Store::new(&self.plans.registry, |r| class(r) == Class::Move);
         for (&role, &m) in self.roles.iter().zip(joint) {
@@ -329,7 +328,7 @@ impl Interp {
 
     /// Legal moves of role number `role` in `pos`, as (canonical text, term) sorted by text
     /// without duplicate texts — the order moves are chosen from.
-    pub fn legal_in(&self, pos: &Position, role: usize) -> Vec<(String, GroundTermId)> {
+    pub fn legal_in(&self, pos: &Position, role: usize) -> Vec<(String, TermId)> {
         pos.legal.get(role).cloned().unwrap_or_default()
     }
 
@@ -344,9 +343,9 @@ impl Interp {
         pos.goals.clone()
     }
 
-    fn goal_value(&self, t: GroundTermId) -> GoalValue {
-        if let GroundTerm::Const(c) = self.terms.get(t) {
-            if let Some(n) = super::parse_integer(self.syms.name(*c)) {
+    fn goal_value(&self, t: TermId) -> GoalValue {
+        if let TermRef::Const(c) = self.terms.get(t) {
+            if let Some(n) = super::parse_integer(self.syms.name(c)) {
                 return GoalValue::Int(n);
             }
         }
@@ -358,17 +357,13 @@ impl Interp {
     pub fn next_from(
         &mut self,
         pos: &mut Position,
-        joint: &[GroundTermId],
+        joint: &[TermId],
     ) -> Result<State, InterpError> {
         Ok(State::new(self.transition(pos, joint, self.next)?))
     }
 
     /// Legal moves of role number `role` in `state` (see [`Interp::legal_in`]).
-    pub fn legal_moves(
-        &mut self,
-        state: &State,
-        role: usize,
-    ) -> Result<Vec<GroundTermId>, InterpError> {
+    pub fn legal_moves(&mut self, state: &State, role: usize) -> Result<Vec<TermId>, InterpError> {
         let pos = self.evaluate(state)?;
         Ok(self
             .legal_in(&pos, role)
@@ -390,11 +385,7 @@ impl Interp {
     }
 
     /// The successor of `state` under `joint` (see [`Interp::next_from`]).
-    pub fn next_state(
-        &mut self,
-        state: &State,
-        joint: &[GroundTermId],
-    ) -> Result<State, InterpError> {
+    pub fn next_state(&mut self, state: &State, joint: &[TermId]) -> Result<State, InterpError> {
         let mut pos = self.evaluate(state)?;
         self.next_from(&mut pos, joint)
     }
@@ -412,7 +403,7 @@ fn materialize_static(
     plans: &Plans,
     syms: &Symbols,
     limits: &Limits,
-    terms: &mut TermTable,
+    terms: &mut TermArena,
 ) -> Result<(Store, Memo, Store), (usize, InterpError)> {
     let class = |r: RelId| rules.rels[r.0 as usize].class;
     let reg = &plans.registry;

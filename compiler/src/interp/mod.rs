@@ -22,11 +22,13 @@ pub mod plan;
 pub mod rules;
 pub mod store;
 pub mod table;
-pub mod terms;
 pub mod trace;
 
+pub use crate::terms::{TermArena, TermId, TermRef};
 pub use machine::{Interp, Position, State};
-pub use terms::{GroundTerm, GroundTermId, TermTable};
+
+/// A ground term of the interpreter (a move, a fluent): the shared arena's [`TermId`].
+pub type GroundTermId = TermId;
 
 use crate::gdl::Span;
 

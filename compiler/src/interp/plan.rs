@@ -21,8 +21,8 @@
 //! `goal`, `terminal`, `next`, `init`) by propagation.
 
 use super::rules::{CAtom, CLit, CRule, Class, Pat, RelId, Rules};
-use super::terms::GroundTermId;
 use crate::gdl::Sym;
+use crate::terms::TermId;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 
@@ -156,7 +156,7 @@ struct Stats {
     /// `stratum[rel]`: the relation's stratum.
     stratum: Vec<usize>,
     /// `facts[rel]`: the relation's fact tuples when it is given by ground facts only.
-    facts: Vec<Option<Vec<Vec<GroundTermId>>>>,
+    facts: Vec<Option<Vec<Vec<TermId>>>>,
     /// Computed fan-outs per (relation, bound columns).
     cache: std::cell::RefCell<std::collections::HashMap<(RelId, Vec<usize>), usize>>,
 }
@@ -207,7 +207,7 @@ impl Stats {
             .collect();
         let mut cache = self.cache.borrow_mut();
         *cache.entry((rel, cols)).or_insert_with_key(|(_, cols)| {
-            let keys: std::collections::HashSet<Vec<GroundTermId>> = facts
+            let keys: std::collections::HashSet<Vec<TermId>> = facts
                 .iter()
                 .map(|t| cols.iter().map(|&c| t[c]).collect())
                 .collect();

@@ -2,9 +2,9 @@
 //! numbered per rule, ground sub-terms pre-interned; then splits the relations into
 //! strongly connected components (strata) and classifies them as static / state / move.
 
-use super::terms::{GroundTerm, GroundTermId, TermTable};
 use super::InterpError;
 use crate::gdl::{Atom, Lit, Program, Span, Sym, Term};
+use crate::terms::{TermArena, TermId};
 use std::collections::HashMap;
 
 /// Handle of a relation (name + arity).
@@ -41,7 +41,7 @@ pub enum Pat {
     /// Variable slot.
     Var(u16),
     /// A ground sub-term, pre-interned.
-    Ground(GroundTermId),
+    Ground(TermId),
     /// A function term with at least one variable inside.
     Fn(Sym, Box<[Pat]>),
 }
@@ -164,7 +164,7 @@ impl Rules {
 
 struct Lower<'a> {
     program: &'a Program,
-    terms: &'a mut TermTable,
+    terms: &'a mut TermArena,
     rels: Vec<RelInfo>,
     rel_map: HashMap<(Sym, usize), RelId>,
 }
@@ -199,11 +199,14 @@ impl Lower<'_> {
             Term::Fn(f, args) => {
                 let ps: Vec<Pat> = args.iter().map(|a| self.pat(a, vars)).collect();
                 if ps.iter().all(|p| matches!(p, Pat::Ground(_))) {
-                    let ids = ps.iter().map(|p| match p {
-                        Pat::Ground(g) => *g,
-                        _ => unreachable!("checked all ground"),
-                    });
-                    Pat::Ground(self.terms.intern(GroundTerm::Fn(*f, ids.collect())))
+                    let ids: Vec<TermId> = ps
+                        .iter()
+                        .map(|p| match p {
+                            Pat::Ground(g) => *g,
+                            _ => unreachable!("checked all ground"),
+                        })
+                        .collect();
+                    Pat::Ground(self.terms.function(*f, &ids))
                 } else {
                     Pat::Fn(*f, ps.into())
                 }
@@ -222,7 +225,7 @@ impl Lower<'_> {
 /// positive body literal) and does not define `true`/`does`, and computes the strata.
 ///
 /// Errors: [`InterpError::UnsafeRule`], [`InterpError::ReservedHead`].
-pub fn lower(program: &Program, terms: &mut TermTable) -> Result<Rules, InterpError> {
+pub fn lower(program: &Program, terms: &mut TermArena) -> Result<Rules, InterpError> {
     let syms = &program.symbols;
     let mut lw = Lower {
         program,
@@ -319,7 +322,11 @@ fn stratify(rels: &mut [RelInfo], rules: &[CRule], t: RelId, d: RelId) -> Vec<St
             }
         }
     }
-    let comps = tarjan(&edges);
+    let succ: Vec<Vec<usize>> = edges
+        .iter()
+        .map(|es| es.iter().map(|&(w, _)| w).collect())
+        .collect();
+    let comps = crate::graph::sccs_of_lists(&succ);
     let mut comp_of = vec![0usize; n];
     for (ci, c) in comps.iter().enumerate() {
         for &v in c {
@@ -365,81 +372,4 @@ fn stratify(rels: &mut [RelInfo], rules: &[CRule], t: RelId, d: RelId) -> Vec<St
         });
     }
     strata
-}
-
-/// Iterative Tarjan SCC: returns components in reverse topological order of `edges`
-/// (a component comes after every component it has an edge to).
-fn tarjan(edges: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
-    let n = edges.len();
-    const UNSEEN: usize = usize::MAX;
-    let mut index = vec![UNSEEN; n];
-    let mut low = vec![0; n];
-    let mut on_stack = vec![false; n];
-    let mut stack = Vec::new();
-    let mut comps = Vec::new();
-    let mut next = 0;
-    for root in 0..n {
-        if index[root] != UNSEEN {
-            continue;
-        }
-        let mut call: Vec<(usize, usize)> = vec![(root, 0)];
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&mut (v, ref mut ei)) = call.last_mut() {
-            if *ei < edges[v].len() {
-                let w = edges[v][*ei].0;
-                *ei += 1;
-                if index[w] == UNSEEN {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    call.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-            } else {
-                call.pop();
-                if let Some(&(u, _)) = call.last() {
-                    low[u] = low[u].min(low[v]);
-                }
-                if low[v] == index[v] {
-                    let mut c = Vec::new();
-                    loop {
-                        let w = stack.pop().expect("tarjan stack holds v");
-                        on_stack[w] = false;
-                        c.push(w);
-                        if w == v {
-                            break;
-                        }
-                    }
-                    c.sort_unstable();
-                    comps.push(c);
-                }
-            }
-        }
-    }
-    comps
-}
-
-#[cfg(test)]
-mod tests {
-    use super::tarjan;
-
-    #[test]
-    fn tarjan_orders_dependencies_first() {
-        // 0 -> 1 -> 2 -> 1, 3 -> 0
-        let e = vec![
-            vec![(1, false)],
-            vec![(2, false)],
-            vec![(1, false)],
-            vec![(0, false)],
-        ];
-        let c = tarjan(&e);
-        assert_eq!(c, vec![vec![1, 2], vec![0], vec![3]]);
-    }
 }

@@ -3,11 +3,11 @@
 
 use super::plan::{IndexSpec, KeyPart, Registry};
 use super::rules::RelId;
-use super::terms::{GroundTerm, GroundTermId, TermTable};
+use crate::terms::{TermArena, TermId, TermRef};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A ground tuple (the arguments of a fact).
-pub type Tuple = Box<[GroundTermId]>;
+pub type Tuple = Box<[TermId]>;
 
 /// One hash index over a relation's rows.
 #[derive(Clone, Debug, Default)]
@@ -15,7 +15,7 @@ pub struct Index {
     /// Which parts make the key.
     pub spec: IndexSpec,
     /// Key → row numbers, increasing.
-    pub map: FxHashMap<Vec<GroundTermId>, Vec<u32>>,
+    pub map: FxHashMap<Vec<TermId>, Vec<u32>>,
 }
 
 /// The facts of one relation.
@@ -50,21 +50,17 @@ pub struct Store {
 }
 
 /// The key of `row` for `spec`, or `None` when the row does not have the spec's shape.
-pub fn key_of(
-    spec: &IndexSpec,
-    row: &[GroundTermId],
-    terms: &TermTable,
-) -> Option<Vec<GroundTermId>> {
+pub fn key_of(spec: &IndexSpec, row: &[TermId], terms: &TermArena) -> Option<Vec<TermId>> {
     let mut key = Vec::with_capacity(spec.parts.len());
     for part in &spec.parts {
         match *part {
             KeyPart::Whole(col) => key.push(row[col]),
             KeyPart::Shape { col, f, n } => match terms.get(row[col]) {
-                GroundTerm::Fn(g, args) if *g == f && args.len() == n => {}
+                TermRef::Fn(g, args) if g == f && args.len() == n => {}
                 _ => return None,
             },
             KeyPart::Sub { col, f, n, j } => match terms.get(row[col]) {
-                GroundTerm::Fn(g, args) if *g == f && args.len() == n => key.push(args[j]),
+                TermRef::Fn(g, args) if g == f && args.len() == n => key.push(args[j]),
                 _ => return None,
             },
         }
@@ -104,7 +100,7 @@ impl Store {
     }
 
     /// Adds a fact; returns false if it was already there.
-    pub fn insert(&mut self, terms: &TermTable, rel: RelId, tuple: Tuple) -> bool {
+    pub fn insert(&mut self, terms: &TermArena, rel: RelId, tuple: Tuple) -> bool {
         let rf = &mut self.rels[rel.0 as usize];
         if rf.set.contains(&tuple) {
             return false;

@@ -1,7 +1,11 @@
-//! `propnet compile GAME.kif -o game.pnet [--emit json|text|dot]`: write the netlist.
+//! `propnet compile GAME.kif -o game.pnet [--emit json|text|dot] [--stats]`: write the
+//! netlist; with `--stats`, also report where its size comes from.
 
 use anyhow::Context;
+use propnet_compiler::kif::SourceFile;
+use propnet_host::pipeline::CompileReport;
 use propnet_netlist::{to_dot, to_json, to_text};
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// Output format of `propnet compile`.
@@ -29,6 +33,13 @@ pub struct CompileArgs {
     /// Skip the optimization passes.
     #[arg(long)]
     pub no_optimize: bool,
+    /// Also print compile times, grounding sizes and the relations that make the most
+    /// gates and latches (to standard output with `-o`, else to standard error).
+    #[arg(long)]
+    pub stats: bool,
+    /// With `--stats`: how many relations to list.
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub top: u32,
 }
 
 /// Runs `propnet compile`.
@@ -39,6 +50,7 @@ pub fn run(args: CompileArgs) -> anyhow::Result<()> {
         Emit::Text => to_text(&net),
         Emit::Dot => to_dot(&net),
     };
+    let stats = args.stats.then(|| stats_text(&args, &report)).transpose()?;
     match &args.output {
         Some(p) => {
             std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
@@ -53,8 +65,100 @@ pub fn run(args: CompileArgs) -> anyhow::Result<()> {
                 report.total_time().as_secs_f64(),
                 p.display()
             );
+            if let Some(stats) = stats {
+                write_stdout(&stats)?;
+            }
         }
-        None => out!("{text}")?,
+        None => {
+            write_stdout(&text)?;
+            if let Some(stats) = stats {
+                eprint!("{stats}");
+            }
+        }
     }
     Ok(())
+}
+
+/// The `--stats` report: times, sizes before and after optimization, and the relations
+/// that contribute most gates and latches.
+fn stats_text(args: &CompileArgs, r: &CompileReport) -> anyhow::Result<String> {
+    let mut out = String::new();
+    let logic = |s: &propnet_netlist::NetlistStats| s.and + s.or + s.not;
+    writeln!(
+        out,
+        "{}: parse {:.3} s, ground {:.3} s, optimize {:.3} s",
+        r.path,
+        r.parse_time.as_secs_f64(),
+        r.ground_time.as_secs_f64(),
+        r.optimize_time.as_secs_f64()
+    )?;
+    writeln!(
+        out,
+        "netlist: {} logic gates, {} edges, {} latches, {} inputs, depth {} (grounded: {} gates, {} edges, {} latches)",
+        logic(&r.stats),
+        r.stats.edges,
+        r.stats.latches,
+        r.stats.inputs,
+        r.stats.depth,
+        logic(&r.grounded),
+        r.grounded.edges,
+        r.grounded.latches
+    )?;
+    let Some(g) = &r.grounding else {
+        return Ok(out);
+    };
+    writeln!(
+        out,
+        "grounding: {} atoms, {} rule instances, {} relations ({} static, {} of them per call: {} calls, {} answers; {} demand), tables {} MiB; find reachable atoms {:.3} s, build {:.3} s",
+        g.atoms,
+        g.instances,
+        g.relations,
+        g.static_relations,
+        g.on_demand_relations,
+        g.calls,
+        g.answers,
+        g.demand_relations,
+        g.table_bytes >> 20,
+        g.ground_time.as_secs_f64(),
+        g.build_time.as_secs_f64()
+    )?;
+    let source = std::fs::read(&args.game)
+        .ok()
+        .and_then(|b| SourceFile::new(&r.path, &b).ok());
+    writeln!(
+        out,
+        "relations by gates (grounded netlist, before optimization):"
+    )?;
+    writeln!(
+        out,
+        "{:>10} {:>10} {:>10} {:>10}  relation",
+        "gates", "edges", "instances", "atoms"
+    )?;
+    let gates = g.by_relation.iter().filter(|s| s.gates > 0);
+    for s in gates.take(args.top as usize) {
+        let at = match (&source, s.span) {
+            (Some(src), Some(span)) => format!("  ({})", src.loc(span.start)),
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "{:>10} {:>10} {:>10} {:>10}  {}{at}",
+            s.gates, s.edges, s.instances, s.atoms, s.relation
+        )?;
+    }
+    let mut latches: Vec<_> = g.by_relation.iter().filter(|s| s.latches > 0).collect();
+    latches.sort_by(|a, b| b.latches.cmp(&a.latches));
+    let groups: Vec<String> = latches
+        .iter()
+        .take(args.top as usize)
+        .map(|s| format!("{} {}", s.relation.trim_start_matches("true "), s.latches))
+        .collect();
+    writeln!(out, "latches by fluent: {}", groups.join(", "))?;
+    Ok(out)
+}
+
+/// Writes `text` to standard output; a failed write (a full disk, a closed pipe) is an
+/// error, not a panic.
+fn write_stdout(text: &str) -> anyhow::Result<()> {
+    super::out::write(format_args!("{text}"), false)
 }

@@ -64,6 +64,7 @@ fn referee(args: &MatchArgs, game: &gdl::Game) -> anyhow::Result<Referee> {
                 max_time: Duration::from_secs_f64(args.manager.ground_seconds),
                 ..GroundBudget::default()
             },
+            progress: None,
         },
         no_optimize: args.no_optimize,
         ..PipelineOptions::default()

@@ -19,6 +19,7 @@ pub mod check;
 pub mod common;
 pub mod compare;
 pub mod compile;
+pub mod ground;
 pub mod hdl;
 mod hdl_fit;
 pub mod headless;
@@ -39,13 +40,18 @@ use std::path::Path;
 
 /// Loads a game (GDL, or a `.json` netlist) through the shared pipeline, with the error as
 /// the user should see it; prints the front end's warnings (`file:line:column: warning: …`)
-/// to stderr.
+/// to stderr. Grounding uses the budget of the global `--ground-*` flags and shows a
+/// progress bar when it takes long.
 pub fn load(path: &Path, no_optimize: bool) -> anyhow::Result<(ValidNetlist, CompileReport)> {
+    let (ground, bar) = ground::options();
     let opts = PipelineOptions {
         no_optimize,
+        ground,
         ..Default::default()
     };
-    let (net, report) = load_netlist(path, &opts)?;
+    let loaded = load_netlist(path, &opts);
+    bar.finish_and_clear();
+    let (net, report) = loaded?;
     for w in &report.warnings {
         eprintln!("{w}");
     }

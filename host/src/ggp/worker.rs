@@ -255,7 +255,10 @@ fn spawn_compile(job: &Job) -> mpsc::Receiver<Compiled> {
     let (kind, bopts) = (job.opts.backend.clone(), job.opts.backend_options.clone());
     std::thread::spawn(move || {
         let opts = PipelineOptions {
-            ground: CompileOptions { budget },
+            ground: CompileOptions {
+                budget,
+                progress: None,
+            },
             ..PipelineOptions::default()
         };
         let res = compile_game(&game, Duration::ZERO, &opts)

@@ -1,10 +1,12 @@
-//! Finds strongly connected components (Tarjan's algorithm, iterative so deep graphs
-//! cannot overflow the stack).
+//! Directed graphs in compressed adjacency form and their strongly connected components
+//! (Tarjan's algorithm, iterative so that long dependency chains cannot overflow the
+//! stack). The one SCC routine of the crate: the GDL checks ([`crate::gdl::deps`]), the
+//! grounder's relation and atom graphs and the interpreter's strata all use it.
 //!
 //! Source: R. Tarjan, "Depth-first search and linear graph algorithms", SIAM J. Computing
 //! 1(2), 1972.
 
-/// A directed graph in compressed adjacency form: the successors of node `v` are
+/// A directed graph with nodes `0..len()`: the successors of node `v` are
 /// `targets[offsets[v]..offsets[v + 1]]`.
 #[derive(Clone, Debug, Default)]
 pub struct Graph {
@@ -15,7 +17,7 @@ pub struct Graph {
 }
 
 impl Graph {
-    /// Builds a graph with `n` nodes from `(from, to)` edges.
+    /// Builds a graph with `n` nodes from `(from, to)` edges (successors keep edge order).
     pub fn from_edges(n: usize, edges: &[(u32, u32)]) -> Self {
         let mut offsets = vec![0u32; n + 1];
         for &(a, _) in edges {
@@ -29,6 +31,21 @@ impl Graph {
         for &(a, b) in edges {
             targets[fill[a as usize] as usize] = b;
             fill[a as usize] += 1;
+        }
+        Graph { offsets, targets }
+    }
+
+    /// Builds a graph from one successor list per node.
+    pub fn from_lists<I>(succ: &[I]) -> Self
+    where
+        I: AsRef<[usize]>,
+    {
+        let mut offsets = Vec::with_capacity(succ.len() + 1);
+        let mut targets = Vec::new();
+        offsets.push(0);
+        for s in succ {
+            targets.extend(s.as_ref().iter().map(|&w| w as u32));
+            offsets.push(targets.len() as u32);
         }
         Graph { offsets, targets }
     }
@@ -47,13 +64,33 @@ impl Graph {
     pub fn succ(&self, v: usize) -> &[u32] {
         &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize]
     }
+
+    /// True when the component is cyclic: more than one node, or one node with a
+    /// self-edge.
+    pub fn is_cyclic(&self, comp: &[u32]) -> bool {
+        comp.len() > 1 || self.succ(comp[0] as usize).contains(&comp[0])
+    }
 }
 
 const UNSEEN: u32 = u32::MAX;
 
+/// The strongly connected components of all nodes (roots `0..n` in order); see
+/// [`sccs_from`].
+pub fn sccs(g: &Graph) -> Vec<Vec<u32>> {
+    sccs_from(g, 0..g.len() as u32)
+}
+
+/// [`sccs`] of the graph given by one successor list per node, with `usize` nodes.
+pub fn sccs_of_lists(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    sccs(&Graph::from_lists(succ))
+        .into_iter()
+        .map(|c| c.into_iter().map(|v| v as usize).collect())
+        .collect()
+}
+
 /// The strongly connected components reachable from `roots`, each listed after every
 /// component it has an edge into (so, with edges pointing from a node to what it depends
-/// on, dependencies come first).
+/// on, dependencies come first). Nodes inside a component are in ascending order.
 pub fn sccs_from(g: &Graph, roots: impl IntoIterator<Item = u32>) -> Vec<Vec<u32>> {
     let n = g.len();
     let mut index = vec![UNSEEN; n];
@@ -64,14 +101,17 @@ pub fn sccs_from(g: &Graph, roots: impl IntoIterator<Item = u32>) -> Vec<Vec<u32
     let mut next_index = 0u32;
     // Call stack of (node, position in its successor list).
     let mut calls: Vec<(u32, u32)> = Vec::new();
+    let mut visit = |v: u32, index: &mut [u32], low: &mut [u32], stack: &mut Vec<u32>| {
+        index[v as usize] = next_index;
+        low[v as usize] = next_index;
+        next_index += 1;
+        stack.push(v);
+    };
     for root in roots {
         if index[root as usize] != UNSEEN {
             continue;
         }
-        index[root as usize] = next_index;
-        low[root as usize] = next_index;
-        next_index += 1;
-        stack.push(root);
+        visit(root, &mut index, &mut low, &mut stack);
         on_stack[root as usize] = true;
         calls.push((root, 0));
         while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
@@ -80,10 +120,7 @@ pub fn sccs_from(g: &Graph, roots: impl IntoIterator<Item = u32>) -> Vec<Vec<u32
                 let w = succ[*pos as usize];
                 *pos += 1;
                 if index[w as usize] == UNSEEN {
-                    index[w as usize] = next_index;
-                    low[w as usize] = next_index;
-                    next_index += 1;
-                    stack.push(w);
+                    visit(w, &mut index, &mut low, &mut stack);
                     on_stack[w as usize] = true;
                     calls.push((w, 0));
                 } else if on_stack[w as usize] {
@@ -105,16 +142,12 @@ pub fn sccs_from(g: &Graph, roots: impl IntoIterator<Item = u32>) -> Vec<Vec<u32
                         break;
                     }
                 }
+                comp.sort_unstable();
                 out.push(comp);
             }
         }
     }
     out
-}
-
-/// True when the component is cyclic: more than one node, or one node with a self-edge.
-pub fn is_cyclic(g: &Graph, comp: &[u32]) -> bool {
-    comp.len() > 1 || g.succ(comp[0] as usize).contains(&comp[0])
 }
 
 #[cfg(test)]
@@ -132,11 +165,22 @@ mod tests {
             3,
             "node 4 is unreachable, {{1,2}} is one component"
         );
-        assert_eq!(pos(1), pos(2));
+        assert_eq!(comps[pos(1)], vec![1, 2]);
         assert!(pos(1) < pos(0) && pos(3) < pos(0));
-        assert!(is_cyclic(&g, &comps[pos(3)]));
-        assert!(is_cyclic(&g, &comps[pos(1)]));
-        assert!(!is_cyclic(&g, &comps[pos(0)]));
+        assert!(g.is_cyclic(&comps[pos(3)]));
+        assert!(g.is_cyclic(&comps[pos(1)]));
+        assert!(!g.is_cyclic(&comps[pos(0)]));
+    }
+
+    #[test]
+    fn all_nodes_from_lists() {
+        // 0 -> 1 -> 2 -> 1, 2 -> 3, 4 alone with a self loop
+        let g = Graph::from_lists(&[vec![1], vec![2], vec![1, 3], vec![], vec![4]]);
+        assert_eq!(
+            sccs(&g),
+            vec![vec![3], vec![1, 2], vec![0], vec![4]],
+            "dependencies first, members ascending"
+        );
     }
 
     #[test]

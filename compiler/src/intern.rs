@@ -1,0 +1,165 @@
+//! A hash-consed store of tuples `(tag, [u32])` in flat arrays: every distinct tuple gets
+//! one dense `u32` id, and no tuple is a heap object of its own (one tag, one offset and
+//! its items in shared vectors, one `u32` in the hash table). Ground terms
+//! ([`crate::terms::TermArena`]) and the grounder's atoms are such tuples.
+
+use hashbrown::HashTable;
+use std::hash::Hasher;
+
+/// Hash-consed `(tag, items)` tuples with dense ids in insertion order.
+#[derive(Clone, Debug)]
+pub struct Tuples {
+    tags: Vec<u32>,
+    /// `starts[i]..starts[i + 1]` are the items of tuple `i`.
+    starts: Vec<u32>,
+    items: Vec<u32>,
+    /// Entries `check << 32 | id`: `check` is the upper half of the tuple's hash, kept so
+    /// that growing the table and most failed comparisons never touch the items.
+    table: HashTable<u64>,
+}
+
+impl Default for Tuples {
+    fn default() -> Self {
+        Tuples {
+            tags: Vec::new(),
+            starts: vec![0],
+            items: Vec::new(),
+            table: HashTable::new(),
+        }
+    }
+}
+
+/// The check half of a tuple's hash.
+fn check_of(tag: u32, items: &[u32]) -> u32 {
+    let mut h = rustc_hash::FxHasher::default();
+    h.write_u32(tag);
+    h.write_usize(items.len());
+    for &i in items {
+        h.write_u32(i);
+    }
+    (h.finish() >> 32) as u32
+}
+
+/// The table hash of an entry with check `c` (spread over 64 bits).
+fn spread(c: u32) -> u64 {
+    u64::from(c).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+impl Tuples {
+    /// The id of `(tag, items)`, and whether it is new.
+    ///
+    /// # Panics
+    /// When the store would exceed `u32::MAX` tuples or items (callers bound their work
+    /// far below that).
+    pub fn intern(&mut self, tag: u32, items: &[u32]) -> (u32, bool) {
+        let check = check_of(tag, items);
+        let Tuples {
+            tags,
+            starts,
+            items: all,
+            table,
+        } = self;
+        let eq = |&e: &u64| {
+            let i = e as u32 as usize;
+            (e >> 32) as u32 == check
+                && tags[i] == tag
+                && &all[starts[i] as usize..starts[i + 1] as usize] == items
+        };
+        if let Some(&e) = table.find(spread(check), eq) {
+            return (e as u32, false);
+        }
+        let id = u32::try_from(tags.len()).expect("fewer than 2^32 tuples");
+        tags.push(tag);
+        all.extend_from_slice(items);
+        starts.push(u32::try_from(all.len()).expect("fewer than 2^32 tuple items"));
+        let entry = u64::from(check) << 32 | u64::from(id);
+        table.insert_unique(spread(check), entry, |&e| spread((e >> 32) as u32));
+        (id, true)
+    }
+
+    /// The id of `(tag, items)` if it is stored.
+    pub fn find(&self, tag: u32, items: &[u32]) -> Option<u32> {
+        let check = check_of(tag, items);
+        self.table
+            .find(spread(check), |&e| {
+                let id = e as u32;
+                (e >> 32) as u32 == check && self.tag(id) == tag && self.items(id) == items
+            })
+            .map(|&e| e as u32)
+    }
+
+    /// The tag of tuple `id`.
+    pub fn tag(&self, id: u32) -> u32 {
+        self.tags[id as usize]
+    }
+
+    /// The items of tuple `id`.
+    pub fn items(&self, id: u32) -> &[u32] {
+        let i = id as usize;
+        &self.items[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+
+    /// Number of tuples.
+    pub fn len(&self) -> usize {
+        self.tags.len()
+    }
+
+    /// True when nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.tags.is_empty()
+    }
+
+    /// Forgets every tuple with id `len` or higher (undoes interning back to a mark).
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.len() {
+            return;
+        }
+        let Tuples {
+            tags,
+            starts,
+            items,
+            table,
+        } = self;
+        table.retain(|&mut e| (e as u32 as usize) < len);
+        tags.truncate(len);
+        starts.truncate(len + 1);
+        items.truncate(starts[len] as usize);
+    }
+
+    /// Bytes held on the heap (capacity, not length).
+    pub fn heap_bytes(&self) -> usize {
+        4 * (self.tags.capacity() + self.starts.capacity() + self.items.capacity())
+            + self.table.capacity() * (8 + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_tuples_share_an_id_and_truncate_forgets() {
+        let mut t = Tuples::default();
+        let (a, new_a) = t.intern(1, &[2, 3]);
+        let (b, new_b) = t.intern(1, &[2, 3]);
+        let (c, _) = t.intern(2, &[2, 3]);
+        let (d, _) = t.intern(1, &[]);
+        assert!(new_a && !new_b);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(t.items(a), &[2, 3]);
+        assert_eq!(t.items(d), &[] as &[u32]);
+        assert_eq!((t.tag(c), t.len()), (2, 3));
+        t.truncate(1);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t.find(2, &[2, 3]), None);
+        assert_eq!(t.find(1, &[2, 3]), Some(a));
+        let (e, new_e) = t.intern(2, &[2, 3]);
+        assert!(new_e);
+        assert_eq!(e, 1);
+        for i in 0..10_000u32 {
+            t.intern(i % 7, &[i, i / 3]);
+        }
+        assert_eq!(t.find(5, &[5, 1]), Some(2 + 5));
+    }
+}
