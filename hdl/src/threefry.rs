@@ -9,6 +9,10 @@
 //! words are registered, so the key must be stable for one clock cycle before the first
 //! counter that uses it (the engine's seed is written before a run starts). The key must stay constant
 //! while draws are in flight (it is constant during a whole run of the engine).
+//!
+//! `base0` is added to counter word 0 (the playout index base of a run, so an engine counts
+//! playouts from 0 while the RNG sees `base + index`); like the key it is folded into a
+//! registered word (`key0 + base0`), so it costs no adder on the counter path.
 
 use propnet_netlist::rng::{PARITY, ROTATIONS, ROUNDS};
 use std::fmt::Write;
@@ -17,8 +21,10 @@ use std::fmt::Write;
 pub const VALID_STAGES: &[u32] = &[0, 1, 2, 4, 5, 10, 20];
 
 /// Writes module `module` with ports `clk` and `ce` (clock enable: the pipeline advances only
-/// in cycles with `ce` high; both only when `stages > 0`), `key0`, `key1`, `ctr0`, `ctr1`
-/// (32-bit inputs) and `draw` (32-bit output). `stages` must be in [`VALID_STAGES`].
+/// in cycles with `ce` high; both only when `stages > 0`), `key0`, `key1`, `base0`, `ctr0`,
+/// `ctr1` (32-bit inputs) and `draw` (32-bit output): `draw` = word 0 of
+/// `threefry2x32_20([key0, key1], [ctr0 + base0, ctr1])`. `stages` must be in
+/// [`VALID_STAGES`].
 pub fn write_threefry(module: &str, stages: u32) -> String {
     let per_stage = if stages == 0 {
         usize::MAX
@@ -39,12 +45,24 @@ pub fn write_threefry(module: &str, stages: u32) -> String {
          module {module} ({clk}\n    \
          input  wire [31:0] key0,\n    \
          input  wire [31:0] key1,\n    \
+         input  wire [31:0] base0,\n    \
          input  wire [31:0] ctr0,\n    \
          input  wire [31:0] ctr1,\n    \
          output wire [31:0] draw\n);\n\
-         wire [31:0] ks2 = 32'h{PARITY:08X} ^ key0 ^ key1;\n\
-         wire [31:0] a_in = ctr0 + key0;\n\
-         wire [31:0] b_in = ctr1 + key1;"
+         wire [31:0] ks2 = 32'h{PARITY:08X} ^ key0 ^ key1;"
+    );
+    // Word 0's first injection with the run's playout base folded in.
+    let _ = if stages > 0 {
+        writeln!(
+            s,
+            "reg  [31:0] kb0;\nalways @(posedge clk) kb0 <= key0 + base0;"
+        )
+    } else {
+        writeln!(s, "wire [31:0] kb0 = key0 + base0;")
+    };
+    let _ = writeln!(
+        s,
+        "wire [31:0] a_in = ctr0 + kb0;\nwire [31:0] b_in = ctr1 + key1;"
     );
     let ks = ["key0", "key1", "ks2"];
     // Key injections: with a clock, registered (`ka<k>` = key word, `kb<k>` = key word + k),

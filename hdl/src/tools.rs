@@ -36,6 +36,21 @@ pub(crate) fn run(tool: &str, args: &[String], dir: &Path) -> Result<String, Err
     Ok(text)
 }
 
+/// The first of `names` that can be started: on PATH, else in pip's user folder
+/// (`$HOME/.local/bin`, where `pip install --user yowasp-…` puts its tools). Returns the
+/// name or the full path.
+pub fn find(names: &[&str]) -> Option<String> {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    names.iter().find_map(|n| {
+        if available(n) {
+            return Some(n.to_string());
+        }
+        let p = home.as_ref()?.join(".local/bin").join(n);
+        let p = p.to_str()?.to_string();
+        available(&p).then_some(p)
+    })
+}
+
 /// True when `tool` can be started (used by tests to skip when a tool is not installed).
 pub fn available(tool: &str) -> bool {
     Command::new(tool).arg("-V").output().is_ok()

@@ -2,6 +2,7 @@
 //! register bank, `N` engines and the summed result counters. See the crate docs for the
 //! register map.
 
+use crate::records::{record_bits, record_words};
 use crate::regs;
 use crate::{Names, Options};
 use propnet_netlist::Netlist;
@@ -23,13 +24,17 @@ fn init_literal(net: &Netlist) -> String {
     format!("{l}'h{digits}")
 }
 
-/// Writes the top module with [`Options::engines`] engine instances.
-pub(crate) fn write_top(net: &Netlist, names: &Names, opts: &Options) -> String {
+/// Writes the top module with [`Options::engines`] engine instances; `hash` is the value of
+/// the netlist-hash registers.
+pub(crate) fn write_top(net: &Netlist, names: &Names, opts: &Options, hash: u64) -> String {
     let mut s = String::new();
     write_header(&mut s, net, names, opts.engines);
-    write_engines(&mut s, net, names, opts.engines);
+    write_engines(&mut s, net, names, opts);
     write_host_registers(&mut s, net);
-    write_read_mux(&mut s, net, opts);
+    if opts.records > 0 {
+        write_record_buffers(&mut s, net, opts);
+    }
+    write_read_mux(&mut s, net, opts, hash);
     s
 }
 
@@ -44,12 +49,12 @@ fn write_header(s: &mut String, net: &Netlist, names: &Names, engines: u32) {
          module {m} (\n    \
          input  wire clk,\n    input  wire rst,\n    input  wire we,\n    \
          input  wire [15:0] addr,\n    input  wire [31:0] wdata,\n    \
-         output reg  [31:0] rdata,\n    output wire done\n);\n\
+         output reg  [31:0] rdata,\n    output wire done,\n    output wire busy\n);\n\
          localparam [{l1}:0] INIT = {init};\n\
-         reg  [63:0] seed;\nreg  [31:0] playouts;\nreg  [31:0] max_steps;\nreg  use_state;\n\
+         reg  [63:0] seed;\nreg  [31:0] base;\nreg  [31:0] playouts;\nreg  [31:0] max_steps;\nreg  use_state;\n\
          reg  [{l1}:0] state_reg;\nreg  start_q;\nreg  started;\nreg  [47:0] cycles;\n\
          wire [{l1}:0] start_state = use_state ? state_reg : INIT;\n\
-         wire busy_any;\nwire wr = we & ~busy_any & ~start_q;",
+         wire busy_any;\nassign busy = busy_any | start_q;\nwire wr = we & ~busy;",
         m = names.top,
         l1 = l - 1,
         init = init_literal(net),
@@ -58,8 +63,9 @@ fn write_header(s: &mut String, net: &Netlist, names: &Names, engines: u32) {
 
 /// Instantiates the engines and sums their result counters (`sum_<counter>`,
 /// `sum_gsum_<role>`).
-fn write_engines(s: &mut String, net: &Netlist, names: &Names, engines: u32) {
-    let r = net.roles.len();
+fn write_engines(s: &mut String, net: &Netlist, names: &Names, opts: &Options) {
+    let (r, engines) = (net.roles.len(), opts.engines);
+    let rec_w = record_bits(r, net.latches.len());
     let fields: [(&str, usize); 6] = [
         ("n_play", 32),
         ("n_steps", 48),
@@ -74,12 +80,19 @@ fn write_engines(s: &mut String, net: &Netlist, names: &Names, engines: u32) {
         for (f, w) in fields {
             let _ = write!(decl, " wire [{}:0] e{e}_{f};", w - 1);
         }
+        let rec = if opts.records > 0 {
+            let _ = write!(decl, " wire e{e}_rec_v; wire [{}:0] e{e}_rec;", rec_w - 1);
+            format!(", .rec_v(e{e}_rec_v), .rec(e{e}_rec)")
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             s,
             "{decl}\n{eng} #(.ENGINE_ID(32'd{e})) eng_{e} (.clk(clk), .rst(rst), .start(start_q), \
-             .seed(seed), .playouts(playouts), .max_steps(max_steps), .start_state(start_state), \
-             .busy(e{e}_busy), .n_play(e{e}_n_play), .n_steps(e{e}_n_steps), .n_term(e{e}_n_term), \
-             .n_limit(e{e}_n_limit), .n_stuck(e{e}_n_stuck), .gsum(e{e}_gsum));",
+             .seed(seed), .base(base), .playouts(playouts), .max_steps(max_steps), \
+             .start_state(start_state), .busy(e{e}_busy), .n_play(e{e}_n_play), \
+             .n_steps(e{e}_n_steps), .n_term(e{e}_n_term), .n_limit(e{e}_n_limit), \
+             .n_stuck(e{e}_n_stuck), .gsum(e{e}_gsum){rec});",
             eng = names.engine
         );
         busy.push(format!("e{e}_busy"));
@@ -113,13 +126,14 @@ fn write_host_registers(s: &mut String, net: &Netlist) {
         "assign done = started & ~start_q & ~busy_any;\n\
          always @(posedge clk) begin\n    \
          if (rst) begin\n        \
-         seed <= 64'd0; playouts <= 32'd0; max_steps <= 32'd0; use_state <= 1'b0;\n        \
+         seed <= 64'd0; base <= 32'd0; playouts <= 32'd0; max_steps <= 32'd0; use_state <= 1'b0;\n        \
          start_q <= 1'b0; started <= 1'b0; cycles <= 48'd0;\n    \
          end else begin\n        \
          start_q <= wr && addr == 16'h{ctrl:04X} && wdata[0];\n        \
          if (wr && addr == 16'h{ctrl:04X}) use_state <= wdata[1];\n        \
          if (wr && addr == 16'h{slo:04X}) seed[31:0] <= wdata;\n        \
          if (wr && addr == 16'h{shi:04X}) seed[63:32] <= wdata;\n        \
+         if (wr && addr == 16'h{pb:04X}) base <= wdata;\n        \
          if (wr && addr == 16'h{pl:04X}) playouts <= wdata;\n        \
          if (wr && addr == 16'h{ms:04X}) max_steps <= wdata;\n        \
          if (start_q) begin started <= 1'b1; cycles <= 48'd0; end\n        \
@@ -128,6 +142,7 @@ fn write_host_registers(s: &mut String, net: &Netlist) {
         ctrl = regs::CTRL,
         slo = regs::SEED_LO,
         shi = regs::SEED_HI,
+        pb = regs::PLAYOUT_BASE,
         pl = regs::PLAYOUTS,
         ms = regs::MAX_STEPS,
     );
@@ -146,8 +161,55 @@ fn write_host_registers(s: &mut String, net: &Netlist) {
     let _ = writeln!(s, "end");
 }
 
+/// Writes one record buffer per engine ([`Options::records`] slots; see [`crate::records`]):
+/// each engine's finished playouts in finishing order, cleared at a run's start; the
+/// selected record (`RECORD_SELECT`) is registered into `rec_q` for the read window.
+fn write_record_buffers(s: &mut String, net: &Netlist, opts: &Options) {
+    let rec_w = record_bits(net.roles.len(), net.latches.len());
+    let depth = opts.records;
+    let aw = crate::engine::bits_for(depth as usize - 1).max(1);
+    let _ = writeln!(
+        s,
+        "// Record buffers ({depth} records per engine).\n\
+         reg  [31:0] rec_sel;\nreg  rec_over;\nreg  [{rw1}:0] rec_q;\n\
+         always @(posedge clk) if (wr && addr == 16'h{sel:04X}) rec_sel <= wdata;",
+        rw1 = rec_w - 1,
+        sel = regs::RECORD_SELECT,
+    );
+    let mut pick = String::from("{rec_w}'d0");
+    let mut over = Vec::new();
+    for e in (0..opts.engines).rev() {
+        let _ = writeln!(
+            s,
+            "reg  [{rw1}:0] rmem_{e} [0:{d1}];\nreg  [{aw}:0] rptr_{e};\n\
+             always @(posedge clk) begin\n    \
+             if (rst | start_q) rptr_{e} <= {aw1}'d0;\n    \
+             else if (e{e}_rec_v && rptr_{e} != {aw1}'d{depth}) begin\n        \
+             rmem_{e}[rptr_{e}[{am1}:0]] <= e{e}_rec; rptr_{e} <= rptr_{e} + {aw1}'d1;\n    \
+             end\nend",
+            rw1 = rec_w - 1,
+            d1 = depth - 1,
+            aw1 = aw + 1,
+            am1 = aw - 1,
+        );
+        over.push(format!("(e{e}_rec_v && rptr_{e} == {}'d{depth})", aw + 1));
+        pick = format!(
+            "(rec_sel[31:16] == 16'd{e}) ? rmem_{e}[rec_sel[{am1}:0]] : {pick}",
+            am1 = aw - 1
+        );
+    }
+    let pick = pick.replace("{rec_w}", &rec_w.to_string());
+    let _ = writeln!(
+        s,
+        "always @(posedge clk) begin\n    \
+         rec_q <= {pick};\n    \
+         if (rst | start_q) rec_over <= 1'b0; else if ({over}) rec_over <= 1'b1;\nend",
+        over = over.join(" || "),
+    );
+}
+
 /// Writes the registered read multiplexer of the register map ([`regs`]).
-fn write_read_mux(s: &mut String, net: &Netlist, opts: &Options) {
+fn write_read_mux(s: &mut String, net: &Netlist, opts: &Options, hash: u64) {
     let (stages, engines) = (opts.rng_stages, opts.engines);
     let (l, r) = (net.latches.len(), net.roles.len());
     let mut cases = vec![
@@ -164,7 +226,31 @@ fn write_read_mux(s: &mut String, net: &Netlist, opts: &Options) {
         (regs::INFO_ROLES, format!("32'd{r}")),
         (regs::INFO_LATCHES, format!("32'd{l}")),
         (regs::INFO_RNG_STAGES, format!("32'd{stages}")),
+        (regs::INFO_HASH_LO, format!("32'h{:08X}", hash as u32)),
+        (
+            regs::INFO_HASH_HI,
+            format!("32'h{:08X}", (hash >> 32) as u32),
+        ),
+        (regs::INFO_MAGIC, format!("32'h{:08X}", regs::MAGIC_VALUE)),
+        (regs::INFO_RECORDS, format!("32'd{}", opts.records)),
+        (regs::INFO_BANKS, format!("32'd{}", opts.banks)),
+        (regs::INFO_CSLOW, format!("32'd{}", opts.cslow)),
     ];
+    if opts.records > 0 {
+        cases.push((regs::RECORD_OVERFLOW, "{31'd0, rec_over}".into()));
+        for w in 0..record_words(r, l) as u16 {
+            let (lo, hi) = (
+                32 * w as usize,
+                (32 * w as usize + 32).min(record_bits(r, l)),
+            );
+            let val = if hi - lo == 32 {
+                format!("rec_q[{}:{lo}]", hi - 1)
+            } else {
+                format!("{{{}'d0, rec_q[{}:{lo}]}}", 32 - (hi - lo), hi - 1)
+            };
+            cases.push((regs::RECORD_WINDOW + w, val));
+        }
+    }
     for ri in 0..r as u16 {
         cases.push((regs::GOAL_SUM_BASE + 2 * ri, format!("sum_gsum_{ri}[31:0]")));
         cases.push((

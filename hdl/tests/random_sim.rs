@@ -487,20 +487,33 @@ fn threefry_matches_rng() {
             })
             .chain([([0, 0], [0, 0]), ([u32::MAX; 2], [u32::MAX; 2])])
             .collect();
-        let mut tb =
-            String::from("module tb;\nreg clk = 0;\nreg [31:0] k0, k1, c0, c1;\nwire [31:0] d;\n");
+        let mut tb = String::from(
+            "module tb;\nreg clk = 0;\nreg [31:0] k0, k1, b0, c0, c1;\nwire [31:0] d;\n",
+        );
         let clk = if stages > 0 {
             ".clk(clk), .ce(1'b1), "
         } else {
             ""
         };
         tb += &format!(
-            "tf u ({clk}.key0(k0), .key1(k1), .ctr0(c0), .ctr1(c1), .draw(d));\ninitial begin\n"
+            "tf u ({clk}.key0(k0), .key1(k1), .base0(b0), .ctr0(c0), .ctr1(c1), .draw(d));\ninitial begin\n"
         );
-        for (k, c) in &cases {
+        // The playout base is added to counter word 0: half the cases split the index.
+        let base = |i: usize| {
+            if i.is_multiple_of(2) {
+                0
+            } else {
+                0x8000_0001u32.wrapping_mul(i as u32)
+            }
+        };
+        for (i, (k, c)) in cases.iter().enumerate() {
             tb += &format!(
-                "k0 = 32'h{:x}; k1 = 32'h{:x}; c0 = 32'h{:x}; c1 = 32'h{:x};\n",
-                k[0], k[1], c[0], c[1]
+                "k0 = 32'h{:x}; k1 = 32'h{:x}; b0 = 32'h{:x}; c0 = 32'h{:x}; c1 = 32'h{:x};\n",
+                k[0],
+                k[1],
+                base(i),
+                c[0].wrapping_sub(base(i)),
+                c[1]
             );
             tb += &format!(
                 "repeat ({clocks}) begin #1 clk = 1; #1 clk = 0; end\n#1 $display(\"D %h\", d);\n",
@@ -565,6 +578,7 @@ fn generated_verilog_is_lint_clean() {
                 prefix: "module".into(),
                 banks,
                 cslow,
+                records: 0,
             },
         )
         .unwrap();

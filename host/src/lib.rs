@@ -8,6 +8,7 @@ pub mod backend;
 pub mod compare;
 #[cfg(any(test, feature = "testing"))]
 pub mod fixtures;
+pub mod fpga;
 pub mod ggp;
 pub mod goals;
 pub mod gpu;

@@ -1,14 +1,15 @@
-//! Backend selection: the one factory the CLI (`--backend gpu|cpu|auto|reference`, player
-//! specs `mcts:BACKEND:BUDGET`) and tests use to build a [`Backend`].
+//! Backend selection: the one factory the CLI (`--backend gpu|cpu|auto|reference|fpga:…`,
+//! player specs `mcts:BACKEND:BUDGET`) and tests use to build a [`Backend`].
 
 use crate::backend::{Backend, BackendError, ReferenceBackend};
+use crate::fpga::{FpgaBackend, FpgaOptions, FpgaTarget};
 use crate::gpu::GpuBackend;
 use crate::sim::{CpuBackend, CpuOptions};
 use propnet_kernels::runner::software_adapter;
 use propnet_netlist::ValidNetlist;
 
 /// Which backend to run playouts on.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BackendKind {
     /// The WGSL/wgpu backend; fails when no adapter exists or it rejects the shader.
     Gpu,
@@ -18,21 +19,51 @@ pub enum BackendKind {
     /// reason). A software adapter (a CPU-type device such as lavapipe's llvmpipe) is never
     /// chosen: the CPU backend is about 1000× faster than a rasterizer emulating a GPU on
     /// the same cores (connect four 2.4 M vs ~2 k playouts/s measured here).
+    /// Never an FPGA: a board is only used when named.
     Auto,
     /// The scalar reference backend (slow; the yardstick).
-    #[value(alias = "ref")]
     Reference,
+    /// The generated Verilog engines behind the UART shell: `fpga:sim` (a Verilator model)
+    /// or `fpga:PORT` (a board on a serial port, e.g. `fpga:/dev/ttyUSB0`).
+    Fpga(FpgaTarget),
 }
 
 impl BackendKind {
     /// Parses a backend name as on the command line (`gpu`, `cpu`, `auto`, `reference` or
-    /// `ref`).
+    /// `ref`, `fpga:sim`, `fpga:PORT`; names are case-insensitive, ports are not).
     ///
     /// # Errors
     /// A message listing the accepted names.
     pub fn parse(name: &str) -> Result<Self, String> {
-        <Self as clap::ValueEnum>::from_str(name, true)
-            .map_err(|_| format!("unknown backend `{name}` (expected gpu, cpu, auto or reference)"))
+        let lower = name.trim().to_ascii_lowercase();
+        match lower.as_str() {
+            "gpu" => Ok(Self::Gpu),
+            "cpu" => Ok(Self::Cpu),
+            "auto" => Ok(Self::Auto),
+            "reference" | "ref" => Ok(Self::Reference),
+            "fpga" | "fpga:" => Err(format!(
+                "backend `{name}` needs a target: fpga:sim (a Verilator model) or fpga:PORT (e.g. fpga:/dev/ttyUSB0)"
+            )),
+            "fpga:sim" => Ok(Self::Fpga(FpgaTarget::Sim)),
+            l if l.starts_with("fpga:") => {
+                Ok(Self::Fpga(FpgaTarget::Serial(name.trim()[5..].to_string())))
+            }
+            _ => Err(format!(
+                "unknown backend `{name}` (expected gpu, cpu, auto, reference, fpga:sim or fpga:PORT)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Gpu => f.write_str("gpu"),
+            Self::Cpu => f.write_str("cpu"),
+            Self::Auto => f.write_str("auto"),
+            Self::Reference => f.write_str("reference"),
+            Self::Fpga(t) => write!(f, "{t}"),
+        }
     }
 }
 
@@ -43,6 +74,8 @@ pub struct BackendOptions {
     pub cpu: CpuOptions,
     /// GPU shader options (layout, lanes per invocation, workgroup size).
     pub gpu: propnet_kernels::wgsl::Options,
+    /// FPGA options (the simulated design, baud rate, timeouts).
+    pub fpga: FpgaOptions,
 }
 
 /// A built backend and, when `auto` fell back to the CPU, the one-line reason.
@@ -79,6 +112,9 @@ pub fn make_backend(
         BackendKind::Gpu => Ok(plain(Box::new(GpuBackend::new(net, &opts.gpu)?))),
         BackendKind::Cpu => Ok(plain(cpu(net, &opts.cpu)?)),
         BackendKind::Reference => Ok(plain(Box::new(ReferenceBackend::new(net.into_netlist())))),
+        BackendKind::Fpga(target) => {
+            Ok(plain(Box::new(FpgaBackend::new(net, target, &opts.fpga)?)))
+        }
         BackendKind::Auto => {
             let gpu = match software_adapter() {
                 Some(name) => Err(format!(
@@ -109,6 +145,25 @@ mod tests {
         assert_eq!(BackendKind::parse("ref"), Ok(BackendKind::Reference));
         assert_eq!(BackendKind::parse("reference"), Ok(BackendKind::Reference));
         assert!(BackendKind::parse("tpu").unwrap_err().contains("tpu"));
+        assert_eq!(
+            BackendKind::parse("fpga:sim"),
+            Ok(BackendKind::Fpga(FpgaTarget::Sim))
+        );
+        assert_eq!(
+            BackendKind::parse("FPGA:/dev/ttyUSB0"),
+            Ok(BackendKind::Fpga(FpgaTarget::Serial("/dev/ttyUSB0".into())))
+        );
+        assert!(BackendKind::parse("fpga").unwrap_err().contains("fpga:sim"));
+        for k in [
+            "gpu",
+            "cpu",
+            "auto",
+            "reference",
+            "fpga:sim",
+            "fpga:/dev/ttyS1",
+        ] {
+            assert_eq!(BackendKind::parse(k).unwrap().to_string(), k);
+        }
     }
 
     #[test]

@@ -53,6 +53,21 @@ pub fn gpu_available() -> bool {
     }
 }
 
+/// True when the external `tool` (iverilog, verilator, …) can be started. Without it prints
+/// why and returns false (the test skips), unless `PROPNET_REQUIRE_TOOLS` is set (CI), in
+/// which case the absence is a failure (panic).
+pub fn tool_available(tool: &str) -> bool {
+    if propnet_hdl::tools::available(tool) {
+        return true;
+    }
+    assert!(
+        std::env::var("PROPNET_REQUIRE_TOOLS").is_err(),
+        "{tool} is required but not installed"
+    );
+    eprintln!("skipping: {tool} not installed");
+    false
+}
+
 /// The file `rel` (e.g. `games/ggp-repository/ticTacToe.kif`) of the shared test data, or
 /// `None` (skip, with a message) when it is absent, like [`shared_dir`]: with
 /// `PROPNET_REQUIRE_SHARED=1` set, absence panics.

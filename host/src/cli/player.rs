@@ -27,7 +27,7 @@ pub struct PlayerArgs {
     #[arg(long, default_value = "propnet")]
     pub name: String,
     /// Playout backend of compiled games.
-    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    #[arg(long, default_value = "cpu", value_parser = BackendKind::parse)]
     pub backend: BackendKind,
     /// Worker threads of the `cpu` backend (0 = one per core).
     #[arg(long, default_value_t = 0, value_parser = threads)]
@@ -84,7 +84,7 @@ fn options(args: &PlayerArgs) -> anyhow::Result<PlayerOptions> {
     }
     Ok(PlayerOptions {
         name: args.name.clone(),
-        backend: args.backend,
+        backend: args.backend.clone(),
         backend_options: BackendOptions {
             cpu: CpuOptions {
                 threads: args.threads,

@@ -43,7 +43,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
     /// Backend; `gpu` and `auto` print the adapter (name, API, driver) on the backend line.
-    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    #[arg(long, default_value = "cpu", value_parser = BackendKind::parse)]
     pub backend: BackendKind,
     /// Skip the optimization passes.
     #[arg(long)]
@@ -88,7 +88,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         cpu.enable_profile();
         profiled = Some(cpu);
     } else {
-        let selected = make_backend(args.backend, net.clone(), &opts)?;
+        let selected = make_backend(args.backend.clone(), net.clone(), &opts)?;
         if let Some(note) = &selected.note {
             eprintln!("{note}");
         }
@@ -127,7 +127,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         args.seconds,
         args.seed,
         args.max_steps,
-        natural_batch(args.backend, &opts),
+        natural_batch(&args.backend, &opts),
         &bar,
     )?;
     bar.finish_and_clear();

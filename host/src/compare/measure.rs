@@ -69,8 +69,9 @@ pub fn process_cpu_time() -> Option<Duration> {
 /// The batch a backend of `kind` fills at once, [`measure`]'s first batch and smallest
 /// time-limited one: the scalar reference runs playouts one by one (1); the CPU backend
 /// evaluates `lane_width` playouts per block on each thread (a smaller batch costs as much
-/// as a full one); the GPU wants many invocations (1024).
-pub fn natural_batch(kind: BackendKind, opts: &BackendOptions) -> u64 {
+/// as a full one); the GPU wants many invocations (1024); an FPGA run costs a UART round
+/// trip of ~150 bytes, so it wants thousands of playouts per run (4096).
+pub fn natural_batch(kind: &BackendKind, opts: &BackendOptions) -> u64 {
     match kind {
         BackendKind::Reference => 1,
         BackendKind::Cpu => {
@@ -81,6 +82,7 @@ pub fn natural_batch(kind: BackendKind, opts: &BackendOptions) -> u64 {
             (opts.cpu.lane_width.max(1) * threads) as u64
         }
         BackendKind::Gpu | BackendKind::Auto => 1024,
+        BackendKind::Fpga(_) => 4096,
     }
 }
 
@@ -420,8 +422,8 @@ mod tests {
             },
             ..Default::default()
         };
-        assert_eq!(natural_batch(BackendKind::Cpu, &cpu), 256);
-        assert_eq!(natural_batch(BackendKind::Reference, &cpu), 1);
+        assert_eq!(natural_batch(&BackendKind::Cpu, &cpu), 256);
+        assert_eq!(natural_batch(&BackendKind::Reference, &cpu), 1);
         // A tic-tac-toe playout is 5 to 9 joint moves.
         let s = t.sample();
         assert!((5 * 300..=9 * 300).contains(&s.states), "{s:?}");

@@ -191,14 +191,14 @@ fn build_backend(
         ..BackendOptions::default()
     };
     let t0 = Instant::now();
-    let sel = make_backend(kind, net.clone(), &bopts).map_err(|e| e.to_string())?;
+    let sel = make_backend(kind.clone(), net.clone(), &bopts).map_err(|e| e.to_string())?;
     row.compile_seconds = once(compile + t0.elapsed().as_secs_f64());
     row.description = sel.backend.describe();
     row.threads = threads;
     Ok(Ready::Backend(
         sel.backend,
         trace_kind,
-        natural_batch(kind, &bopts),
+        natural_batch(&kind, &bopts),
     ))
 }
 

@@ -252,7 +252,7 @@ fn spawn_compile(job: &Job) -> mpsc::Receiver<Compiled> {
     let (tx, rx) = mpsc::channel();
     let game = job.game.clone();
     let budget = job.opts.ground.clone();
-    let (kind, bopts) = (job.opts.backend, job.opts.backend_options.clone());
+    let (kind, bopts) = (job.opts.backend.clone(), job.opts.backend_options.clone());
     std::thread::spawn(move || {
         let opts = PipelineOptions {
             ground: CompileOptions {

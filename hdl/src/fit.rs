@@ -1,0 +1,342 @@
+//! `--fit`: chooses the RNG stages `S`, banks `K`, C-slow threads `C` and the number of
+//! engines for a device to maximize playouts per second per device, first by a cost model
+//! and then by real synthesis, and places and routes the whole multi-engine design.
+//!
+//! 1. **Model.** For every candidate `(S, K, C)`, cycles per playout are exact
+//!    ([`crate::engine::engine_cycles`] over sample playout lengths). Area is one real
+//!    synthesis of the smallest engine (`S`, one bank, one thread) per `S` plus, per extra
+//!    RNG pipeline (`K·C' − 1` of them per role, `C' = C` with two or more banks), the
+//!    measured area of one Threefry pipeline ([`threefry_luts`]), and per C-slow thread the
+//!    state and cut registers. Fmax is a table of measured single-engine figures
+//!    ([`model_fmax_mhz`]; BENCHMARKS.md). Engines = what fits [`FILL`] of the device after
+//!    the shell. Score = engines × Fmax / cycles per playout.
+//! 2. **Synthesis.** The best [`Options`] by the model are synthesized as one
+//!    engine (yosys); their real area gives the engine count; the best of those is generated
+//!    with that many engines, synthesized and placed and routed as a whole (nextpnr); a
+//!    design that does not fit or place is retried with one engine fewer.
+//!
+//! The report lists every candidate with its model figures and, for those synthesized or
+//! placed, the measured ones.
+
+use crate::engine::engine_cycles;
+use crate::synth::{placer, synthesize_with_progress, PnrOptions, SynthReport, Target};
+use crate::{generate, Error, Options};
+use propnet_netlist::{Netlist, NetlistInfo};
+use std::path::{Path, PathBuf};
+
+/// Share of the device's LUTs (and FFs) a fitted design may use: routing needs the rest.
+pub const FILL: f64 = 0.85;
+/// LUTs assumed for the board shell (UART, bridge, reset, LEDs; measured 593 LUT4, 395 FFs
+/// and 2 block RAMs on iCE40 with yosys 0.23).
+pub const SHELL_LUTS: u64 = 600;
+
+/// LUT4 of one Threefry-2x32-20 pipeline (word 0) with `stages` stages, measured with
+/// yosys 0.23 on the module alone (`synth_ice40` / `synth_ecp5`, CCU2C counted as 2).
+pub fn threefry_luts(target: Target, stages: u32) -> u64 {
+    match (target, stages) {
+        (Target::Ice40, 5) => 1530,
+        (Target::Ice40, 10) => 1560,
+        (Target::Ice40, _) => 1620,
+        (Target::Ecp5, 5) => 1600,
+        (Target::Ecp5, 10) => 1650,
+        (Target::Ecp5, _) => 1700,
+        (Target::Xc7, _) => 900,
+    }
+}
+
+/// The model's single-engine Fmax (MHz) for `stages`, `cslow` on `target`, from the placed
+/// engines of BENCHMARKS.md ("FPGA engine"): C-slow 2 and one Threefry round per stage
+/// clock highest; roles of more than [`crate::chooser::GROUPED_ABOVE_MOVES`] legal entries
+/// (the group-wise chooser with its multiplier) halve it; every bank past two costs 5 %.
+pub fn model_fmax_mhz(target: Target, stages: u32, banks: u32, cslow: u32, grouped: bool) -> f64 {
+    let base = match (target, stages >= 20, cslow) {
+        (Target::Ice40, false, 1) => 55.0,
+        (Target::Ice40, false, _) => 68.0,
+        (Target::Ice40, true, 1) => 52.0,
+        (Target::Ice40, true, _) => 85.0,
+        (_, false, 1) => 85.0,
+        (_, false, _) => 90.0,
+        (_, true, 1) => 80.0,
+        (_, true, _) => 100.0,
+    };
+    let grouped = if grouped { 0.5 } else { 1.0 };
+    base * grouped * 0.95f64.powi(banks.saturating_sub(2) as i32)
+}
+
+/// One candidate engine shape and what is known about it.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    /// RNG stages.
+    pub stages: u32,
+    /// RNG banks per role.
+    pub banks: u32,
+    /// C-slow threads.
+    pub cslow: u32,
+    /// Exact cycles per playout over the sample lengths.
+    pub cycles_per_playout: f64,
+    /// Model: LUTs of one engine.
+    pub model_luts: u64,
+    /// Model: Fmax, MHz.
+    pub model_fmax: f64,
+    /// Model: engines that fit.
+    pub model_engines: u64,
+    /// Synthesized one-engine LUTs and FFs, when synthesized.
+    pub synth: Option<(u64, u64)>,
+    /// Engines that fit by the synthesized area.
+    pub engines: Option<u64>,
+}
+
+impl Candidate {
+    /// The model's playouts per second per device.
+    pub fn model_rate(&self) -> f64 {
+        self.model_engines as f64 * self.model_fmax * 1e6 / self.cycles_per_playout
+    }
+    /// Playouts per second per device by the synthesized area and the model's Fmax.
+    pub fn synth_rate(&self) -> Option<f64> {
+        self.engines
+            .map(|e| e as f64 * self.model_fmax * 1e6 / self.cycles_per_playout)
+    }
+}
+
+/// The result of a fit.
+#[derive(Clone, Debug)]
+pub struct FitReport {
+    /// Every candidate, best model rate first.
+    pub candidates: Vec<Candidate>,
+    /// The options chosen (engines included).
+    pub chosen: Options,
+    /// Cycles per playout of the chosen shape.
+    pub cycles_per_playout: f64,
+    /// Whole-device synthesis (and place and route) of the chosen design.
+    pub report: SynthReport,
+    /// Engine counts tried for the whole device, with why each was given up.
+    pub tried: Vec<(u32, String)>,
+}
+
+impl FitReport {
+    /// Measured playouts per second of the whole device (placed Fmax), if placed.
+    pub fn playouts_per_s(&self) -> Option<f64> {
+        self.report
+            .fmax_mhz
+            .map(|f| f * 1e6 / self.cycles_per_playout * f64::from(self.chosen.engines))
+    }
+}
+
+/// Engines of `luts` LUTs and `ffs` FFs each that fit [`FILL`] of `target`'s device after the
+/// shell (at least 0). iCE40 logic cells hold one LUT and one FF, so there the larger counts.
+pub fn engines_fitting(target: Target, luts: u64, ffs: u64) -> u64 {
+    let room = (target.device_luts() as f64 * FILL) - SHELL_LUTS as f64;
+    let per = match target {
+        Target::Ice40 => luts.max(ffs),
+        _ => luts,
+    }
+    .max(1) as f64;
+    let ff_room = target.device_ffs() as f64 * FILL;
+    (room / per)
+        .min(ff_room / ffs.max(1) as f64)
+        .max(0.0)
+        .floor() as u64
+}
+
+/// Settings of a fit.
+#[derive(Clone, Debug)]
+pub struct FitOptions {
+    /// Module prefix of the designs.
+    pub prefix: String,
+    /// Sample playout lengths (joint moves; e.g. reference playouts).
+    pub lengths: Vec<u32>,
+    /// Candidates synthesized as one engine (the best by the model), at least 1.
+    pub synth_candidates: usize,
+    /// Place and route settings.
+    pub pnr: PnrOptions,
+}
+
+/// Runs the fit for `target` (see the module docs), writing every synthesis into its own
+/// folder under `dir`; `before_tool` is called before each external tool run.
+///
+/// # Errors
+/// Tool errors; [`Error::Unsupported`] when no engine fits the device.
+pub fn fit(
+    net: &Netlist,
+    info: &NetlistInfo,
+    target: Target,
+    dir: &Path,
+    fo: &FitOptions,
+    before_tool: &mut dyn FnMut(&str),
+) -> Result<FitReport, Error> {
+    let grouped = net
+        .roles
+        .iter()
+        .any(|r| r.legal.len() > crate::chooser::GROUPED_ABOVE_MOVES);
+    let design = |stages, banks, cslow, engines| Options {
+        prefix: fo.prefix.clone(),
+        engines,
+        rng_stages: stages,
+        banks,
+        cslow,
+        records: 0,
+    };
+    // One-engine syntheses by shape (S, K, C), kept for the whole-device step.
+    let mut singles: Vec<((u32, u32, u32), SynthReport, PathBuf)> = Vec::new();
+    let mut synth_one = |o: &Options, tag: &str| -> Result<(u64, u64), Error> {
+        let shape = (o.rng_stages, o.banks, o.cslow);
+        if let Some((_, r, _)) = singles.iter().find(|s| s.0 == shape) {
+            return Ok((r.luts, r.ffs));
+        }
+        let d = generate(net, info, o)?;
+        let at = dir.join(tag);
+        let r = crate::synth::synthesize_only(&d, &at, target, before_tool)?;
+        let area = (r.luts, r.ffs);
+        singles.push((shape, r, at));
+        Ok(area)
+    };
+    // Calibration: the smallest engine per S.
+    let mut base = Vec::new();
+    for s in [10u32, 20] {
+        let (l, f) = synth_one(&design(s, 1, 1, 1), &format!("calib-s{s}"))?;
+        base.push((s, l, f));
+    }
+    let mut cands = model_candidates(net, target, &fo.lengths, &base, grouped);
+    cands.sort_by(|a, b| b.model_rate().total_cmp(&a.model_rate()));
+    for c in cands.iter_mut().take(fo.synth_candidates.max(1)) {
+        // A shape synthesized already (its calibration) is not synthesized again.
+        let tag = format!("one-s{}-k{}-c{}", c.stages, c.banks, c.cslow);
+        let (luts, ffs) = synth_one(&design(c.stages, c.banks, c.cslow, 1), &tag)?;
+        c.synth = Some((luts, ffs));
+        c.engines = Some(engines_fitting(target, luts, ffs));
+    }
+    // Synthesized shapes by their rate; each placed with its engine count, then fewer, then
+    // the next shape (an iCE40 logic cell count can exceed the LUT count the model used).
+    let mut ranked: Vec<Candidate> = cands
+        .iter()
+        .filter(|c| c.engines.is_some_and(|e| e > 0))
+        .cloned()
+        .collect();
+    ranked.sort_by(|a, b| {
+        b.synth_rate()
+            .unwrap_or(0.0)
+            .total_cmp(&a.synth_rate().unwrap_or(0.0))
+    });
+    if ranked.is_empty() {
+        return Err(Error::Unsupported(format!(
+            "no engine shape fits the {} (smallest engine: {} LUTs)",
+            target.device(),
+            base.iter().map(|b| b.1).min().unwrap_or(0)
+        )));
+    }
+    let mut tried = Vec::new();
+    for best in &ranked {
+        let mut engines = best.engines.unwrap_or(1) as u32;
+        while engines >= 1 && tried.len() < MAX_DEVICE_TRIES {
+            let o = design(best.stages, best.banks, best.cslow, engines);
+            let why = match place_device(net, info, target, dir, fo, &o, &singles, before_tool) {
+                Ok(r) if r.fits && (r.fmax_mhz.is_some() || placer(target, &fo.pnr).is_none()) => {
+                    return Ok(FitReport {
+                        candidates: cands,
+                        cycles_per_playout: best.cycles_per_playout,
+                        chosen: o,
+                        report: r,
+                        tried,
+                    });
+                }
+                Ok(r) if !r.fits => format!("{} LUTs, {} FFs: does not fit", r.luts, r.ffs),
+                Ok(_) => "placed without a timing report".to_string(),
+                Err(e) => format!(
+                    "place and route failed: {}",
+                    crate::tools::tail(&e.to_string(), 3)
+                ),
+            };
+            let shape = format!("(S={}, K={}, C={}) {why}", o.rng_stages, o.banks, o.cslow);
+            tried.push((engines, shape));
+            engines -= 1;
+        }
+    }
+    Err(Error::Unsupported(format!(
+        "no whole-device design placed on the {}: {}",
+        target.device(),
+        tried
+            .iter()
+            .map(|(e, w)| format!("{e} engines {w}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    )))
+}
+
+/// Whole-device place-and-route attempts of a fit, over all shapes.
+const MAX_DEVICE_TRIES: usize = 4;
+
+/// One whole-device attempt: `o` generated, synthesized and placed in its own folder; a
+/// one-engine design is placed from its one-engine synthesis in `singles` when there is one.
+#[allow(clippy::too_many_arguments)] // the fit's context, passed through
+fn place_device(
+    net: &Netlist,
+    info: &NetlistInfo,
+    target: Target,
+    dir: &Path,
+    fo: &FitOptions,
+    o: &Options,
+    singles: &[((u32, u32, u32), SynthReport, PathBuf)],
+    before_tool: &mut dyn FnMut(&str),
+) -> Result<SynthReport, Error> {
+    let d = generate(net, info, o)?;
+    let shape = (o.rng_stages, o.banks, o.cslow);
+    match singles.iter().find(|s| s.0 == shape && o.engines == 1) {
+        Some((_, r, at)) => {
+            let mut r = r.clone();
+            crate::synth::place_synthesized(&mut r, &d, at, &fo.pnr, before_tool)?;
+            Ok(r)
+        }
+        None => {
+            let tag = format!(
+                "device-{}x-s{}-k{}-c{}",
+                o.engines, shape.0, shape.1, shape.2
+            );
+            synthesize_with_progress(&d, &dir.join(tag), target, &fo.pnr, before_tool)
+        }
+    }
+}
+
+/// The model figures of every `(S, K, C)` candidate (S ∈ {10, 20}, K ∈ 1..=4, C ∈ {1, 2}),
+/// from the calibration syntheses `base` (`(S, LUTs, FFs)` of one-bank, one-thread engines).
+fn model_candidates(
+    net: &Netlist,
+    target: Target,
+    lengths: &[u32],
+    base: &[(u32, u64, u64)],
+    grouped: bool,
+) -> Vec<Candidate> {
+    let roles = net.roles.len() as u64;
+    let n = lengths.len().max(1) as f64;
+    let mut out = Vec::new();
+    for &(stages, luts, ffs) in base {
+        for banks in 1..=4u32 {
+            for cslow in 1..=2u32 {
+                let pipes = u64::from(if banks >= 2 { banks * cslow } else { banks });
+                let rng = threefry_luts(target, stages);
+                let model_luts = luts + (pipes - 1) * roles * rng;
+                // C-slow: a second copy of the state, the cut and the contexts.
+                let extra_ff = if cslow == 2 {
+                    net.latches.len() as u64 * 2 + 200
+                } else {
+                    0
+                };
+                // A pipeline's registers: 64 bits per stage and the key-injection words.
+                let model_ffs =
+                    ffs + (pipes - 1) * roles * (64 * u64::from(stages) + 300) + extra_ff;
+                let cycles = engine_cycles(lengths, stages, banks, cslow) as f64 / n;
+                out.push(Candidate {
+                    stages,
+                    banks,
+                    cslow,
+                    cycles_per_playout: cycles,
+                    model_luts,
+                    model_fmax: model_fmax_mhz(target, stages, banks, cslow, grouped),
+                    model_engines: engines_fitting(target, model_luts, model_ffs),
+                    synth: None,
+                    engines: None,
+                });
+            }
+        }
+    }
+    out
+}
