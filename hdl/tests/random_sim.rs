@@ -636,7 +636,10 @@ fn bad_options_and_netlists_are_errors() {
     let mut empty = Netlist::default();
     empty.terminal = empty.push(Gate::Const(true));
     assert!(
-        matches!(validate(&empty), Err(propnet_netlist::ValidateError::NoRoles)),
+        matches!(
+            validate(&empty),
+            Err(propnet_netlist::ValidateError::NoRoles)
+        ),
         "a netlist without roles never reaches the writer"
     );
 }

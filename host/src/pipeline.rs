@@ -71,8 +71,9 @@ pub enum PipelineError {
     Ground {
         /// `file:line:column: ` of the offending rule, or `file: `.
         location: String,
-        /// The grounder's error.
-        source: GroundError,
+        /// The grounder's error (boxed: it carries the budget's sizes and keeps every
+        /// pipeline `Result` small).
+        source: Box<GroundError>,
     },
     /// The game has more roles than the playout RNG can address.
     #[error("{path}: {source}")]
@@ -149,7 +150,10 @@ pub fn compile_game(
                 Some(span) => format!("{}: ", game.source.loc(span.start)),
                 None => format!("{name}: "),
             };
-            PipelineError::Ground { location, source }
+            PipelineError::Ground {
+                location,
+                source: Box::new(source),
+            }
         })?;
     let warnings = game.warnings.iter().map(|w| w.to_string()).collect();
     let (net, mut report) =

@@ -208,7 +208,9 @@ fn check_csv_json(report: &Report, dir: &Path) {
                 let close = |v: f64| (v - p.median).abs() <= 1e-12 * p.median.abs().max(1.0);
                 let c: f64 = f[col("playouts_per_s_median")].parse().unwrap();
                 assert!(close(c), "csv {c} vs {}", p.median);
-                let jv = j["playouts_per_second"]["median"].as_f64().expect("json median");
+                let jv = j["playouts_per_second"]["median"]
+                    .as_f64()
+                    .expect("json median");
                 assert!(close(jv), "json {jv} vs {}", p.median);
                 assert_eq!(f[col("playouts_per_s_text")], format_rate(p.median));
             }

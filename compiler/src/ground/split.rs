@@ -35,20 +35,6 @@ use crate::gdl::RelId;
 use crate::gdl::Symbols;
 use std::collections::HashMap;
 
-fn lit_vars(l: &PLit) -> Vec<u16> {
-    let mut v = Vec::new();
-    match l {
-        PLit::Pos(a) | PLit::Neg(a) => a.args.iter().for_each(|t| t.vars(&mut v)),
-        PLit::Distinct(a, b) | PLit::Equal(a, b) => {
-            a.vars(&mut v);
-            b.vars(&mut v);
-        }
-    }
-    v.sort_unstable();
-    v.dedup();
-    v
-}
-
 fn find(parent: &mut [usize], mut i: usize) -> usize {
     while parent[i] != i {
         parent[i] = parent[parent[i]];
@@ -219,7 +205,7 @@ fn eliminate_variable(rule: &CRule, aux: &mut Aux<'_>) -> Option<(CRule, Option<
     }
     let mut head_vars = Vec::new();
     rule.head.args.iter().for_each(|t| t.vars(&mut head_vars));
-    let vars: Vec<Vec<u16>> = rule.body.iter().map(lit_vars).collect();
+    let vars: Vec<Vec<u16>> = rule.body.iter().map(PLit::vars).collect();
     let mut locals: Vec<u16> = vars.iter().flatten().copied().collect();
     locals.sort_unstable();
     locals.dedup();
@@ -291,7 +277,7 @@ fn split_groups(rule: CRule, aux: &mut Aux<'_>) -> (CRule, Vec<CRule>) {
     let mut head_vars = Vec::new();
     rule.head.args.iter().for_each(|t| t.vars(&mut head_vars));
     let in_head = |v: u16| head_vars.contains(&v);
-    let vars: Vec<Vec<u16>> = rule.body.iter().map(lit_vars).collect();
+    let vars: Vec<Vec<u16>> = rule.body.iter().map(PLit::vars).collect();
     // Union literals sharing a non-head variable.
     let n = rule.body.len();
     let mut parent: Vec<usize> = (0..n).collect();
@@ -423,7 +409,7 @@ fn project_literals(mut rule: CRule, aux: &mut Aux<'_>) -> (CRule, Vec<CRule>) {
     for &v in &head_vars {
         uses[v as usize] += 1;
     }
-    let vars: Vec<Vec<u16>> = rule.body.iter().map(lit_vars).collect();
+    let vars: Vec<Vec<u16>> = rule.body.iter().map(PLit::vars).collect();
     for vs in &vars {
         for &v in vs {
             uses[v as usize] += 1;

@@ -147,7 +147,7 @@ fn stats_text(args: &CompileArgs, r: &CompileReport) -> anyhow::Result<String> {
         )?;
     }
     let mut latches: Vec<_> = g.by_relation.iter().filter(|s| s.latches > 0).collect();
-    latches.sort_by(|a, b| b.latches.cmp(&a.latches));
+    latches.sort_by_key(|l| std::cmp::Reverse(l.latches));
     let groups: Vec<String> = latches
         .iter()
         .take(args.top as usize)
