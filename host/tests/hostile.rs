@@ -239,6 +239,24 @@ fn item10_ill_formed_goals_are_counted_and_undeclared_roles_warned() {
         "{}",
         o.err
     );
+    // The same policy and the same warning from every command that scores the game
+    // (`solve` then refuses it: `stay` repeats the state forever).
+    for (cmd, code) in [
+        (vec!["match", "--players", "random", "--games", "2"], 0),
+        (vec!["best", "--iterations", "20"], 0),
+        (vec!["solve"], 1),
+    ] {
+        let mut a = vec![cmd[0], g.to_str().unwrap()];
+        a.extend(&cmd[1..]);
+        let o = run(&a);
+        o.expect_code(code, cmd[0]);
+        assert!(
+            o.err.contains("warning: ill-formed goals in"),
+            "{}: {}",
+            cmd[0],
+            o.err
+        );
+    }
     let g = file("undeclared.kif", &format!("{GO}(goal b 50)\n"));
     let o = run(&["check", g.to_str().unwrap()]);
     o.expect_code(0, "check");

@@ -42,6 +42,9 @@ pub struct BestArgs {
 /// Searches the state and prints per role the root moves' visits and values.
 pub fn run(args: BestArgs) -> anyhow::Result<()> {
     let (net, _) = super::load(&args.game, args.no_optimize)?;
+    if let Some(w) = propnet_host::goals::audit_sample(&net).warning() {
+        eprintln!("{w}");
+    }
     let m = NetMachine::new(&net);
     let state = match &args.state {
         Some(path) => read_state(

@@ -44,6 +44,9 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         return super::manage::run(&args);
     }
     let (net, _) = super::load(&args.game, args.no_optimize)?;
+    if let Some(w) = propnet_host::goals::audit_sample(&net).warning() {
+        eprintln!("{w}");
+    }
     if args.players.len() != net.roles.len() {
         bail!(
             "{} has {}, but {} given",

@@ -197,15 +197,8 @@ fn print_report(
             plural(done, "playout")
         );
     }
-    if !audit.is_clean() {
-        eprintln!(
-            "warning: ill-formed goals in {} of {} replayed terminal states: {} with several \
-             values for a role (the highest counts), {} with none (0 counts)",
-            audit.several_goals + audit.no_goal,
-            audit.terminal,
-            audit.several_goals,
-            audit.no_goal
-        );
+    if let Some(w) = audit.warning() {
+        eprintln!("{w}");
     }
     if args.json {
         let v = serde_json::json!({

@@ -25,6 +25,9 @@ pub struct SolveArgs {
 /// Solves the game from its initial state and prints each role's value.
 pub fn run(args: SolveArgs) -> anyhow::Result<()> {
     let (net, _) = super::load(&args.game, args.no_optimize)?;
+    if let Some(w) = propnet_host::goals::audit_sample(&net).warning() {
+        eprintln!("{w}");
+    }
     let max_time = (args.max_seconds > 0.0).then(|| Duration::from_secs_f64(args.max_seconds));
     eprintln!(
         "solving {} (budget: {} states, {})",
