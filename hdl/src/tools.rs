@@ -57,6 +57,21 @@ pub fn available(tool: &str) -> bool {
         || Command::new(tool).arg("--version").output().is_ok()
 }
 
+/// For test suites: [`available`], and when `tool` is missing, prints why and returns
+/// false (the test skips) — unless `PROPNET_REQUIRE_TOOLS` is set (CI does), in which case
+/// the absence is a failure (panic).
+pub fn available_for_tests(tool: &str) -> bool {
+    if available(tool) {
+        return true;
+    }
+    assert!(
+        std::env::var("PROPNET_REQUIRE_TOOLS").is_err(),
+        "{tool} is required but not installed"
+    );
+    eprintln!("skipping: {tool} not installed");
+    false
+}
+
 /// Runs `verilator --lint-only -Wall` on the design's synthesizable sources (written into
 /// `dir`). Returns the warnings text, empty when clean; a lint error is [`Error::ToolFailed`].
 pub fn lint(design: &crate::Design, dir: &Path) -> Result<String, Error> {

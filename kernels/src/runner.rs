@@ -11,7 +11,8 @@ mod device;
 mod plan;
 
 pub use device::{
-    adapter_text, loop_limit, request_adapter, software_adapter, GpuRunner, RunError,
+    adapter_for_tests, adapter_text, loop_limit, request_adapter, software_adapter, GpuRunner,
+    RunError,
 };
 
 use propnet_netlist::playout::PlayoutEnd;

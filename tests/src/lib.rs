@@ -41,31 +41,14 @@ pub fn shared_dir() -> Option<PathBuf> {
 /// returns false (the test skips), unless the environment sets `PROPNET_REQUIRE_GPU=1` (CI
 /// does), in which case the absence is a failure (panic).
 pub fn gpu_available() -> bool {
-    match propnet_kernels::runner::request_adapter() {
-        Ok(_) => true,
-        Err(e) => {
-            if std::env::var("PROPNET_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("PROPNET_REQUIRE_GPU=1 but {e}");
-            }
-            eprintln!("skipping GPU test: {e}");
-            false
-        }
-    }
+    propnet_kernels::runner::adapter_for_tests()
 }
 
 /// True when the external `tool` (iverilog, verilator, …) can be started. Without it prints
 /// why and returns false (the test skips), unless `PROPNET_REQUIRE_TOOLS` is set (CI), in
 /// which case the absence is a failure (panic).
 pub fn tool_available(tool: &str) -> bool {
-    if propnet_hdl::tools::available(tool) {
-        return true;
-    }
-    assert!(
-        std::env::var("PROPNET_REQUIRE_TOOLS").is_err(),
-        "{tool} is required but not installed"
-    );
-    eprintln!("skipping: {tool} not installed");
-    false
+    propnet_hdl::tools::available_for_tests(tool)
 }
 
 /// The file `rel` (e.g. `games/ggp-repository/ticTacToe.kif`) of the shared test data, or

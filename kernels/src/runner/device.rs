@@ -73,6 +73,22 @@ pub fn request_adapter() -> Result<wgpu::Adapter, RunError> {
     .map_err(|e| RunError::NoAdapter(e.to_string()))
 }
 
+/// For test suites: true when an adapter (a real GPU or lavapipe) exists. Without one it
+/// prints why and returns false (the test skips), unless the environment sets
+/// `PROPNET_REQUIRE_GPU=1` (CI does), in which case the absence is a failure (panic).
+pub fn adapter_for_tests() -> bool {
+    match request_adapter() {
+        Ok(_) => true,
+        Err(e) => {
+            if std::env::var("PROPNET_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("PROPNET_REQUIRE_GPU=1 but {e}");
+            }
+            eprintln!("skipping GPU test: {e}");
+            false
+        }
+    }
+}
+
 /// The preferred adapter's [`adapter_text`] when it is a CPU-type device (a software
 /// rasterizer such as lavapipe's llvmpipe, slower than the CPU backend on the same cores);
 /// `None` when it is hardware or there is no adapter.

@@ -10,16 +10,7 @@ use propnet_netlist::{
 /// returns false (the test skips), unless the environment sets `PROPNET_REQUIRE_GPU=1` (CI
 /// does), in which case the absence is a failure (panic).
 pub fn gpu_available() -> bool {
-    match propnet_kernels::runner::request_adapter() {
-        Ok(_) => true,
-        Err(e) => {
-            if std::env::var("PROPNET_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("PROPNET_REQUIRE_GPU=1 but {e}");
-            }
-            eprintln!("skipping GPU test: {e}");
-            false
-        }
-    }
+    propnet_kernels::runner::adapter_for_tests()
 }
 
 /// A two-bit counter game for one role: moves `inc` (always legal) and `wait` (legal while
