@@ -2,33 +2,31 @@
 //! engines for a device to maximize playouts per second per device, first by a cost model
 //! and then by real synthesis, and places and routes the whole multi-engine design.
 //!
-//! 1. **Model.** For every candidate `(S, K, C)`, cycles per playout are exact
-//!    ([`crate::engine::engine_cycles`] over sample playout lengths). Area is one real
-//!    synthesis of the smallest engine (`S`, one bank, one thread) per `S` plus, per extra
-//!    RNG pipeline (`K·C' − 1` of them per role, `C' = C` with two or more banks), the
-//!    measured area of one Threefry pipeline ([`threefry_luts`]), and per C-slow thread the
-//!    state and cut registers. Fmax is a table of measured single-engine figures
-//!    ([`model_fmax_mhz`]; BENCHMARKS.md). Engines = what fits [`FILL`] of the device after
-//!    the shell. Score = engines × Fmax / cycles per playout.
+//! 1. **Model.** For every candidate `(S, K, C)` (`S` in [`FitOptions::stages`]), cycles
+//!    per playout are exact ([`crate::engine::engine_cycles`] over sample playout lengths).
+//!    Area is one real synthesis of the smallest engine (`S`, one bank, one thread) per `S`
+//!    plus, per extra RNG pipeline (`K·C' − 1` of them per role, `C' = C` with two or more
+//!    banks), the measured area of one Threefry pipeline ([`threefry_luts`]), and per C-slow
+//!    thread the state and cut registers; LUTs become logic cells at the calibration's
+//!    packed cells per LUT ([`crate::pack`]). Fmax is a table of measured single-engine
+//!    figures ([`model_fmax_mhz`]; BENCHMARKS.md). Engines = what fits [`FILL`] of the
+//!    device after the shell. Score = engines × Fmax / cycles per playout.
 //! 2. **Synthesis.** The best [`Options`] by the model are synthesized as one
-//!    engine (yosys); their real area gives the engine count; the best of those is generated
-//!    with that many engines, synthesized and placed and routed as a whole (nextpnr); a
-//!    design that does not fit or place is retried with one engine fewer.
+//!    engine (yosys) and packed (nextpnr `--pack-only`); their packed cells give the engine
+//!    count ([`engines_fitting_cells`]); the best of those is generated with that many
+//!    engines, synthesized (the engine once, its hierarchy kept) and placed and routed as a
+//!    whole (nextpnr); a design that does not pack into the device or does not place is
+//!    retried with one engine fewer.
 //!
 //! The report lists every candidate with its model figures and, for those synthesized or
 //! placed, the measured ones.
 
 use crate::engine::engine_cycles;
+pub use crate::pack::{engines_fitting_cells, Packed, FILL, SHELL_CELLS};
 use crate::synth::{placer, synthesize_with_progress, PnrOptions, SynthReport, Target};
 use crate::{generate, Error, Options};
 use propnet_netlist::{Netlist, NetlistInfo};
 use std::path::{Path, PathBuf};
-
-/// Share of the device's LUTs (and FFs) a fitted design may use: routing needs the rest.
-pub const FILL: f64 = 0.85;
-/// LUTs assumed for the board shell (UART, bridge, reset, LEDs; measured 593 LUT4, 395 FFs
-/// and 2 block RAMs on iCE40 with yosys 0.23).
-pub const SHELL_LUTS: u64 = 600;
 
 /// LUT4 of one Threefry-2x32-20 pipeline (word 0) with `stages` stages, measured with
 /// yosys 0.23 on the module alone (`synth_ice40` / `synth_ecp5`, CCU2C counted as 2).
@@ -76,12 +74,17 @@ pub struct Candidate {
     pub cycles_per_playout: f64,
     /// Model: LUTs of one engine.
     pub model_luts: u64,
+    /// Model: packed logic cells of one engine (the LUTs at the calibration's cells per
+    /// LUT; the LUTs where nothing was packed).
+    pub model_cells: u64,
     /// Model: Fmax, MHz.
     pub model_fmax: f64,
     /// Model: engines that fit.
     pub model_engines: u64,
     /// Synthesized one-engine LUTs and FFs, when synthesized.
     pub synth: Option<(u64, u64)>,
+    /// Packed cells of the synthesized one-engine design, when packed.
+    pub packed: Option<Packed>,
     /// Engines that fit by the synthesized area.
     pub engines: Option<u64>,
 }
@@ -123,9 +126,10 @@ impl FitReport {
 }
 
 /// Engines of `luts` LUTs and `ffs` FFs each that fit [`FILL`] of `target`'s device after the
-/// shell (at least 0). iCE40 logic cells hold one LUT and one FF, so there the larger counts.
+/// shell (at least 0), where nothing packs the design (xc7; ECP5 without nextpnr-ecp5).
+/// iCE40 logic cells hold one LUT and one FF, so there the larger counts.
 pub fn engines_fitting(target: Target, luts: u64, ffs: u64) -> u64 {
-    let room = (target.device_luts() as f64 * FILL) - SHELL_LUTS as f64;
+    let room = (target.device_luts() as f64 * FILL) - SHELL_CELLS as f64;
     let per = match target {
         Target::Ice40 => luts.max(ffs),
         _ => luts,
@@ -147,6 +151,8 @@ pub struct FitOptions {
     pub lengths: Vec<u32>,
     /// Candidates synthesized as one engine (the best by the model), at least 1.
     pub synth_candidates: usize,
+    /// RNG stage counts tried (each costs one calibration synthesis); default 10 and 20.
+    pub stages: Vec<u32>,
     /// Place and route settings.
     pub pnr: PnrOptions,
 }
@@ -178,35 +184,43 @@ pub fn fit(
     };
     // One-engine syntheses by shape (S, K, C), kept for the whole-device step.
     let mut singles: Vec<((u32, u32, u32), SynthReport, PathBuf)> = Vec::new();
-    let mut synth_one = |o: &Options, tag: &str| -> Result<(u64, u64), Error> {
+    let mut synth_one = |o: &Options, tag: &str| -> Result<SynthReport, Error> {
         let shape = (o.rng_stages, o.banks, o.cslow);
         if let Some((_, r, _)) = singles.iter().find(|s| s.0 == shape) {
-            return Ok((r.luts, r.ffs));
+            return Ok(r.clone());
         }
         let d = generate(net, info, o)?;
         let at = dir.join(tag);
-        let r = crate::synth::synthesize_only(&d, &at, target, before_tool)?;
-        let area = (r.luts, r.ffs);
-        singles.push((shape, r, at));
-        Ok(area)
+        let r = crate::synth::synthesize_only(&d, &at, target, &fo.pnr, before_tool)?;
+        singles.push((shape, r.clone(), at));
+        Ok(r)
     };
     // Calibration: the smallest engine per S.
     let mut base = Vec::new();
-    for s in [10u32, 20] {
-        let (l, f) = synth_one(&design(s, 1, 1, 1), &format!("calib-s{s}"))?;
-        base.push((s, l, f));
+    for &s in &fo.stages {
+        let r = synth_one(&design(s, 1, 1, 1), &format!("calib-s{s}"))?;
+        base.push(Calibration {
+            stages: s,
+            luts: r.luts,
+            ffs: r.ffs,
+            packed: r.packed,
+        });
     }
     let mut cands = model_candidates(net, target, &fo.lengths, &base, grouped);
     cands.sort_by(|a, b| b.model_rate().total_cmp(&a.model_rate()));
     for c in cands.iter_mut().take(fo.synth_candidates.max(1)) {
         // A shape synthesized already (its calibration) is not synthesized again.
         let tag = format!("one-s{}-k{}-c{}", c.stages, c.banks, c.cslow);
-        let (luts, ffs) = synth_one(&design(c.stages, c.banks, c.cslow, 1), &tag)?;
-        c.synth = Some((luts, ffs));
-        c.engines = Some(engines_fitting(target, luts, ffs));
+        let r = synth_one(&design(c.stages, c.banks, c.cslow, 1), &tag)?;
+        c.synth = Some((r.luts, r.ffs));
+        c.packed = r.packed;
+        c.engines = Some(match r.packed {
+            Some(p) => engines_fitting_cells(target, p),
+            None => engines_fitting(target, r.luts, r.ffs),
+        });
     }
     // Synthesized shapes by their rate; each placed with its engine count, then fewer, then
-    // the next shape (an iCE40 logic cell count can exceed the LUT count the model used).
+    // the next shape.
     let mut ranked: Vec<Candidate> = cands
         .iter()
         .filter(|c| c.engines.is_some_and(|e| e > 0))
@@ -218,11 +232,7 @@ pub fn fit(
             .total_cmp(&a.synth_rate().unwrap_or(0.0))
     });
     if ranked.is_empty() {
-        return Err(Error::Unsupported(format!(
-            "no engine shape fits the {} (smallest engine: {} LUTs)",
-            target.device(),
-            base.iter().map(|b| b.1).min().unwrap_or(0)
-        )));
+        return Err(Error::Unsupported(nothing_fits(target, &cands)));
     }
     let mut tried = Vec::new();
     for best in &ranked {
@@ -239,7 +249,7 @@ pub fn fit(
                         tried,
                     });
                 }
-                Ok(r) if !r.fits => format!("{} LUTs, {} FFs: does not fit", r.luts, r.ffs),
+                Ok(r) if !r.fits => format!("{}: does not fit", area_text(&r)),
                 Ok(_) => "placed without a timing report".to_string(),
                 Err(e) => format!(
                     "place and route failed: {}",
@@ -296,24 +306,81 @@ fn place_device(
     }
 }
 
-/// The model figures of every `(S, K, C)` candidate (S ∈ {10, 20}, K ∈ 1..=4, C ∈ {1, 2}),
-/// from the calibration syntheses `base` (`(S, LUTs, FFs)` of one-bank, one-thread engines).
+/// A calibration synthesis: the one-bank, one-thread engine of `stages` RNG stages.
+#[derive(Copy, Clone, Debug)]
+struct Calibration {
+    stages: u32,
+    luts: u64,
+    ffs: u64,
+    packed: Option<Packed>,
+}
+
+/// The area of a synthesis in words: LUTs, FFs and, when packed, the packed cells.
+fn area_text(r: &SynthReport) -> String {
+    match r.packed {
+        Some(p) if p.ffs > 0 => format!(
+            "{} LUTs, {} FFs, packed {} cells + {} FFs of {}",
+            r.luts,
+            r.ffs,
+            p.cells,
+            p.ffs,
+            r.target.device_luts()
+        ),
+        Some(p) => format!(
+            "{} LUTs, {} FFs, packed {} logic cells of {}",
+            r.luts,
+            r.ffs,
+            p.cells,
+            r.target.device_luts()
+        ),
+        None => format!("{} LUTs, {} FFs", r.luts, r.ffs),
+    }
+}
+
+/// Why no candidate fits: the smallest synthesized engine's real area.
+fn nothing_fits(target: Target, cands: &[Candidate]) -> String {
+    let smallest = cands
+        .iter()
+        .filter_map(|c| Some((c, c.synth?)))
+        .min_by_key(|(c, (l, _))| c.packed.map(|p| p.cells).unwrap_or(*l));
+    match smallest {
+        Some((c, (luts, ffs))) => format!(
+            "no engine shape fits the {} ({:.0} % of its {} logic cells after a {}-cell shell): \
+             the smallest synthesized, S={}, K={}, C={}, is {luts} LUTs, {ffs} FFs{}",
+            target.device(),
+            FILL * 100.0,
+            target.device_luts(),
+            SHELL_CELLS,
+            c.stages,
+            c.banks,
+            c.cslow,
+            c.packed
+                .map(|p| format!(", {} packed logic cells", p.cells))
+                .unwrap_or_default()
+        ),
+        None => format!("no engine shape fits the {}", target.device()),
+    }
+}
+
+/// The model figures of every `(S, K, C)` candidate (S of the calibrations, K ∈ 1..=4,
+/// C ∈ {1, 2}), from the calibration syntheses `base` (one-bank, one-thread engines).
 fn model_candidates(
     net: &Netlist,
     target: Target,
     lengths: &[u32],
-    base: &[(u32, u64, u64)],
+    base: &[Calibration],
     grouped: bool,
 ) -> Vec<Candidate> {
     let roles = net.roles.len() as u64;
     let n = lengths.len().max(1) as f64;
     let mut out = Vec::new();
-    for &(stages, luts, ffs) in base {
+    for cal in base {
+        let stages = cal.stages;
         for banks in 1..=4u32 {
             for cslow in 1..=2u32 {
                 let pipes = u64::from(if banks >= 2 { banks * cslow } else { banks });
                 let rng = threefry_luts(target, stages);
-                let model_luts = luts + (pipes - 1) * roles * rng;
+                let model_luts = cal.luts + (pipes - 1) * roles * rng;
                 // C-slow: a second copy of the state, the cut and the contexts.
                 let extra_ff = if cslow == 2 {
                     net.latches.len() as u64 * 2 + 200
@@ -322,17 +389,28 @@ fn model_candidates(
                 };
                 // A pipeline's registers: 64 bits per stage and the key-injection words.
                 let model_ffs =
-                    ffs + (pipes - 1) * roles * (64 * u64::from(stages) + 300) + extra_ff;
+                    cal.ffs + (pipes - 1) * roles * (64 * u64::from(stages) + 300) + extra_ff;
                 let cycles = engine_cycles(lengths, stages, banks, cslow) as f64 / n;
+                let (model_cells, model_engines) = match cal.packed {
+                    Some(p) => {
+                        let per_lut = p.cells as f64 / cal.luts.max(1) as f64;
+                        let cells = (model_luts as f64 * per_lut).round() as u64;
+                        let ffs = if p.ffs > 0 { model_ffs } else { 0 };
+                        (cells, engines_fitting_cells(target, Packed { cells, ffs }))
+                    }
+                    None => (model_luts, engines_fitting(target, model_luts, model_ffs)),
+                };
                 out.push(Candidate {
                     stages,
                     banks,
                     cslow,
                     cycles_per_playout: cycles,
                     model_luts,
+                    model_cells,
                     model_fmax: model_fmax_mhz(target, stages, banks, cslow, grouped),
-                    model_engines: engines_fitting(target, model_luts, model_ffs),
+                    model_engines,
                     synth: None,
+                    packed: None,
                     engines: None,
                 });
             }

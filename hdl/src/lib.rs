@@ -104,6 +104,7 @@ pub mod engine;
 pub mod fit;
 pub mod goal;
 mod names;
+pub mod pack;
 pub mod records;
 pub mod regs;
 pub mod shell;

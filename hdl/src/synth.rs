@@ -10,6 +10,7 @@
 //! floor(device LUTs / (design LUTs / engines)), which counts the host shell once per engine
 //! and so errs low.
 
+use crate::pack::{pack, Packed};
 use crate::tools::run;
 use crate::{Design, Error};
 use std::collections::BTreeMap;
@@ -127,18 +128,26 @@ pub struct SynthReport {
     /// Maximum clock frequency after place and route (iCE40; ECP5 when nextpnr-ecp5 is
     /// installed), MHz.
     pub fmax_mhz: Option<f64>,
-    /// Whether the design fits the reference device (by LUTs and FFs).
+    /// Packed logic cells ([`crate::pack`]; `None` without a packer for the family).
+    pub packed: Option<Packed>,
+    /// Whether the design fits the reference device: by its packed cells when packed, else
+    /// by LUTs and FFs.
     pub fits: bool,
     /// nextpnr's device utilisation after place and route (empty when not placed).
     pub utilisation: Vec<Utilisation>,
 }
 
 impl SynthReport {
-    /// Engines of this size that fit the reference device (LUTs and FFs, shell counted per
-    /// engine), at least 0.
+    /// Engines of this size that fit the reference device (packed cells, else LUTs and FFs;
+    /// the top counted per engine), at least 0.
     pub fn engines_that_fit(&self) -> u64 {
-        let per_lut = (self.luts as f64 / f64::from(self.engines)).max(1.0);
-        let per_ff = (self.ffs as f64 / f64::from(self.engines)).max(1.0);
+        let (luts, ffs) = match self.packed {
+            Some(p) if p.ffs > 0 => (p.cells, p.ffs),
+            Some(p) => (p.cells, p.cells),
+            None => (self.luts, self.ffs),
+        };
+        let per_lut = (luts as f64 / f64::from(self.engines)).max(1.0);
+        let per_ff = (ffs as f64 / f64::from(self.engines)).max(1.0);
         let by_lut = self.target.device_luts() as f64 / per_lut;
         let by_ff = self.target.device_ffs() as f64 / per_ff;
         by_lut.min(by_ff).floor() as u64
@@ -238,10 +247,11 @@ pub fn synthesize_with_progress(
     pnr: &PnrOptions,
     before_tool: &mut dyn FnMut(&str),
 ) -> Result<SynthReport, Error> {
-    synthesize_inner(design, dir, target, Some(pnr), before_tool)
+    synthesize_inner(design, dir, target, pnr, true, before_tool)
 }
 
-/// [`synthesize_with_progress`] without place and route (no Fmax): the area only.
+/// [`synthesize_with_progress`] without place and route (no Fmax): the area only, packed
+/// with `pnr`'s device where a packer is installed.
 ///
 /// # Errors
 /// As [`synthesize`].
@@ -249,20 +259,20 @@ pub fn synthesize_only(
     design: &Design,
     dir: &Path,
     target: Target,
+    pnr: &PnrOptions,
     before_tool: &mut dyn FnMut(&str),
 ) -> Result<SynthReport, Error> {
-    synthesize_inner(design, dir, target, None, before_tool)
+    synthesize_inner(design, dir, target, pnr, false, before_tool)
 }
 
 fn synthesize_inner(
     design: &Design,
     dir: &Path,
     target: Target,
-    place: Option<&PnrOptions>,
+    pnr: &PnrOptions,
+    place: bool,
     before_tool: &mut dyn FnMut(&str),
 ) -> Result<SynthReport, Error> {
-    let default = PnrOptions::default();
-    let pnr = place.unwrap_or(&default);
     if target == Target::Ecp5 && !(6..=8).contains(&pnr.ecp5_speed) {
         return Err(Error::BadOption(format!(
             "ECP5 speed grade {}; must be 6, 7 or 8",
@@ -275,9 +285,15 @@ fn synthesize_inner(
     design.write_to(dir)?;
     let files = design.source_names();
     let base = synth_base(design, target);
-    let (_, cells) = synth_named(&design.names.top, dir, target, &files, &base, before_tool)?;
+    let top = &design.names.top;
+    let keep = Some(design.names.engine.as_str());
+    let (json, cells) = synth_named(top, keep, dir, target, &files, &base, before_tool)?;
     let (luts, ffs, dsps) = count_resources(target, &cells);
-    let fits = luts <= target.device_luts() && ffs <= target.device_ffs();
+    let packed = pack(dir, target, pnr, &json, before_tool)?;
+    let fits = match packed {
+        Some(p) => p.fits(target),
+        None => luts <= target.device_luts() && ffs <= target.device_ffs(),
+    };
     let mut report = SynthReport {
         target,
         engines: design.info.engines,
@@ -286,10 +302,11 @@ fn synthesize_inner(
         dsps,
         cells,
         fmax_mhz: None,
+        packed,
         fits,
         utilisation: Vec::new(),
     };
-    if let Some(pnr) = place {
+    if place {
         place_synthesized(&mut report, design, dir, pnr, before_tool)?;
     }
     Ok(report)
@@ -328,9 +345,12 @@ pub fn place_synthesized(
 }
 
 /// [`run_yosys`] writing `<base>.json` and `<base>.stat`; returns the JSON file name and the
-/// cell counts.
+/// cell counts. `keep` names a module synthesized once with its hierarchy kept (the engine:
+/// its instances share one synthesis, so a design of `N` engines costs about one engine's
+/// synthesis time; nextpnr flattens the hierarchy when it reads the netlist).
 pub(crate) fn synth_named(
     top: &str,
+    keep: Option<&str>,
     dir: &Path,
     target: Target,
     files: &[String],
@@ -338,22 +358,27 @@ pub(crate) fn synth_named(
     before_tool: &mut dyn FnMut(&str),
 ) -> Result<(String, BTreeMap<String, u64>), Error> {
     let (json, stat) = (format!("{base}.json"), format!("{base}.stat"));
-    let cells = run_yosys(top, dir, target, files, (&json, &stat), before_tool)?;
+    let cells = run_yosys(top, keep, dir, target, files, (&json, &stat), before_tool)?;
     Ok((json, cells))
 }
 
-/// Runs yosys' synthesis for `target` on `files` with top module `top`, writing the netlist
-/// `json` and the cell statistics `stat` (in `dir`), and returns the cell counts.
+/// Runs yosys' synthesis for `target` on `files` with top module `top` (and module `keep`
+/// not flattened), writing the netlist `json` and the cell statistics `stat` (in `dir`; the
+/// last table is the whole design's), and returns the cell counts.
 fn run_yosys(
     top: &str,
+    keep: Option<&str>,
     dir: &Path,
     target: Target,
     files: &[String],
     (json, stat): (&str, &str),
     before_tool: &mut dyn FnMut(&str),
 ) -> Result<BTreeMap<String, u64>, Error> {
+    let keep = keep
+        .map(|m| format!("setattr -mod -set keep_hierarchy 1 {m}; "))
+        .unwrap_or_default();
     let script = format!(
-        "read_verilog {}; {} -top {}; write_json {json}; tee -q -o {stat} stat",
+        "read_verilog {}; {keep}{} -top {}; write_json {json}; tee -q -o {stat} stat",
         files.join(" "),
         target.yosys_command(),
         top,
@@ -600,6 +625,7 @@ mod tests {
             dsps: 0,
             cells: BTreeMap::new(),
             fmax_mhz: Some(50.0),
+            packed: None,
             fits: true,
             utilisation: Vec::new(),
         };

@@ -88,12 +88,13 @@ fn write_engines(s: &mut String, net: &Netlist, names: &Names, opts: &Options) {
         };
         let _ = writeln!(
             s,
-            "{decl}\n{eng} #(.ENGINE_ID(32'd{e})) eng_{e} (.clk(clk), .rst(rst), .start(start_q), \
+            "{decl}\n{eng} eng_{e} (.clk(clk), .ids({ids}), .rst(rst), .start(start_q), \
              .seed(seed), .base(base), .playouts(playouts), .max_steps(max_steps), \
              .start_state(start_state), .busy(e{e}_busy), .n_play(e{e}_n_play), \
              .n_steps(e{e}_n_steps), .n_term(e{e}_n_term), .n_limit(e{e}_n_limit), \
              .n_stuck(e{e}_n_stuck), .gsum(e{e}_gsum){rec});",
-            eng = names.engine
+            eng = names.engine,
+            ids = crate::engine::start_ids_literal(e, engines, opts.banks, opts.cslow),
         );
         busy.push(format!("e{e}_busy"));
     }

@@ -75,27 +75,23 @@ impl Engine<'_> {
     /// Writes the clocked updates of the state and context registers: the start values per
     /// thread on `start`, the ring (or plain) update every other cycle.
     pub(super) fn write_registers(&self, s: &mut String) {
-        let (c2, engines, stride, banks) = (self.c2, self.engines, self.stride, self.banks);
+        let (c2, banks) = (self.c2, self.banks);
         let (pipes, fields) = (&self.pipes, &self.fields);
-        // Start values per thread j: playout ENGINE_ID + engines·j.
+        // Start values per thread j: playout ENGINE_ID + engines·j + k·stride, from `ids`.
+        let id = |j: u32, k: u32| {
+            let lo = super::start_id_offset(banks, j, k);
+            format!("ids[{}:{lo}]", lo + 31)
+        };
         let init = |j: u32, f: &str| -> String {
-            let first = format!("(ENGINE_ID + 32'd{})", engines * j);
-            let after = format!("({{1'b0, ENGINE_ID}} + 33'd{})", engines * j + stride);
             match f {
-                "run" => format!(
-                    "({{1'b0, ENGINE_ID}} + 33'd{}) < {{1'b0, playouts}}",
-                    engines * j
-                ),
+                "run" => format!("{{1'b0, {}}} < {{1'b0, playouts}}", id(j, 0)),
                 "step" => "32'd0".into(),
                 "lim" => "(max_steps == 32'd0)".into(),
-                "more" => format!("{after} < {{1'b0, playouts}}"),
-                "nidx" => format!("ENGINE_ID + 32'd{}", engines * j + stride),
-                "nn" => format!("{{1'b0, ENGINE_ID}} + 33'd{}", engines * j + 2 * stride),
-                "bp_0" => first,
-                f if f.starts_with("bp_") => {
-                    let b: u32 = f[3..].parse().unwrap_or(0);
-                    format!("ENGINE_ID + 32'd{}", engines * j + b * stride)
-                }
+                "more" => format!("{{1'b0, {}}} < {{1'b0, playouts}}", id(j, 1)),
+                "nidx" => id(j, 1),
+                "nn" => format!("{{1'b0, {}}}", id(j, 2)),
+                "bp_0" => id(j, 0),
+                f if f.starts_with("bp_") => id(j, f[3..].parse().unwrap_or(0)),
                 "cur" => format!("{}'d0", cur_bits(banks)),
                 f if f.starts_with("iss_") => "24'd0".into(),
                 _ => "1'b0".into(), // rdy_b

@@ -67,7 +67,15 @@ pub fn build_board(
     let names = &bd.design.names;
     let files: Vec<String> = bd.sources().map(|f| f.name.clone()).collect();
     let base = format!("{}_{}", names.board, bd.board.name());
-    let (json, cells) = synth_named(&names.board, dir, target, &files, &base, before_tool)?;
+    let (json, cells) = synth_named(
+        &names.board,
+        Some(&names.engine),
+        dir,
+        target,
+        &files,
+        &base,
+        before_tool,
+    )?;
     let (luts, ffs, dsps) = count_resources(target, &cells);
     if luts > target.device_luts() || ffs > target.device_ffs() {
         return Err(Error::Unsupported(format!(

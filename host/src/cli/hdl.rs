@@ -52,6 +52,10 @@ pub struct HdlArgs {
     /// One-engine syntheses the fit makes of the best shapes by its model (1 to 16).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=16))]
     pub fit_candidates: u32,
+    /// RNG stage counts the fit considers, comma-separated (each costs one calibration
+    /// synthesis; default 10,20). Shapes of other stage counts are reported as not tried.
+    #[arg(long, value_delimiter = ',', default_values_t = [10u32, 20], value_parser = parse_rng_stages)]
+    pub fit_stages: Vec<u32>,
     /// Build for a board with the UART shell: `ulx3s` (ECP5-85F) or `hx8k` (iCE40-HX8K
     /// breakout): synthesis, place and route with the board's pins and clock, bitstream
     /// where the packer is installed. Engine options as given, else fitted to the device.
@@ -310,6 +314,12 @@ fn report_synthesis(
         target.device_luts(),
         target.device_ffs()
     );
+    if let Some(p) = rep.packed {
+        println!(
+            "  packed (nextpnr --pack-only): {}",
+            super::hdl_fit::cells_text(p)
+        );
+    }
     match rep.fmax_mhz {
         Some(f) => println!(
             "  Fmax {f:.2} MHz (nextpnr, {device}, target {} MHz)",

@@ -4,7 +4,7 @@
 
 use super::hdl::{target_name, HdlArgs, ToolLog};
 use anyhow::Context;
-use propnet_hdl::fit::{fit, FitOptions};
+use propnet_hdl::fit::{fit, Candidate, FitOptions, Packed};
 use propnet_hdl::shell::build::{build_board, default_clock_mhz, BoardReport};
 use propnet_hdl::shell::{frame, Board, BoardDesign, Clock};
 use propnet_hdl::synth::{Target, Utilisation};
@@ -36,47 +36,21 @@ pub(super) fn run_fit(
         prefix,
         lengths: lengths.to_vec(),
         synth_candidates: args.fit_candidates as usize,
+        stages: dedup(&args.fit_stages),
         pnr: args.pnr(),
     };
     let dir = args.out.join(format!("fit-{}", target_name(target)));
     let mut log = ToolLog::new();
     let rep = fit(net, net.info(), target, &dir, &fo, &mut |w| log.before(w))?;
     log.finish();
-    println!(
-        "fit for the {} ({} LUTs; model: area from one-engine syntheses + {} LUT4 per extra Threefry pipeline, Fmax from measured engines):",
-        target.device(),
-        target.device_luts(),
-        propnet_hdl::fit::threefry_luts(target, 10)
-    );
-    println!("  S  K  C  cycles/playout  model LUTs  model MHz  model engines  model playouts/s  synth LUTs/FFs  engines");
-    for c in &rep.candidates {
-        let synth = c
-            .synth
-            .map(|(l, f)| format!("{l}/{f}"))
-            .unwrap_or_else(|| "-".into());
-        println!(
-            "  {:>2} {:>2} {:>2} {:>15.2} {:>11} {:>10.1} {:>14} {:>17.0} {:>15} {:>8}",
-            c.stages,
-            c.banks,
-            c.cslow,
-            c.cycles_per_playout,
-            c.model_luts,
-            c.model_fmax,
-            c.model_engines,
-            c.model_rate(),
-            synth,
-            c.engines
-                .map(|e| e.to_string())
-                .unwrap_or_else(|| "-".into())
-        );
-    }
+    print_candidates(target, &rep.candidates, &fo);
     for (e, why) in &rep.tried {
         println!("  whole device with {e} engines: {why}");
     }
     let o = &rep.chosen;
     let r = &rep.report;
     println!(
-        "chosen: {} × (S={}, K={}, C={}): {} LUTs, {} FFs, {} DSPs on the {}",
+        "chosen: {} × (S={}, K={}, C={}): {} LUTs, {} FFs, {} DSPs{} on the {}",
         o.engines,
         o.rng_stages,
         o.banks,
@@ -84,6 +58,9 @@ pub(super) fn run_fit(
         r.luts,
         r.ffs,
         r.dsps,
+        r.packed
+            .map(|p| format!(", {}", cells_text(p)))
+            .unwrap_or_default(),
         target.device()
     );
     match (r.fmax_mhz, rep.playouts_per_s()) {
@@ -97,6 +74,64 @@ pub(super) fn run_fit(
     }
     print_utilisation(&r.utilisation);
     Ok((o.clone(), r.fmax_mhz))
+}
+
+/// `values` without repeats, in their order.
+fn dedup(values: &[u32]) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::new();
+    for &v in values {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// Packed cells in words (`5229 cells` or `52 cells + 24 FFs`).
+pub(super) fn cells_text(p: Packed) -> String {
+    if p.ffs > 0 {
+        format!("{} cells + {} FFs packed", p.cells, p.ffs)
+    } else {
+        format!("{} logic cells packed", p.cells)
+    }
+}
+
+/// Prints the fit's candidate table: model figures and, where synthesized, the real ones.
+fn print_candidates(target: Target, cands: &[Candidate], fo: &FitOptions) {
+    println!(
+        "fit for the {} ({} logic cells; model: area from one-engine syntheses + {} LUT4 per extra Threefry pipeline, \
+         in cells at the calibration's packed cells per LUT; Fmax from measured engines):",
+        target.device(),
+        target.device_luts(),
+        propnet_hdl::fit::threefry_luts(target, 10)
+    );
+    println!("  S  K  C  cycles/playout  model LUTs  model cells  model MHz  model engines  model playouts/s  synth LUTs/FFs  packed cells  engines");
+    let dash = || "-".to_string();
+    for c in cands {
+        println!(
+            "  {:>2} {:>2} {:>2} {:>15.2} {:>11} {:>12} {:>10.1} {:>14} {:>17.0} {:>15} {:>13} {:>8}",
+            c.stages,
+            c.banks,
+            c.cslow,
+            c.cycles_per_playout,
+            c.model_luts,
+            c.model_cells,
+            c.model_fmax,
+            c.model_engines,
+            c.model_rate(),
+            c.synth.map(|(l, f)| format!("{l}/{f}")).unwrap_or_else(dash),
+            c.packed.map(|p| p.cells.to_string()).unwrap_or_else(dash),
+            c.engines.map(|e| e.to_string()).unwrap_or_else(dash)
+        );
+    }
+    let synthesized = cands.iter().filter(|c| c.synth.is_some()).count();
+    println!(
+        "  synthesized: {synthesized} of {} shapes (--fit-candidates {} beyond the calibrations); \
+         not tried: S other than {:?} (--fit-stages)",
+        cands.len(),
+        fo.synth_candidates,
+        fo.stages
+    );
 }
 
 /// `--board`: the design with the shell, built for `board`; one retry at a lower clock

@@ -7,6 +7,7 @@ use anyhow::bail;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use propnet_host::backend::Backend;
 use propnet_host::compare::measure::{measure, natural_batch, Totals, MIN_CPU_TIME};
+use propnet_host::fpga::FpgaTarget;
 use propnet_host::goals::GoalAudit;
 use propnet_host::pipeline::CompileReport;
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
@@ -48,6 +49,14 @@ pub struct RunArgs {
     /// Skip the optimization passes.
     #[arg(long)]
     pub no_optimize: bool,
+    /// Engines of the design `--backend fpga:sim` simulates (1 to 64; default 2).
+    #[arg(long, value_parser = whole::<u32>(1, 64))]
+    pub fpga_engines: Option<u32>,
+    /// Per-playout record slots per engine of the design `--backend fpga:sim` simulates
+    /// (1 to 4096; default 256; a batch wanting records is split into runs of at most
+    /// engines × records playouts).
+    #[arg(long, value_parser = whole::<u32>(1, 4096))]
+    pub fpga_records: Option<u32>,
     /// Time the CPU simulator's phases (gates, legal counting, RNG, choice, goals, refill)
     /// and print where each lane-step's time goes (CPU backend only).
     #[arg(long)]
@@ -71,13 +80,21 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         (None, None) => Some(100_000),
         (p, _) => p,
     };
-    let opts = BackendOptions {
+    let mut opts = BackendOptions {
         cpu: CpuOptions {
             threads: args.threads,
             lane_width: args.lanes,
         },
         ..BackendOptions::default()
     };
+    if args.fpga_engines.is_some() || args.fpga_records.is_some() {
+        if args.backend != BackendKind::Fpga(FpgaTarget::Sim) {
+            bail!("--fpga-engines and --fpga-records shape the simulated design: use them with --backend fpga:sim");
+        }
+        let d = &mut opts.fpga.design;
+        d.engines = args.fpga_engines.unwrap_or(d.engines);
+        d.records = args.fpga_records.unwrap_or(d.records);
+    }
     let mut profiled = None;
     let mut boxed = None;
     if args.profile {
@@ -161,6 +178,35 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What a run's playouts per second measure: `Host` backends compute on this machine (the
+/// CPU, a GPU), so a per-CPU-second rate is given too; an FPGA's rate is wall clock only
+/// (a board's CPU time is the host waiting on the link), and `fpga:sim`'s is the speed of
+/// the simulation, not of a board.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum RateBasis {
+    Host,
+    FpgaBoard,
+    FpgaSimulation,
+}
+
+impl RateBasis {
+    fn of(kind: &BackendKind) -> Self {
+        match kind {
+            BackendKind::Fpga(FpgaTarget::Sim) => Self::FpgaSimulation,
+            BackendKind::Fpga(FpgaTarget::Serial(_)) => Self::FpgaBoard,
+            _ => Self::Host,
+        }
+    }
+    /// The `rate_basis` value of `--json`.
+    fn key(self) -> &'static str {
+        match self {
+            Self::Host => "wall clock and cpu time",
+            Self::FpgaBoard => "wall clock (board)",
+            Self::FpgaSimulation => "wall clock (fpga simulation speed, not board speed)",
+        }
+    }
+}
+
 /// The CPU program's size: core, goal and next instructions, operands.
 type ProgramSize = (usize, usize, usize, usize);
 
@@ -181,11 +227,13 @@ fn print_report(
     let pps = done as f64 / secs;
     let sps = t.agg.total_length as f64 / secs;
     let gps = sps * logic as f64;
-    // Per-CPU-second only when the CPU time is long enough to measure.
+    // Per-CPU-second only for backends that compute on this machine's CPU (not a board or
+    // its simulation) and when the CPU time is long enough to measure.
+    let basis = RateBasis::of(&args.backend);
     let cpu_secs = t.cpu.map(|c| c.as_secs_f64());
     let pp_cpu_s = t
         .cpu
-        .filter(|&c| c >= MIN_CPU_TIME && done > 0)
+        .filter(|&c| c >= MIN_CPU_TIME && done > 0 && basis == RateBasis::Host)
         .map(|c| done as f64 / c.as_secs_f64());
     let n = done as f64;
     let mean_goals: Option<Vec<f64>> =
@@ -212,6 +260,7 @@ fn print_report(
             "interrupted": t.interrupted,
             "seconds": secs,
             "playouts_per_second": pps,
+            "rate_basis": basis.key(),
             "cpu_seconds": cpu_secs,
             "playouts_per_cpu_second": pp_cpu_s,
             "states_per_second": sps,
@@ -256,13 +305,25 @@ fn print_report(
         return Ok(());
     };
     outln!("playouts     {done} in {secs:.3} s")?;
-    outln!("playouts/s   {pps:.0}")?;
-    match (cpu_secs, pp_cpu_s) {
-        (Some(c), Some(p)) => outln!("cpu time     {c:.3} s, {p:.0} playouts per CPU-second")?,
-        (Some(c), None) => {
-            outln!("cpu time     {c:.6} s: too short to measure a rate per CPU-second")?
+    match basis {
+        RateBasis::Host => {
+            outln!("playouts/s   {pps:.0}")?;
+            match (cpu_secs, pp_cpu_s) {
+                (Some(c), Some(p)) => {
+                    outln!("cpu time     {c:.3} s, {p:.0} playouts per CPU-second")?
+                }
+                (Some(c), None) => {
+                    outln!("cpu time     {c:.6} s: too short to measure a rate per CPU-second")?
+                }
+                _ => {}
+            }
         }
-        _ => {}
+        RateBasis::FpgaBoard => outln!(
+            "playouts/s   {pps:.0} (wall clock: the board's engines and the UART link)"
+        )?,
+        RateBasis::FpgaSimulation => outln!(
+            "playouts/s   {pps:.0} (wall clock, simulation speed of the Verilator model, not a board's)"
+        )?,
     }
     outln!("states/s     {sps:.0} (joint moves)")?;
     outln!("gate-evals/s {gps:.3e} ({logic} logic gates per state)")?;
