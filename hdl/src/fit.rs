@@ -207,6 +207,11 @@ pub fn fit(
         });
     }
     let mut cands = model_candidates(net, target, &fo.lengths, &base, grouped);
+    // The calibrations are the smallest engines: when none fits, none of the others does.
+    let calibrated: Vec<u64> = cands.iter().filter_map(|c| c.engines).collect();
+    if !calibrated.is_empty() && calibrated.iter().all(|&e| e == 0) {
+        return Err(Error::Unsupported(nothing_fits(target, &cands)));
+    }
     cands.sort_by(|a, b| b.model_rate().total_cmp(&a.model_rate()));
     for c in cands.iter_mut().take(fo.synth_candidates.max(1)) {
         // A shape synthesized already (its calibration) is not synthesized again.
@@ -400,6 +405,8 @@ fn model_candidates(
                     }
                     None => (model_luts, engines_fitting(target, model_luts, model_ffs)),
                 };
+                // The calibration shape itself is synthesized already.
+                let calibration = banks == 1 && cslow == 1;
                 out.push(Candidate {
                     stages,
                     banks,
@@ -409,9 +416,12 @@ fn model_candidates(
                     model_cells,
                     model_fmax: model_fmax_mhz(target, stages, banks, cslow, grouped),
                     model_engines,
-                    synth: None,
-                    packed: None,
-                    engines: None,
+                    synth: calibration.then_some((cal.luts, cal.ffs)),
+                    packed: cal.packed.filter(|_| calibration),
+                    engines: calibration.then(|| match cal.packed {
+                        Some(p) => engines_fitting_cells(target, p),
+                        None => engines_fitting(target, cal.luts, cal.ffs),
+                    }),
                 });
             }
         }
