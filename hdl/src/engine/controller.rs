@@ -232,7 +232,7 @@ impl Engine<'_> {
          // printed when its goals leave the goal pipeline (the other fields delayed to match).\n\
          always @(posedge clk) begin\n    \
          if (!rst && !start && fin_q3)\n        \
-         $display(\"REC %0d %0d %0d %0d %0d %b %h %h\", ENGINE_ID, rec_3[{p_hi}:{p_lo}] + base, \
+         $display(\"REC %0d %0d %0d %0d %0d %b %h %h\", ids[31:0], rec_3[{p_hi}:{p_lo}] + base, \
          rec_3[{s_hi}:{s_lo}], rec_3[{t}], rec_3[{a}], rec_3[{n_hi}:{n_lo}], goal_p, rec_3[{l1}:0]);\n\
          end\n\
          `endif\nendmodule\n`default_nettype wire",

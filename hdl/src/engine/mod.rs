@@ -297,7 +297,6 @@ impl<'a> Engine<'a> {
          output wire busy,\n    output reg  [31:0] n_play,\n    output reg  [47:0] n_steps,\n    \
          output reg  [31:0] n_term,\n    output reg  [31:0] n_limit,\n    \
          output reg  [31:0] n_stuck,\n    output reg  [{g1}:0] gsum{rec_ports}\n);\n\
-         wire [31:0] ENGINE_ID = ids[31:0];\n\
          reg  [{l1}:0] st;\n\
          wire [{l1}:0] nx;\nwire [{nl1}:0] lg_a;\nwire term_a;\nwire [{i1}:0] mv;",
         m = names.engine,
