@@ -9,8 +9,9 @@
 //!    banks), the measured area of one Threefry pipeline ([`threefry_luts`]), and per C-slow
 //!    thread the state and cut registers; LUTs become logic cells at the calibration's
 //!    packed cells per LUT ([`crate::pack`]). Fmax is a table of measured single-engine
-//!    figures ([`model_fmax_mhz`]; BENCHMARKS.md). Engines = what fits [`FILL`] of the
-//!    device after the shell. Score = engines × Fmax / cycles per playout.
+//!    figures ([`model_fmax_mhz`]; BENCHMARKS.md). Engines = what fits [`cell_fill`] of
+//!    the device's packed cells (else [`FILL`] of its LUTs) after the shell. Score =
+//!    engines × Fmax / cycles per playout.
 //! 2. **Synthesis.** The best [`Options`] by the model are synthesized as one
 //!    engine (yosys) and packed (nextpnr `--pack-only`); their packed cells give the engine
 //!    count ([`engines_fitting_cells`]); the best of those is generated with that many
@@ -22,7 +23,7 @@
 //! placed, the measured ones.
 
 use crate::engine::engine_cycles;
-pub use crate::pack::{engines_fitting_cells, Packed, FILL, SHELL_CELLS};
+pub use crate::pack::{cell_fill, engines_fitting_cells, Packed, FILL, SHELL_CELLS};
 use crate::synth::{placer, synthesize_with_progress, PnrOptions, SynthReport, Target};
 use crate::{generate, Error, Options};
 use propnet_netlist::{Netlist, NetlistInfo};
@@ -353,7 +354,7 @@ fn nothing_fits(target: Target, cands: &[Candidate]) -> String {
             "no engine shape fits the {} ({:.0} % of its {} logic cells after a {}-cell shell): \
              the smallest synthesized, S={}, K={}, C={}, is {luts} LUTs, {ffs} FFs{}",
             target.device(),
-            FILL * 100.0,
+            cell_fill(target) * 100.0,
             target.device_luts(),
             SHELL_CELLS,
             c.stages,
