@@ -296,6 +296,14 @@ pub fn add_demand(
     for &(_, m) in &pairs {
         dynamic[m.0 as usize] = true;
     }
-    rules.extend(super::split::split_rules(new_rules, dynamic, rels, syms));
+    // (No value estimates for demand relations: ties keep the first variable.)
+    let mut domains = super::domains::Domains::default();
+    rules.extend(super::split::split_rules(
+        new_rules,
+        dynamic,
+        &mut domains,
+        rels,
+        syms,
+    ));
     pairs
 }

@@ -24,6 +24,7 @@
 mod budget;
 mod build;
 mod demand;
+mod domains;
 mod fixpoint;
 mod gates;
 mod instances;

@@ -446,8 +446,14 @@ pub fn lower(p: &Program) -> Result<Lowered, GroundError> {
     let mut roots = vec![false; rels.len()];
     roots[special.true_.0 as usize] = true;
     roots[special.does.0 as usize] = true;
-    let mut rules = super::split::split_rules(rules, roots, &mut rels, &mut syms);
-    rules.extend(reachability_rules(special, &mut syms));
+    let reach = reachability_rules(special, &mut syms);
+    let mut domains = {
+        let mut all = rules.clone();
+        all.extend(reach.iter().cloned());
+        super::domains::Domains::analyse(&all)
+    };
+    let mut rules = super::split::split_rules(rules, roots, &mut domains, &mut rels, &mut syms);
+    rules.extend(reach);
     let dynamic = dynamic_relations(&rules, rels.len(), special);
     let demand = super::demand::add_demand(&mut rules, &dynamic, special, &mut rels, &mut syms);
     let nrels = rels.len();

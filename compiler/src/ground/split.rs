@@ -17,7 +17,11 @@
 //!    bucket's variables used outside it (at most [`MAX_ELIMINATION_INTERFACE`]), and the
 //!    bucket must hold a literal over a dynamic relation; the variable with the smallest `I` is chosen
 //!    (min-degree order, as in bucket elimination, Dechter 1999, "Bucket elimination: a
-//!    unifying framework for reasoning"). A chain `p(a x), q(x y), r(y z)` then grounds as
+//!    unifying framework for reasoning"), ties broken by the fewest estimated atoms of
+//!    `aux(I)` (the product of its variables' value counts, [`super::domains`]): in hex's
+//!    `transfer(k) :- does(r, place x y), owner(k r), connected(k m n), adjacent(x y m n)`
+//!    eliminating `x` gives `aux(r m n)` (2 · 81 atoms), eliminating `r` `aux(x y k)`
+//!    (81 · 82). A chain `p(a x), q(x y), r(y z)` then grounds as
 //!    joins of two literals at a time instead of one join over all of them.
 //!
 //! All are the projection of existential variables used by propnet builders (and by
@@ -30,6 +34,7 @@
 //! in place when no guard binds it or the split is useless (`C` is the whole body). Auxiliary rules are split in
 //! turn, and equal auxiliary rules (up to variable renaming) share one relation.
 
+use super::domains::Domains;
 use super::rules::{CRule, PAtom, PLit, PTerm, Relations};
 use crate::gdl::RelId;
 use crate::gdl::Symbols;
@@ -52,6 +57,8 @@ struct Aux<'a> {
     memo: HashMap<String, RelId>,
     /// Per relation: depends on `true` or `does`.
     dynamic: Vec<bool>,
+    /// Value-count estimates of argument positions (step 3's tie-break).
+    domains: &'a mut Domains,
 }
 
 fn lit_dynamic(l: &PLit, dynamic: &[bool]) -> bool {
@@ -114,6 +121,11 @@ impl Aux<'_> {
         };
         let rel = self.rels.intern(name, iface.len() as u32);
         self.memo.insert(key, rel);
+        let sizes: Vec<Option<usize>> = iface
+            .iter()
+            .map(|&v| self.domains.var_size(&body, v))
+            .collect();
+        self.domains.set_sizes(rel, &sizes);
         let dynamic = body.iter().any(|l| lit_dynamic(l, &self.dynamic));
         self.dynamic.resize(self.rels.len(), false);
         self.dynamic[rel.0 as usize] = dynamic;
@@ -143,6 +155,7 @@ impl Aux<'_> {
 pub fn split_rules(
     rules: Vec<CRule>,
     mut dynamic: Vec<bool>,
+    domains: &mut Domains,
     rels: &mut Relations,
     syms: &mut Symbols,
 ) -> Vec<CRule> {
@@ -165,6 +178,7 @@ pub fn split_rules(
         next: 0,
         memo: HashMap::new(),
         dynamic,
+        domains,
     };
     let mut out = Vec::with_capacity(rules.len());
     for rule in rules {
@@ -197,7 +211,7 @@ fn split_one(rule: CRule, aux: &mut Aux<'_>, out: &mut Vec<CRule>) {
 const MAX_ELIMINATION_INTERFACE: usize = 3;
 
 /// Step 3 of the module docs: eliminates the body-only variable whose bucket (the
-/// literals containing it) has the smallest interface, if that bucket is safe and not the
+/// literals containing it) has the smallest interface (then the fewest estimated atoms), if that bucket is safe and not the
 /// whole body. Returns the rule with the bucket replaced, and the bucket's rule if new.
 fn eliminate_variable(rule: &CRule, aux: &mut Aux<'_>) -> Option<(CRule, Option<CRule>)> {
     if rule.body.len() < 3 {
@@ -210,6 +224,7 @@ fn eliminate_variable(rule: &CRule, aux: &mut Aux<'_>) -> Option<(CRule, Option<
     locals.sort_unstable();
     locals.dedup();
     locals.retain(|v| !head_vars.contains(v));
+    // (estimated interface atoms, bucket, interface) of the best variable so far.
     let mut best: Option<(usize, Vec<usize>, Vec<u16>)> = None;
     for &v in &locals {
         let bucket: Vec<usize> = (0..rule.body.len())
@@ -249,8 +264,13 @@ fn eliminate_variable(rule: &CRule, aux: &mut Aux<'_>) -> Option<(CRule, Option<
         if iface.len() > MAX_ELIMINATION_INTERFACE {
             continue;
         }
-        if best.as_ref().is_none_or(|b| iface.len() < b.2.len()) {
-            best = Some((v as usize, bucket, iface));
+        let atoms = iface.iter().fold(1usize, |n, &w| {
+            let size = aux.domains.var_size(&rule.body, w).unwrap_or(usize::MAX);
+            n.saturating_mul(size)
+        });
+        let better = |b: &(usize, Vec<usize>, Vec<u16>)| (iface.len(), atoms) < (b.2.len(), b.0);
+        if best.as_ref().is_none_or(better) {
+            best = Some((atoms, bucket, iface));
         }
     }
     let (_, bucket, iface) = best?;
