@@ -16,6 +16,9 @@ pub fn run(net: &mut Netlist) -> bool {
     })
 }
 
+/// Most operands factored out of one gate in one run (each costs a scan of its operands).
+const MAX_FACTORS: usize = 8;
+
 /// `And` (`and` true) or `Or` with these operands.
 fn make(and: bool, ops: Vec<GateId>) -> Gate {
     if and {
@@ -88,6 +91,9 @@ fn factor(rb: &mut Rebuilder, ops: &[GateId], outer_and: bool) -> Rewrite {
     rest.dedup();
     let mut factored = Vec::new();
     while let Some((a, holders)) = best_shared(rb, &rest, outer_and) {
+        if factored.len() == MAX_FACTORS {
+            break; // bounded work per gate; the next optimize round continues
+        }
         if !pays(rb, a, &holders, rest.len() + factored.len(), outer_and) {
             break;
         }

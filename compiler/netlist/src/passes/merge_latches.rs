@@ -20,13 +20,23 @@ type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
 /// 16 and 512 steps. Fewer samples only cost more refinement rounds, never a wrong merge.
 const SAMPLE_GATE_BUDGET: usize = 20_000_000;
 
+/// Gates hashed over all refinement rounds before the pass gives up (merging nothing): a
+/// class that loses one member per round (a step counter beyond the sampled depth) would
+/// otherwise cost a round per member.
+const REFINE_GATE_BUDGET: usize = 40_000_000;
+
 /// Runs the pass; returns true when a latch was merged into another.
 pub fn run(net: &mut Netlist) -> bool {
     if net.latches.len() < 2 {
         return false;
     }
     let mut classes = Classes::from_samples(net);
-    while classes.refine(net) {}
+    let mut work = 0;
+    while classes.refine(net, &mut work) {
+        if work > REFINE_GATE_BUDGET {
+            return false; // not proven in time: merging nothing is always sound
+        }
+    }
     let merged = classes.worth_merging(net);
     if merged.iter().all(|m| m.is_none()) {
         return false;
@@ -57,8 +67,9 @@ impl Classes {
     }
 
     /// One round of refinement: splits every class by its members' `next` functions under
-    /// the current hypothesis. Returns true when some class split.
-    fn refine(&mut self, net: &Netlist) -> bool {
+    /// the current hypothesis. Returns true when some class split; adds the gates hashed to
+    /// `work`.
+    fn refine(&mut self, net: &Netlist, work: &mut usize) -> bool {
         let mut size = vec![0u32; net.latches.len()];
         self.rep.iter().for_each(|&r| size[r as usize] += 1);
         let wanted: Vec<usize> = (0..net.latches.len())
@@ -67,7 +78,7 @@ impl Classes {
         if wanted.is_empty() {
             return false;
         }
-        let lits = Canon::new(net, self).literals(net, &wanted);
+        let lits = Canon::new(net, self).literals(net, &wanted, work);
         let mut split: HashMap<(u32, u32), u32> = HashMap::new();
         let mut changed = false;
         for (&l, lit) in wanted.iter().zip(lits) {
@@ -247,8 +258,9 @@ impl Canon {
         }
     }
 
-    /// The literals of the `next` gates of latches `wanted`, hashing only their cones.
-    fn literals(mut self, net: &Netlist, wanted: &[usize]) -> Vec<u32> {
+    /// The literals of the `next` gates of latches `wanted`, hashing only their cones (their
+    /// size is added to `work`).
+    fn literals(mut self, net: &Netlist, wanted: &[usize], work: &mut usize) -> Vec<u32> {
         let mut needed = vec![false; net.gates.len()];
         wanted
             .iter()
@@ -266,6 +278,7 @@ impl Canon {
             if !needed[i] {
                 continue;
             }
+            *work += 1;
             let of = |ops: &[GateId], flip: u32| -> Vec<u32> {
                 ops.iter().map(|o| lit[o.index()] ^ flip).collect()
             };
