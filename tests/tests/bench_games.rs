@@ -190,14 +190,7 @@ fn niujiaoqi_smothered_red_loses() {
         "(control red)",
         "(ply 10)",
     ];
-    let state: Vec<bool> = net
-        .latches
-        .iter()
-        .map(|l| fluents.contains(&l.name.as_str()))
-        .collect();
-    for f in fluents {
-        assert!(net.latches.iter().any(|l| l.name == f), "no latch {f}");
-    }
+    let state = net.state_of(&fluents).unwrap();
     assert!(m.is_terminal(&state));
     let red = net.roles.iter().position(|r| r.name == "red").unwrap();
     let blue = net.roles.iter().position(|r| r.name == "blue").unwrap();

@@ -169,6 +169,34 @@ pub struct Netlist {
     /// ([`Netlist::true_fluents`]).
     #[serde(default)]
     pub fixed_fluents: Vec<(String, bool)>,
+    /// Fluents removed by optimization because they always equal a latch or its complement
+    /// (see `passes::merge_latches`). Sorted by fluent text; disjoint from the latch and fixed
+    /// fluent names. Part of the full game state ([`Netlist::true_fluents`]).
+    #[serde(default)]
+    pub aliased_fluents: Vec<AliasedFluent>,
+}
+
+/// Why [`Netlist::state_of`] cannot build a state.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StateError {
+    /// The name is not a fluent of this netlist.
+    #[error("`{0}` is not a base proposition of this game")]
+    Unknown(String),
+    /// The fluents cannot all hold together, nor can the others be all false, in any state.
+    #[error("not a state of this game: {0}")]
+    Unrepresentable(String),
+}
+
+/// A fluent whose value is always that of a latch, or its complement: it needs no latch of
+/// its own.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AliasedFluent {
+    /// Canonical fluent text.
+    pub name: String,
+    /// The latch whose value it has.
+    pub latch: LatchId,
+    /// True when the fluent holds exactly when the latch does not.
+    pub negated: bool,
 }
 
 /// Counts that describe a netlist's size, as printed by `propnet run` and the benches.
@@ -252,7 +280,8 @@ impl Netlist {
     }
 
     /// Names of the fluents that hold in the state whose latch values are `latches` (one bool
-    /// per latch), including the true [`Netlist::fixed_fluents`]: the full game state, sorted
+    /// per latch), including the true [`Netlist::fixed_fluents`] and
+    /// [`Netlist::aliased_fluents`]: the full game state, sorted
     /// by fluent text in byte order. Panics if `latches.len() != self.latches.len()`.
     pub fn true_fluents(&self, latches: &[bool]) -> Vec<&str> {
         assert_eq!(latches.len(), self.latches.len(), "one value per latch");
@@ -268,9 +297,60 @@ impl Netlist {
                     .filter(|(_, v)| *v)
                     .map(|(n, _)| n.as_str()),
             )
+            .chain(
+                self.aliased_fluents
+                    .iter()
+                    .filter(|a| latches[a.latch.index()] != a.negated)
+                    .map(|a| a.name.as_str()),
+            )
             .collect();
         names.sort_unstable();
         names
+    }
+
+    /// The latch values of the state in which exactly the fluents `fluents` hold (the
+    /// inverse of [`Netlist::true_fluents`]). A fixed fluent may be named when it is true; an
+    /// aliased fluent sets its latch.
+    ///
+    /// # Errors
+    /// [`StateError::Unknown`] for a name that is no fluent of the netlist,
+    /// [`StateError::Unrepresentable`] for a set the netlist cannot hold (a false fixed
+    /// fluent, or a latch and a fluent aliased to it that disagree).
+    pub fn state_of(&self, fluents: &[&str]) -> Result<Vec<bool>, StateError> {
+        let mut state = vec![false; self.latches.len()];
+        for &f in fluents {
+            if let Some(i) = self.latches.iter().position(|l| l.name == f) {
+                state[i] = true;
+            } else if let Some(a) = self.aliased_fluents.iter().find(|a| a.name == f) {
+                state[a.latch.index()] |= !a.negated;
+            } else if !self.fixed_fluents.iter().any(|(n, _)| n == f) {
+                return Err(StateError::Unknown(f.to_string()));
+            }
+        }
+        let listed = |name: &str| fluents.contains(&name);
+        let wrong = self
+            .fixed_fluents
+            .iter()
+            .find(|(n, v)| !v && listed(n))
+            .map(|(n, _)| format!("{n} never holds in this game"))
+            .or_else(|| {
+                self.aliased_fluents
+                    .iter()
+                    .find(|a| listed(&a.name) != (state[a.latch.index()] != a.negated))
+                    .map(|a| {
+                        let latch = &self.latches[a.latch.index()].name;
+                        let how = if a.negated {
+                            "the complement of"
+                        } else {
+                            "equal to"
+                        };
+                        format!("{} is always {how} {latch} in this game", a.name)
+                    })
+            });
+        match wrong {
+            Some(why) => Err(StateError::Unrepresentable(why)),
+            None => Ok(state),
+        }
     }
 
     /// Initial state as one bool per latch.

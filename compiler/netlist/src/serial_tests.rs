@@ -12,6 +12,16 @@ fn sample(seed: u64) -> Netlist {
         },
     );
     n.fixed_fluents.push(("(fixed \"q\" \\ x)".into(), true));
+    n.aliased_fluents.push(AliasedFluent {
+        name: "(alias \"a\")".into(),
+        latch: LatchId(0),
+        negated: false,
+    });
+    n.aliased_fluents.push(AliasedFluent {
+        name: "(alias b)".into(),
+        latch: LatchId(1),
+        negated: true,
+    });
     n.roles[0].name = "white \"w\"".into();
     n
 }
@@ -82,6 +92,7 @@ fn json_round_trips_and_validates() {
     let n = random_netlist(1, &RandomSpec::default());
     let mut v: serde_json::Value = serde_json::from_str(&to_json(&n)).unwrap();
     v.as_object_mut().unwrap().remove("fixed_fluents");
+    v.as_object_mut().unwrap().remove("aliased_fluents");
     assert_eq!(from_json(&v.to_string()).unwrap(), n);
     assert!(matches!(
         from_json("{\"gates\": 3}"),

@@ -7,6 +7,7 @@
 //! latch l0 "(cell 1 1 b)" init 1
 //! input i0 r0 "(mark 1 1)"
 //! fixed "(step 1)" 0
+//! alias "(control black)" not l0
 //! g0 = const 0
 //! g1 = latch l0
 //! g2 = input i0
@@ -22,7 +23,9 @@
 //! Roles, latches, inputs and gates are numbered in order from 0 and must be written so;
 //! legal and goal lines keep their order. The parser validates the result.
 
-use super::ir::{Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId};
+use super::ir::{
+    AliasedFluent, Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId,
+};
 use super::validate::{validate, ValidateError};
 use std::fmt::Write;
 
@@ -40,6 +43,10 @@ pub fn to_text(net: &Netlist) -> String {
     }
     for (name, v) in &net.fixed_fluents {
         let _ = writeln!(s, "fixed {} {}", quote(name), *v as u8);
+    }
+    for a in &net.aliased_fluents {
+        let not = if a.negated { "not " } else { "" };
+        let _ = writeln!(s, "alias {} {not}{}", quote(&a.name), a.latch);
     }
     for (i, g) in net.gates.iter().enumerate() {
         let _ = write!(s, "g{i} = ");
@@ -352,6 +359,20 @@ impl Reader {
                 let name = l.string()?;
                 let v = l.bit()?;
                 net.fixed_fluents.push((name, v));
+            }
+            "alias" => {
+                let name = l.string()?;
+                let negated = l.keyword("not").is_ok();
+                let latch = l.num("l", "latch id")?;
+                if latch as usize >= net.latches.len() {
+                    l.pos -= 1;
+                    return Err(l.err("latch not declared"));
+                }
+                net.aliased_fluents.push(AliasedFluent {
+                    name,
+                    latch: LatchId(latch),
+                    negated,
+                });
             }
             "next" => {
                 let id = l.num("l", "latch id")? as usize;

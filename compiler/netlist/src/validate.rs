@@ -74,6 +74,18 @@ pub fn validate(n: &Netlist) -> Result<NetlistInfo, ValidateError> {
         in_range(&format!("next of latch l{i} {}", l.name), l.next, len)?;
     }
     in_range("terminal", n.terminal, len)?;
+    if let Some(a) = n
+        .aliased_fluents
+        .iter()
+        .find(|a| a.latch.index() >= n.latches.len())
+    {
+        return Err(ValidateError::BadSource(format!(
+            "aliased fluent {} refers to latch {}, but the netlist has only {} latches",
+            a.name,
+            a.latch,
+            n.latches.len()
+        )));
+    }
     if n.roles.is_empty() {
         return Err(ValidateError::NoRoles);
     }

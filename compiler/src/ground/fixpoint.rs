@@ -238,8 +238,6 @@ impl<'l> Grounder<'l> {
             v
         };
         let no_vars = vec![false; rule.var_names.len()];
-        let t0 = std::time::Instant::now();
-        let solutions0 = self.solutions;
         loop {
             let steps = self.prepare(rule, &no_vars, first);
             let Some((found, missing)) = self.fire_join(k, &steps, &head_vars, limit)? else {
@@ -252,15 +250,6 @@ impl<'l> Grounder<'l> {
                 continue;
             }
             let new = self.add_heads(k, &head_vars, &found)?;
-            if t0.elapsed().as_millis() > 100 && std::env::var_os("PROPNET_GROUND_TRACE").is_some()
-            {
-                eprintln!(
-                    "  rule {k} ({}) delta {first:?}: {} solutions, {new} new, {:?}; plan {steps:?}",
-                    low.rels.text(&low.syms, rule.head.rel),
-                    self.solutions - solutions0,
-                    t0.elapsed()
-                );
-            }
             return Ok(Some(new));
         }
     }
@@ -416,7 +405,6 @@ impl<'l> Grounder<'l> {
                 .collect();
             marks = now;
             self.report(comp[0]);
-            self.trace_sizes("round");
             for &k in &rules {
                 for (i, lit) in low.rules[k].body.iter().enumerate() {
                     let PLit::Pos(a) = lit else { continue };
@@ -434,41 +422,6 @@ impl<'l> Grounder<'l> {
                 return Err(self.time_error(rules[0]));
             }
         }
-    }
-
-    /// With `PROPNET_GROUND_TRACE` set, prints the largest relations to stderr (a
-    /// development aid).
-    pub fn trace_sizes(&self, what: &str) {
-        if std::env::var_os("PROPNET_GROUND_TRACE").is_none() {
-            return;
-        }
-        let low = self.low;
-        let mut sizes: Vec<(usize, RelId)> = (0..low.rels.len())
-            .map(|r| (self.store.rel_atoms[r].len(), RelId(r as u32)))
-            .collect();
-        sizes.sort_unstable_by(|a, b| b.cmp(a));
-        let top: Vec<String> = sizes
-            .iter()
-            .take(8)
-            .map(|(n, r)| format!("{} {n}", low.rels.text(&low.syms, *r)))
-            .collect();
-        let calls: Vec<String> = self
-            .statics
-            .per_relation()
-            .iter()
-            .take(5)
-            .map(|(r, c, a)| format!("{} {c}/{a}", low.rels.text(&low.syms, *r)))
-            .collect();
-        eprintln!(
-            "[{:.1} s] {what}: {} atoms, {} calls, {} answers, {} MiB; {}; calls {}",
-            self.meter.start.elapsed().as_secs_f64(),
-            self.store.atoms.len(),
-            self.statics.calls(),
-            self.statics.answer_count(),
-            self.used_bytes() >> 20,
-            top.join(", "),
-            calls.join(", ")
-        );
     }
 
     /// Reports progress: grounding `rel`, with the atom count so far.
@@ -493,7 +446,6 @@ impl<'l> Grounder<'l> {
             }
             self.report(comp[0]);
             self.saturate_component(comp, None)?;
-            self.trace_sizes("component");
         }
         Ok(())
     }

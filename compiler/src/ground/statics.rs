@@ -120,19 +120,6 @@ impl Statics {
         self.answers
     }
 
-    /// Per relation with calls: (relation, calls, answers), most answers first.
-    pub fn per_relation(&self) -> Vec<(RelId, usize, usize)> {
-        let mut by: FxHashMap<RelId, (usize, usize)> = FxHashMap::default();
-        for g in &self.goals {
-            let e = by.entry(g.rel).or_default();
-            e.0 += 1;
-            e.1 += g.count;
-        }
-        let mut v: Vec<_> = by.into_iter().map(|(r, (c, a))| (r, c, a)).collect();
-        v.sort_by_key(|x| std::cmp::Reverse(x.2));
-        v
-    }
-
     /// Number of calls made.
     pub fn calls(&self) -> usize {
         self.goals.len()

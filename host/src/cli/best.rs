@@ -104,21 +104,21 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Parses a state file: fluents (optionally as `(true F)`) that must all be latches, read
-/// with the rules' KIF reader and case policy ([`propnet_compiler::gdl::read_terms`]).
+/// Parses a state file: fluents (optionally as `(true F)`) of this game, read with the rules'
+/// KIF reader and case policy ([`propnet_compiler::gdl::read_terms`]), mapped to latches by
+/// [`propnet_netlist::Netlist::state_of`] (fluents merged by optimization included).
 fn read_state(net: &propnet_netlist::Netlist, name: &str, text: &str) -> anyhow::Result<State> {
-    let mut state = vec![false; net.latches.len()];
-    for item in propnet_compiler::gdl::read_terms(name, text)? {
-        let norm = item
-            .strip_prefix("(true ")
-            .and_then(|s| s.strip_suffix(')'))
-            .unwrap_or(&item);
-        let Some(i) = net.latches.iter().position(|l| l.name == norm) else {
-            bail!("{name}: `{item}` is not a base proposition of this game");
-        };
-        state[i] = true;
-    }
-    Ok(state)
+    let items = propnet_compiler::gdl::read_terms(name, text)?;
+    let fluents: Vec<&str> = items
+        .iter()
+        .map(|item| {
+            item.strip_prefix("(true ")
+                .and_then(|s| s.strip_suffix(')'))
+                .unwrap_or(item)
+        })
+        .collect();
+    net.state_of(&fluents)
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))
 }
 
 /// One move of a joint move as typed, in canonical text; exactly one KIF term.

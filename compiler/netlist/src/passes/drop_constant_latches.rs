@@ -1,5 +1,5 @@
-//! Replaces latches that never change by constants and records them in
-//! [`Netlist::fixed_fluents`], so the full game state stays observable. A set of latches is
+//! Replaces latches that never change by constants and records them (and the fluents
+//! aliased to them) in [`Netlist::fixed_fluents`], so the full game state stays observable. A set of latches is
 //! proven constant by induction with three-valued simulation (inputs and other latches
 //! unknown): if every latch of the set holds its `init` value, each one's `next` evaluates to
 //! that same value. The largest such set is found by shrinking from all latches. This covers
@@ -28,6 +28,19 @@ pub fn run(net: &mut Netlist) -> bool {
                 Some(m) => Gate::Latch(m),
                 None => Gate::Const(net.latches[l.index()].init),
             };
+        }
+    }
+    let aliases = std::mem::take(&mut net.aliased_fluents);
+    for mut a in aliases {
+        match renumber[a.latch.index()] {
+            Some(m) => {
+                a.latch = m;
+                net.aliased_fluents.push(a);
+            }
+            None => {
+                let init = net.latches[a.latch.index()].init;
+                net.fixed_fluents.push((a.name, init != a.negated));
+            }
         }
     }
     let latches = std::mem::take(&mut net.latches);

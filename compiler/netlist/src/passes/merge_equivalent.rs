@@ -10,8 +10,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 /// A fast non-cryptographic hasher for gate keys (multiply-rotate over machine words);
 /// gate ids are not attacker-controlled, so SipHash's protection is not needed.
+/// Shared with `merge_latches`.
 #[derive(Default)]
-struct WordHasher(u64);
+pub(crate) struct WordHasher(u64);
 
 impl Hasher for WordHasher {
     fn finish(&self) -> u64 {

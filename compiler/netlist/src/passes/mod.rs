@@ -7,13 +7,17 @@
 //! pass may leave unused gates behind; [`remove_dead`] drops them. Game behaviour from the
 //! initial state is preserved exactly: legal moves (by text and order), goals, terminal and
 //! the full fluent state ([`Netlist::true_fluents`]), which [`check_equivalent`] tests.
+//! Passes that remove latches keep their fluents observable as fixed or aliased fluents.
 
 pub mod absorb_not;
+pub mod absorb_operands;
 mod check_equivalent;
 pub mod collapse_single;
 pub mod drop_constant_latches;
+pub mod factor_shared;
 pub mod fold_constants;
 pub mod merge_equivalent;
+pub mod merge_latches;
 mod rebuild;
 pub mod remove_dead;
 
@@ -30,9 +34,16 @@ pub const PASSES: &[(&str, PassFn)] = &[
     ("drop_constant_latches", drop_constant_latches::run),
     ("merge_equivalent", merge_equivalent::run),
     ("collapse_single", collapse_single::run),
+    ("absorb_operands", absorb_operands::run),
+    ("factor_shared", factor_shared::run),
     ("absorb_not", absorb_not::run),
     ("remove_dead", remove_dead::run),
+    ("merge_latches", merge_latches::run),
 ];
+
+/// Passes too slow to run every round: [`optimize`] runs them only in a round where the
+/// others changed nothing (at their fixpoint).
+pub const EXPENSIVE: &[&str] = &["merge_latches"];
 
 /// The pass with this name, if any.
 pub fn pass_by_name(name: &str) -> Option<PassFn> {
@@ -44,7 +55,8 @@ pub fn pass_by_name(name: &str) -> Option<PassFn> {
 pub struct OptimizeOptions {
     /// Stop after this many rounds over all passes even if the last one still changed something.
     pub max_iterations: usize,
-    /// Whether to replace never-changing latches by constants ([`drop_constant_latches`]).
+    /// Whether to remove latches: replace never-changing ones by constants
+    /// ([`drop_constant_latches`]) and merge equal or complementary ones ([`merge_latches`]).
     pub drop_constant_latches: bool,
     /// Run [`validate`] after every pass and panic on a broken invariant (a pass bug).
     /// Defaults to on in debug builds.
@@ -138,7 +150,8 @@ impl std::fmt::Display for PassReport {
 }
 
 /// Runs all passes in [`PASSES`] order, round after round, until a round changes nothing or
-/// `opts.max_iterations` rounds ran. The result plays exactly like the input from the
+/// `opts.max_iterations` rounds ran; the [`EXPENSIVE`] ones only close a round in which the
+/// others changed nothing. The result plays exactly like the input from the
 /// initial state (same legal moves, goals, terminal and full fluent state).
 ///
 /// # Panics
@@ -155,7 +168,9 @@ pub fn optimize(net: &mut Netlist, opts: &OptimizeOptions) -> PassReport {
         iterations += 1;
         let mut any = false;
         for &(name, pass) in PASSES {
-            if name == "drop_constant_latches" && !opts.drop_constant_latches {
+            let drops_latches = matches!(name, "drop_constant_latches" | "merge_latches");
+            if (drops_latches && !opts.drop_constant_latches) || (any && EXPENSIVE.contains(&name))
+            {
                 continue;
             }
             let (gates_before, logic_before) = (net.gates.len(), net.logic_gate_count());
@@ -195,5 +210,7 @@ pub fn optimize(net: &mut Netlist, opts: &OptimizeOptions) -> PassReport {
 
 #[cfg(test)]
 mod filetests;
+#[cfg(test)]
+mod latch_tests;
 #[cfg(test)]
 mod tests;
