@@ -17,6 +17,8 @@
 //! A role with one entry is decided by word operations alone; with none every live lane is
 //! stuck. Lanes with no legal move are reported in `stuck`; the caller ends them.
 
+#[cfg(target_arch = "x86_64")]
+use super::avx2::Avx2;
 use super::bits::{select64, transpose64};
 use super::draw::{draws, threefry_lanes};
 use super::eval::{read, Block};
@@ -76,6 +78,37 @@ pub struct LaneCounters<'a> {
     pub step: &'a [u32],
 }
 
+/// How the bit-sliced path draws and picks: the portable word code, or (x86-64 with
+/// AVX2, detected at run time) its intrinsics copy. Both give identical results.
+#[derive(Clone, Copy, Debug)]
+pub enum Isa {
+    /// Plain Rust, for any processor.
+    Portable,
+    /// The AVX2 copy ([`super::avx2`]).
+    #[cfg(target_arch = "x86_64")]
+    Avx2(Avx2),
+}
+
+/// Scratch buffers of the move choice, sized once per engine.
+pub struct ChoiceScratch {
+    /// Of the transpose path.
+    pub transpose: TransposeScratch,
+    /// Dense draw buffers of the AVX2 sliced path.
+    #[cfg(target_arch = "x86_64")]
+    pub dense: super::avx2::DenseDraws,
+}
+
+impl ChoiceScratch {
+    /// Buffers for `lanes` lanes and roles of up to `max_moves` legal entries.
+    pub fn new(lanes: usize, max_moves: usize) -> Self {
+        ChoiceScratch {
+            transpose: TransposeScratch::new(lanes, max_moves),
+            #[cfg(target_arch = "x86_64")]
+            dense: super::avx2::DenseDraws::new(lanes),
+        }
+    }
+}
+
 /// Scratch buffers of the transpose path, sized once per engine.
 pub struct TransposeScratch {
     /// Per-lane legal move sets (`lane * chunks + c`).
@@ -122,8 +155,9 @@ pub fn choose_moves<const W: usize, P: Probe>(
     live: &Block<W>,
     stuck: &mut Block<W>,
     ctr: &LaneCounters<'_>,
-    scratch: &mut TransposeScratch,
+    scratch: &mut ChoiceScratch,
     probe: &mut P,
+    isa: Isa,
 ) {
     match legal.len() {
         0 => *stuck = *live,
@@ -139,18 +173,28 @@ pub fn choose_moves<const W: usize, P: Probe>(
         }
         n if n <= SLICED_MAX => {
             let args = (vals, legal, input_base, live, stuck, ctr, probe);
+            let pick = (isa, &mut *scratch);
             // The plane count is a constant in each copy, so the planes live in registers.
             match planes_for(n) {
-                2 => sliced::<W, 2, P>(args),
-                3 => sliced::<W, 3, P>(args),
-                4 => sliced::<W, 4, P>(args),
-                5 => sliced::<W, 5, P>(args),
-                6 => sliced::<W, 6, P>(args),
-                7 => sliced::<W, 7, P>(args),
-                _ => sliced::<W, 8, P>(args),
+                2 => sliced::<W, 2, P>(args, pick),
+                3 => sliced::<W, 3, P>(args, pick),
+                4 => sliced::<W, 4, P>(args, pick),
+                5 => sliced::<W, 5, P>(args, pick),
+                6 => sliced::<W, 6, P>(args, pick),
+                7 => sliced::<W, 7, P>(args, pick),
+                _ => sliced::<W, 8, P>(args, pick),
             }
         }
-        _ => transposed(vals, legal, input_base, live, stuck, ctr, scratch, probe),
+        _ => transposed(
+            vals,
+            legal,
+            input_base,
+            live,
+            stuck,
+            ctr,
+            &mut scratch.transpose,
+            probe,
+        ),
     }
 }
 
@@ -168,7 +212,10 @@ type SlicedArgs<'a, 'c, const W: usize, P> = (
 
 /// The bit-sliced path of [`choose_moves`], with `B` planes (`B = planes_for(n)`).
 #[inline(always)]
-fn sliced<const W: usize, const B: usize, P: Probe>(args: SlicedArgs<'_, '_, W, P>) {
+fn sliced<const W: usize, const B: usize, P: Probe>(
+    args: SlicedArgs<'_, '_, W, P>,
+    (isa, scratch): (Isa, &mut ChoiceScratch),
+) {
     let (vals, legal, input_base, live, stuck, ctr, probe) = args;
     // 1. Count: cnt[p] = bit p of each lane's number of legal moves.
     let mut cnt = [[0u64; W]; B];
@@ -192,7 +239,13 @@ fn sliced<const W: usize, const B: usize, P: Probe>(args: SlicedArgs<'_, '_, W, 
     }
     probe.end_phase(SimPhase::LegalCount);
     // 2. Draw and pick k for lanes with two or more moves; k = 0 elsewhere.
-    let k = pick_planes(&cnt, &many, ctr);
+    let k = match isa {
+        Isa::Portable => pick_planes(&cnt, &many, ctr),
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2(avx2) => avx2.pick_planes(&cnt, &many, ctr, &mut scratch.dense),
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = scratch;
     probe.end_phase(SimPhase::Rng);
     // 3. Select by counting down: `rem` starts at k and drops by one at each legal move;
     // a lane takes the legal move at which `rem` is zero. Past it `rem` wraps to all ones
