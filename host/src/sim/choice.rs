@@ -425,3 +425,89 @@ fn transposed<const W: usize, P: Probe>(
     }
     probe.end_phase(SimPhase::Choice);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mix(x: u64) -> u64 {
+        let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Count planes of random per-lane counts below `2^B` (word 1 of the block has every
+    /// count at most 1, so no lane there needs a draw), and their `many` mask.
+    fn random_counts<const W: usize, const B: usize>(seed: u64) -> ([Block<W>; B], Block<W>) {
+        let mut cnt = [[0u64; W]; B];
+        let mut many = [0u64; W];
+        for lane in 0..64 * W {
+            let r = mix(seed * 1000 + lane as u64);
+            let c = match r % 4 {
+                _ if W > 1 && lane / 64 == 1 => r >> 8 & 1,
+                0 => r >> 8 & 1,
+                _ => (r >> 8) % (1 << B),
+            };
+            for (p, plane) in cnt.iter_mut().enumerate() {
+                plane[lane / 64] |= (c >> p & 1) << (lane % 64);
+            }
+            many[lane / 64] |= u64::from(c >= 2) << (lane % 64);
+        }
+        (cnt, many)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn avx2_equals_portable<const W: usize, const B: usize>() {
+        let Some(avx2) = Avx2::detect() else {
+            eprintln!("skipped: this processor has no AVX2");
+            return;
+        };
+        let mut dense = super::super::avx2::DenseDraws::new(64 * W);
+        for seed in 0..6u64 {
+            let (cnt, many) = random_counts::<W, B>(seed);
+            let lanes = 64 * W as u32;
+            let playout: Vec<u32> = (0..lanes)
+                .map(|l| mix(seed ^ u64::from(l)) as u32)
+                .collect();
+            let step: Vec<u32> = (0..lanes)
+                .map(|l| (l * 7 + seed as u32) % (1 << 24))
+                .collect();
+            let ctr = LaneCounters {
+                seed: mix(seed + 77),
+                role: [0, 1, 5, 255][seed as usize % 4],
+                playout: &playout,
+                step: &step,
+            };
+            let want = pick_planes(&cnt, &many, &ctr);
+            let got = avx2.pick_planes(&cnt, &many, &ctr, &mut dense);
+            assert_eq!(got, want, "W={W} B={B} seed {seed}");
+            // And both are k = choose(draw, count) where a lane has two or more moves.
+            for lane in 0..64 * W {
+                let (j, b) = (lane / 64, lane % 64);
+                let count: u32 = (0..B).map(|p| ((cnt[p][j] >> b & 1) as u32) << p).sum();
+                let k: u32 = (0..B).map(|p| ((got[p][j] >> b & 1) as u32) << p).sum();
+                let x = propnet_netlist::rng::draw(ctr.seed, playout[lane], step[lane], ctr.role);
+                let expect = if count >= 2 { choose(x, count) } else { 0 };
+                assert_eq!(k, expect, "W={W} B={B} seed {seed} lane {lane}");
+            }
+        }
+    }
+
+    /// The AVX2 pick equals the portable one (and the scalar rule) for every plane count
+    /// and lane width, with lanes of 0, 1 and up to 255 moves and words needing no draw.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_pick_equals_portable() {
+        avx2_equals_portable::<1, 2>();
+        avx2_equals_portable::<1, 8>();
+        avx2_equals_portable::<2, 3>();
+        avx2_equals_portable::<4, 5>();
+        avx2_equals_portable::<8, 2>();
+        avx2_equals_portable::<8, 3>();
+        avx2_equals_portable::<8, 4>();
+        avx2_equals_portable::<8, 6>();
+        avx2_equals_portable::<8, 7>();
+        avx2_equals_portable::<8, 8>();
+    }
+}
