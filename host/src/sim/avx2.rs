@@ -63,6 +63,42 @@ impl Avx2 {
     }
 }
 
+impl Avx2 {
+    /// `out[i] = rng::draw(seed, playout[i], step[i], role)` for every `i` (equal lengths),
+    /// 32 lanes per iteration as in the sliced path.
+    #[inline(always)]
+    pub fn draws(self, seed: u64, role: u32, playout: &[u32], step: &[u32], out: &mut [u32]) {
+        // SAFETY: as in `pick_planes`.
+        #[allow(unsafe_code)]
+        unsafe {
+            draws(seed, role, playout, step, out)
+        }
+    }
+}
+
+/// See [`Avx2::draws`].
+#[target_feature(enable = "avx2")]
+#[inline]
+fn draws(seed: u64, role: u32, playout: &[u32], step: &[u32], out: &mut [u32]) {
+    let ks = [seed as u32, (seed >> 32) as u32];
+    let ks = [ks[0], ks[1], PARITY ^ ks[0] ^ ks[1]];
+    for (i, o) in out.chunks_mut(32).enumerate() {
+        let lanes = 32 * i..32 * i + o.len();
+        let (mut a, mut b) = ([0u32; 32], [0u32; 32]);
+        for (t, (&p, &s)) in playout[lanes.clone()].iter().zip(&step[lanes]).enumerate() {
+            a[t] = p.wrapping_add(ks[0]);
+            b[t] = ((s << 8) | (role & 0xff)).wrapping_add(ks[1]);
+        }
+        let x = threefry4(
+            ks,
+            std::array::from_fn(|c| load8(&a, 8 * c)),
+            std::array::from_fn(|c| load8(&b, 8 * c)),
+        );
+        let x: [u32; 32] = bytemuck::cast(x);
+        o.copy_from_slice(&x[..o.len()]);
+    }
+}
+
 /// Dense per-draw buffers of [`Avx2::pick_planes`], allocated once per engine.
 pub struct DenseDraws {
     /// Threefry word 0 per draw: the keyed counter on entry to the rounds, the draw after.
@@ -365,6 +401,24 @@ mod tests {
                     threefry2x32_20(key, *c)[0],
                     "seed {seed} lane {i}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn draws_equal_scalar_rng() {
+        let Some(avx2) = Avx2::detect() else {
+            eprintln!("skipped: this processor has no AVX2");
+            return;
+        };
+        for n in [1usize, 7, 31, 32, 33, 100] {
+            let playout: Vec<u32> = (0..n as u64).map(|i| mix(i) as u32).collect();
+            let step: Vec<u32> = (0..n as u32).map(|i| i * 5 + (1 << 23)).collect();
+            let mut out = vec![0; n];
+            avx2.draws(42, 3, &playout, &step, &mut out);
+            for i in 0..n {
+                let want = propnet_netlist::rng::draw(42, playout[i], step[i], 3);
+                assert_eq!(out[i], want, "n {n} lane {i}");
             }
         }
     }

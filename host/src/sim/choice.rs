@@ -194,6 +194,7 @@ pub fn choose_moves<const W: usize, P: Probe>(
             ctr,
             &mut scratch.transpose,
             probe,
+            isa,
         ),
     }
 }
@@ -347,6 +348,7 @@ fn transposed<const W: usize, P: Probe>(
     ctr: &LaneCounters<'_>,
     scratch: &mut TransposeScratch,
     probe: &mut P,
+    isa: Isa,
 ) {
     let lanes = 64 * W;
     let chunks = legal.len().div_ceil(64);
@@ -406,7 +408,11 @@ fn transposed<const W: usize, P: Probe>(
         return;
     }
     need_draw.resize(need_lane.len(), 0);
-    draws(ctr.seed, ctr.role, need_playout, need_step, need_draw);
+    match isa {
+        Isa::Portable => draws(ctr.seed, ctr.role, need_playout, need_step, need_draw),
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2(avx2) => avx2.draws(ctr.seed, ctr.role, need_playout, need_step, need_draw),
+    }
     probe.end_phase(SimPhase::Rng);
     for (&lane, &x) in need_lane.iter().zip(need_draw.iter()) {
         let lane = lane as usize;

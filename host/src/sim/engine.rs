@@ -171,7 +171,6 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             // 1. Terminal or step limit.
             let term = read(&self.vals, prog.terminal);
             let mut fin: Block<W> = std::array::from_fn(|j| term[j] & self.active[j]);
-            for_each_lane(&fin, |lane| self.end[lane] = PlayoutEnd::Terminal);
             let mut at_limit = [0u64; W];
             // A lane's step never exceeds the block's step count, so the check is
             // needed only once the block has made `max_steps` steps.
@@ -183,7 +182,6 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
                 }
                 *w &= self.active[j] & !fin[j];
             }
-            for_each_lane(&at_limit, |lane| self.end[lane] = PlayoutEnd::StepLimit);
             for j in 0..W {
                 fin[j] |= at_limit[j];
             }
@@ -324,7 +322,15 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         out: &mut Outcome,
     ) {
         let prog = self.prog;
+        // How each lane ended, for per-lane records (stuck lanes were marked by
+        // `choose_role`; the aggregates below need only the masks).
+        let mark_ends = |end: &mut [PlayoutEnd]| {
+            for_each_lane(limit, |lane| end[lane] = PlayoutEnd::StepLimit);
+            let terminal: Block<W> = std::array::from_fn(|j| fin[j] & !limit[j] & !stuck[j]);
+            for_each_lane(&terminal, |lane| end[lane] = PlayoutEnd::Terminal);
+        };
         if spec.want_records {
+            mark_ends(&mut self.end);
             if prog.goal.is_empty() {
                 for_each_lane(fin, |lane| {
                     record(prog, &self.vals, lane, &self.finished(lane), out)
@@ -338,6 +344,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         // costs its operands once for the whole block.
         let finished = fin.iter().map(|w| w.count_ones() as usize).sum::<usize>();
         if prog.goal.args.len() > finished * prog.latches {
+            mark_ends(&mut self.end);
             for_each_lane(fin, |lane| self.defer(spec, lane, out));
             return;
         }
