@@ -366,14 +366,8 @@ fn threefry4(ks: [u32; 3], mut a: [__m256i; 4], mut b: [__m256i; 4]) -> [__m256i
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::bits::tests::mix;
     use propnet_netlist::rng::threefry2x32_20;
-
-    fn mix(x: u64) -> u64 {
-        let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
 
     #[test]
     fn threefry4_equals_scalar() {

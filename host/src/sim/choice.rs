@@ -5,9 +5,11 @@
 //! Two ways, by the role's number `n` of legal entries in the netlist:
 //! - **bit-sliced** (`2 ≤ n ≤` [`SLICED_MAX`]): the lanes' legal counts are kept as bit
 //!   planes (plane `p` = bit `p` of every lane's count) and counted by ripple-carry
-//!   increments of whole words; the draw and the multiply-shift pick run 8 lanes at a time
-//!   (SIMD, chunks whose lanes all have fewer than two moves skip the draw); the pick `k`
-//!   goes back into bit planes, and one more pass over the legal words counts `k` down
+//!   increments of whole words; the draw and the multiply-shift pick run 16 lanes at a
+//!   time (portable; groups whose lanes all have fewer than two moves skip the draw) or,
+//!   on x86-64 with AVX2 ([`Isa::Avx2`], [`super::avx2`]), only for the lanes with two or
+//!   more moves, packed densely and drawn 32 at a time; the pick `k` goes back into bit
+//!   planes, and one more pass over the legal words counts `k` down
 //!   and takes, per move, the lanes where it reaches zero. Per move the word work is
 //!   `O(log n)`, with no per-lane loop at all outside the draw.
 //! - **transpose** (`n >` [`SLICED_MAX`]): 64 legal words at a time are bit-transposed into
@@ -435,13 +437,7 @@ fn transposed<const W: usize, P: Probe>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn mix(x: u64) -> u64 {
-        let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
+    use crate::sim::bits::tests::mix;
 
     /// Count planes of random per-lane counts below `2^B` (word 1 of the block has every
     /// count at most 1, so no lane there needs a draw), and their `many` mask.

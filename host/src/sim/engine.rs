@@ -114,7 +114,8 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
     ///
     /// On x86-64 processors with AVX2, POPCNT and BMI1/2 (detected at run time) the whole
     /// stepper runs in a copy compiled for them (wider word loops, hardware popcount,
-    /// 8-lane Threefry); elsewhere in the baseline build. Both give identical results.
+    /// and the AVX2 move choice of [`super::avx2`]); elsewhere in the baseline build. Both
+    /// give identical results.
     pub fn run(&mut self, spec: &RunSpec<'_>, work: &WorkQueue, out: &mut Outcome) {
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = super::avx2::Avx2::detect() {
