@@ -58,10 +58,11 @@ pub fn select64(w: u64, k: u32) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn mix(x: u64) -> u64 {
+    /// SplitMix64's finalizer: well-mixed test inputs from small integers.
+    pub(in crate::sim) fn mix(x: u64) -> u64 {
         let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);

@@ -5,9 +5,11 @@
 //! Two ways, by the role's number `n` of legal entries in the netlist:
 //! - **bit-sliced** (`2 ≤ n ≤` [`SLICED_MAX`]): the lanes' legal counts are kept as bit
 //!   planes (plane `p` = bit `p` of every lane's count) and counted by ripple-carry
-//!   increments of whole words; the draw and the multiply-shift pick run 8 lanes at a time
-//!   (SIMD, chunks whose lanes all have fewer than two moves skip the draw); the pick `k`
-//!   goes back into bit planes, and one more pass over the legal words counts `k` down
+//!   increments of whole words; the draw and the multiply-shift pick run 16 lanes at a
+//!   time (portable; groups whose lanes all have fewer than two moves skip the draw) or,
+//!   on x86-64 with AVX2 ([`Isa::Avx2`], [`super::avx2`]), only for the lanes with two or
+//!   more moves, packed densely and drawn 32 at a time; the pick `k` goes back into bit
+//!   planes, and one more pass over the legal words counts `k` down
 //!   and takes, per move, the lanes where it reaches zero. Per move the word work is
 //!   `O(log n)`, with no per-lane loop at all outside the draw.
 //! - **transpose** (`n >` [`SLICED_MAX`]): 64 legal words at a time are bit-transposed into
@@ -17,6 +19,8 @@
 //! A role with one entry is decided by word operations alone; with none every live lane is
 //! stuck. Lanes with no legal move are reported in `stuck`; the caller ends them.
 
+#[cfg(target_arch = "x86_64")]
+use super::avx2::Avx2;
 use super::bits::{select64, transpose64};
 use super::draw::{draws, threefry_lanes};
 use super::eval::{read, Block};
@@ -76,6 +80,37 @@ pub struct LaneCounters<'a> {
     pub step: &'a [u32],
 }
 
+/// How the bit-sliced path draws and picks: the portable word code, or (x86-64 with
+/// AVX2, detected at run time) its intrinsics copy. Both give identical results.
+#[derive(Clone, Copy, Debug)]
+pub enum Isa {
+    /// Plain Rust, for any processor.
+    Portable,
+    /// The AVX2 copy ([`super::avx2`]).
+    #[cfg(target_arch = "x86_64")]
+    Avx2(Avx2),
+}
+
+/// Scratch buffers of the move choice, sized once per engine.
+pub struct ChoiceScratch {
+    /// Of the transpose path.
+    pub transpose: TransposeScratch,
+    /// Dense draw buffers of the AVX2 sliced path.
+    #[cfg(target_arch = "x86_64")]
+    pub dense: super::avx2::DenseDraws,
+}
+
+impl ChoiceScratch {
+    /// Buffers for `lanes` lanes and roles of up to `max_moves` legal entries.
+    pub fn new(lanes: usize, max_moves: usize) -> Self {
+        ChoiceScratch {
+            transpose: TransposeScratch::new(lanes, max_moves),
+            #[cfg(target_arch = "x86_64")]
+            dense: super::avx2::DenseDraws::new(lanes),
+        }
+    }
+}
+
 /// Scratch buffers of the transpose path, sized once per engine.
 pub struct TransposeScratch {
     /// Per-lane legal move sets (`lane * chunks + c`).
@@ -122,8 +157,9 @@ pub fn choose_moves<const W: usize, P: Probe>(
     live: &Block<W>,
     stuck: &mut Block<W>,
     ctr: &LaneCounters<'_>,
-    scratch: &mut TransposeScratch,
+    scratch: &mut ChoiceScratch,
     probe: &mut P,
+    isa: Isa,
 ) {
     match legal.len() {
         0 => *stuck = *live,
@@ -139,18 +175,29 @@ pub fn choose_moves<const W: usize, P: Probe>(
         }
         n if n <= SLICED_MAX => {
             let args = (vals, legal, input_base, live, stuck, ctr, probe);
+            let pick = (isa, &mut *scratch);
             // The plane count is a constant in each copy, so the planes live in registers.
             match planes_for(n) {
-                2 => sliced::<W, 2, P>(args),
-                3 => sliced::<W, 3, P>(args),
-                4 => sliced::<W, 4, P>(args),
-                5 => sliced::<W, 5, P>(args),
-                6 => sliced::<W, 6, P>(args),
-                7 => sliced::<W, 7, P>(args),
-                _ => sliced::<W, 8, P>(args),
+                2 => sliced::<W, 2, P>(args, pick),
+                3 => sliced::<W, 3, P>(args, pick),
+                4 => sliced::<W, 4, P>(args, pick),
+                5 => sliced::<W, 5, P>(args, pick),
+                6 => sliced::<W, 6, P>(args, pick),
+                7 => sliced::<W, 7, P>(args, pick),
+                _ => sliced::<W, 8, P>(args, pick),
             }
         }
-        _ => transposed(vals, legal, input_base, live, stuck, ctr, scratch, probe),
+        _ => transposed(
+            vals,
+            legal,
+            input_base,
+            live,
+            stuck,
+            ctr,
+            &mut scratch.transpose,
+            probe,
+            isa,
+        ),
     }
 }
 
@@ -168,7 +215,10 @@ type SlicedArgs<'a, 'c, const W: usize, P> = (
 
 /// The bit-sliced path of [`choose_moves`], with `B` planes (`B = planes_for(n)`).
 #[inline(always)]
-fn sliced<const W: usize, const B: usize, P: Probe>(args: SlicedArgs<'_, '_, W, P>) {
+fn sliced<const W: usize, const B: usize, P: Probe>(
+    args: SlicedArgs<'_, '_, W, P>,
+    (isa, scratch): (Isa, &mut ChoiceScratch),
+) {
     let (vals, legal, input_base, live, stuck, ctr, probe) = args;
     // 1. Count: cnt[p] = bit p of each lane's number of legal moves.
     let mut cnt = [[0u64; W]; B];
@@ -192,7 +242,13 @@ fn sliced<const W: usize, const B: usize, P: Probe>(args: SlicedArgs<'_, '_, W, 
     }
     probe.end_phase(SimPhase::LegalCount);
     // 2. Draw and pick k for lanes with two or more moves; k = 0 elsewhere.
-    let k = pick_planes(&cnt, &many, ctr);
+    let k = match isa {
+        Isa::Portable => pick_planes(&cnt, &many, ctr),
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2(avx2) => avx2.pick_planes(&cnt, &many, ctr, &mut scratch.dense),
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = scratch;
     probe.end_phase(SimPhase::Rng);
     // 3. Select by counting down: `rem` starts at k and drops by one at each legal move;
     // a lane takes the legal move at which `rem` is zero. Past it `rem` wraps to all ones
@@ -294,6 +350,7 @@ fn transposed<const W: usize, P: Probe>(
     ctr: &LaneCounters<'_>,
     scratch: &mut TransposeScratch,
     probe: &mut P,
+    isa: Isa,
 ) {
     let lanes = 64 * W;
     let chunks = legal.len().div_ceil(64);
@@ -353,7 +410,11 @@ fn transposed<const W: usize, P: Probe>(
         return;
     }
     need_draw.resize(need_lane.len(), 0);
-    draws(ctr.seed, ctr.role, need_playout, need_step, need_draw);
+    match isa {
+        Isa::Portable => draws(ctr.seed, ctr.role, need_playout, need_step, need_draw),
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2(avx2) => avx2.draws(ctr.seed, ctr.role, need_playout, need_step, need_draw),
+    }
     probe.end_phase(SimPhase::Rng);
     for (&lane, &x) in need_lane.iter().zip(need_draw.iter()) {
         let lane = lane as usize;
@@ -371,4 +432,84 @@ fn transposed<const W: usize, P: Probe>(
         vals[input_slot(m)][lane / 64] |= 1 << (lane % 64);
     }
     probe.end_phase(SimPhase::Choice);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::bits::tests::mix;
+
+    /// Count planes of random per-lane counts below `2^B` (word 1 of the block has every
+    /// count at most 1, so no lane there needs a draw), and their `many` mask.
+    fn random_counts<const W: usize, const B: usize>(seed: u64) -> ([Block<W>; B], Block<W>) {
+        let mut cnt = [[0u64; W]; B];
+        let mut many = [0u64; W];
+        for lane in 0..64 * W {
+            let r = mix(seed * 1000 + lane as u64);
+            let c = match r % 4 {
+                _ if W > 1 && lane / 64 == 1 => r >> 8 & 1,
+                0 => r >> 8 & 1,
+                _ => (r >> 8) % (1 << B),
+            };
+            for (p, plane) in cnt.iter_mut().enumerate() {
+                plane[lane / 64] |= (c >> p & 1) << (lane % 64);
+            }
+            many[lane / 64] |= u64::from(c >= 2) << (lane % 64);
+        }
+        (cnt, many)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn avx2_equals_portable<const W: usize, const B: usize>() {
+        let Some(avx2) = Avx2::detect() else {
+            eprintln!("skipped: this processor has no AVX2");
+            return;
+        };
+        let mut dense = super::super::avx2::DenseDraws::new(64 * W);
+        for seed in 0..6u64 {
+            let (cnt, many) = random_counts::<W, B>(seed);
+            let lanes = 64 * W as u32;
+            let playout: Vec<u32> = (0..lanes)
+                .map(|l| mix(seed ^ u64::from(l)) as u32)
+                .collect();
+            let step: Vec<u32> = (0..lanes)
+                .map(|l| (l * 7 + seed as u32) % (1 << 24))
+                .collect();
+            let ctr = LaneCounters {
+                seed: mix(seed + 77),
+                role: [0, 1, 5, 255][seed as usize % 4],
+                playout: &playout,
+                step: &step,
+            };
+            let want = pick_planes(&cnt, &many, &ctr);
+            let got = avx2.pick_planes(&cnt, &many, &ctr, &mut dense);
+            assert_eq!(got, want, "W={W} B={B} seed {seed}");
+            // And both are k = choose(draw, count) where a lane has two or more moves.
+            for lane in 0..64 * W {
+                let (j, b) = (lane / 64, lane % 64);
+                let count: u32 = (0..B).map(|p| ((cnt[p][j] >> b & 1) as u32) << p).sum();
+                let k: u32 = (0..B).map(|p| ((got[p][j] >> b & 1) as u32) << p).sum();
+                let x = propnet_netlist::rng::draw(ctr.seed, playout[lane], step[lane], ctr.role);
+                let expect = if count >= 2 { choose(x, count) } else { 0 };
+                assert_eq!(k, expect, "W={W} B={B} seed {seed} lane {lane}");
+            }
+        }
+    }
+
+    /// The AVX2 pick equals the portable one (and the scalar rule) for every plane count
+    /// and lane width, with lanes of 0, 1 and up to 255 moves and words needing no draw.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_pick_equals_portable() {
+        avx2_equals_portable::<1, 2>();
+        avx2_equals_portable::<1, 8>();
+        avx2_equals_portable::<2, 3>();
+        avx2_equals_portable::<4, 5>();
+        avx2_equals_portable::<8, 2>();
+        avx2_equals_portable::<8, 3>();
+        avx2_equals_portable::<8, 4>();
+        avx2_equals_portable::<8, 6>();
+        avx2_equals_portable::<8, 7>();
+        avx2_equals_portable::<8, 8>();
+    }
 }

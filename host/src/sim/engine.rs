@@ -9,7 +9,7 @@
 //! the next playout of the work queue and reset to its job's start state, so lanes stay
 //! busy until the queue is empty.
 
-use super::choice::{choose_moves, LaneCounters, TransposeScratch};
+use super::choice::{choose_moves, ChoiceScratch, Isa, LaneCounters};
 use super::eval::{read, run_phase, Block};
 use super::probe::{NoProbe, PhaseTimes, Probe, SimPhase};
 use super::program::Program;
@@ -58,7 +58,7 @@ pub struct Engine<'p, const W: usize, P: Probe = NoProbe> {
     end: Vec<PlayoutEnd>,
     active: Block<W>,
     /// Buffers of the move choice for roles with many legal entries.
-    scratch: TransposeScratch,
+    scratch: ChoiceScratch,
     /// Pending block of finished playouts awaiting goal evaluation: slot values (lane `p`
     /// holds `pending[p]`'s final state) and what else their records need.
     gvals: Vec<Block<W>>,
@@ -96,7 +96,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             offset: vec![0; lanes],
             end: vec![PlayoutEnd::Terminal; lanes],
             active: [0; W],
-            scratch: TransposeScratch::new(lanes, max_moves),
+            scratch: ChoiceScratch::new(lanes, max_moves),
             gvals: if prog.goal.is_empty() {
                 Vec::new()
             } else {
@@ -114,35 +114,44 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
     ///
     /// On x86-64 processors with AVX2, POPCNT and BMI1/2 (detected at run time) the whole
     /// stepper runs in a copy compiled for them (wider word loops, hardware popcount,
-    /// 8-lane Threefry); elsewhere in the baseline build. Both give identical results.
+    /// and the AVX2 move choice of [`super::avx2`]); elsewhere in the baseline build. Both
+    /// give identical results.
     pub fn run(&mut self, spec: &RunSpec<'_>, work: &WorkQueue, out: &mut Outcome) {
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("popcnt")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2")
-        {
-            // SAFETY: the features `run_x86_v3` is compiled for were detected above. This
-            // call is the simulator's only unsafe code (runtime CPU dispatch).
-            #[allow(unsafe_code)]
-            unsafe {
-                self.run_x86_v3(spec, work, out)
-            };
-            return;
+        if let Some(avx2) = super::avx2::Avx2::detect() {
+            if std::is_x86_feature_detected!("popcnt")
+                && std::is_x86_feature_detected!("bmi1")
+                && std::is_x86_feature_detected!("bmi2")
+            {
+                // SAFETY: the features `run_x86_v3` is compiled for were detected above.
+                // With `Avx2::pick_planes` this is the simulator's only unsafe code
+                // (runtime CPU dispatch).
+                #[allow(unsafe_code)]
+                unsafe {
+                    self.run_x86_v3(spec, work, out, avx2)
+                };
+                return;
+            }
         }
-        self.run_any(spec, work, out);
+        self.run_any(spec, work, out, Isa::Portable);
     }
 
     /// [`Self::run`] compiled with AVX2, POPCNT and BMI1/2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
-    fn run_x86_v3(&mut self, spec: &RunSpec<'_>, work: &WorkQueue, out: &mut Outcome) {
-        self.run_any(spec, work, out);
+    fn run_x86_v3(
+        &mut self,
+        spec: &RunSpec<'_>,
+        work: &WorkQueue,
+        out: &mut Outcome,
+        avx2: super::avx2::Avx2,
+    ) {
+        self.run_any(spec, work, out, Isa::Avx2(avx2));
     }
 
     /// [`Self::run`] for any processor; inlined into each feature-specific copy.
     #[inline(always)]
-    fn run_any(&mut self, spec: &RunSpec<'_>, work: &WorkQueue, out: &mut Outcome) {
+    fn run_any(&mut self, spec: &RunSpec<'_>, work: &WorkQueue, out: &mut Outcome, isa: Isa) {
         let prog = self.prog;
         let mut cursor = work.cursor();
         let mut take = move || cursor.take();
@@ -163,7 +172,6 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             // 1. Terminal or step limit.
             let term = read(&self.vals, prog.terminal);
             let mut fin: Block<W> = std::array::from_fn(|j| term[j] & self.active[j]);
-            for_each_lane(&fin, |lane| self.end[lane] = PlayoutEnd::Terminal);
             let mut at_limit = [0u64; W];
             // A lane's step never exceeds the block's step count, so the check is
             // needed only once the block has made `max_steps` steps.
@@ -175,7 +183,6 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
                 }
                 *w &= self.active[j] & !fin[j];
             }
-            for_each_lane(&at_limit, |lane| self.end[lane] = PlayoutEnd::StepLimit);
             for j in 0..W {
                 fin[j] |= at_limit[j];
             }
@@ -190,7 +197,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
                 if is_zero(&live) {
                     break;
                 }
-                self.choose_role(spec, r, &mut live, &mut stuck);
+                self.choose_role(spec, r, &mut live, &mut stuck, isa);
             }
             for j in 0..W {
                 fin[j] |= stuck[j];
@@ -271,6 +278,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         r: usize,
         live: &mut Block<W>,
         stuck_all: &mut Block<W>,
+        isa: Isa,
     ) {
         let mut stuck = [0u64; W];
         let ctr = LaneCounters {
@@ -288,6 +296,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             &ctr,
             &mut self.scratch,
             &mut self.probe,
+            isa,
         );
         if !is_zero(&stuck) {
             for_each_lane(&stuck, |lane| {
@@ -314,7 +323,15 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         out: &mut Outcome,
     ) {
         let prog = self.prog;
+        // How each lane ended, for per-lane records (stuck lanes were marked by
+        // `choose_role`; the aggregates below need only the masks).
+        let mark_ends = |end: &mut [PlayoutEnd]| {
+            for_each_lane(limit, |lane| end[lane] = PlayoutEnd::StepLimit);
+            let terminal: Block<W> = std::array::from_fn(|j| fin[j] & !limit[j] & !stuck[j]);
+            for_each_lane(&terminal, |lane| end[lane] = PlayoutEnd::Terminal);
+        };
         if spec.want_records {
+            mark_ends(&mut self.end);
             if prog.goal.is_empty() {
                 for_each_lane(fin, |lane| {
                     record(prog, &self.vals, lane, &self.finished(lane), out)
@@ -328,6 +345,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         // costs its operands once for the whole block.
         let finished = fin.iter().map(|w| w.count_ones() as usize).sum::<usize>();
         if prog.goal.args.len() > finished * prog.latches {
+            mark_ends(&mut self.end);
             for_each_lane(fin, |lane| self.defer(spec, lane, out));
             return;
         }

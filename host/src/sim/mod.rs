@@ -11,6 +11,8 @@
 //! plus the move choice (`legal moves` word reads per block, one Threefry draw per lane and
 //! role with two or more legal moves). State per lane: one bit per slot.
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 mod backend;
 mod bits;
 mod choice;
