@@ -99,11 +99,11 @@ fn var_paths(a: &PAtom, out: &mut Vec<(u16, Vec<Step>)>) {
 impl Domains {
     /// Runs the analysis over `rules` (with the `true`/`does` reachability rules among
     /// them, so fluents and moves get the values of `init`/`next` and `legal`).
-    pub fn analyse(rules: &[CRule]) -> Domains {
+    pub fn analyse<'a>(rules: impl Iterator<Item = &'a CRule> + Clone) -> Domains {
         let mut d = Domains::default();
         for _ in 0..MAX_PASSES {
             let mut changed = false;
-            for rule in rules {
+            for rule in rules.clone() {
                 changed |= d.apply(rule);
             }
             if !changed {
@@ -317,7 +317,7 @@ mod tests {
             at(twice, vec![var(0)]),
             vec![PLit::Pos(at(pair, vec![var(0)]))],
         ));
-        let d = Domains::analyse(&rules);
+        let d = Domains::analyse(rules.iter());
         let body = vec![PLit::Pos(at(
             twice,
             vec![PTerm::Fn(Sym(f), vec![var(7), var(8)])],

@@ -447,11 +447,7 @@ pub fn lower(p: &Program) -> Result<Lowered, GroundError> {
     roots[special.true_.0 as usize] = true;
     roots[special.does.0 as usize] = true;
     let reach = reachability_rules(special, &mut syms);
-    let mut domains = {
-        let mut all = rules.clone();
-        all.extend(reach.iter().cloned());
-        super::domains::Domains::analyse(&all)
-    };
+    let mut domains = super::domains::Domains::analyse(rules.iter().chain(&reach));
     let mut rules = super::split::split_rules(rules, roots, &mut domains, &mut rels, &mut syms);
     rules.extend(reach);
     let dynamic = dynamic_relations(&rules, rels.len(), special);
