@@ -1,7 +1,8 @@
-//! Grounding limits: memory for the grounder's tables, wall-clock time, and term depth,
-//! with defaults sized to the machine; and the meter that checks them while grounding.
+//! Grounding limits: memory for the grounder's tables, CPU time, and term depth, with
+//! defaults sized to the machine; and the meter that checks them while grounding.
 
-use std::time::{Duration, Instant};
+use cpu_time::ThreadTime;
+use std::time::Duration;
 
 /// Limits on grounding work. A game that needs more fails with
 /// [`super::GroundError::Budget`] naming the rule being grounded, instead of hanging or
@@ -12,7 +13,9 @@ pub struct Budget {
     /// on-demand relations, rule instances and the netlist's gates (counted from the
     /// tables' capacities; the process uses somewhat more). Default: [`default_memory`].
     pub max_memory: usize,
-    /// Wall-clock limit for grounding and building the netlist. Default 300 s.
+    /// Limit on the CPU time of grounding and building the netlist (of the thread that
+    /// grounds, so the verdict does not depend on what else the machine runs). Default
+    /// 300 s.
     pub max_time: Duration,
     /// Deepest ground term (a constant has depth 1). Default 40.
     pub max_term_depth: u32,
@@ -57,7 +60,7 @@ pub enum BudgetKind {
     Memory,
     /// A ground term nested deeper than [`Budget::max_term_depth`].
     TermDepth,
-    /// Grounding took longer than [`Budget::max_time`].
+    /// Grounding took more CPU time than [`Budget::max_time`].
     Seconds,
     /// More atoms than [`Budget::max_atoms`].
     Atoms,
@@ -80,8 +83,23 @@ pub(super) fn limit_text(kind: BudgetKind, b: &Budget) -> String {
     match kind {
         BudgetKind::Memory => format!("{} MiB of grounding tables", b.max_memory >> 20),
         BudgetKind::TermDepth => format!("term depth {}", b.max_term_depth),
-        BudgetKind::Seconds => format!("{} s of grounding", b.max_time.as_secs_f64()),
+        BudgetKind::Seconds => format!("{} s of grounding CPU time", b.max_time.as_secs_f64()),
         BudgetKind::Atoms => format!("{} atoms", b.max_atoms),
+    }
+}
+
+/// The time limit of one grounding: [`Budget::max_time`] of CPU time on the thread that
+/// made it (the grounder runs on one thread).
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Deadline {
+    start: ThreadTime,
+    limit: Duration,
+}
+
+impl Deadline {
+    /// True when the thread has used more CPU time than the limit since the start.
+    pub fn passed(&self) -> bool {
+        self.start.elapsed() > self.limit
     }
 }
 
@@ -90,33 +108,60 @@ pub(super) fn limit_text(kind: BudgetKind, b: &Budget) -> String {
 pub(super) struct Meter {
     /// The limits.
     pub budget: Budget,
-    /// When grounding started.
-    pub start: Instant,
+    /// The time limit, started when the meter was.
+    deadline: Deadline,
 }
 
 impl Meter {
-    /// A meter started now.
+    /// A meter started now, on the thread that grounds.
     pub fn new(budget: Budget) -> Self {
-        Meter {
-            budget,
-            start: Instant::now(),
-        }
+        let deadline = Deadline {
+            start: ThreadTime::now(),
+            limit: budget.max_time,
+        };
+        Meter { budget, deadline }
     }
 
-    /// The wall-clock deadline.
-    pub fn deadline(&self) -> Instant {
-        self.start
-            .checked_add(self.budget.max_time)
-            .unwrap_or_else(|| self.start + Duration::from_secs(365 * 24 * 3600))
+    /// The time limit.
+    pub fn deadline(&self) -> Deadline {
+        self.deadline
     }
 
-    /// True when the deadline has passed.
+    /// True when the time limit has passed.
     pub fn late(&self) -> bool {
-        Instant::now() > self.deadline()
+        self.deadline.passed()
     }
 
     /// True when `bytes` exceed the memory budget.
     pub fn over(&self, bytes: usize) -> bool {
         bytes > self.budget.max_memory
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The time limit counts this thread's CPU time: waiting does not use it up, work does.
+    #[test]
+    fn deadline_counts_cpu_time_not_waiting() {
+        let meter = Meter::new(Budget {
+            max_time: Duration::from_millis(30),
+            ..Budget::default()
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(
+            !meter.late(),
+            "100 ms asleep used up a 30 ms CPU-time limit"
+        );
+        let (mut x, mut spins) = (1u64, 0u64);
+        while !meter.late() {
+            for _ in 0..10_000 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            }
+            spins += 1;
+            assert!(spins < 1 << 32, "the limit never passed");
+        }
+        assert_ne!(x, 0);
     }
 }

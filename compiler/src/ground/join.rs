@@ -7,13 +7,13 @@
 //! [`Join::missing`] and yields nothing, so the caller computes it and runs the join
 //! again (joins never nest, and every call is answered completely before it is used).
 
+use super::budget::Deadline;
 use super::plan::{Mode, Source, Step};
 use super::rules::{CRule, PAtom, PLit, RelKind};
 use super::store::{AtomArena, AtomId, Index, Postings};
 use super::unify::{find_term, make_term, pat_eq, unify};
 use crate::gdl::RelId;
 use crate::terms::{TermArena, TermId};
-use std::time::Instant;
 
 /// Candidate atoms of a scan.
 enum Cands<'a> {
@@ -41,7 +41,7 @@ pub type Emit<'e> = dyn FnMut(&mut TermArena, &[Option<TermId>], &[u32]) -> bool
 /// Signals that enumeration stopped early (time or count budget).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Stop {
-    /// The wall-clock deadline passed.
+    /// The CPU-time limit passed.
     Time,
     /// The callback asked to stop (its own budget).
     Callback,
@@ -95,7 +95,7 @@ pub struct Join<'a, 'r> {
     binds: Vec<Option<TermId>>,
     trail: Vec<u16>,
     body: Vec<u32>,
-    deadline: Instant,
+    deadline: Deadline,
     ticks: u32,
     args: Vec<TermId>,
     /// Calls of on-demand relations that had no answers yet (the join skipped them).
@@ -112,7 +112,7 @@ impl<'a, 'r> Join<'a, 'r> {
         db: &'a Db<'a>,
         (rule, steps): (&'r CRule, &'r [Step]),
         mode: Mode,
-        deadline: Instant,
+        deadline: Deadline,
     ) -> Self {
         Join {
             terms,
@@ -144,7 +144,7 @@ impl<'a, 'r> Join<'a, 'r> {
 
     fn tick(&mut self) -> Result<(), Stop> {
         self.ticks = self.ticks.wrapping_add(1);
-        if self.ticks.is_multiple_of(CLOCK_EVERY as u32) && Instant::now() > self.deadline {
+        if self.ticks.is_multiple_of(CLOCK_EVERY as u32) && self.deadline.passed() {
             return Err(Stop::Time);
         }
         Ok(())

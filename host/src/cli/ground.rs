@@ -15,7 +15,8 @@ pub struct GroundArgs {
     /// memory, at least 512 and at most 6144].
     #[arg(long, global = true, value_name = "MIB", value_parser = parse_mib)]
     pub ground_memory_mib: Option<usize>,
-    /// Wall-clock limit for grounding a game, in seconds [default: 300].
+    /// Limit on the CPU time of grounding a game, in seconds (CPU time, so the verdict does
+    /// not depend on the machine's load) [default: 300].
     #[arg(long, global = true, value_name = "SECONDS", value_parser = parse_ground_seconds)]
     pub ground_seconds: Option<f64>,
     /// Deepest ground term the grounder may build (a constant has depth 1) [default: 40].

@@ -41,7 +41,7 @@ pub struct PlayerArgs {
     /// Most ground atoms before the game goes to the interpreter fallback.
     #[arg(long, default_value_t = GroundBudget::default().max_atoms, value_parser = whole::<usize>(1, 1 << 40))]
     pub ground_atoms: usize,
-    /// Most seconds of grounding (past the start clock it goes on in the background while
+    /// Most CPU seconds of grounding (past the start clock it goes on in the background while
     /// the interpreter plays; the player switches to the netlist when it is done).
     #[arg(long, default_value = "120", value_parser = seconds)]
     pub ground_seconds: f64,
