@@ -2,6 +2,7 @@
 //! netlists of many shapes, and its results do not depend on thread count or lane width.
 
 use propnet_host::backend::{Backend, BatchRequest, BatchResult, Job, ReferenceBackend};
+use propnet_host::sim::program::Guarding;
 use propnet_host::sim::{CpuBackend, CpuOptions};
 use propnet_netlist::playout::PlayoutEnd;
 use propnet_netlist::random::{random_netlist, RandomSpec};
@@ -87,6 +88,56 @@ fn equals_reference_on_random_netlists() {
         ends.len() >= 2,
         "cases should end both by terminal and by step limit"
     );
+}
+
+/// With the next phase guarded on every gate that has a guard (skipped runs, lockstep
+/// blocks refilled together), records still equal the reference's; jobs of more playouts
+/// than lanes make blocks refill several times.
+#[test]
+fn guarded_lockstep_equals_reference() {
+    let mut guarded = 0;
+    for seed in 0..24u64 {
+        let spec = RandomSpec {
+            roles: 1 + (seed as usize % 3),
+            moves_per_role: 2 + (seed as usize % 5),
+            latches: 12 + (seed as usize * 7) % 80,
+            view_gates: 30 + (seed as usize * 13) % 100,
+            next_gates: 40 + (seed as usize * 11) % 120,
+            max_fanin: 2 + seed as usize % 4,
+        };
+        let net = random_netlist(500 + seed, &spec);
+        validate(&net).unwrap();
+        let lane_width = [64, 128, 256, 512][seed as usize % 4];
+        let r = req(
+            vec![
+                Job {
+                    start: net.initial_state(),
+                    first_playout: 0,
+                    count: 3 * lane_width as u32 / 2,
+                },
+                Job {
+                    start: random_state(net.latches.len(), seed as u32),
+                    first_playout: 9,
+                    count: 70,
+                },
+            ],
+            seed ^ 0xa5a5,
+            1 + (seed as u32 * 7) % 30,
+        );
+        let mut b = CpuBackend::with_guarding(
+            propnet_netlist::ValidNetlist::new(net.clone()).expect("valid netlist"),
+            CpuOptions {
+                threads: 1 + seed as usize % 2,
+                lane_width,
+            },
+            Guarding::Always,
+        )
+        .expect("cpu backend");
+        guarded += usize::from(!b.program().guards.is_empty());
+        let got = b.run_batch(&r).unwrap();
+        assert_same(&net, &r, &got, &format!("seed {seed}"));
+    }
+    assert!(guarded >= 12, "only {guarded} of 24 programs have guards");
 }
 
 /// Roles with many legal moves take the simulator's bit-transpose path (more than 16 moves,

@@ -5,12 +5,13 @@
 //! selection, or a bit transpose for roles with many legal entries; one Threefry draw per
 //! lane with two or more choices); lanes where a role has no legal move finish; finished lanes are recorded (when goals need instructions of their own,
 //! via a pending block whose goal phase runs once per `64 * W` finished playouts); the
-//! next phase runs and latches take their next values; finished lanes are refilled with
-//! the next playout of the work queue and reset to its job's start state, so lanes stay
-//! busy until the queue is empty.
+//! next phase runs (guarded programs skip the runs of dead latch groups) and latches take
+//! their next values; finished lanes are refilled with the next playout of the work queue
+//! and reset to its job's start state, so lanes stay busy until the queue is empty (a
+//! guarded program refills the whole block at once when its last lane finishes).
 
 use super::choice::{choose_moves, ChoiceScratch, Isa, LaneCounters};
-use super::eval::{read, run_phase, Block};
+use super::eval::{read, run_guarded, run_phase, Block};
 use super::probe::{NoProbe, PhaseTimes, Probe, SimPhase};
 use super::program::Program;
 use super::queue::WorkQueue;
@@ -65,6 +66,10 @@ pub struct Engine<'p, const W: usize, P: Probe = NoProbe> {
     pending: Vec<Finished>,
     /// Scratch of [`tally`]: finished lanes grouped by job.
     groups: Vec<(u32, Block<W>)>,
+    /// Per guard of the next phase: some latch of it is 1 in some lane this step.
+    live_guards: Vec<bool>,
+    /// Per run of the next phase: its slots are 0 from an earlier skip.
+    zeroed: Vec<bool>,
 }
 
 #[inline(always)]
@@ -105,6 +110,8 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             },
             pending: Vec::with_capacity(lanes),
             groups: Vec::new(),
+            live_guards: vec![false; prog.guards.len()],
+            zeroed: vec![false; prog.next.runs.len()],
         }
     }
 
@@ -208,7 +215,17 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             }
             self.probe.end_phase(SimPhase::Goals);
             // 4. Transition.
-            run_phase(&mut self.vals, &prog.next);
+            if prog.guards.is_empty() {
+                run_phase(&mut self.vals, &prog.next);
+            } else {
+                self.mark_live_guards();
+                run_guarded(
+                    &mut self.vals,
+                    &prog.next,
+                    &self.live_guards,
+                    &mut self.zeroed,
+                );
+            }
             for (l, &op) in prog.next_state.iter().enumerate() {
                 self.next_buf[l] = read(&self.vals, op);
             }
@@ -217,15 +234,36 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             for s in self.step.iter_mut() {
                 *s = s.wrapping_add(1);
             }
-            // 5. Refill finished lanes.
+            // 5. Refill finished lanes: at once, or (lockstep, when the next phase is
+            // guarded) all together once the whole block has finished, so that the
+            // groups no lane has reached stay dead.
+            let lockstep = !prog.guards.is_empty();
             for_each_lane(&fin, |lane| {
                 self.active[lane / 64] &= !(1u64 << (lane % 64));
-                self.load_lane(lane, &mut take, spec, &mut refills);
+                if !lockstep {
+                    self.load_lane(lane, &mut take, spec, &mut refills);
+                }
             });
+            if lockstep && is_zero(&self.active) {
+                for lane in 0..Self::LANES {
+                    if !self.load_lane(lane, &mut take, spec, &mut refills) {
+                        break;
+                    }
+                }
+            }
             self.apply_refills(spec, &mut refills);
             self.probe.end_phase(SimPhase::Refill);
         }
         self.flush(spec, out);
+    }
+
+    /// Marks the guards of the next phase that have a latch at 1 in some lane.
+    #[inline(always)]
+    fn mark_live_guards(&mut self) {
+        let vals = &self.vals;
+        for (live, latches) in self.live_guards.iter_mut().zip(&self.prog.guards) {
+            *live = latches.iter().any(|&l| !is_zero(&vals[l as usize]));
+        }
     }
 
     /// Puts the next playout of the queue into `lane`; false when the queue is empty.

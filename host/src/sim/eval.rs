@@ -1,6 +1,7 @@
 //! Bit-parallel evaluation of a program phase over blocks of `W` 64-bit words (`64 * W`
 //! playout lanes per slot).
 
+use super::guard::NONE;
 use super::program::{slot, Operand, Phase, RunKind};
 
 /// One slot's value for every lane of a block: bit `b` of word `w` is lane `64 * w + b`.
@@ -27,14 +28,57 @@ pub fn read<const W: usize>(vals: &[Block<W>], op: Operand) -> Block<W> {
 /// with no branch per instruction; other runs go instruction by instruction.
 #[inline(always)]
 pub fn run_phase<const W: usize>(vals: &mut [Block<W>], phase: &Phase) {
+    run_runs(vals, phase, |_, _| true);
+}
+
+/// [`run_phase`] skipping the runs whose guard is not `live` (their instructions are 0 in
+/// every lane, see [`super::guard`]): a skipped run's slots are set to 0 unless `zeroed`
+/// (one flag per run) says they still are from an earlier skip.
+#[inline(always)]
+pub fn run_guarded<const W: usize>(
+    vals: &mut [Block<W>],
+    phase: &Phase,
+    live: &[bool],
+    zeroed: &mut [bool],
+) {
+    run_runs(vals, phase, |r, out| {
+        let guard = phase.runs[r].guard;
+        if guard == NONE || live[guard as usize] {
+            zeroed[r] = false;
+            return true;
+        }
+        if !zeroed[r] {
+            out.fill([0; W]);
+            zeroed[r] = true;
+        }
+        false
+    });
+}
+
+/// Evaluates the runs of `phase` for which `keep(run index, its slots)` says so.
+#[inline(always)]
+fn run_runs<const W: usize>(
+    vals: &mut [Block<W>],
+    phase: &Phase,
+    mut keep: impl FnMut(usize, &mut [Block<W>]) -> bool,
+) {
     let vals = &mut vals[..phase.first_slot + phase.codes.len()];
     let mut args = phase.args.as_slice();
     let mut k = 0usize;
-    for run in &phase.runs {
+    for (r, run) in phase.runs.iter().enumerate() {
         let n = run.len as usize;
         let (done, rest) = vals.split_at_mut(phase.first_slot + k);
         let out = &mut rest[..n];
-        if run.kind == RunKind::Other {
+        if !keep(r, out) {
+            let used = match run.kind {
+                RunKind::Other => phase.codes[k..k + n]
+                    .iter()
+                    .map(|c| (c >> 1) as usize)
+                    .sum(),
+                _ => 2 * n,
+            };
+            args = &args[used..];
+        } else if run.kind == RunKind::Other {
             let codes = phase.codes[k..k + n].iter().zip(&phase.negated[k..k + n]);
             for (o, (&code, &negs)) in out.iter_mut().zip(codes) {
                 let (ops, tail) = args.split_at((code >> 1) as usize);

@@ -5,7 +5,10 @@
 //! index arrays, n-ary `And`/`Or` as operand ranges, `Not` folded into operand negation),
 //! split into the core view phase (legal/terminal), the goal phase and the transition
 //! phase. The block simulator (`engine`) steps all lanes together and refills finished
-//! lanes from the work queue. [`CpuBackend`] implements [`crate::backend::Backend`].
+//! lanes from the work queue. Where the cost model says it pays (hex 9×9), the transition
+//! phase is *guarded* (`guard`): runs whose latch group is 0 in every lane of the block
+//! are skipped, and blocks are refilled together (lockstep) so that the groups no lane
+//! has reached stay 0. [`CpuBackend`] implements [`crate::backend::Backend`].
 //!
 //! Cost model per joint move and lane: `instructions / 64` word operations per operand
 //! plus the move choice (`legal moves` word reads per block, one Threefry draw per lane and
@@ -19,6 +22,7 @@ mod choice;
 mod draw;
 mod engine;
 pub mod eval;
+mod guard;
 pub mod probe;
 pub mod program;
 mod queue;

@@ -14,6 +14,7 @@
 //! - **next**: the rest of what latch `next` functions need (reads inputs); evaluated after
 //!   the joint move is set.
 
+use super::guard::{guards, NONE};
 use propnet_netlist::{Gate, GateId, Netlist, NetlistInfo, Output};
 
 /// An operand: `slot << 1 | negate`.
@@ -72,6 +73,9 @@ pub struct Run {
     pub kind: RunKind,
     /// Number of instructions.
     pub len: u32,
+    /// The zero guard ([`Program::guards`]) whose latches, all 0 in every lane, make every
+    /// instruction of the run 0; [`NONE`] for none.
+    pub guard: u32,
 }
 
 /// One phase: instruction `k` writes slot `first_slot + k`. Instructions are levelized
@@ -128,6 +132,9 @@ pub struct Program {
     pub goals: Vec<Vec<(Operand, u8)>>,
     /// Per latch: operand giving its next value.
     pub next_state: Vec<Operand>,
+    /// Latches of each zero guard of the next phase's runs (empty when the next phase is
+    /// not guarded): a block whose lanes all have a guard's latches at 0 skips its runs.
+    pub guards: Vec<Vec<u32>>,
 }
 
 /// Where a gate's value comes from once compiled.
@@ -296,16 +303,26 @@ impl Program {
     /// # Panics
     /// If `info` was computed for another netlist.
     pub fn compile(net: &Netlist, info: &NetlistInfo) -> Program {
+        Self::compile_with(net, info, Guarding::Auto)
+    }
+
+    /// [`Self::compile`], guarding the next phase as `guarding` says.
+    ///
+    /// # Panics
+    /// If `info` was computed for another netlist.
+    pub fn compile_with(net: &Netlist, info: &NetlistInfo, guarding: Guarding) -> Program {
         assert!(info.describes(net), "NetlistInfo of another netlist");
         let l = net.latches.len();
         let input_base = l + 1;
         let folded = Folded::new(net, l as u32, input_base);
         let mut slot_of = vec![u32::MAX; net.gates.len()];
         let mut next_slot = input_base + net.inputs.len();
+        let (guards, guard_of) = next_guards(net, info, &folded, guarding);
         let mut phases: [Phase; 3] = Default::default();
         for (p, phase) in phases.iter_mut().enumerate() {
             phase.first_slot = next_slot;
-            for (run, members) in levelized(net, info, &folded, p) {
+            let guard_of: &[u32] = if p == 2 { &guard_of } else { &[] };
+            for (run, members) in levelized(net, info, &folded, p, guard_of) {
                 phase.runs.push(run);
                 for (i, swap) in members {
                     let is_or = matches!(net.gates[i], Gate::Or(_));
@@ -357,6 +374,7 @@ impl Program {
                 })
                 .collect(),
             next_state: net.latches.iter().map(|x| op_of(x.next)).collect(),
+            guards,
         }
     }
 
@@ -364,6 +382,67 @@ impl Program {
     pub fn instructions(&self) -> usize {
         self.core.len() + self.goal.len() + self.next.len()
     }
+}
+
+/// Next-phase operands below which guarding does not pay for its checks.
+const GUARD_MIN_OPERANDS: usize = 16_384;
+
+/// Whether [`Program::compile_with`] guards the next phase ([`super::guard`]); a guarded
+/// program is run in lockstep blocks (lanes refilled together).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Guarding {
+    /// When the cost model says it pays: at least 16,384 next-phase operands, half of
+    /// them in guarded instructions (hex 9×9: 94 k of 102 k).
+    Auto,
+    /// Whenever some next-phase instruction has a guard (for tests).
+    Always,
+    /// Never.
+    Never,
+}
+
+/// The zero guards ([`super::guard`]) of the next phase's instructions, renumbered to the
+/// groups that guard some instruction, and the guard of each gate; none (and every gate
+/// [`NONE`]) where `guarding` says so.
+fn next_guards(
+    net: &Netlist,
+    info: &NetlistInfo,
+    folded: &Folded,
+    guarding: Guarding,
+) -> (Vec<Vec<u32>>, Vec<u32>) {
+    let next: Vec<usize> = info
+        .ids()
+        .map(|g| g.index())
+        .filter(|&i| folded.is_instruction(i) && phase_of(info, GateId(i as u32)) == Some(2))
+        .collect();
+    let total: usize = next.iter().map(|&i| folded.ops[i].len()).sum();
+    let auto = guarding == Guarding::Auto;
+    if guarding == Guarding::Never || (auto && total < GUARD_MIN_OPERANDS) {
+        return (Vec::new(), Vec::new());
+    }
+    let g = guards(net);
+    let guarded: usize = next
+        .iter()
+        .filter(|&&i| g.group_of[i] != NONE)
+        .map(|&i| folded.ops[i].len())
+        .sum();
+    if auto && 2 * guarded < total {
+        return (Vec::new(), Vec::new());
+    }
+    let mut renumber = vec![NONE; g.groups.len()];
+    let mut used: Vec<Vec<u32>> = Vec::new();
+    let mut guard_of = vec![NONE; net.gates.len()];
+    for &i in &next {
+        let group = g.group_of[i];
+        if group == NONE {
+            continue;
+        }
+        if renumber[group as usize] == NONE {
+            renumber[group as usize] = used.len() as u32;
+            used.push(g.groups[group as usize].clone());
+        }
+        guard_of[i] = renumber[group as usize];
+    }
+    (used, guard_of)
 }
 
 /// The instruction gates of phase `p` in evaluation order, as runs: by level (1 + the
@@ -375,9 +454,10 @@ fn levelized(
     info: &NetlistInfo,
     folded: &Folded,
     p: usize,
+    guard_of: &[u32],
 ) -> Vec<(Run, Vec<(usize, bool)>)> {
     let mut level = vec![0u32; net.gates.len()];
-    let mut members: Vec<(u32, RunKind, usize, bool)> = Vec::new();
+    let mut members: Vec<(u32, u32, RunKind, usize, bool)> = Vec::new();
     for g in info.ids() {
         let i = g.index();
         if !folded.is_instruction(i) || phase_of(info, g) != Some(p) {
@@ -397,17 +477,27 @@ fn levelized(
         } else {
             (RunKind::Other, false)
         };
-        members.push((level[i], kind, i, swap));
+        let guard = guard_of.get(i).copied().unwrap_or(NONE);
+        members.push((level[i], guard, kind, i, swap));
     }
-    members.sort_by_key(|&(l, k, _, _)| (l, k));
+    members.sort_by_key(|&(l, g, k, _, _)| (l, g, k));
     let mut out: Vec<(Run, Vec<(usize, bool)>)> = Vec::new();
-    for (l, kind, i, swap) in members {
+    for (l, guard, kind, i, swap) in members {
         match out.last_mut() {
-            Some((run, gates)) if run.kind == kind && level[gates[0].0] == l => {
+            Some((run, gates))
+                if run.kind == kind && run.guard == guard && level[gates[0].0] == l =>
+            {
                 run.len += 1;
                 gates.push((i, swap));
             }
-            _ => out.push((Run { kind, len: 1 }, vec![(i, swap)])),
+            _ => out.push((
+                Run {
+                    kind,
+                    len: 1,
+                    guard,
+                },
+                vec![(i, swap)],
+            )),
         }
     }
     out
