@@ -55,19 +55,24 @@ fn assert_same(net: &Netlist, r: &BatchRequest, got: &BatchResult, what: &str) {
     assert_eq!(got.jobs, want.jobs, "{what}: aggregates");
 }
 
+/// Netlist shapes that vary with `seed`: 1–4 roles of 1–6 moves, 8–97 latches, up to 139
+/// view and next gates of fan-in 2–6.
+fn varied_spec(seed: u64) -> RandomSpec {
+    RandomSpec {
+        roles: 1 + (seed as usize % 4),
+        moves_per_role: 1 + (seed as usize % 6),
+        latches: 8 + (seed as usize * 7) % 90,
+        view_gates: 20 + (seed as usize * 13) % 120,
+        next_gates: 20 + (seed as usize * 11) % 120,
+        max_fanin: 2 + seed as usize % 5,
+    }
+}
+
 #[test]
 fn equals_reference_on_random_netlists() {
     let mut ends = std::collections::HashSet::new();
     for seed in 0..24u64 {
-        let spec = RandomSpec {
-            roles: 1 + (seed as usize % 4),
-            moves_per_role: 1 + (seed as usize % 6),
-            latches: 8 + (seed as usize * 7) % 90,
-            view_gates: 20 + (seed as usize * 13) % 120,
-            next_gates: 20 + (seed as usize * 11) % 120,
-            max_fanin: 2 + seed as usize % 5,
-        };
-        let net = random_netlist(seed, &spec);
+        let net = random_netlist(seed, &varied_spec(seed));
         validate(&net).unwrap();
         let lane_width = [64, 128, 256, 512][seed as usize % 4];
         let count = [1u32, 63, 65, 200, 130, 7][seed as usize % 6];
@@ -97,15 +102,7 @@ fn equals_reference_on_random_netlists() {
 fn guarded_lockstep_equals_reference() {
     let mut guarded = 0;
     for seed in 0..24u64 {
-        let spec = RandomSpec {
-            roles: 1 + (seed as usize % 3),
-            moves_per_role: 2 + (seed as usize % 5),
-            latches: 12 + (seed as usize * 7) % 80,
-            view_gates: 30 + (seed as usize * 13) % 100,
-            next_gates: 40 + (seed as usize * 11) % 120,
-            max_fanin: 2 + seed as usize % 4,
-        };
-        let net = random_netlist(500 + seed, &spec);
+        let net = random_netlist(500 + seed, &varied_spec(seed));
         validate(&net).unwrap();
         let lane_width = [64, 128, 256, 512][seed as usize % 4];
         let r = req(
