@@ -30,9 +30,19 @@ pub struct Guards {
     pub group_of: Vec<u32>,
 }
 
-/// The zero guards of `net`.
+/// Most latch entries all zero sets together may hold (64 Mi, 256 MiB); a netlist that
+/// needs more gets no guards.
+const MAX_ENTRIES: usize = 1 << 26;
+
+/// The zero guards of `net` (none, every gate [`NONE`], when its zero sets would hold more
+/// than [`MAX_ENTRIES`] latch entries).
 pub fn guards(net: &Netlist) -> Guards {
-    let zero = zero_sets(net);
+    let Some(zero) = zero_sets(net) else {
+        return Guards {
+            groups: Vec::new(),
+            group_of: vec![NONE; net.gates.len()],
+        };
+    };
     let mut parent: Vec<u32> = (0..net.latches.len() as u32).collect();
     for set in zero.iter().flatten().filter(|s| s.len() <= LINK) {
         for w in set.windows(2) {
@@ -70,9 +80,11 @@ pub fn guards(net: &Netlist) -> Guards {
     Guards { groups, group_of }
 }
 
-/// Per gate, its zero set (sorted latch indices), or `None`.
-fn zero_sets(net: &Netlist) -> Vec<Option<Vec<u32>>> {
+/// Per gate, its zero set (sorted latch indices), or `None`; `None` for all when they
+/// would hold more than [`MAX_ENTRIES`] entries.
+fn zero_sets(net: &Netlist) -> Option<Vec<Option<Vec<u32>>>> {
     let mut zero: Vec<Option<Vec<u32>>> = Vec::with_capacity(net.gates.len());
+    let mut entries = 0usize;
     for g in &net.gates {
         let set = match g {
             Gate::Latch(x) => Some(vec![x.0]),
@@ -97,9 +109,13 @@ fn zero_sets(net: &Netlist) -> Vec<Option<Vec<u32>>> {
                 (all && union.len() <= CAP).then_some(union)
             }
         };
+        entries += set.as_ref().map_or(0, Vec::len);
+        if entries > MAX_ENTRIES {
+            return None;
+        }
         zero.push(set);
     }
-    zero
+    Some(zero)
 }
 
 /// The root of `x` in the union-find forest `parent`, halving paths on the way.

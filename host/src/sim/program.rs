@@ -80,7 +80,7 @@ pub struct Run {
 
 /// One phase: instruction `k` writes slot `first_slot + k`. Instructions are levelized
 /// (every operand comes from an earlier level or phase) and, within a level, grouped into
-/// [`Run`]s by kind.
+/// [`Run`]s by guard and kind.
 #[derive(Clone, Debug, Default)]
 pub struct Phase {
     /// Slot written by the first instruction.
@@ -447,7 +447,8 @@ fn next_guards(
 
 /// The instruction gates of phase `p` in evaluation order, as runs: by level (1 + the
 /// deepest operand instruction of the same phase; operands from earlier phases and leaves
-/// are level 0), then by [`RunKind`], arena order within. Each gate comes with whether its
+/// are level 0), then by guard (`guard_of`, per gate; none when empty), then by
+/// [`RunKind`], arena order within. Each gate comes with whether its
 /// two operands are swapped to fit its kind.
 fn levelized(
     net: &Netlist,
