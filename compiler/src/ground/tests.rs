@@ -173,6 +173,13 @@ fn validate(net: &Netlist) {
     propnet_netlist::validate(net).expect("valid netlist");
 }
 
+/// `p` compiled with the default options, its netlist validated.
+fn compiled(p: &Program) -> (Netlist, CompileReport) {
+    let (net, rep) = compile_with_report(p, &CompileOptions::default()).expect("compiles");
+    validate(&net);
+    (net, rep)
+}
+
 /// Static relations are computed away; distinct and recursion over a static successor.
 #[test]
 fn static_relations_fold_to_constants() {
@@ -183,8 +190,7 @@ fn static_relations_fold_to_constants() {
          (<= (next (n ?y)) (does r (to ?y))) (<= (next (n ?x)) (does r stay) (true (n ?x)))
          (<= terminal (true (n 3))) (<= (goal r 100) (true (n 3))) (goal r 0)",
     );
-    let (net, rep) = compile_with_report(&p, &CompileOptions::default()).expect("compiles");
-    validate(&net);
+    let (net, rep) = compiled(&p);
     let names: Vec<_> = net.latches.iter().map(|l| l.name.as_str()).collect();
     assert_eq!(
         names,
@@ -287,8 +293,7 @@ fn long_positive_chain_needs_all_rounds() {
          (legal x noop) (<= (next go) (true go) (does x noop) (r 1) (not stop)) (<= stop (true halt))
          (<= (goal x 100) (r 1)) (<= terminal (not (true go)))",
     );
-    let (net, rep) = compile_with_report(&p, &CompileOptions::default()).expect("compiles");
-    validate(&net);
+    let (net, rep) = compiled(&p);
     assert_eq!(rep.cyclic_sccs, 1);
     assert_eq!(rep.largest_cyclic_scc, 6);
     let s0 = net.initial_state();
@@ -310,8 +315,7 @@ fn independent_moves_are_split_not_multiplied() {
              (does b (pick ?y)) (ok ?c ?y))
          (<= terminal (not (true (on c1)))) (goal a 0) (goal b 0)"
     ));
-    let (net, rep) = compile_with_report(&p, &CompileOptions::default()).expect("compiles");
-    validate(&net);
+    let (net, rep) = compiled(&p);
     // Unsplit, `next` alone would have 3 cells x 11 x 11 move pairs = 363 instances.
     assert!(
         rep.instances < 150,
@@ -365,8 +369,7 @@ fn chains_of_body_variables_are_eliminated_not_multiplied() {
          (<= terminal (true (at 1))) (goal r 0)",
         hop_facts()
     ));
-    let (net, rep) = compile_with_report(&p, &CompileOptions::default()).expect("compiles");
-    validate(&net);
+    let (net, rep) = compiled(&p);
     // One join over the chain has about 10 x 9 x 9 x 9 = 7290 solutions for `jump` alone;
     // eliminated one variable at a time it is a few joins of 10 x 9.
     assert!(
@@ -398,8 +401,7 @@ fn literal_local_variables_are_projected_away() {
          (<= (next (on ?b)) (does r (move ?a ?b ?c)))
          (<= terminal (true (on 9))) (goal r 0)"
     ));
-    let (net, rep) = compile_with_report(&p, &CompileOptions::default()).expect("compiles");
-    validate(&net);
+    let (net, rep) = compiled(&p);
     // Unprojected, the first `next` rule alone has 9 cells x 729 moves (minus distinct).
     assert!(
         rep.instances < 2500,
@@ -436,8 +438,7 @@ fn a_head_variable_under_negation_is_guarded_not_multiplied() {
          (<= (next (guard ?x)) (does a (mv ?u ?x ?y)))
          (<= terminal (true (at 8))) (goal a 0)"
     ));
-    let (net, rep) = compile_with_report(&p, &CompileOptions::default()).expect("compiles");
-    validate(&net);
+    let (net, rep) = compiled(&p);
     let legal = rep.by_relation.iter().find(|r| r.relation == "legal/2");
     let legal = legal.expect("legal/2 has statistics");
     // Unguarded: 8 x 8 x 8 moves x 8 king squares = 4096 instances.
@@ -491,8 +492,7 @@ fn split_ties_go_to_the_interface_with_fewer_estimated_atoms() {
          (<= (next (joined ?k)) (true (joined ?k)))
          (<= terminal (true (turn 20))) (goal red 0) (goal blue 0)"
     ));
-    let (net, rep) = compile_with_report(&p, &CompileOptions::default()).expect("compiles");
-    validate(&net);
+    let (net, rep) = compiled(&p);
     // Eliminating the role first (ties broken by variable order) grounds 1,832 instances.
     assert!(
         rep.instances < 1500,
