@@ -79,6 +79,15 @@ pub enum Gate {
 }
 
 impl Gate {
+    /// `And(ops)` when `is_and`, else `Or(ops)`.
+    pub fn and_or(is_and: bool, ops: Vec<GateId>) -> Gate {
+        if is_and {
+            Gate::And(ops)
+        } else {
+            Gate::Or(ops)
+        }
+    }
+
     /// The operands of this gate, in order.
     pub fn operands(&self) -> &[GateId] {
         match self {

@@ -27,9 +27,14 @@ pub const PARITY: u32 = 0x1BD1_1BDA;
 /// Number of rounds.
 pub const ROUNDS: usize = 20;
 
+/// The three key-schedule words of Threefry-2x32 for `key`: the key and their parity.
+pub fn key_schedule(key: [u32; 2]) -> [u32; 3] {
+    [key[0], key[1], PARITY ^ key[0] ^ key[1]]
+}
+
 /// Threefry-2x32 with 20 rounds: encrypts counter `ctr` under `key`.
 pub fn threefry2x32_20(key: [u32; 2], ctr: [u32; 2]) -> [u32; 2] {
-    let ks = [key[0], key[1], PARITY ^ key[0] ^ key[1]];
+    let ks = key_schedule(key);
     let mut x0 = ctr[0].wrapping_add(ks[0]);
     let mut x1 = ctr[1].wrapping_add(ks[1]);
     for r in 0..ROUNDS {

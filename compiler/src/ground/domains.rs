@@ -219,8 +219,9 @@ impl Domains {
                 .copied()
                 .collect();
         }
+        let compound = dom.compound;
         out.push((path.to_vec(), dom));
-        if at.iter().any(|d| d.compound) {
+        if compound {
             for (p, sub) in self.doms.get(&rel).into_iter().flatten() {
                 if p.len() > from.len() && p.starts_with(from) {
                     let mut to = path.to_vec();

@@ -18,7 +18,7 @@
 
 use super::choice::LaneCounters;
 use super::eval::Block;
-use propnet_netlist::rng::{PARITY, ROTATIONS};
+use propnet_netlist::rng::{self, ROTATIONS};
 use std::arch::x86_64::*;
 
 // The rounds below spell the rotations out as immediates.
@@ -80,8 +80,7 @@ impl Avx2 {
 #[target_feature(enable = "avx2")]
 #[inline]
 fn draws(seed: u64, role: u32, playout: &[u32], step: &[u32], out: &mut [u32]) {
-    let ks = [seed as u32, (seed >> 32) as u32];
-    let ks = [ks[0], ks[1], PARITY ^ ks[0] ^ ks[1]];
+    let ks = rng::key_schedule(rng::key(seed));
     for (i, o) in out.chunks_mut(32).enumerate() {
         let lanes = 32 * i..32 * i + o.len();
         let (mut a, mut b) = ([0u32; 32], [0u32; 32]);
@@ -181,8 +180,7 @@ fn pick_planes<const W: usize, const B: usize>(
     ctr: &LaneCounters<'_>,
     dense: &mut DenseDraws,
 ) -> [Block<W>; B] {
-    let ks = [ctr.seed as u32, (ctr.seed >> 32) as u32];
-    let ks = [ks[0], ks[1], PARITY ^ ks[0] ^ ks[1]];
+    let ks = rng::key_schedule(rng::key(ctr.seed));
     let n = compact(many, ctr, ks, dense);
     let x = &mut dense.x0[..n.div_ceil(32) * 32];
     let y = &dense.x1[..x.len()];
@@ -376,8 +374,8 @@ mod tests {
             return;
         };
         for seed in [0u64, 1, 0xdead_beef_1234_5678, u64::MAX] {
-            let key = [seed as u32, (seed >> 32) as u32];
-            let ks = [key[0], key[1], PARITY ^ key[0] ^ key[1]];
+            let key = rng::key(seed);
+            let ks = rng::key_schedule(key);
             let ctr: Vec<[u32; 2]> = (0..32u64)
                 .map(|i| [mix(seed ^ i) as u32, (mix(i) >> 32) as u32])
                 .collect();

@@ -26,7 +26,7 @@ use super::draw::{draws, threefry_lanes};
 use super::eval::{read, Block};
 use super::probe::{Probe, SimPhase};
 use super::program::{slot, Operand};
-use propnet_netlist::rng::{choose, PARITY};
+use propnet_netlist::rng::{self, choose};
 
 /// Roles with at most this many legal entries take the bit-sliced path.
 pub const SLICED_MAX: usize = 255;
@@ -293,8 +293,7 @@ fn pick_planes<const W: usize, const B: usize>(
     many: &Block<W>,
     ctr: &LaneCounters<'_>,
 ) -> [Block<W>; B] {
-    let key = [ctr.seed as u32, (ctr.seed >> 32) as u32];
-    let ks = [key[0], key[1], PARITY ^ key[0] ^ key[1]];
+    let ks = rng::key_schedule(rng::key(ctr.seed));
     let mut k = [[0u64; W]; B];
     for j in 0..W {
         let need = many[j];

@@ -1,7 +1,7 @@
 //! Threefry-2x32-20 draws for many lanes at once, laid out so LLVM vectorizes across lanes.
 //! Bit-identical to [`propnet_netlist::rng::draw`] (checked by a test below).
 
-use propnet_netlist::rng::{PARITY, ROTATIONS};
+use propnet_netlist::rng::{self, ROTATIONS};
 
 /// Lanes processed together by [`draws`].
 pub const CHUNK: usize = 16;
@@ -11,8 +11,7 @@ pub const CHUNK: usize = 16;
 /// `playout`, `step` and `out` have equal lengths.
 #[inline(always)]
 pub fn draws(seed: u64, role: u32, playout: &[u32], step: &[u32], out: &mut [u32]) {
-    let key = [seed as u32, (seed >> 32) as u32];
-    let ks = [key[0], key[1], PARITY ^ key[0] ^ key[1]];
+    let ks = rng::key_schedule(rng::key(seed));
     let n = out.len();
     let mut i = 0;
     while i < n {

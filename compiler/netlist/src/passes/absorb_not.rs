@@ -14,7 +14,7 @@ pub fn run(net: &mut Netlist) -> bool {
             Gate::And(ops) | Gate::Or(ops) if rb.single_use(*a) => {
                 let is_and = matches!(rb.gate(*a), Gate::And(_));
                 match inverted(rb, ops, false) {
-                    Some(inner) => Rewrite::Gate(dual(is_and, inner)),
+                    Some(inner) => Rewrite::Gate(Gate::and_or(!is_and, inner)),
                     None => Rewrite::Keep,
                 }
             }
@@ -30,7 +30,7 @@ pub fn run(net: &mut Netlist) -> bool {
 fn pull_out(rb: &mut Rebuilder, ops: &[GateId], is_and: bool) -> Rewrite {
     if ops.len() >= 2 {
         if let Some(inner) = inverted(rb, ops, true) {
-            let g = rb.push(dual(is_and, inner));
+            let g = rb.push(Gate::and_or(!is_and, inner));
             return Rewrite::Gate(Gate::Not(g));
         }
     }
@@ -49,13 +49,4 @@ fn inverted(rb: &Rebuilder, ops: &[GateId], single: bool) -> Option<Vec<GateId>>
             _ => None,
         })
         .collect()
-}
-
-/// `Or(ops)` for an `And` (`is_and`), `And(ops)` for an `Or`.
-fn dual(is_and: bool, ops: Vec<GateId>) -> Gate {
-    if is_and {
-        Gate::Or(ops)
-    } else {
-        Gate::And(ops)
-    }
 }

@@ -66,7 +66,6 @@ fn absorb(rb: &mut Rebuilder, ops: &[GateId], is_and: bool) -> Rewrite {
     match (out.len(), is_and) {
         (0, _) => Rewrite::To(rb.constant(is_and)),
         (1, _) => Rewrite::To(out[0]),
-        (_, true) => Rewrite::Gate(Gate::And(out)),
-        (_, false) => Rewrite::Gate(Gate::Or(out)),
+        (_, _) => Rewrite::Gate(Gate::and_or(is_and, out)),
     }
 }

@@ -19,15 +19,6 @@ pub fn run(net: &mut Netlist) -> bool {
 /// Most operands factored out of one gate in one run (each costs a scan of its operands).
 const MAX_FACTORS: usize = 8;
 
-/// `And` (`and` true) or `Or` with these operands.
-fn make(and: bool, ops: Vec<GateId>) -> Gate {
-    if and {
-        Gate::And(ops)
-    } else {
-        Gate::Or(ops)
-    }
-}
-
 /// The operands of `x` when it is a single-use gate of the inner kind (`And` inside an `Or`
 /// when `outer_and` is false) with at least two operands.
 fn inner_ops(rb: &Rebuilder, x: GateId, outer_and: bool) -> Option<&[GateId]> {
@@ -90,10 +81,11 @@ fn factor(rb: &mut Rebuilder, ops: &[GateId], outer_and: bool) -> Rewrite {
     rest.sort_unstable();
     rest.dedup();
     let mut factored = Vec::new();
-    while let Some((a, holders)) = best_shared(rb, &rest, outer_and) {
-        if factored.len() == MAX_FACTORS {
-            break; // bounded work per gate; the next optimize round continues
-        }
+    // Bounded work per gate; the next optimize round continues.
+    while factored.len() < MAX_FACTORS {
+        let Some((a, holders)) = best_shared(rb, &rest, outer_and) else {
+            break;
+        };
         if !pays(rb, a, &holders, rest.len() + factored.len(), outer_and) {
             break;
         }
@@ -109,17 +101,17 @@ fn factor(rb: &mut Rebuilder, ops: &[GateId], outer_and: bool) -> Rewrite {
                 if v.len() == 1 {
                     v[0]
                 } else {
-                    rb.push(make(!outer_and, v))
+                    rb.push(Gate::and_or(!outer_and, v))
                 }
             })
             .collect();
         let mut joined = residuals;
         joined.sort_unstable();
         joined.dedup();
-        let joined = rb.push(make(outer_and, joined));
+        let joined = rb.push(Gate::and_or(outer_and, joined));
         let mut pair = vec![a, joined];
         pair.sort_unstable();
-        factored.push(rb.push(make(!outer_and, pair)));
+        factored.push(rb.push(Gate::and_or(!outer_and, pair)));
         rest.retain(|x| holders.binary_search(x).is_err());
     }
     if factored.is_empty() {
@@ -130,5 +122,5 @@ fn factor(rb: &mut Rebuilder, ops: &[GateId], outer_and: bool) -> Rewrite {
         return Rewrite::To(rest[0]);
     }
     rest.sort_unstable();
-    Rewrite::Gate(make(outer_and, rest))
+    Rewrite::Gate(Gate::and_or(outer_and, rest))
 }

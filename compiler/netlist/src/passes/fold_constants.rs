@@ -35,10 +35,8 @@ fn fold(rb: &mut Rebuilder, ops: &[GateId], is_and: bool) -> Rewrite {
     }
     if kept.is_empty() {
         Rewrite::To(rb.constant(is_and))
-    } else if is_and {
-        Rewrite::Gate(Gate::And(kept))
     } else {
-        Rewrite::Gate(Gate::Or(kept))
+        Rewrite::Gate(Gate::and_or(is_and, kept))
     }
 }
 

@@ -138,6 +138,7 @@ fn sample(net: &Netlist) -> Vec<Vec<u64>> {
     let mut depth = [0u32; 64];
     let mut next_playout = 64;
     let mut inputs = vec![0u64; net.inputs.len()];
+    let (mut picks, mut legal) = (Vec::with_capacity(net.roles.len()), Vec::new());
     for k in 0..steps {
         for (l, s) in sig.iter_mut().enumerate() {
             s[k] = state[l] ^ init[l];
@@ -147,14 +148,15 @@ fn sample(net: &Netlist) -> Vec<Vec<u64>> {
         let mut restart = 0u64;
         for lane in 0..64 {
             let bit = 1u64 << lane;
-            let mut picks = Vec::with_capacity(net.roles.len());
+            picks.clear();
             for (r, role) in net.roles.iter().enumerate() {
-                let legal: Vec<usize> = role
-                    .legal
-                    .iter()
-                    .filter(|m| values[m.gate.index()] & bit != 0)
-                    .map(|m| m.input.index())
-                    .collect();
+                legal.clear();
+                legal.extend(
+                    role.legal
+                        .iter()
+                        .filter(|m| values[m.gate.index()] & bit != 0)
+                        .map(|m| m.input.index()),
+                );
                 if legal.is_empty() {
                     break;
                 }
