@@ -107,6 +107,27 @@ fn simultaneous_move_tictactoe() {
     check_game(&compile_file(&path), 200, 200);
 }
 
+/// Hex 9×9 is the game whose transition phase the cost model guards: skipped runs of the
+/// groups no lane has reached, blocks refilled in lockstep (80 playouts fill a 64-lane
+/// block more than once).
+#[test]
+fn hex_guarded_transition() {
+    let Some(path) = shared_file("games/ggp-repository/hex.kif") else {
+        return;
+    };
+    let net = compile_file(&path);
+    let cpu = CpuBackend::new(
+        propnet_netlist::ValidNetlist::new(net.clone()).expect("valid netlist"),
+        CpuOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        !cpu.program().guards.is_empty(),
+        "hex's transition is no longer guarded"
+    );
+    check_game(&net, 80, 200);
+}
+
 #[test]
 fn niu_jiao_qi() {
     let net = bench_game("niujiaoqi");
