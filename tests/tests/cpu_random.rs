@@ -2,7 +2,7 @@
 //! netlists of many shapes, and its results do not depend on thread count or lane width.
 
 use propnet_host::backend::{Backend, BatchRequest, BatchResult, Job, ReferenceBackend};
-use propnet_host::sim::program::Guarding;
+use propnet_host::sim::program::Tuning;
 use propnet_host::sim::{CpuBackend, CpuOptions};
 use propnet_netlist::playout::PlayoutEnd;
 use propnet_netlist::random::{random_netlist, RandomSpec};
@@ -95,12 +95,14 @@ fn equals_reference_on_random_netlists() {
     );
 }
 
-/// With the next phase guarded on every gate that has a guard (skipped runs, lockstep
-/// blocks refilled together), records still equal the reference's; jobs of more playouts
-/// than lanes make blocks refill several times.
+/// With every technique for large netlists on (`Tuning::Always`): the next phase guarded
+/// on every gate that has a guard (skipped runs, lockstep blocks refilled together),
+/// products fused into their `Or` and skipped where their latch is 0 in every lane (with
+/// and without guards), records still equal the reference's; jobs of more playouts than
+/// lanes make blocks refill several times.
 #[test]
 fn guarded_lockstep_equals_reference() {
-    let mut guarded = 0;
+    let (mut guarded, mut skipping_unguarded) = (0, 0);
     for seed in 0..24u64 {
         let net = random_netlist(500 + seed, &varied_spec(seed));
         validate(&net).unwrap();
@@ -121,20 +123,26 @@ fn guarded_lockstep_equals_reference() {
             seed ^ 0xa5a5,
             1 + (seed as u32 * 7) % 30,
         );
-        let mut b = CpuBackend::with_guarding(
+        let mut b = CpuBackend::with_tuning(
             propnet_netlist::ValidNetlist::new(net.clone()).expect("valid netlist"),
             CpuOptions {
                 threads: 1 + seed as usize % 2,
                 lane_width,
             },
-            Guarding::Always,
+            Tuning::Always,
         )
         .expect("cpu backend");
         guarded += usize::from(!b.program().guards.is_empty());
+        skipping_unguarded +=
+            usize::from(b.program().skips_products && b.program().guards.is_empty());
         let got = b.run_batch(&r).unwrap();
         assert_same(&net, &r, &got, &format!("seed {seed}"));
     }
     assert!(guarded >= 12, "only {guarded} of 24 programs have guards");
+    assert!(
+        skipping_unguarded >= 2,
+        "only {skipping_unguarded} programs skip products without guards"
+    );
 }
 
 /// Roles with many legal moves take the simulator's bit-transpose path (more than 16 moves,

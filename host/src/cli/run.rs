@@ -119,7 +119,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     // The CPU program's size, compiled once: the CPU backend's own, else compiled here.
     let summary = |p: &Program| {
         let ops = p.core.args.len() + p.goal.args.len() + p.next.args.len();
-        (p.core.len(), p.goal.len(), p.next.len(), ops)
+        (
+            p.core.len(),
+            p.goal.len(),
+            p.next.len(),
+            ops,
+            p.tuning_summary(),
+        )
     };
     let program = Some(match backend.cpu_program() {
         Some(p) => summary(p),
@@ -207,8 +213,9 @@ impl RateBasis {
     }
 }
 
-/// The CPU program's size: core, goal and next instructions, operands.
-type ProgramSize = (usize, usize, usize, usize);
+/// The CPU program's size: core, goal and next instructions, operands, and what
+/// [`Program::tuning_summary`] says.
+type ProgramSize = (usize, usize, usize, usize, String);
 
 /// Prints the result of `propnet run` (text or one JSON object). With no playouts (a very
 /// short or interrupted run) there are no rates and no means: it says `no playouts`.
@@ -255,7 +262,7 @@ fn print_report(
             "compile_seconds": report.total_time().as_secs_f64(),
             "netlist": {"and": stats.and, "or": stats.or, "not": stats.not, "const": stats.constants,
                         "latches": stats.latches, "inputs": stats.inputs, "edges": stats.edges, "depth": stats.depth},
-            "program": program.map(|(c, g, n, o)| serde_json::json!({"core": c, "goal": g, "next": n, "operands": o})),
+            "program": program.as_ref().map(|(c, g, n, o, t)| serde_json::json!({"core": c, "goal": g, "next": n, "operands": o, "tuning": t})),
             "playouts": done,
             "interrupted": t.interrupted,
             "seconds": secs,
@@ -297,8 +304,8 @@ fn print_report(
         stats.edges,
         stats.depth
     )?;
-    if let Some((c, g, n, o)) = program {
-        outln!("cpu program  {c} core + {g} goal + {n} next instructions, {o} operands")?;
+    if let Some((c, g, n, o, t)) = program {
+        outln!("cpu program  {c} core + {g} goal + {n} next instructions, {o} operands ({t})")?;
     }
     let (Some(mean_goals), Some(mean_len)) = (mean_goals, mean_len) else {
         outln!("playouts     no playouts in {secs:.3} s (nothing to average)")?;

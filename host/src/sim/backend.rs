@@ -3,7 +3,7 @@
 
 use super::engine::{Engine, Outcome, RunSpec};
 use super::probe::{NoProbe, PhaseClock, PhaseTimes, Probe};
-use super::program::{Guarding, Program};
+use super::program::{Program, Tuning};
 use super::queue::WorkQueue;
 use super::{CpuOptions, SimError};
 use crate::backend::{Backend, BackendError, BatchRequest, BatchResult, JobResult};
@@ -29,18 +29,18 @@ impl CpuBackend {
     /// [`SimError::LaneWidth`] for a lane width other than 64, 128, 256 or 512,
     /// [`SimError::ThreadPool`] when the thread pool cannot be built.
     pub fn new(net: ValidNetlist, opts: CpuOptions) -> Result<Self, SimError> {
-        Self::with_guarding(net, opts, Guarding::Auto)
+        Self::with_tuning(net, opts, Tuning::Auto)
     }
 
-    /// [`Self::new`] with the program's next phase guarded as `guarding` says (a guarded
+    /// [`Self::new`] with the program's next phase guarded as `tuning` says (a guarded
     /// program runs in lockstep blocks; results are the same either way).
     ///
     /// # Errors
     /// As [`Self::new`].
-    pub fn with_guarding(
+    pub fn with_tuning(
         net: ValidNetlist,
         opts: CpuOptions,
-        guarding: Guarding,
+        tuning: Tuning,
     ) -> Result<Self, SimError> {
         if !matches!(opts.lane_width, 64 | 128 | 256 | 512) {
             return Err(SimError::LaneWidth(opts.lane_width));
@@ -49,7 +49,7 @@ impl CpuBackend {
             .num_threads(opts.threads)
             .build()
             .map_err(|e| SimError::ThreadPool(e.to_string()))?;
-        let prog = Program::compile_with(&net, net.info(), guarding);
+        let prog = Program::compile_with(&net, net.info(), tuning);
         Ok(CpuBackend {
             net,
             prog,

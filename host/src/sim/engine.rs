@@ -11,7 +11,7 @@
 //! guarded program refills the whole block at once when its last lane finishes).
 
 use super::choice::{choose_moves, ChoiceScratch, Isa, LaneCounters};
-use super::eval::{read, run_guarded, run_phase, Block};
+use super::eval::{read, run_guarded, run_phase, run_skipping, Block};
 use super::probe::{NoProbe, PhaseTimes, Probe, SimPhase};
 use super::program::Program;
 use super::queue::WorkQueue;
@@ -66,6 +66,9 @@ pub struct Engine<'p, const W: usize, P: Probe = NoProbe> {
     pending: Vec<Finished>,
     /// Scratch of [`tally`]: finished lanes grouped by job.
     groups: Vec<(u32, Block<W>)>,
+    /// Per operand below `2 * latches`: false for a plain latch that is 0 in every lane
+    /// (kept current with the latches; [`run_skipping`]).
+    nonzero: Vec<bool>,
     /// Per guard of the next phase: some latch of it is 1 in some lane this step.
     live_guards: Vec<bool>,
     /// Per run of the next phase: its slots are 0 from an earlier skip.
@@ -110,6 +113,14 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             },
             pending: Vec::with_capacity(lanes),
             groups: Vec::new(),
+            nonzero: vec![
+                true;
+                if prog.skips_products {
+                    2 * prog.latches
+                } else {
+                    0
+                }
+            ],
             live_guards: vec![false; prog.guards.len()],
             zeroed: vec![false; prog.next.runs.len()],
         }
@@ -174,7 +185,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         let mut block_steps = 0u64;
         while !is_zero(&self.active) {
             self.probe.begin_step(block_steps);
-            run_phase(&mut self.vals, &prog.core);
+            run_skipping(&mut self.vals, &prog.core, &self.nonzero);
             self.probe.end_phase(SimPhase::CoreGates);
             // 1. Terminal or step limit.
             let term = read(&self.vals, prog.terminal);
@@ -216,18 +227,27 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             self.probe.end_phase(SimPhase::Goals);
             // 4. Transition.
             if prog.guards.is_empty() {
-                run_phase(&mut self.vals, &prog.next);
+                run_skipping(&mut self.vals, &prog.next, &self.nonzero);
             } else {
                 self.mark_live_guards();
                 run_guarded(
                     &mut self.vals,
                     &prog.next,
+                    &self.nonzero,
                     &self.live_guards,
                     &mut self.zeroed,
                 );
             }
-            for (l, &op) in prog.next_state.iter().enumerate() {
-                self.next_buf[l] = read(&self.vals, op);
+            if prog.skips_products {
+                for (l, &op) in prog.next_state.iter().enumerate() {
+                    let v = read(&self.vals, op);
+                    self.nonzero[2 * l] = !is_zero(&v);
+                    self.next_buf[l] = v;
+                }
+            } else {
+                for (l, &op) in prog.next_state.iter().enumerate() {
+                    self.next_buf[l] = read(&self.vals, op);
+                }
             }
             self.vals[..prog.latches].copy_from_slice(&self.next_buf);
             self.probe.end_phase(SimPhase::NextGates);
@@ -260,9 +280,13 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
     /// Marks the guards of the next phase that have a latch at 1 in some lane.
     #[inline(always)]
     fn mark_live_guards(&mut self) {
-        let vals = &self.vals;
+        let (vals, nonzero) = (&self.vals, &self.nonzero);
+        let live_latch = |l: usize| match nonzero.get(2 * l) {
+            Some(&n) => n,
+            None => !is_zero(&vals[l]),
+        };
         for (live, latches) in self.live_guards.iter_mut().zip(&self.prog.guards) {
-            *live = latches.iter().any(|&l| !is_zero(&vals[l as usize]));
+            *live = latches.iter().any(|&l| live_latch(l as usize));
         }
     }
 
@@ -297,12 +321,20 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
     /// Resets the latches of refilled lanes to their job's start state.
     #[inline(always)]
     fn apply_refills(&mut self, spec: &RunSpec<'_>, refills: &mut Vec<(u32, Block<W>)>) {
+        if refills.is_empty() {
+            return;
+        }
         for (job, m) in refills.drain(..) {
             let start = spec.starts[job as usize];
             for (v, &b) in self.vals[..self.prog.latches].iter_mut().zip(start) {
                 for j in 0..W {
                     v[j] = if b { v[j] | m[j] } else { v[j] & !m[j] };
                 }
+            }
+        }
+        if self.prog.skips_products {
+            for (l, v) in self.vals[..self.prog.latches].iter().enumerate() {
+                self.nonzero[2 * l] = !is_zero(v);
             }
         }
     }
@@ -387,7 +419,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             for_each_lane(fin, |lane| self.defer(spec, lane, out));
             return;
         }
-        run_phase(&mut self.vals, &prog.goal);
+        run_skipping(&mut self.vals, &prog.goal, &self.nonzero);
         let lanes = FinishedLanes {
             all: *fin,
             limit: *limit,

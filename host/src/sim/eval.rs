@@ -28,20 +28,30 @@ pub fn read<const W: usize>(vals: &[Block<W>], op: Operand) -> Block<W> {
 /// with no branch per instruction; other runs go instruction by instruction.
 #[inline(always)]
 pub fn run_phase<const W: usize>(vals: &mut [Block<W>], phase: &Phase) {
-    run_runs(vals, phase, |_, _| true);
+    run_runs(vals, phase, &[], |_, _| true);
 }
 
-/// [`run_phase`] skipping the runs whose guard is not `live` (their instructions are 0 in
-/// every lane, see [`super::guard`]): a skipped run's slots are set to 0 unless `zeroed`
-/// (one flag per run) says they still are from an earlier skip.
+/// [`run_phase`] skipping every product of a [`RunKind::OrAnd`] instruction whose first
+/// operand is 0 in every lane of the block. `nonzero` is indexed by operand: entry `2 l`
+/// is false when latch `l` is 0 in every lane, every other entry is true; operands past its
+/// end are never skipped (an empty slice skips nothing).
+#[inline(always)]
+pub fn run_skipping<const W: usize>(vals: &mut [Block<W>], phase: &Phase, nonzero: &[bool]) {
+    run_runs(vals, phase, nonzero, |_, _| true);
+}
+
+/// [`run_skipping`] also skipping the runs whose guard is not `live` (their instructions
+/// are 0 in every lane, see [`super::guard`]): a skipped run's slots are set to 0 unless
+/// `zeroed` (one flag per run) says they still are from an earlier skip.
 #[inline(always)]
 pub fn run_guarded<const W: usize>(
     vals: &mut [Block<W>],
     phase: &Phase,
+    nonzero: &[bool],
     live: &[bool],
     zeroed: &mut [bool],
 ) {
-    run_runs(vals, phase, |r, out| {
+    run_runs(vals, phase, nonzero, |r, out| {
         let guard = phase.runs[r].guard;
         if guard == NONE || live[guard as usize] {
             zeroed[r] = false;
@@ -55,11 +65,13 @@ pub fn run_guarded<const W: usize>(
     });
 }
 
-/// Evaluates the runs of `phase` for which `keep(run index, its slots)` says so.
+/// Evaluates the runs of `phase` for which `keep(run index, its slots)` says so, skipping
+/// products as `nonzero` says ([`run_skipping`]).
 #[inline(always)]
 fn run_runs<const W: usize>(
     vals: &mut [Block<W>],
     phase: &Phase,
+    nonzero: &[bool],
     mut keep: impl FnMut(usize, &mut [Block<W>]) -> bool,
 ) {
     let vals = &mut vals[..phase.first_slot + phase.codes.len()];
@@ -71,13 +83,20 @@ fn run_runs<const W: usize>(
         let out = &mut rest[..n];
         if !keep(r, out) {
             let used = match run.kind {
-                RunKind::Other => phase.codes[k..k + n]
+                RunKind::Other | RunKind::OrAnd => phase.codes[k..k + n]
                     .iter()
                     .map(|c| (c >> 1) as usize)
                     .sum(),
                 _ => 2 * n,
             };
             args = &args[used..];
+        } else if run.kind == RunKind::OrAnd {
+            let codes = phase.codes[k..k + n].iter().zip(&phase.negated[k..k + n]);
+            for (o, (&code, &pairs)) in out.iter_mut().zip(codes) {
+                let (ops, tail) = args.split_at((code >> 1) as usize);
+                args = tail;
+                *o = or_and(done, ops, pairs as usize, nonzero);
+            }
         } else if run.kind == RunKind::Other {
             let codes = phase.codes[k..k + n].iter().zip(&phase.negated[k..k + n]);
             for (o, (&code, &negs)) in out.iter_mut().zip(codes) {
@@ -101,7 +120,9 @@ fn run_runs<const W: usize>(
                 RunKind::Nor => pairs(done, out, ops, |a, b| !(a | b)),
                 RunKind::Or => pairs(done, out, ops, |a, b| a | b),
                 RunKind::OrNot => pairs(done, out, ops, |a, b| a | !b),
-                RunKind::Nand | RunKind::Other => pairs(done, out, ops, |a, b| !(a & b)),
+                RunKind::Nand | RunKind::Other | RunKind::OrAnd => {
+                    pairs(done, out, ops, |a, b| !(a & b))
+                }
             }
         }
         k += n;
@@ -123,6 +144,36 @@ fn pairs<const W: usize>(
             o[j] = f(a[j], b[j]);
         }
     }
+}
+
+/// A [`RunKind::OrAnd`] instruction: the OR of `ops`' single operands and of the ANDs of
+/// its last `pairs` operand pairs, each operand negated as its bit says; a pair whose first
+/// operand `nonzero` says is 0 in every lane ([`run_skipping`]) is not read.
+#[inline(always)]
+fn or_and<const W: usize>(
+    done: &[Block<W>],
+    ops: &[Operand],
+    pairs: usize,
+    nonzero: &[bool],
+) -> Block<W> {
+    let (singles, products) = ops.split_at(ops.len() - 2 * pairs);
+    let mut acc = [0u64; W];
+    for &op in singles {
+        let v = read(done, op);
+        for j in 0..W {
+            acc[j] |= v[j];
+        }
+    }
+    for pair in products.chunks_exact(2) {
+        if nonzero.get(pair[0] as usize) == Some(&false) {
+            continue;
+        }
+        let (a, b) = (read(done, pair[0]), read(done, pair[1]));
+        for j in 0..W {
+            acc[j] |= a[j] & b[j];
+        }
+    }
+    acc
 }
 
 /// `init` combined with every operand's plain slot value by `f`, word by word.

@@ -46,6 +46,12 @@ pub enum RunKind {
     Nand,
     /// Anything else (n-ary), read instruction by instruction from the codes.
     Other,
+    /// An `Or` of single operands and of two-operand products (`a & b`): the `And` gates
+    /// that only this `Or` reads, fused into it so that they need no slot of their own
+    /// (one store and one load per lane word fewer each). Read instruction by instruction:
+    /// the single operands come first, then the pairs; [`Phase::negated`] holds the number
+    /// of pairs, and every operand applies its own negate bit.
+    OrAnd,
 }
 
 impl RunKind {
@@ -91,8 +97,9 @@ pub struct Phase {
     pub args: Vec<Operand>,
     /// The instructions split into runs, in order; their lengths add up to the codes'.
     pub runs: Vec<Run>,
-    /// Per instruction: how many of its operands (the last ones) are negated; the
-    /// evaluator of [`RunKind::Other`] reads them without per-operand masks.
+    /// Per instruction: for [`RunKind::Other`], how many of its operands (the last ones)
+    /// are negated, so the evaluator reads them without per-operand masks; for
+    /// [`RunKind::OrAnd`], how many operand pairs (the last `2 * n` operands) it has.
     pub negated: Vec<u32>,
 }
 
@@ -135,6 +142,9 @@ pub struct Program {
     /// Latches of each zero guard of the next phase's runs (empty when the next phase is
     /// not guarded): a block whose lanes all have a guard's latches at 0 skips its runs.
     pub guards: Vec<Vec<u32>>,
+    /// Whether the simulator keeps track of the latches that are 0 in every lane of a block
+    /// to skip the [`RunKind::OrAnd`] products they lead ([`super::eval::run_skipping`]).
+    pub skips_products: bool,
 }
 
 /// Where a gate's value comes from once compiled.
@@ -159,6 +169,11 @@ struct Folded {
     /// The operands of the constants.
     false_op: Operand,
     true_op: Operand,
+    /// Number of latches (slots `0..latches`).
+    latches: usize,
+    /// Per gate: a two-operand `And` instruction fused into the one `Or` instruction that
+    /// reads it ([`RunKind::OrAnd`]), so not an instruction of its own.
+    fused: Vec<bool>,
 }
 
 impl Folded {
@@ -172,6 +187,8 @@ impl Folded {
             base: (0..n as u32).map(|i| (i, false)).collect(),
             false_op,
             true_op: false_op | 1,
+            latches: zero as usize,
+            fused: vec![false; n],
         };
         for (i, g) in net.gates.iter().enumerate() {
             f.src[i] = match g {
@@ -240,6 +257,74 @@ impl Folded {
         matches!(self.src[i], Src::Pending)
             && self.base[i].0 as usize == i
             && !self.ops[i].is_empty()
+            && !self.fused[i]
+    }
+
+    /// The fused product that operand `o` of an instruction reads, if it reads one.
+    fn product(&self, o: GateId) -> Option<[GateId; 2]> {
+        let b = self.instruction_of(o)?;
+        self.fused[b].then(|| [self.ops[b][0], self.ops[b][1]])
+    }
+
+    /// Instruction `i`'s operands with its fused products ([`RunKind::OrAnd`]) expanded:
+    /// the single operands, then the pairs; and the number of pairs.
+    fn expanded(&self, i: usize) -> (Vec<GateId>, usize) {
+        let mut out: Vec<GateId> = Vec::with_capacity(self.ops[i].len() + 2);
+        let mut pairs = Vec::new();
+        for &o in &self.ops[i] {
+            match self.product(o) {
+                Some(p) => pairs.extend(p),
+                None => out.push(o),
+            }
+        }
+        let n = pairs.len() / 2;
+        out.extend(pairs);
+        (out, n)
+    }
+
+    /// Marks for fusion ([`RunKind::OrAnd`]) every two-operand `And` instruction that
+    /// exactly one `Or` instruction of the same phase reads, plainly, and no output reads.
+    fn fuse_products(&mut self, net: &Netlist, info: &NetlistInfo) {
+        const NO_READER: u32 = u32::MAX;
+        const MANY: u32 = u32::MAX - 1;
+        let mut reader = vec![NO_READER; net.gates.len()];
+        let mut note = |b: usize, r: u32| {
+            reader[b] = if reader[b] == NO_READER { r } else { MANY };
+        };
+        for g in info.ids() {
+            let i = g.index();
+            if !self.is_instruction(i) || phase_of(info, g).is_none() {
+                continue;
+            }
+            let plain_or = matches!(net.gates[i], Gate::Or(_));
+            for &o in &self.ops[i] {
+                if let Some(b) = self.instruction_of(o) {
+                    let by = if plain_or && !self.negated(o) {
+                        i as u32
+                    } else {
+                        MANY
+                    };
+                    note(b, by);
+                }
+            }
+        }
+        let outputs = net.roles.iter().flat_map(|r| {
+            let legal = r.legal.iter().map(|x| x.gate);
+            legal.chain(r.goals.iter().map(|x| x.gate))
+        });
+        let latches = net.latches.iter().map(|x| x.next);
+        for g in outputs.chain(latches).chain([net.terminal]) {
+            if let Some(b) = self.instruction_of(g) {
+                note(b, MANY);
+            }
+        }
+        for (b, &r) in reader.iter().enumerate() {
+            self.fused[b] = r < MANY
+                && matches!(net.gates[b], Gate::And(_))
+                && self.is_instruction(b)
+                && self.ops[b].len() == 2
+                && phase_of(info, GateId(b as u32)) == phase_of(info, GateId(r));
+        }
     }
 
     /// True when gate `g`'s operand reads its slot negated.
@@ -303,50 +388,45 @@ impl Program {
     /// # Panics
     /// If `info` was computed for another netlist.
     pub fn compile(net: &Netlist, info: &NetlistInfo) -> Program {
-        Self::compile_with(net, info, Guarding::Auto)
+        Self::compile_with(net, info, Tuning::Auto)
     }
 
-    /// [`Self::compile`], guarding the next phase as `guarding` says.
+    /// [`Self::compile`], tuning the next phase as `tuning` says.
     ///
     /// # Panics
     /// If `info` was computed for another netlist.
-    pub fn compile_with(net: &Netlist, info: &NetlistInfo, guarding: Guarding) -> Program {
+    pub fn compile_with(net: &Netlist, info: &NetlistInfo, tuning: Tuning) -> Program {
         assert!(info.describes(net), "NetlistInfo of another netlist");
         let l = net.latches.len();
         let input_base = l + 1;
-        let folded = Folded::new(net, l as u32, input_base);
+        let mut folded = Folded::new(net, l as u32, input_base);
+        let operands: usize = (0..net.gates.len())
+            .filter(|&i| folded.is_instruction(i))
+            .map(|i| folded.ops[i].len())
+            .sum();
+        if tuning.pays(operands, LARGE_MIN_OPERANDS) {
+            folded.fuse_products(net, info);
+        }
         let mut slot_of = vec![u32::MAX; net.gates.len()];
         let mut next_slot = input_base + net.inputs.len();
-        let (guards, guard_of) = next_guards(net, info, &folded, guarding);
+        let (guards, guard_of) = next_guards(net, info, &folded, tuning);
         let mut phases: [Phase; 3] = Default::default();
         for (p, phase) in phases.iter_mut().enumerate() {
             phase.first_slot = next_slot;
             let guard_of: &[u32] = if p == 2 { &guard_of } else { &[] };
             for (run, members) in levelized(net, info, &folded, p, guard_of) {
                 phase.runs.push(run);
+                let run = &run;
                 for (i, swap) in members {
-                    let is_or = matches!(net.gates[i], Gate::Or(_));
-                    let ops = &folded.ops[i];
-                    phase
-                        .codes
-                        .push(((ops.len() as u32) << 1) | u32::from(is_or));
-                    let start = phase.args.len();
-                    phase
-                        .args
-                        .extend(ops.iter().map(|&o| folded.operand(&slot_of, o)));
-                    if swap {
-                        phase.args.swap(start, start + 1);
-                    }
-                    // Plain operands first, negated ones last (stable).
-                    phase.args[start..].sort_by_key(|&o| o & 1);
-                    let negs = phase.args[start..].iter().filter(|&&o| o & 1 == 1).count();
-                    phase.negated.push(negs as u32);
+                    place(phase, net, &folded, &slot_of, i, swap, run.kind);
                     slot_of[i] = next_slot as u32;
                     next_slot += 1;
                 }
             }
         }
         let op_of = |g: GateId| folded.operand(&slot_of, g);
+        let led: usize = phases.iter().map(|p| latch_led_products(p, l)).sum();
+        let skips_products = tuning.pays(led, l.max(1));
         let [core, goal, next] = phases;
         Program {
             latches: l,
@@ -375,6 +455,7 @@ impl Program {
                 .collect(),
             next_state: net.latches.iter().map(|x| op_of(x.next)).collect(),
             guards,
+            skips_products,
         }
     }
 
@@ -382,48 +463,177 @@ impl Program {
     pub fn instructions(&self) -> usize {
         self.core.len() + self.goal.len() + self.next.len()
     }
+
+    /// Number of `And` gates fused into their `Or` ([`RunKind::OrAnd`]) over all phases.
+    pub fn fused_products(&self) -> usize {
+        let phases = [&self.core, &self.goal, &self.next];
+        let per_run = phases.into_iter().flat_map(|p| {
+            let mut k = 0;
+            p.runs.iter().map(move |r| {
+                let n = &p.negated[k..k + r.len as usize];
+                k += r.len as usize;
+                if r.kind == RunKind::OrAnd {
+                    n.iter().map(|&x| x as usize).sum()
+                } else {
+                    0
+                }
+            })
+        });
+        per_run.sum()
+    }
+
+    /// Which techniques for large netlists ([`Tuning`]) the program uses, in words: e.g.
+    /// `83 guards, 33210 fused products, skipping`, or `untuned`.
+    pub fn tuning_summary(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.guards.is_empty() {
+            parts.push(format!("{} guards", self.guards.len()));
+        }
+        let fused = self.fused_products();
+        if fused > 0 {
+            parts.push(format!("{fused} fused products"));
+        }
+        if self.skips_products {
+            parts.push("skipping".to_string());
+        }
+        if parts.is_empty() {
+            "untuned".to_string()
+        } else {
+            parts.join(", ")
+        }
+    }
 }
 
-/// Next-phase operands below which guarding does not pay for its checks.
-const GUARD_MIN_OPERANDS: usize = 16_384;
+/// Number of [`RunKind::OrAnd`] products of `phase` whose first operand is a plain latch
+/// (those [`super::eval::run_skipping`] can skip), for a program of `latches` latches.
+fn latch_led_products(phase: &Phase, latches: usize) -> usize {
+    let (mut k, mut args) = (0usize, phase.args.as_slice());
+    let mut led = 0;
+    let latch_limit = 2 * latches as u32;
+    for run in &phase.runs {
+        for (&code, &pairs) in phase.codes[k..k + run.len as usize]
+            .iter()
+            .zip(&phase.negated[k..])
+        {
+            let (ops, rest) = args.split_at((code >> 1) as usize);
+            args = rest;
+            if run.kind == RunKind::OrAnd {
+                let products = &ops[ops.len() - 2 * pairs as usize..];
+                led += products
+                    .chunks_exact(2)
+                    .filter(|p| p[0] & 1 == 0 && p[0] < latch_limit)
+                    .count();
+            }
+        }
+        k += run.len as usize;
+    }
+    led
+}
 
-/// Whether [`Program::compile_with`] guards the next phase ([`super::guard`]); a guarded
-/// program is run in lockstep blocks (lanes refilled together).
+/// Appends instruction gate `i` (of a run of `kind`; its two operands swapped when `swap`)
+/// to `phase`: its code, operands and [`Phase::negated`] entry.
+fn place(
+    phase: &mut Phase,
+    net: &Netlist,
+    folded: &Folded,
+    slot_of: &[u32],
+    i: usize,
+    swap: bool,
+    kind: RunKind,
+) {
+    let is_or = matches!(net.gates[i], Gate::Or(_));
+    let (ops, pairs) = folded.expanded(i);
+    phase
+        .codes
+        .push(((ops.len() as u32) << 1) | u32::from(is_or));
+    let start = phase.args.len();
+    phase
+        .args
+        .extend(ops.iter().map(|&o| folded.operand(slot_of, o)));
+    if kind == RunKind::OrAnd {
+        // A plain latch first in each pair, so that a block where it is 0 everywhere
+        // skips the pair (`eval::run_skipping`).
+        let latch = |o: Operand| o & 1 == 0 && slot(o) < folded.latches;
+        let n = phase.args.len();
+        for pair in phase.args[n - 2 * pairs..].chunks_exact_mut(2) {
+            if !latch(pair[0]) && latch(pair[1]) {
+                pair.swap(0, 1);
+            }
+        }
+        phase.negated.push(pairs as u32);
+        return;
+    }
+    if swap {
+        phase.args.swap(start, start + 1);
+    }
+    // Plain operands first, negated ones last (stable).
+    phase.args[start..].sort_by_key(|&o| o & 1);
+    let negs = phase.args[start..].iter().filter(|&&o| o & 1 == 1).count();
+    phase.negated.push(negs as u32);
+}
+
+/// Operands (of the next phase, for guards; of the whole program, for fused products) below
+/// which a technique for large netlists does not pay for its checks: the slots of such a
+/// program stay in the cache anyway.
+const LARGE_MIN_OPERANDS: usize = 16_384;
+
+/// Whether [`Program::compile_with`] uses the techniques for large netlists, none of which
+/// changes results:
+/// - zero guards on the next phase ([`super::guard`]; a guarded program is run in lockstep
+///   blocks, lanes refilled together);
+/// - two-operand `And` gates fused into the one `Or` that reads them ([`RunKind::OrAnd`]);
+/// - products skipped in blocks where their latch is 0 in every lane
+///   ([`super::eval::run_skipping`], [`Program::skips_products`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Guarding {
-    /// When the cost model says it pays: at least 16,384 next-phase operands, half of
-    /// them in guarded instructions (hex 9×9: 94 k of 102 k).
+pub enum Tuning {
+    /// Where the cost model says they pay. Guards: at least 16,384 next-phase operands,
+    /// half of them in guarded instructions (hex 9×9: 94 k of 102 k). Fusion: at least
+    /// 16,384 operands in the program. Skipping: at least one product led by a latch per
+    /// latch.
     Auto,
-    /// Whenever some next-phase instruction has a guard (for tests).
+    /// Wherever they apply (for tests).
     Always,
     /// Never.
     Never,
 }
 
+impl Tuning {
+    /// Whether the technique applies to a program whose measure is `size`, given the
+    /// threshold `auto` uses.
+    fn pays(self, size: usize, threshold: usize) -> bool {
+        match self {
+            Tuning::Auto => size >= threshold,
+            Tuning::Always => size > 0,
+            Tuning::Never => false,
+        }
+    }
+}
+
 /// The zero guards ([`super::guard`]) of the next phase's instructions, renumbered to the
 /// groups that guard some instruction, and the guard of each gate; none (and every gate
-/// [`NONE`]) where `guarding` says so.
+/// [`NONE`]) where `tuning` says so.
 fn next_guards(
     net: &Netlist,
     info: &NetlistInfo,
     folded: &Folded,
-    guarding: Guarding,
+    tuning: Tuning,
 ) -> (Vec<Vec<u32>>, Vec<u32>) {
     let next: Vec<usize> = info
         .ids()
         .map(|g| g.index())
         .filter(|&i| folded.is_instruction(i) && phase_of(info, GateId(i as u32)) == Some(2))
         .collect();
-    let total: usize = next.iter().map(|&i| folded.ops[i].len()).sum();
-    let auto = guarding == Guarding::Auto;
-    if guarding == Guarding::Never || (auto && total < GUARD_MIN_OPERANDS) {
+    let width = |i: usize| folded.expanded(i).0.len();
+    let total: usize = next.iter().map(|&i| width(i)).sum();
+    if !tuning.pays(total, LARGE_MIN_OPERANDS) {
         return (Vec::new(), Vec::new());
     }
+    let auto = tuning == Tuning::Auto;
     let g = guards(net);
     let guarded: usize = next
         .iter()
         .filter(|&&i| g.group_of[i] != NONE)
-        .map(|&i| folded.ops[i].len())
+        .map(|&i| width(i))
         .sum();
     if auto && 2 * guarded < total {
         return (Vec::new(), Vec::new());
@@ -464,7 +674,7 @@ fn levelized(
         if !folded.is_instruction(i) || phase_of(info, g) != Some(p) {
             continue;
         }
-        let ops = &folded.ops[i];
+        let (ops, pairs) = folded.expanded(i);
         let deepest = ops
             .iter()
             .filter_map(|o| folded.instruction_of(*o))
@@ -472,7 +682,9 @@ fn levelized(
             .max()
             .unwrap_or(0);
         level[i] = deepest + 1;
-        let (kind, swap) = if ops.len() == 2 {
+        let (kind, swap) = if pairs > 0 {
+            (RunKind::OrAnd, false)
+        } else if ops.len() == 2 {
             let is_or = matches!(net.gates[i], Gate::Or(_));
             RunKind::of_pair(is_or, [folded.negated(ops[0]), folded.negated(ops[1])])
         } else {
@@ -521,6 +733,7 @@ mod tests {
     /// reads an earlier slot, and phases are laid out back to back.
     #[test]
     fn instructions_are_few_and_ordered() {
+        let mut fused = 0;
         for seed in 0..20 {
             let net = random_netlist(
                 seed,
@@ -530,7 +743,7 @@ mod tests {
                 },
             );
             let info = propnet_netlist::validate(&net).unwrap();
-            let p = Program::compile(&net, &info);
+            let p = Program::compile_with(&net, &info, Tuning::Always);
             let and_or = net
                 .gates
                 .iter()
@@ -565,7 +778,7 @@ mod tests {
                             RunKind::Or => Some((5, [0, 0])),
                             RunKind::OrNot => Some((5, [0, 1])),
                             RunKind::Nand => Some((5, [1, 1])),
-                            RunKind::Other => None,
+                            RunKind::Other | RunKind::OrAnd => None,
                         };
                         assert!(
                             want.is_none_or(|w| w == (code, negs)),
@@ -578,10 +791,16 @@ mod tests {
                     }
                     k += run.len as usize;
                 }
+                let kinds = ph.runs.iter().flat_map(|r| (0..r.len).map(move |_| r.kind));
                 let mut args = ph.args.as_slice();
-                for (k, &code) in ph.codes.iter().enumerate() {
+                for (k, (&code, kind)) in ph.codes.iter().zip(kinds).enumerate() {
                     let (ops, rest) = args.split_at((code >> 1) as usize);
                     args = rest;
+                    if kind == RunKind::OrAnd {
+                        let pairs = ph.negated[k] as usize;
+                        assert!(code & 1 == 1 && pairs >= 1 && 2 * pairs <= ops.len());
+                        fused += pairs;
+                    }
                     assert!(ops.len() >= 2, "seed {seed}: trivial gates are aliases");
                     assert!(
                         ops.iter().all(|&o| slot(o) < ph.first_slot + k),
@@ -598,5 +817,78 @@ mod tests {
                 }
             }
         }
+        assert!(fused > 0, "no And gate was fused into its Or");
+    }
+
+    /// Fusion keeps every gate with another reader (here: the output and a second `Or`)
+    /// an instruction, and fuses the one a single `Or` reads, its latch operand first.
+    #[test]
+    fn fuses_only_single_reader_products() {
+        use propnet_netlist::{Goal, Input, InputId, Latch, LatchId, Legal, Role, RoleId};
+        let g = GateId;
+        let latch = |name: &str, next| Latch {
+            name: name.into(),
+            init: false,
+            next: g(next),
+        };
+        let net = Netlist {
+            gates: vec![
+                Gate::Latch(LatchId(0)),
+                Gate::Latch(LatchId(1)),
+                Gate::Latch(LatchId(2)),
+                Gate::Input(InputId(0)),
+                Gate::And(vec![g(3), g(0)]),      // 4: read once, by 6
+                Gate::And(vec![g(1), g(2)]),      // 5: read by 6, 7 and latch c
+                Gate::Or(vec![g(4), g(5), g(2)]), // 6
+                Gate::Or(vec![g(5), g(0)]),       // 7
+                Gate::Const(true),
+            ],
+            latches: vec![latch("a", 6), latch("b", 7), latch("c", 5)],
+            inputs: vec![Input {
+                role: RoleId(0),
+                name: "x".into(),
+            }],
+            roles: vec![Role {
+                name: "r".into(),
+                legal: vec![Legal {
+                    input: InputId(0),
+                    gate: g(8),
+                }],
+                goals: vec![Goal {
+                    value: 100,
+                    gate: g(0),
+                }],
+            }],
+            terminal: g(0),
+            ..Default::default()
+        };
+        let info = propnet_netlist::validate(&net).unwrap();
+        assert!(
+            Program::compile(&net, &info)
+                .next
+                .runs
+                .iter()
+                .all(|r| r.kind != RunKind::OrAnd),
+            "a small program is not fused unless asked"
+        );
+        let p = Program::compile_with(&net, &info, Tuning::Always);
+        assert!(p.skips_products);
+        let next = &p.next;
+        assert_eq!(
+            next.len(),
+            3,
+            "twice, or1 and or2 are instructions; once is fused"
+        );
+        let k = next
+            .runs
+            .iter()
+            .position(|r| r.kind == RunKind::OrAnd)
+            .unwrap();
+        let start: usize = next.runs[..k].iter().map(|r| r.len as usize).sum();
+        let before: usize = next.codes[..start].iter().map(|c| (c >> 1) as usize).sum();
+        let ops = &next.args[before..before + (next.codes[start] >> 1) as usize];
+        assert_eq!(next.negated[start], 1);
+        assert_eq!(ops.len(), 4, "two single operands and one pair");
+        assert_eq!(slot(ops[2]), 0, "latch a comes first in its pair");
     }
 }
