@@ -45,11 +45,11 @@ pub fn run(net: &mut Netlist) -> bool {
     true
 }
 
-/// A partition of the latches: each latch's class representative and its phase (true: the
-/// latch is assumed to be the complement of its representative).
+/// A partition of the latches: each latch's class representative. A latch's phase (true:
+/// it is assumed to be the complement of its representative) is not stored: it is the
+/// difference of their `init`s ([`Classes::phase`]).
 struct Classes {
     rep: Vec<u32>,
-    phase: Vec<bool>,
 }
 
 impl Classes {
@@ -62,8 +62,14 @@ impl Classes {
         for (l, sig) in signatures.iter().enumerate() {
             rep.push(*first.entry(sig.as_slice()).or_insert(l as u32));
         }
-        let phase = phases(net, &rep);
-        Classes { rep, phase }
+        Classes { rep }
+    }
+
+    /// Latch `l`'s phase relative to its representative: the difference of their `init`s
+    /// (the initial state is a reachable state, so a latch equal to its representative
+    /// in every reachable state has the same `init`, a complementary one the other).
+    fn phase(&self, net: &Netlist, l: usize) -> bool {
+        net.latches[l].init != net.latches[self.rep[l] as usize].init
     }
 
     /// One round of refinement: splits every class by its members' `next` functions under
@@ -82,12 +88,11 @@ impl Classes {
         let mut split: HashMap<(u32, u32), u32> = HashMap::new();
         let mut changed = false;
         for (&l, lit) in wanted.iter().zip(lits) {
-            let key = (self.rep[l], lit ^ u32::from(self.phase[l]));
+            let key = (self.rep[l], lit ^ u32::from(self.phase(net, l)));
             let new = *split.entry(key).or_insert(l as u32);
             changed |= new != self.rep[l];
             self.rep[l] = new;
         }
-        self.phase = phases(net, &self.rep);
         changed
     }
 
@@ -104,7 +109,7 @@ impl Classes {
         }
         (0..net.latches.len())
             .map(|l| {
-                let (r, p) = (self.rep[l], self.phase[l]);
+                let (r, p) = (self.rep[l], self.phase(net, l));
                 let next = net.latches[l].next;
                 let own_logic = uses[next.index()] == 1
                     && matches!(net.gate(next), Gate::And(_) | Gate::Or(_) | Gate::Not(_));
@@ -112,14 +117,6 @@ impl Classes {
             })
             .collect()
     }
-}
-
-/// Each latch's phase relative to its representative: the difference of their `init`s.
-fn phases(net: &Netlist, rep: &[u32]) -> Vec<bool> {
-    rep.iter()
-        .enumerate()
-        .map(|(l, &r)| net.latches[l].init != net.latches[r as usize].init)
-        .collect()
 }
 
 /// Per latch, its values over states sampled by 64 random playouts from the initial state
@@ -226,7 +223,7 @@ impl Canon {
                 if rep_lit[r] == u32::MAX {
                     rep_lit[r] = fresh();
                 }
-                rep_lit[r] ^ u32::from(c.phase[l])
+                rep_lit[r] ^ u32::from(c.phase(net, l))
             })
             .collect();
         let input = (0..net.inputs.len()).map(|_| fresh()).collect();
