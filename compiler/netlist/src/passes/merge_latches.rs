@@ -9,6 +9,7 @@
 
 use super::merge_equivalent::WordHasher;
 use super::rebuild::{rebuild, use_counts, Rewrite};
+use crate::playout::eval_lanes;
 use crate::rng::{choose, draw};
 use crate::{AliasedFluent, Gate, GateId, LatchId, Netlist};
 use std::collections::HashMap;
@@ -141,7 +142,7 @@ fn sample(net: &Netlist) -> Vec<Vec<u64>> {
             s[k] = state[l] ^ init[l];
         }
         inputs.fill(0);
-        let values = eval_words(net, &state, &inputs);
+        let values = eval_lanes(net, &state, &inputs);
         let mut restart = 0u64;
         for lane in 0..64 {
             let bit = 1u64 << lane;
@@ -170,7 +171,7 @@ fn sample(net: &Netlist) -> Vec<Vec<u64>> {
                 depth[lane] += 1;
             }
         }
-        let values = eval_words(net, &state, &inputs);
+        let values = eval_lanes(net, &state, &inputs);
         for (l, x) in net.latches.iter().enumerate() {
             state[l] = (values[x.next.index()] & !restart) | (init[l] & restart);
         }
@@ -180,22 +181,6 @@ fn sample(net: &Netlist) -> Vec<Vec<u64>> {
 
 /// Seed of the sampling playouts' moves.
 const SAMPLE_SEED: u64 = 0x6d65_7267;
-
-/// Evaluates every gate for 64 states at once (one per bit of each latch and input word).
-fn eval_words(net: &Netlist, latches: &[u64], inputs: &[u64]) -> Vec<u64> {
-    let mut v = vec![0u64; net.gates.len()];
-    for (i, g) in net.gates.iter().enumerate() {
-        v[i] = match g {
-            Gate::Const(c) => 0u64.wrapping_sub((*c).into()),
-            Gate::Input(x) => inputs[x.index()],
-            Gate::Latch(l) => latches[l.index()],
-            Gate::Not(a) => !v[a.index()],
-            Gate::And(ops) => ops.iter().fold(!0, |acc, o| acc & v[o.index()]),
-            Gate::Or(ops) => ops.iter().fold(0, |acc, o| acc | v[o.index()]),
-        };
-    }
-    v
-}
 
 /// Structural hashing of gates as and-inverter graph literals (`2 * node + complemented`;
 /// node 0 is false) with each latch read as its class representative in its phase.
