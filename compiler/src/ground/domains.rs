@@ -241,32 +241,26 @@ impl Domains {
         }
     }
 
-    /// Estimated number of values of variable `v` in `body`: the fewest constants among its
-    /// positive occurrences; `None` when no occurrence has a known, small set.
-    pub fn var_size(&self, body: &[PLit], v: u16) -> Option<usize> {
-        let mut best: Option<usize> = None;
-        for lit in body {
-            let PLit::Pos(a) = lit else { continue };
-            let mut vp = Vec::new();
-            var_paths(a, &mut vp);
-            for (w, p) in vp {
-                if w != v {
-                    continue;
-                }
-                let Some(dom) = self.doms.get(&a.rel).and_then(|t| t.get(&p)) else {
-                    continue;
-                };
-                let n = match dom.count {
-                    Some(n) => n,
-                    None if !dom.large && !dom.compound && !dom.consts.is_empty() => {
-                        dom.consts.len()
-                    }
-                    None => continue,
-                };
-                best = Some(best.map_or(n, |b| b.min(n)));
-            }
+    /// Estimated number of values of each variable of `body`, in one walk over it: the
+    /// fewest constants among the variable's positive occurrences. A variable is missing
+    /// when no occurrence has a known, small set.
+    pub fn var_sizes(&self, body: &[PLit]) -> HashMap<u16, usize> {
+        let mut sizes = HashMap::new();
+        for (v, rel, p) in occurrences(body) {
+            let Some(dom) = self.doms.get(&rel).and_then(|t| t.get(&p)) else {
+                continue;
+            };
+            let n = match dom.count {
+                Some(n) => n,
+                None if !dom.large && !dom.compound && !dom.consts.is_empty() => dom.consts.len(),
+                None => continue,
+            };
+            sizes
+                .entry(v)
+                .and_modify(|b: &mut usize| *b = (*b).min(n))
+                .or_insert(n);
         }
-        best
+        sizes
     }
 
     /// Records that relation `rel` (an auxiliary relation over plain variables) takes
@@ -330,10 +324,12 @@ mod tests {
             twice,
             vec![PTerm::Fn(Sym(f), vec![var(7), var(8)])],
         ))];
-        assert_eq!(d.var_size(&body, 7), Some(5));
-        assert_eq!(d.var_size(&body, 8), Some(2));
+        let sizes = d.var_sizes(&body);
+        assert_eq!(sizes.get(&7), Some(&5));
+        assert_eq!(sizes.get(&8), Some(&2));
+        assert_eq!(sizes.len(), 2);
         // A variable bound to the whole function term has no constant count.
         let whole = vec![PLit::Pos(at(twice, vec![var(9)]))];
-        assert_eq!(d.var_size(&whole, 9), None);
+        assert_eq!(d.var_sizes(&whole).get(&9), None);
     }
 }
