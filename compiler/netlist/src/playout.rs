@@ -20,7 +20,7 @@
 //! [`reference_playout`] is the executable definition they are tested against.
 
 use crate::rng::{choose, draw};
-use crate::{Gate, Netlist};
+use crate::{Gate, GateId, Netlist};
 use serde::{Deserialize, Serialize};
 
 /// Why a playout stopped.
@@ -63,15 +63,66 @@ pub fn pack_state(state: &[bool]) -> Vec<u64> {
 /// Evaluates every gate of `net` for the given latch and input values (scalar, one bool per
 /// gate). `latches.len()` must equal `net.latches.len()`, `inputs.len()` `net.inputs.len()`.
 pub fn eval_gates(net: &Netlist, latches: &[bool], inputs: &[bool]) -> Vec<bool> {
-    let mut v = vec![false; net.gates.len()];
+    eval_lanes(net, latches, inputs)
+}
+
+/// A gate value over one state (`bool`) or over 64 states side by side (`u64`, state `k` in
+/// bit `k`): the operations [`eval_lanes`] needs, lane by lane.
+pub trait Lanes: Copy {
+    /// `b` in every lane.
+    fn splat(b: bool) -> Self;
+    /// The complement in every lane.
+    fn not(self) -> Self;
+    /// The conjunction of the values `values[o]` of the gates `o` in `ops`, in every lane
+    /// (true when `ops` is empty).
+    fn all(ops: &[GateId], values: &[Self]) -> Self;
+    /// Their disjunction in every lane (false when `ops` is empty).
+    fn any(ops: &[GateId], values: &[Self]) -> Self;
+}
+
+impl Lanes for bool {
+    fn splat(b: bool) -> Self {
+        b
+    }
+    fn not(self) -> Self {
+        !self
+    }
+    fn all(ops: &[GateId], values: &[Self]) -> Self {
+        ops.iter().all(|o| values[o.index()])
+    }
+    fn any(ops: &[GateId], values: &[Self]) -> Self {
+        ops.iter().any(|o| values[o.index()])
+    }
+}
+
+impl Lanes for u64 {
+    fn splat(b: bool) -> Self {
+        0u64.wrapping_sub(b.into())
+    }
+    fn not(self) -> Self {
+        !self
+    }
+    fn all(ops: &[GateId], values: &[Self]) -> Self {
+        ops.iter().fold(!0, |acc, o| acc & values[o.index()])
+    }
+    fn any(ops: &[GateId], values: &[Self]) -> Self {
+        ops.iter().fold(0, |acc, o| acc | values[o.index()])
+    }
+}
+
+/// Evaluates every gate of `net`, in gate order, for the given latch and input values (one
+/// [`Lanes`] value per gate: a state, or 64 states at once). `latches.len()` must equal
+/// `net.latches.len()`, `inputs.len()` `net.inputs.len()`.
+pub fn eval_lanes<T: Lanes>(net: &Netlist, latches: &[T], inputs: &[T]) -> Vec<T> {
+    let mut v = vec![T::splat(false); net.gates.len()];
     for (i, g) in net.gates.iter().enumerate() {
         v[i] = match g {
-            Gate::Const(c) => *c,
+            Gate::Const(c) => T::splat(*c),
             Gate::Input(x) => inputs[x.index()],
             Gate::Latch(l) => latches[l.index()],
-            Gate::Not(a) => !v[a.index()],
-            Gate::And(ops) => ops.iter().all(|o| v[o.index()]),
-            Gate::Or(ops) => ops.iter().any(|o| v[o.index()]),
+            Gate::Not(a) => v[a.index()].not(),
+            Gate::And(ops) => T::all(ops, &v),
+            Gate::Or(ops) => T::any(ops, &v),
         };
     }
     v
@@ -156,5 +207,32 @@ pub fn reference_playout(
         let values = eval_gates(net, &state, &inputs);
         state = net.latches.iter().map(|l| values[l.next.index()]).collect();
         step += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::{random_netlist, RandomSpec};
+    use crate::rng::threefry2x32_20;
+
+    #[test]
+    fn word_lanes_equal_scalar_evaluation() {
+        let word = |seed: u64, i: usize| {
+            let [a, b] = threefry2x32_20([seed as u32, 7], [i as u32, 1]);
+            u64::from(a) | (u64::from(b) << 32)
+        };
+        for seed in 0..8 {
+            let net = random_netlist(seed, &RandomSpec::default());
+            let latches: Vec<u64> = (0..net.latches.len()).map(|i| word(seed, i)).collect();
+            let inputs: Vec<u64> = (0..net.inputs.len()).map(|i| word(!seed, i)).collect();
+            let words = eval_lanes(&net, &latches, &inputs);
+            let lane =
+                |v: &[u64], k: usize| -> Vec<bool> { v.iter().map(|w| w >> k & 1 == 1).collect() };
+            for k in 0..64 {
+                let want = eval_gates(&net, &lane(&latches, k), &lane(&inputs, k));
+                assert_eq!(lane(&words, k), want, "seed {seed} lane {k}");
+            }
+        }
     }
 }

@@ -75,6 +75,23 @@ pub struct Domains {
     doms: HashMap<RelId, HashMap<Vec<Step>, Dom>>,
 }
 
+/// A variable's occurrence in a positive body literal: the variable, the literal's relation
+/// and the variable's path in the literal's arguments.
+type Occurrence = (u16, RelId, Vec<Step>);
+
+/// Every occurrence of a variable in the positive literals of `body`, in body order.
+fn occurrences(body: &[PLit]) -> Vec<Occurrence> {
+    let mut out = Vec::new();
+    for lit in body {
+        if let PLit::Pos(a) = lit {
+            let mut vp = Vec::new();
+            var_paths(a, &mut vp);
+            out.extend(vp.into_iter().map(|(v, p)| (v, a.rel, p)));
+        }
+    }
+    out
+}
+
 /// Every (variable, path) of an atom's arguments.
 fn var_paths(a: &PAtom, out: &mut Vec<(u16, Vec<Step>)>) {
     fn walk(t: &PTerm, path: &mut Vec<Step>, out: &mut Vec<(u16, Vec<Step>)>) {
@@ -99,12 +116,15 @@ fn var_paths(a: &PAtom, out: &mut Vec<(u16, Vec<Step>)>) {
 impl Domains {
     /// Runs the analysis over `rules` (with the `true`/`does` reachability rules among
     /// them, so fluents and moves get the values of `init`/`next` and `legal`).
-    pub fn analyse<'a>(rules: impl Iterator<Item = &'a CRule> + Clone) -> Domains {
+    pub fn analyse<'a>(rules: impl Iterator<Item = &'a CRule>) -> Domains {
+        // Each rule's body occurrences, found once for every pass.
+        let rules: Vec<(&CRule, Vec<Occurrence>)> =
+            rules.map(|r| (r, occurrences(&r.body))).collect();
         let mut d = Domains::default();
         for _ in 0..MAX_PASSES {
             let mut changed = false;
-            for rule in rules.clone() {
-                changed |= d.apply(rule);
+            for (rule, occurrences) in &rules {
+                changed |= d.apply(rule, occurrences);
             }
             if !changed {
                 break;
@@ -113,18 +133,11 @@ impl Domains {
         d
     }
 
-    /// Adds what one pass of `rule` derives; true when something changed.
-    fn apply(&mut self, rule: &CRule) -> bool {
-        let mut occurrences = Vec::new();
-        for lit in &rule.body {
-            if let PLit::Pos(a) = lit {
-                let mut vp = Vec::new();
-                var_paths(a, &mut vp);
-                occurrences.extend(vp.into_iter().map(|(v, p)| (v, a.rel, p)));
-            }
-        }
+    /// Adds what one pass of `rule` (whose body has `occurrences`) derives; true when
+    /// something changed.
+    fn apply(&mut self, rule: &CRule, occurrences: &[Occurrence]) -> bool {
         let mut derived: Vec<(Vec<Step>, Dom)> = Vec::new();
-        self.head_terms(rule, &occurrences, &mut derived);
+        self.head_terms(rule, occurrences, &mut derived);
         let table = self.doms.entry(rule.head.rel).or_default();
         let mut changed = false;
         for (path, dom) in derived {
@@ -137,14 +150,14 @@ impl Domains {
     fn head_terms(
         &self,
         rule: &CRule,
-        occurrences: &[(u16, RelId, Vec<Step>)],
+        occurrences: &[Occurrence],
         out: &mut Vec<(Vec<Step>, Dom)>,
     ) {
         fn walk(
             d: &Domains,
             t: &PTerm,
             path: &mut Vec<Step>,
-            occ: &[(u16, RelId, Vec<Step>)],
+            occ: &[Occurrence],
             out: &mut Vec<(Vec<Step>, Dom)>,
         ) {
             match t {
@@ -180,13 +193,7 @@ impl Domains {
     /// The values of variable `v` placed at head path `path`: the intersection of its
     /// positive occurrences' constants, and the sub-positions of its first occurrence when
     /// it is bound to function terms.
-    fn var_into(
-        &self,
-        v: u16,
-        path: &[Step],
-        occ: &[(u16, RelId, Vec<Step>)],
-        out: &mut Vec<(Vec<Step>, Dom)>,
-    ) {
+    fn var_into(&self, v: u16, path: &[Step], occ: &[Occurrence], out: &mut Vec<(Vec<Step>, Dom)>) {
         let mut at: Vec<&Dom> = Vec::new();
         let mut first: Option<(RelId, &[Step])> = None;
         for (w, rel, p) in occ {
@@ -234,32 +241,26 @@ impl Domains {
         }
     }
 
-    /// Estimated number of values of variable `v` in `body`: the fewest constants among its
-    /// positive occurrences; `None` when no occurrence has a known, small set.
-    pub fn var_size(&self, body: &[PLit], v: u16) -> Option<usize> {
-        let mut best: Option<usize> = None;
-        for lit in body {
-            let PLit::Pos(a) = lit else { continue };
-            let mut vp = Vec::new();
-            var_paths(a, &mut vp);
-            for (w, p) in vp {
-                if w != v {
-                    continue;
-                }
-                let Some(dom) = self.doms.get(&a.rel).and_then(|t| t.get(&p)) else {
-                    continue;
-                };
-                let n = match dom.count {
-                    Some(n) => n,
-                    None if !dom.large && !dom.compound && !dom.consts.is_empty() => {
-                        dom.consts.len()
-                    }
-                    None => continue,
-                };
-                best = Some(best.map_or(n, |b| b.min(n)));
-            }
+    /// Estimated number of values of each variable of `body`, in one walk over it: the
+    /// fewest constants among the variable's positive occurrences. A variable is missing
+    /// when no occurrence has a known, small set.
+    pub fn var_sizes(&self, body: &[PLit]) -> HashMap<u16, usize> {
+        let mut sizes = HashMap::new();
+        for (v, rel, p) in occurrences(body) {
+            let Some(dom) = self.doms.get(&rel).and_then(|t| t.get(&p)) else {
+                continue;
+            };
+            let n = match dom.count {
+                Some(n) => n,
+                None if !dom.large && !dom.compound && !dom.consts.is_empty() => dom.consts.len(),
+                None => continue,
+            };
+            sizes
+                .entry(v)
+                .and_modify(|b: &mut usize| *b = (*b).min(n))
+                .or_insert(n);
         }
-        best
+        sizes
     }
 
     /// Records that relation `rel` (an auxiliary relation over plain variables) takes
@@ -323,10 +324,12 @@ mod tests {
             twice,
             vec![PTerm::Fn(Sym(f), vec![var(7), var(8)])],
         ))];
-        assert_eq!(d.var_size(&body, 7), Some(5));
-        assert_eq!(d.var_size(&body, 8), Some(2));
+        let sizes = d.var_sizes(&body);
+        assert_eq!(sizes.get(&7), Some(&5));
+        assert_eq!(sizes.get(&8), Some(&2));
+        assert_eq!(sizes.len(), 2);
         // A variable bound to the whole function term has no constant count.
         let whole = vec![PLit::Pos(at(twice, vec![var(9)]))];
-        assert_eq!(d.var_size(&whole, 9), None);
+        assert_eq!(d.var_sizes(&whole).get(&9), None);
     }
 }

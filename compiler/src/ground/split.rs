@@ -121,10 +121,8 @@ impl Aux<'_> {
         };
         let rel = self.rels.intern(name, iface.len() as u32);
         self.memo.insert(key, rel);
-        let sizes: Vec<Option<usize>> = iface
-            .iter()
-            .map(|&v| self.domains.var_size(&body, v))
-            .collect();
+        let known = self.domains.var_sizes(&body);
+        let sizes: Vec<Option<usize>> = iface.iter().map(|v| known.get(v).copied()).collect();
         self.domains.set_sizes(rel, &sizes);
         let dynamic = body.iter().any(|l| lit_dynamic(l, &self.dynamic));
         self.dynamic.resize(self.rels.len(), false);
@@ -226,6 +224,8 @@ fn eliminate_variable(rule: &CRule, aux: &mut Aux<'_>) -> Option<(CRule, Option<
     locals.retain(|v| !head_vars.contains(v));
     // (estimated interface atoms, bucket, interface) of the best variable so far.
     let mut best: Option<(usize, Vec<usize>, Vec<u16>)> = None;
+    // The body's variables' value counts, found on the first bucket that needs them.
+    let mut known: Option<HashMap<u16, usize>> = None;
     for &v in &locals {
         let bucket: Vec<usize> = (0..rule.body.len())
             .filter(|&i| vars[i].contains(&v))
@@ -264,8 +264,9 @@ fn eliminate_variable(rule: &CRule, aux: &mut Aux<'_>) -> Option<(CRule, Option<
         if iface.len() > MAX_ELIMINATION_INTERFACE {
             continue;
         }
-        let atoms = iface.iter().fold(1usize, |n, &w| {
-            let size = aux.domains.var_size(&rule.body, w).unwrap_or(usize::MAX);
+        let known = known.get_or_insert_with(|| aux.domains.var_sizes(&rule.body));
+        let atoms = iface.iter().fold(1usize, |n, w| {
+            let size = known.get(w).copied().unwrap_or(usize::MAX);
             n.saturating_mul(size)
         });
         let better = |b: &(usize, Vec<usize>, Vec<u16>)| (iface.len(), atoms) < (b.2.len(), b.0);

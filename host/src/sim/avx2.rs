@@ -365,52 +365,30 @@ fn threefry4(ks: [u32; 3], mut a: [__m256i; 4], mut b: [__m256i; 4]) -> [__m256i
 mod tests {
     use super::*;
     use crate::sim::bits::tests::mix;
-    use propnet_netlist::rng::threefry2x32_20;
 
-    #[test]
-    fn threefry4_equals_scalar() {
-        let Some(_) = Avx2::detect() else {
-            eprintln!("skipped: this processor has no AVX2");
-            return;
-        };
-        for seed in [0u64, 1, 0xdead_beef_1234_5678, u64::MAX] {
-            let key = rng::key(seed);
-            let ks = rng::key_schedule(key);
-            let ctr: Vec<[u32; 2]> = (0..32u64)
-                .map(|i| [mix(seed ^ i) as u32, (mix(i) >> 32) as u32])
-                .collect();
-            let a: Vec<u32> = ctr.iter().map(|c| c[0].wrapping_add(ks[0])).collect();
-            let b: Vec<u32> = ctr.iter().map(|c| c[1].wrapping_add(ks[1])).collect();
-            let a = std::array::from_fn(|c| load8(&a, 8 * c));
-            let b = std::array::from_fn(|c| load8(&b, 8 * c));
-            // SAFETY: AVX2 was detected above.
-            #[allow(unsafe_code)]
-            let out = unsafe { threefry4(ks, a, b) };
-            for (i, c) in ctr.iter().enumerate() {
-                let lanes: [u32; 8] = bytemuck::cast(out[i / 8]);
-                assert_eq!(
-                    lanes[i % 8],
-                    threefry2x32_20(key, *c)[0],
-                    "seed {seed} lane {i}"
-                );
-            }
-        }
-    }
-
+    /// The whole AVX2 draw path (keyed counters, the four-chain `threefry4`, the unpacking
+    /// of partial 32-lane chunks) against the scalar `rng::draw`: every length class of a
+    /// chunk, seeds with extreme key words, roles (with bits above the 8 the counter keeps)
+    /// and lanes whose counters differ in all 64 bits.
     #[test]
     fn draws_equal_scalar_rng() {
         let Some(avx2) = Avx2::detect() else {
             eprintln!("skipped: this processor has no AVX2");
             return;
         };
-        for n in [1usize, 7, 31, 32, 33, 100] {
-            let playout: Vec<u32> = (0..n as u64).map(|i| mix(i) as u32).collect();
-            let step: Vec<u32> = (0..n as u32).map(|i| i * 5 + (1 << 23)).collect();
-            let mut out = vec![0; n];
-            avx2.draws(42, 3, &playout, &step, &mut out);
-            for i in 0..n {
-                let want = propnet_netlist::rng::draw(42, playout[i], step[i], 3);
-                assert_eq!(out[i], want, "n {n} lane {i}");
+        for seed in [0u64, 1, 42, 0xdead_beef_1234_5678, u64::MAX] {
+            for role in [0u32, 3, 0xff, 0x1_07] {
+                for n in [1usize, 7, 31, 32, 33, 100] {
+                    let lane = |i: usize| mix(seed ^ (u64::from(role) << 40) ^ i as u64);
+                    let playout: Vec<u32> = (0..n).map(|i| lane(i) as u32).collect();
+                    let step: Vec<u32> = (0..n).map(|i| (lane(i) >> 32) as u32).collect();
+                    let mut out = vec![0; n];
+                    avx2.draws(seed, role, &playout, &step, &mut out);
+                    for i in 0..n {
+                        let want = rng::draw(seed, playout[i], step[i], role);
+                        assert_eq!(out[i], want, "seed {seed} role {role} n {n} lane {i}");
+                    }
+                }
             }
         }
     }

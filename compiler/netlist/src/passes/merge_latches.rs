@@ -9,6 +9,7 @@
 
 use super::merge_equivalent::WordHasher;
 use super::rebuild::{rebuild, use_counts, Rewrite};
+use crate::playout::eval_lanes;
 use crate::rng::{choose, draw};
 use crate::{AliasedFluent, Gate, GateId, LatchId, Netlist};
 use std::collections::HashMap;
@@ -45,11 +46,11 @@ pub fn run(net: &mut Netlist) -> bool {
     true
 }
 
-/// A partition of the latches: each latch's class representative and its phase (true: the
-/// latch is assumed to be the complement of its representative).
+/// A partition of the latches: each latch's class representative. A latch's phase (true:
+/// it is assumed to be the complement of its representative) is not stored: it is the
+/// difference of their `init`s ([`Classes::phase`]).
 struct Classes {
     rep: Vec<u32>,
-    phase: Vec<bool>,
 }
 
 impl Classes {
@@ -62,8 +63,14 @@ impl Classes {
         for (l, sig) in signatures.iter().enumerate() {
             rep.push(*first.entry(sig.as_slice()).or_insert(l as u32));
         }
-        let phase = phases(net, &rep);
-        Classes { rep, phase }
+        Classes { rep }
+    }
+
+    /// Latch `l`'s phase relative to its representative: the difference of their `init`s
+    /// (the initial state is a reachable state, so a latch equal to its representative
+    /// in every reachable state has the same `init`, a complementary one the other).
+    fn phase(&self, net: &Netlist, l: usize) -> bool {
+        net.latches[l].init != net.latches[self.rep[l] as usize].init
     }
 
     /// One round of refinement: splits every class by its members' `next` functions under
@@ -82,12 +89,11 @@ impl Classes {
         let mut split: HashMap<(u32, u32), u32> = HashMap::new();
         let mut changed = false;
         for (&l, lit) in wanted.iter().zip(lits) {
-            let key = (self.rep[l], lit ^ u32::from(self.phase[l]));
+            let key = (self.rep[l], lit ^ u32::from(self.phase(net, l)));
             let new = *split.entry(key).or_insert(l as u32);
             changed |= new != self.rep[l];
             self.rep[l] = new;
         }
-        self.phase = phases(net, &self.rep);
         changed
     }
 
@@ -104,7 +110,7 @@ impl Classes {
         }
         (0..net.latches.len())
             .map(|l| {
-                let (r, p) = (self.rep[l], self.phase[l]);
+                let (r, p) = (self.rep[l], self.phase(net, l));
                 let next = net.latches[l].next;
                 let own_logic = uses[next.index()] == 1
                     && matches!(net.gate(next), Gate::And(_) | Gate::Or(_) | Gate::Not(_));
@@ -112,14 +118,6 @@ impl Classes {
             })
             .collect()
     }
-}
-
-/// Each latch's phase relative to its representative: the difference of their `init`s.
-fn phases(net: &Netlist, rep: &[u32]) -> Vec<bool> {
-    rep.iter()
-        .enumerate()
-        .map(|(l, &r)| net.latches[l].init != net.latches[r as usize].init)
-        .collect()
 }
 
 /// Per latch, its values over states sampled by 64 random playouts from the initial state
@@ -144,7 +142,7 @@ fn sample(net: &Netlist) -> Vec<Vec<u64>> {
             s[k] = state[l] ^ init[l];
         }
         inputs.fill(0);
-        let values = eval_words(net, &state, &inputs);
+        let values = eval_lanes(net, &state, &inputs);
         let mut restart = 0u64;
         for lane in 0..64 {
             let bit = 1u64 << lane;
@@ -173,7 +171,7 @@ fn sample(net: &Netlist) -> Vec<Vec<u64>> {
                 depth[lane] += 1;
             }
         }
-        let values = eval_words(net, &state, &inputs);
+        let values = eval_lanes(net, &state, &inputs);
         for (l, x) in net.latches.iter().enumerate() {
             state[l] = (values[x.next.index()] & !restart) | (init[l] & restart);
         }
@@ -183,22 +181,6 @@ fn sample(net: &Netlist) -> Vec<Vec<u64>> {
 
 /// Seed of the sampling playouts' moves.
 const SAMPLE_SEED: u64 = 0x6d65_7267;
-
-/// Evaluates every gate for 64 states at once (one per bit of each latch and input word).
-fn eval_words(net: &Netlist, latches: &[u64], inputs: &[u64]) -> Vec<u64> {
-    let mut v = vec![0u64; net.gates.len()];
-    for (i, g) in net.gates.iter().enumerate() {
-        v[i] = match g {
-            Gate::Const(c) => 0u64.wrapping_sub((*c).into()),
-            Gate::Input(x) => inputs[x.index()],
-            Gate::Latch(l) => latches[l.index()],
-            Gate::Not(a) => !v[a.index()],
-            Gate::And(ops) => ops.iter().fold(!0, |acc, o| acc & v[o.index()]),
-            Gate::Or(ops) => ops.iter().fold(0, |acc, o| acc | v[o.index()]),
-        };
-    }
-    v
-}
 
 /// Structural hashing of gates as and-inverter graph literals (`2 * node + complemented`;
 /// node 0 is false) with each latch read as its class representative in its phase.
@@ -226,7 +208,7 @@ impl Canon {
                 if rep_lit[r] == u32::MAX {
                     rep_lit[r] = fresh();
                 }
-                rep_lit[r] ^ u32::from(c.phase[l])
+                rep_lit[r] ^ u32::from(c.phase(net, l))
             })
             .collect();
         let input = (0..net.inputs.len()).map(|_| fresh()).collect();
