@@ -8,7 +8,10 @@
 //! lanes from the work queue. Where the cost model says it pays (hex 9×9), the transition
 //! phase is *guarded* (`guard`): runs whose latch group is 0 in every lane of the block
 //! are skipped, and blocks are refilled together (lockstep) so that the groups no lane
-//! has reached stay 0. [`CpuBackend`] implements [`crate::backend::Backend`].
+//! has reached stay 0. In large programs (at least 16,384 operands) a two-operand `And`
+//! read by one `Or` only is fused into it as a product, and a product led by a latch that
+//! is 0 in every lane of the block is skipped ([`program::Tuning`]).
+//! [`CpuBackend`] implements [`crate::backend::Backend`].
 //!
 //! Cost model per joint move and lane: `instructions / 64` word operations per operand
 //! plus the move choice (`legal moves` word reads per block, one Threefry draw per lane and
