@@ -238,16 +238,12 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
                     &mut self.zeroed,
                 );
             }
-            if prog.skips_products {
-                for (l, &op) in prog.next_state.iter().enumerate() {
-                    let v = read(&self.vals, op);
+            for (l, &op) in prog.next_state.iter().enumerate() {
+                let v = read(&self.vals, op);
+                if prog.skips_products {
                     self.nonzero[2 * l] = !is_zero(&v);
-                    self.next_buf[l] = v;
                 }
-            } else {
-                for (l, &op) in prog.next_state.iter().enumerate() {
-                    self.next_buf[l] = read(&self.vals, op);
-                }
+                self.next_buf[l] = v;
             }
             self.vals[..prog.latches].copy_from_slice(&self.next_buf);
             self.probe.end_phase(SimPhase::NextGates);

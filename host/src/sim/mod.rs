@@ -25,6 +25,7 @@ mod choice;
 mod draw;
 mod engine;
 pub mod eval;
+mod fold;
 mod guard;
 pub mod probe;
 pub mod program;
