@@ -124,6 +124,13 @@ impl Folded {
         self.fused[b].then(|| [self.ops[b][0], self.ops[b][1]])
     }
 
+    /// The number of operands instruction `i` reads once its fused products are expanded
+    /// ([`Self::expanded`] without building them).
+    pub(super) fn width(&self, i: usize) -> usize {
+        let products = self.ops[i].iter().filter(|&&o| self.product(o).is_some());
+        self.ops[i].len() + products.count()
+    }
+
     /// Instruction `i`'s operands with its fused products ([`RunKind::OrAnd`]) expanded:
     /// the single operands, then the pairs; and the number of pairs.
     pub(super) fn expanded(&self, i: usize) -> (Vec<GateId>, usize) {

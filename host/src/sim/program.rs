@@ -414,7 +414,7 @@ fn next_guards(
         .map(|g| g.index())
         .filter(|&i| folded.is_instruction(i) && phase_of(info, GateId(i as u32)) == Some(2))
         .collect();
-    let width = |i: usize| folded.expanded(i).0.len();
+    let width = |i: usize| folded.width(i);
     let total: usize = next.iter().map(|&i| width(i)).sum();
     if !tuning.pays(total, LARGE_MIN_OPERANDS) {
         return (Vec::new(), Vec::new());
