@@ -25,6 +25,7 @@
 //! which happens whenever the rounds fold to constants or stabilise structurally.
 //! Stratified negation never lies on a cycle; a negative edge inside a component is an error.
 
+use super::factor::Instances;
 use super::fixpoint::Grounder;
 use super::gates::Gates;
 use super::instances::HeadPlans;
@@ -225,18 +226,14 @@ impl Builder<'_, '_> {
             counts,
             plans,
         } = self;
-        let mut ands: Vec<GateId> = Vec::new();
-        let mut ops: Vec<GateId> = Vec::new();
+        let mut insts = Instances::default();
         for (n, &a) in atoms.iter().enumerate() {
-            ands.clear();
-            let made = g.instances_of(a, plans, &mut |_, body| {
-                ops.clear();
-                ops.extend(body.iter().map(|&l| lit_gate(gates, gate_of, l)));
-                ands.push(gates.nary_of(true, &ops));
-            })?;
+            insts.clear();
+            let made = g.instances_of(a, plans, &mut |k, body| insts.push(k, body))?;
             counts.instances += made;
             counts.rel_instances[rel.0 as usize] += made;
-            gate_of[a.index()] = gates.nary_of(false, &ands).0;
+            let gate = insts.gate(gates, &mut |gates, l| lit_gate(gates, gate_of, l));
+            gate_of[a.index()] = gate.0;
             if n % 1024 == 1023 {
                 let k = g.low.rules_of[rel.0 as usize].first().copied().unwrap_or(0);
                 g.check_memory(k, gates.heap_bytes())?;

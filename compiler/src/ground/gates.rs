@@ -56,6 +56,13 @@ impl Gates {
         id
     }
 
+    /// Whether the gate `g` has been made already (nothing is made).
+    pub fn exists(&self, g: &Gate) -> bool {
+        let check = check_of(g);
+        let eq = |&e: &u64| (e >> 32) as u32 == check && self.net.gates[e as u32 as usize] == *g;
+        self.memo.find(spread(check), eq).is_some()
+    }
+
     /// The constant gate `b`.
     pub fn constant(&mut self, b: bool) -> GateId {
         self.push(Gate::Const(b))

@@ -25,6 +25,7 @@ mod budget;
 mod build;
 mod demand;
 mod domains;
+mod factor;
 mod fixpoint;
 mod gates;
 mod instances;

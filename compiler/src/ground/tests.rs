@@ -507,3 +507,46 @@ fn split_ties_go_to_the_interface_with_fewer_estimated_atoms() {
     assert!(f3.contains(&"(joined 1)".to_string()), "{f3:?}");
     assert!(!f3.contains(&"(joined 2)".to_string()), "{f3:?}");
 }
+
+/// Chess's king-safety shape: a move is legal when the king, wherever it stands (a
+/// body-only variable with many values), is not attacked once the piece has left its
+/// square. The king part of each instance is factored out of the move's `Or`
+/// (`factor`), and shared by every move from the same square.
+#[test]
+fn king_squares_are_factored_out_of_each_move() {
+    let sq: String = (1..=20).map(|n| format!("(sq {n}) ")).collect();
+    let p = program(&format!(
+        "(role a) {sq} (init (at 1)) (init (at 2)) (init (king 3)) (init (guard 4))
+         (<= (attacked ?k ?u) (true (guard ?g)) (sq ?k) (sq ?u) (distinct ?g ?u) (distinct ?k ?g))
+         (<= (legal a (mv ?u ?x)) (true (at ?u)) (sq ?x) (not (true (at ?x)))
+             (true (king ?k)) (not (attacked ?k ?u)))
+         (<= (next (at ?x)) (does a (mv ?u ?x)))
+         (<= (next (at ?v)) (true (at ?v)) (does a (mv ?u ?x)) (distinct ?v ?u))
+         (<= (next (king ?x)) (true (king ?k)) (does a (mv ?k ?x)))
+         (<= (next (king ?k)) (true (king ?k)) (does a (mv ?u ?x)) (distinct ?u ?k))
+         (<= (next (guard ?x)) (does a (mv ?u ?x)))
+         (<= terminal (true (at 20))) (goal a 0)"
+    ));
+    let (net, rep) = compiled(&p);
+    let legal = rep.by_relation.iter().find(|r| r.relation == "legal/2");
+    let legal = legal.expect("legal/2 has statistics");
+    // 380 moves (a piece never moves onto itself) with 20 king squares each:
+    // unfactored, 7,600 instance `And`s of four literals (30,400 edges); factored, one
+    // `And` per move and one `Or` of king parts per square the piece leaves.
+    assert_eq!(legal.instances, 7600);
+    assert!(legal.edges < 6000, "{} edges", legal.edges);
+    let s0 = net.initial_state();
+    // Pieces at 1 and 2, guard at 4: (attacked k u) holds for u ≠ 4 and k ≠ 4, so with
+    // the king at 3 no move is legal.
+    assert!(legal_names(&net, &s0).is_empty());
+    // With the guard on the king's square every square but 3 is safe: the pieces at 1
+    // and 2 may move to any square that no piece holds.
+    let mut state = vec![false; net.latches.len()];
+    for name in ["(at 1)", "(at 2)", "(king 3)", "(guard 3)"] {
+        let i = net.latches.iter().position(|l| l.name == name).unwrap();
+        state[i] = true;
+    }
+    let moves = legal_names(&net, &state);
+    assert_eq!(moves.len(), 36, "{moves:?}");
+    assert!(!moves.contains(&"(mv 1 2)".to_string()), "{moves:?}");
+}
