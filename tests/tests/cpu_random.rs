@@ -3,7 +3,7 @@
 
 use propnet_host::backend::{Backend, BatchRequest, BatchResult, Job, ReferenceBackend};
 use propnet_host::sim::program::Tuning;
-use propnet_host::sim::{CpuBackend, CpuOptions};
+use propnet_host::sim::{CpuBackend, CpuOptions, SUPPORTED_LANES};
 use propnet_netlist::playout::PlayoutEnd;
 use propnet_netlist::random::{random_netlist, RandomSpec};
 use propnet_netlist::rng::threefry2x32_20;
@@ -74,8 +74,8 @@ fn equals_reference_on_random_netlists() {
     for seed in 0..24u64 {
         let net = random_netlist(seed, &varied_spec(seed));
         validate(&net).unwrap();
-        let lane_width = [64, 128, 256, 512][seed as usize % 4];
-        let count = [1u32, 63, 65, 200, 130, 7][seed as usize % 6];
+        let lane_width = SUPPORTED_LANES[seed as usize % SUPPORTED_LANES.len()];
+        let count = [1u32, 63, 65, 200, 130, 7, 3000][seed as usize % 7];
         let r = req(
             vec![Job {
                 start: net.initial_state(),
@@ -107,7 +107,7 @@ fn guarded_lockstep_equals_reference() {
     for seed in 0..24u64 {
         let net = random_netlist(500 + seed, &varied_spec(seed));
         validate(&net).unwrap();
-        let lane_width = [64, 128, 256, 512][seed as usize % 4];
+        let lane_width = SUPPORTED_LANES[seed as usize % SUPPORTED_LANES.len()];
         let r = req(
             vec![
                 Job {
@@ -382,11 +382,22 @@ fn results_do_not_depend_on_threads_or_lane_width() {
     let r = req(jobs, 2024, 60);
     let base = cpu(&net, 1, 64).run_batch(&r).unwrap();
     assert_eq!(base.records.len(), 3777);
-    for (threads, lw) in [(2, 64), (4, 256), (1, 512), (2, 128)] {
+    for (threads, lw) in [(2, 64), (4, 256), (1, 512), (2, 128), (1, 1024), (2, 2048)] {
         let got = cpu(&net, threads, lw).run_batch(&r).unwrap();
         assert_eq!(got.records, base.records, "{threads} threads, {lw} lanes");
         assert_eq!(got.jobs, base.jobs, "{threads} threads, {lw} lanes");
     }
+    // A tuned backend runs its first batches at different widths: each is the same.
+    let mut tuned = cpu(&net, 1, CpuOptions::TUNED_LANES);
+    for batch in 0..8 {
+        let got = tuned.run_batch(&r).unwrap();
+        assert_eq!(got.records, base.records, "tuned, batch {batch}");
+    }
+    assert!(
+        tuned.describe().contains("measured fastest"),
+        "{}",
+        tuned.describe()
+    );
     // Aggregates without records agree too.
     let mut r2 = r.clone();
     r2.want_records = false;

@@ -115,7 +115,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             let opts = BackendOptions {
                 cpu: CpuOptions {
                     threads: threads.unwrap_or(0),
-                    lane_width: CpuOptions::THROUGHPUT_LANES,
+                    lane_width: CpuOptions::TUNED_LANES,
                 },
                 ..BackendOptions::default()
             };

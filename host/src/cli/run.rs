@@ -12,7 +12,7 @@ use propnet_host::goals::GoalAudit;
 use propnet_host::pipeline::CompileReport;
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
 use propnet_host::sim::program::Program;
-use propnet_host::sim::{CpuBackend, CpuOptions};
+use propnet_host::sim::{CpuBackend, CpuOptions, SUPPORTED_LANES};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -37,8 +37,10 @@ pub struct RunArgs {
     /// Step limit per playout (joint moves).
     #[arg(long, default_value_t = 1000, value_parser = whole::<u32>(1, MAX_STEPS))]
     pub max_steps: u32,
-    /// Lanes per block of the CPU backend (64, 128, 256, 512).
-    #[arg(long, default_value_t = CpuOptions::THROUGHPUT_LANES, value_parser = parse_lanes)]
+    /// Lanes per block of the CPU backend: 64, 128, 256, 512, 1024, 2048, or `auto` (the
+    /// first batches measure 512, 1024 and 2048 and the fastest is kept; results are the
+    /// same at every width)
+    #[arg(long, default_value = "auto", value_parser = parse_lanes)]
     pub lanes: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -63,12 +65,17 @@ pub struct RunArgs {
     pub profile: bool,
 }
 
-/// Clap value parser of `--lanes`: 64, 128, 256 or 512.
+/// Clap value parser of `--lanes`: `auto` ([`CpuOptions::TUNED_LANES`]) or one of
+/// [`SUPPORTED_LANES`].
 fn parse_lanes(text: &str) -> Result<usize, String> {
-    match text.trim().parse::<usize>() {
-        Ok(w @ (64 | 128 | 256 | 512)) => Ok(w),
+    let text = text.trim();
+    if text == "auto" {
+        return Ok(CpuOptions::TUNED_LANES);
+    }
+    match text.parse::<usize>() {
+        Ok(w) if SUPPORTED_LANES.contains(&w) => Ok(w),
         _ => Err(format!(
-            "`{text}` is not a lane width (64, 128, 256 or 512)"
+            "`{text}` is not a lane width (auto, 64, 128, 256, 512, 1024 or 2048)"
         )),
     }
 }

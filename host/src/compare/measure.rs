@@ -8,6 +8,7 @@
 
 use crate::backend::{Backend, BackendError, BatchRequest, Job, JobResult};
 use crate::select::{BackendKind, BackendOptions};
+use crate::sim::CpuOptions;
 use indicatif::ProgressBar;
 use propnet_compiler::interp::{Interp, InterpError};
 use propnet_netlist::rng::{choose, draw};
@@ -79,7 +80,11 @@ pub fn natural_batch(kind: &BackendKind, opts: &BackendOptions) -> u64 {
                 0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
                 t => t,
             };
-            (opts.cpu.lane_width.max(1) * threads) as u64
+            let lanes = match opts.cpu.lane_width {
+                CpuOptions::TUNED_LANES => crate::sim::tune::CANDIDATES[0],
+                w => w,
+            };
+            (lanes * threads) as u64
         }
         BackendKind::Gpu | BackendKind::Auto => 1024,
         BackendKind::Fpga(_) => 4096,

@@ -186,7 +186,7 @@ fn build_backend(
     let bopts = BackendOptions {
         cpu: CpuOptions {
             threads: threads.unwrap_or(1),
-            lane_width: CpuOptions::THROUGHPUT_LANES,
+            lane_width: CpuOptions::TUNED_LANES,
         },
         ..BackendOptions::default()
     };

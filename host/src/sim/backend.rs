@@ -5,7 +5,8 @@ use super::engine::{Engine, Outcome, RunSpec};
 use super::probe::{NoProbe, PhaseClock, PhaseTimes, Probe};
 use super::program::{Program, Tuning};
 use super::queue::WorkQueue;
-use super::{CpuOptions, SimError};
+use super::tune::LaneTuner;
+use super::{CpuOptions, SimError, SUPPORTED_LANES};
 use crate::backend::{Backend, BackendError, BatchRequest, BatchResult, JobResult};
 use propnet_netlist::{Netlist, ValidNetlist};
 use rayon::prelude::*;
@@ -20,13 +21,16 @@ pub struct CpuBackend {
     steps: u64,
     /// Phase times of all batches since [`CpuBackend::enable_profile`], when enabled.
     profile: Option<PhaseTimes>,
+    /// Picks the lane width when it is [`CpuOptions::TUNED_LANES`].
+    tuner: LaneTuner,
 }
 
 impl CpuBackend {
     /// Compiles a validated netlist into the CPU program.
     ///
     /// # Errors
-    /// [`SimError::LaneWidth`] for a lane width other than 64, 128, 256 or 512,
+    /// [`SimError::LaneWidth`] for a lane width not in [`SUPPORTED_LANES`] (nor
+    /// [`CpuOptions::TUNED_LANES`]),
     /// [`SimError::ThreadPool`] when the thread pool cannot be built.
     pub fn new(net: ValidNetlist, opts: CpuOptions) -> Result<Self, SimError> {
         Self::with_tuning(net, opts, Tuning::Auto)
@@ -42,7 +46,8 @@ impl CpuBackend {
         opts: CpuOptions,
         tuning: Tuning,
     ) -> Result<Self, SimError> {
-        if !matches!(opts.lane_width, 64 | 128 | 256 | 512) {
+        if opts.lane_width != CpuOptions::TUNED_LANES && !SUPPORTED_LANES.contains(&opts.lane_width)
+        {
             return Err(SimError::LaneWidth(opts.lane_width));
         }
         let pool = rayon::ThreadPoolBuilder::new()
@@ -57,6 +62,7 @@ impl CpuBackend {
             pool,
             steps: 0,
             profile: None,
+            tuner: LaneTuner::default(),
         })
     }
 
@@ -89,6 +95,25 @@ impl CpuBackend {
     /// Threads actually used.
     pub fn threads(&self) -> usize {
         self.pool.current_num_threads()
+    }
+}
+
+/// [`run_engines`] with blocks of `lanes` lanes (one of [`SUPPORTED_LANES`]).
+fn run_at<P: Probe + Send>(
+    lanes: usize,
+    prog: &Program,
+    spec: &RunSpec<'_>,
+    queue: &WorkQueue,
+    engines: usize,
+    roles: usize,
+) -> Vec<(Outcome, PhaseTimes)> {
+    match lanes {
+        64 => run_engines::<1, P>(prog, spec, queue, engines, roles),
+        128 => run_engines::<2, P>(prog, spec, queue, engines, roles),
+        256 => run_engines::<4, P>(prog, spec, queue, engines, roles),
+        1024 => run_engines::<16, P>(prog, spec, queue, engines, roles),
+        2048 => run_engines::<32, P>(prog, spec, queue, engines, roles),
+        _ => run_engines::<8, P>(prog, spec, queue, engines, roles),
     }
 }
 
@@ -125,9 +150,13 @@ fn run_engines<const W: usize, P: Probe + Send>(
 impl Backend for CpuBackend {
     fn describe(&self) -> String {
         let threads = self.threads();
+        let lanes = match (self.opts.lane_width, self.tuner.chosen()) {
+            (CpuOptions::TUNED_LANES, Some(w)) => format!("{w} lanes/block (measured fastest)"),
+            (CpuOptions::TUNED_LANES, None) => "lanes/block still being measured".to_string(),
+            (w, _) => format!("{w} lanes/block"),
+        };
         format!(
-            "cpu (bit-parallel, {} lanes/block, {threads} thread{})",
-            self.opts.lane_width,
+            "cpu (bit-parallel, {lanes}, {threads} thread{})",
             if threads == 1 { "" } else { "s" }
         )
     }
@@ -172,18 +201,25 @@ impl Backend for CpuBackend {
             .max(1) as usize;
         let roles = self.net.roles.len();
         let prog = &self.prog;
-        let outs = self
-            .pool
-            .install(|| match (self.opts.lane_width, self.profile.is_some()) {
-                (64, false) => run_engines::<1, NoProbe>(prog, &spec, &queue, engines, roles),
-                (128, false) => run_engines::<2, NoProbe>(prog, &spec, &queue, engines, roles),
-                (256, false) => run_engines::<4, NoProbe>(prog, &spec, &queue, engines, roles),
-                (_, false) => run_engines::<8, NoProbe>(prog, &spec, &queue, engines, roles),
-                (64, true) => run_engines::<1, PhaseClock>(prog, &spec, &queue, engines, roles),
-                (128, true) => run_engines::<2, PhaseClock>(prog, &spec, &queue, engines, roles),
-                (256, true) => run_engines::<4, PhaseClock>(prog, &spec, &queue, engines, roles),
-                (_, true) => run_engines::<8, PhaseClock>(prog, &spec, &queue, engines, roles),
-            });
+        let lanes = match self.opts.lane_width {
+            CpuOptions::TUNED_LANES => self.tuner.pick(queue.total(), engines),
+            w => w,
+        };
+        let profile = self.profile.is_some();
+        let t0 = std::time::Instant::now();
+        let outs = self.pool.install(|| {
+            if profile {
+                run_at::<PhaseClock>(lanes, prog, &spec, &queue, engines, roles)
+            } else {
+                run_at::<NoProbe>(lanes, prog, &spec, &queue, engines, roles)
+            }
+        });
+        if self.opts.lane_width == CpuOptions::TUNED_LANES {
+            let states = outs.iter().map(|(o, _)| o.steps).sum();
+            let secs = t0.elapsed().as_secs_f64();
+            self.tuner
+                .record(lanes, queue.total(), engines, states, secs);
+        }
         let mut res = BatchResult {
             jobs: vec![
                 JobResult {

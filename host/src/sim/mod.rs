@@ -31,6 +31,7 @@ pub mod probe;
 pub mod program;
 mod queue;
 mod record;
+pub mod tune;
 
 pub use backend::CpuBackend;
 
@@ -39,17 +40,20 @@ pub use backend::CpuBackend;
 pub struct CpuOptions {
     /// Worker threads; 0 = one per core (rayon's default).
     pub threads: usize,
-    /// Lanes per block: 64, 128, 256 or 512 (`64 * W` for `W` words per slot).
+    /// Lanes per block, one of [`SUPPORTED_LANES`] (`64 * W` for `W` words per slot), or
+    /// [`CpuOptions::TUNED_LANES`]: measured on the first batches ([`tune`]).
     pub lane_width: usize,
 }
 
+/// Lane widths the simulator is built for. 4,096 lanes (64 words) would be slower
+/// everywhere measured: the accumulator of an operand run no longer fits the registers.
+pub const SUPPORTED_LANES: [usize; 6] = [64, 128, 256, 512, 1024, 2048];
+
 impl CpuOptions {
-    /// Lanes per block for flat throughput runs (`propnet run`, `bench`): 512, one 64-byte
-    /// cache line per slot. Measured faster than 256 on every game tried (connect four
-    /// +10 %, breakthrough +5–14 %, checkers +18 %, hex 9×9 +45 %, reversi equal): wide
-    /// netlists are bound by slot loads that miss the cache, and a miss then serves twice
-    /// the lanes. MCTS keeps the default 256, which its leaf batches fill.
-    pub const THROUGHPUT_LANES: usize = 512;
+    /// The lane width of flat throughput runs (`propnet run`, `bench`, `compare`): the
+    /// first batches measure 512, 1,024 and 2,048 lanes per block and the fastest is kept
+    /// ([`tune`]). MCTS keeps the default 256, which its leaf batches fill.
+    pub const TUNED_LANES: usize = 0;
 }
 
 impl Default for CpuOptions {
@@ -65,7 +69,7 @@ impl Default for CpuOptions {
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
     /// Unsupported lane width.
-    #[error("lane width {0} is not supported (use 64, 128, 256 or 512)")]
+    #[error("lane width {0} is not supported (use 64, 128, 256, 512, 1024 or 2048)")]
     LaneWidth(usize),
     /// The rayon thread pool could not be built.
     #[error("thread pool: {0}")]
