@@ -218,6 +218,9 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         self.apply_refills(spec, &mut refills);
 
         let mut block_steps = 0u64;
+        // At least the step of every active lane: it grows by one per block step, and a
+        // refilled lane starts below it; made exact whenever it reaches the limit.
+        let mut oldest = 0u32;
         while !is_zero(&self.active) {
             self.probe.begin_step(block_steps);
             run_skipping(&mut self.vals, &prog.core, &self.nonzero);
@@ -226,15 +229,20 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             let term = read(&self.vals, prog.terminal);
             let mut fin: Block<W> = std::array::from_fn(|j| term[j] & self.active[j]);
             let mut at_limit = [0u64; W];
-            // A lane's step never exceeds the block's step count, so the check is
-            // needed only once the block has made `max_steps` steps.
-            let may_hit_limit = block_steps >= u64::from(spec.max_steps);
+            // Only when some lane may have reached the limit are the lanes looked at.
             block_steps += 1;
-            for (j, w) in at_limit.iter_mut().enumerate().filter(|_| may_hit_limit) {
-                for b in 0..64 {
-                    *w |= u64::from(self.step[64 * j + b] == spec.max_steps) << b;
+            if oldest >= spec.max_steps {
+                oldest = 0;
+                for (j, w) in at_limit.iter_mut().enumerate() {
+                    for b in 0..64 {
+                        let step = self.step[64 * j + b];
+                        *w |= u64::from(step == spec.max_steps) << b;
+                        if self.active[j] >> b & 1 == 1 && step < spec.max_steps {
+                            oldest = oldest.max(step);
+                        }
+                    }
+                    *w &= self.active[j] & !fin[j];
                 }
-                *w &= self.active[j] & !fin[j];
             }
             for j in 0..W {
                 fin[j] |= at_limit[j];
@@ -278,6 +286,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             for s in self.step.iter_mut() {
                 *s = s.wrapping_add(1);
             }
+            oldest = oldest.saturating_add(1);
             // 5. Refill finished lanes: at once, or (lockstep, when the next phase is
             // guarded) all together once the whole block has finished, so that the
             // groups no lane has reached stay dead.
