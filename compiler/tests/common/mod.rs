@@ -1,4 +1,6 @@
 //! Helpers shared by the compiler's corpus tests: locating `../shared` and listing games.
+// Each test binary that includes this module uses a part of it.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 

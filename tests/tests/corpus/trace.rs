@@ -1,5 +1,5 @@
-//! The compiled netlist against the oracle's golden random-playout traces
-//! (`shared/traces/**/*.jsonl`, format in `shared/oracle/README.md`), two ways per game:
+//! Oracle trace checks of one compiled game (`shared/traces/**/*.jsonl`, format in
+//! `shared/oracle/README.md`), two ways:
 //! - **replay** ([`replay_netlist`]) through the raw grounded netlist: at every line the
 //!   state's fluents, terminal, every role's legal moves and goal values must match, and the
 //!   line's joint move drives the next state (the grounder alone);
@@ -9,21 +9,14 @@
 //!   and its header must carry the same game, roles, seed, rng and step limit (netlists
 //!   above [`OPTIMIZE_MAX_GATES`] are generated unoptimized, to keep CI fast).
 //!
-//! Every game with a trace is compiled once and checked; large netlists check a prefix of
-//! their trace sized by a gate-evaluation budget, never less than the whole first playout
-//! (prefix comparison also covers traces the oracle cut). Games run on [`test_threads`]
-//! threads.
+//! Large netlists check a prefix of their trace sized by a gate-evaluation budget, never less
+//! than the whole first playout (prefix comparison also covers traces the oracle cut).
 
-use propnet_compiler::gdl;
-use propnet_compiler::ground::{compile, CompileOptions};
 use propnet_compiler::interp::trace::{trace, TraceOptions};
 use propnet_host::compare::engine::{NetEngine, TraceBackend};
 use propnet_netlist::passes::{optimize, OptimizeOptions};
 use propnet_netlist::{validate, Netlist};
-use propnet_tests::{
-    files_with_ext, par_map, read_trace, replay_netlist, shared_dir, test_threads, too_big,
-    truncate_trace,
-};
+use propnet_tests::{read_trace, replay_netlist, truncate_trace};
 use serde_json::Value;
 use std::path::Path;
 
@@ -32,18 +25,21 @@ const GATE_EVALS_PER_GAME: usize = 30_000_000;
 /// Lines always replayed when the trace has them.
 const MIN_LINES: usize = 50;
 /// Grounded netlists up to this many gates are optimized before the generation check, as
-/// every `propnet` command does; the few bigger ones (their passes would take most of this
-/// test's CI time: linesOfAction, racer4, quarto, the othellos, atariGo, kalaha) are
-/// generated through the raw netlist.
+/// every `propnet` command does; the bigger ones (their passes would take most of this
+/// test's CI time: linesOfAction, racer4, quarto, the othellos, atariGo, kalaha, the chess
+/// games) are generated through the raw netlist.
 const OPTIMIZE_MAX_GATES: usize = 100_000;
 
-enum Outcome {
-    /// Lines checked, lines left out by the budget, whether the generated trace went
-    /// through the optimized netlist, compile, replay and generation seconds.
-    Agreed(usize, usize, bool, f64, f64, f64),
-    /// Not a netlist test case (front end or grounder rejects it, or it is in tests/too-big.txt).
-    Skipped(&'static str),
-    Failed(String),
+/// What the trace checks of one game did.
+pub struct Agreed {
+    /// Lines checked.
+    pub lines: usize,
+    /// Lines left out by the gate-evaluation budget.
+    pub dropped: usize,
+    /// Whether the generated trace went through the optimized netlist.
+    pub optimized: bool,
+    /// Seconds spent optimizing, replaying and generating.
+    pub seconds: [f64; 3],
 }
 
 /// Traces the first `lines` step lines of `oracle` (text) from its header's seed through
@@ -102,32 +98,21 @@ fn generate_and_compare(net: &Netlist, oracle: &str, lines: usize) -> Result<(),
     Ok(())
 }
 
-fn check(shared: &Path, traces: &Path, trace_path: &Path) -> Outcome {
-    let rel = trace_path
-        .strip_prefix(traces)
-        .unwrap()
-        .with_extension("kif");
-    if too_big(&rel) {
-        return Outcome::Skipped("in tests/too-big.txt");
-    }
-    let Ok(game) = gdl::load(&shared.join("games").join(&rel)) else {
-        return Outcome::Skipped("rejected by the front end");
-    };
-    let t0 = std::time::Instant::now();
-    let net = match compile(&game.program, &CompileOptions::default()) {
-        Ok(net) => net,
-        Err(e) => return Outcome::Failed(format!("does not compile: {e}")),
-    };
+/// Replays the trace at `trace_path` through `net` (raw, as grounded) and generates it
+/// through the pipeline's optimized netlist; `Err` says where they differ.
+pub fn check(net: &Netlist, trace_path: &Path) -> Result<Agreed, String> {
     // The netlist every `propnet` command runs: the pipeline's passes on the same grounding.
+    let t0 = std::time::Instant::now();
     let optimized = net.gates.len() <= OPTIMIZE_MAX_GATES;
-    let mut opt = net.clone();
-    if optimized {
+    let opt = optimized.then(|| {
+        let mut opt = net.clone();
         optimize(&mut opt, &OptimizeOptions::default());
-        if let Err(e) = validate(&opt) {
-            return Outcome::Failed(format!("optimized netlist is invalid: {e}"));
-        }
+        opt
+    });
+    if let Some(Err(e)) = opt.as_ref().map(validate) {
+        return Err(format!("optimized netlist is invalid: {e}"));
     }
-    let compiled = t0.elapsed().as_secs_f64();
+    let optimize_s = t0.elapsed().as_secs_f64();
     let t1 = std::time::Instant::now();
     let mut trace = read_trace(trace_path);
     let dropped = truncate_trace(
@@ -136,60 +121,16 @@ fn check(shared: &Path, traces: &Path, trace_path: &Path) -> Outcome {
         GATE_EVALS_PER_GAME,
         MIN_LINES,
     );
-    let n = match replay_netlist(&net, &trace) {
-        Ok(n) => n,
-        Err(e) => return Outcome::Failed(format!("replay: {e}")),
-    };
-    let replayed = t1.elapsed().as_secs_f64();
+    let lines = replay_netlist(net, &trace).map_err(|e| format!("replay: {e}"))?;
+    let replay_s = t1.elapsed().as_secs_f64();
     let t2 = std::time::Instant::now();
     let text = std::fs::read_to_string(trace_path).expect("readable trace");
-    if let Err(e) = generate_and_compare(&opt, &text, n) {
-        return Outcome::Failed(format!("trace --engine netlist: {e}"));
-    }
-    let generated = t2.elapsed().as_secs_f64();
-    Outcome::Agreed(n, dropped, optimized, compiled, replayed, generated)
-}
-
-#[test]
-fn oracle_traces_replay_through_the_netlist_and_are_generated_byte_identically() {
-    let Some(shared) = shared_dir() else { return };
-    let traces = shared.join("traces");
-    let files = files_with_ext(&traces, "jsonl");
-    let outcomes = par_map(
-        &files,
-        test_threads(),
-        |t| t.strip_prefix(&traces).unwrap().display().to_string(),
-        |t| check(&shared, &traces, t),
-    );
-    let (mut games, mut lines, mut cut, mut optimized) = (0, 0, 0, 0);
-    let mut failures = Vec::new();
-    for (t, o) in files.iter().zip(outcomes) {
-        let rel = t.strip_prefix(&traces).unwrap().display().to_string();
-        match o {
-            Outcome::Agreed(n, dropped, opt, compile_s, replay_s, gen_s) => {
-                games += 1;
-                lines += n;
-                cut += usize::from(dropped > 0);
-                optimized += usize::from(opt);
-                let net = if opt { "optimized" } else { "raw" };
-                println!(
-                    "{rel}: {n} lines agree ({dropped} left out by the budget); \
-                     compile {compile_s:.2} s, replay {replay_s:.2} s, generate ({net}) {gen_s:.2} s"
-                );
-            }
-            Outcome::Skipped(why) => println!("{rel}: skipped, {why}"),
-            Outcome::Failed(e) => failures.push(format!("{rel}: {e}")),
-        }
-    }
-    println!(
-        "{games} games replayed and generated ({optimized} through the optimized netlist), \
-         {lines} lines; {cut} games cut by the gate budget"
-    );
-    assert!(games > 100, "only {games} traces were checked");
-    assert!(
-        failures.is_empty(),
-        "{} games differ:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    generate_and_compare(opt.as_ref().unwrap_or(net), &text, lines)
+        .map_err(|e| format!("trace --engine netlist: {e}"))?;
+    Ok(Agreed {
+        lines,
+        dropped,
+        optimized,
+        seconds: [optimize_s, replay_s, t2.elapsed().as_secs_f64()],
+    })
 }

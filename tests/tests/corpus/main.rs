@@ -1,0 +1,169 @@
+//! Every corpus game (`shared/games/**/*.kif`) the front end accepts, compiled once by the
+//! grounder with the default budgets and then checked three ways:
+//! - the netlist is valid ([`validate`]) and its sizes are printed (`-- --nocapture`);
+//! - [`trace`]: when the game has an oracle trace, the raw netlist replays it and the
+//!   optimized netlist generates it byte for byte;
+//! - [`interp`]: random playouts agree with the reference interpreter step by step.
+//!
+//! A game that fails to compile is a failure unless `tests/too-big.txt` lists it (those are
+//! checked by `compiler/tests/corpus_compile.rs`). Compiling once for all three checks is
+//! what lets the largest games (chess: about a minute of grounding at the test profile's
+//! opt-level) run in CI; games run on [`test_threads`] threads, largest source first, so the
+//! long ones overlap the many short ones. `PROPNET_CORPUS_ONLY=A,B` checks only the games
+//! whose path contains one of the comma-separated substrings.
+
+mod interp;
+mod trace;
+
+use propnet_compiler::gdl;
+use propnet_compiler::ground::{compile_with_report, CompileOptions};
+use propnet_netlist::validate;
+use propnet_tests::{files_with_ext, par_map, shared_dir, test_threads, too_big};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What the checks of one game found.
+enum Outcome {
+    /// Compiled and checked: sizes and what each check did.
+    Checked(Report),
+    /// Not a netlist test case.
+    Skipped(&'static str),
+    /// The first failure.
+    Failed(String),
+}
+
+struct Report {
+    /// The compile report's line of sizes and times.
+    sizes: String,
+    /// The trace checks, when the game has a trace.
+    trace: Option<trace::Agreed>,
+    /// Steps compared with the interpreter (`None`: it does not take the game) and seconds.
+    interp: (Option<usize>, f64),
+}
+
+fn check_game(shared: &Path, kif: &Path) -> Outcome {
+    let games = shared.join("games");
+    let rel = kif.strip_prefix(&games).unwrap();
+    if too_big(rel) {
+        return Outcome::Skipped("in tests/too-big.txt");
+    }
+    let Ok(game) = gdl::load(kif) else {
+        return Outcome::Skipped("rejected by the front end");
+    };
+    let t0 = Instant::now();
+    let (net, rep) = match compile_with_report(&game.program, &CompileOptions::default()) {
+        Ok(r) => r,
+        Err(e) => return Outcome::Failed(format!("does not compile: {}", e.located(&game.source))),
+    };
+    if let Err(e) = validate(&net) {
+        return Outcome::Failed(format!("invalid netlist: {e}"));
+    }
+    let s = &rep.stats;
+    let sizes = format!(
+        "atoms {} instances {} latches {} inputs {} and {} or {} not {} depth {}, compiled in {:.2} s",
+        rep.atoms,
+        rep.instances,
+        s.latches,
+        s.inputs,
+        s.and,
+        s.or,
+        s.not,
+        s.depth,
+        t0.elapsed().as_secs_f64()
+    );
+    let trace_path = shared.join("traces").join(rel).with_extension("jsonl");
+    let trace = if trace_path.is_file() {
+        match trace::check(&net, &trace_path) {
+            Ok(a) => Some(a),
+            Err(e) => return Outcome::Failed(e),
+        }
+    } else {
+        None
+    };
+    let t1 = Instant::now();
+    let steps = match interp::compare(&net, &game.program) {
+        Ok(steps) => steps,
+        Err(e) => return Outcome::Failed(format!("netlist vs interpreter: {e}")),
+    };
+    Outcome::Checked(Report {
+        sizes,
+        trace,
+        interp: (steps, t1.elapsed().as_secs_f64()),
+    })
+}
+
+/// The corpus games to check, largest source file first (see the module docs).
+fn games(dir: &Path) -> Vec<PathBuf> {
+    let only = std::env::var("PROPNET_CORPUS_ONLY").unwrap_or_default();
+    let mut files: Vec<PathBuf> = files_with_ext(dir, "kif")
+        .into_iter()
+        .filter(|f| only.split(',').any(|s| f.to_string_lossy().contains(s)))
+        .collect();
+    let size = |f: &PathBuf| std::fs::metadata(f).map_or(0, |m| m.len());
+    files.sort_by_key(|f| std::cmp::Reverse(size(f)));
+    files
+}
+
+fn describe(rel: &str, r: &Report) -> String {
+    let mut line = format!("{rel}: {}", r.sizes);
+    if let Some(t) = &r.trace {
+        let net = if t.optimized { "optimized" } else { "raw" };
+        let [opt, replay, gen] = t.seconds;
+        line += &format!(
+            "; trace: {} lines agree ({} left out by the budget), optimize {opt:.2} s, \
+             replay {replay:.2} s, generate ({net}) {gen:.2} s",
+            t.lines, t.dropped
+        );
+    }
+    match r.interp {
+        (Some(steps), s) => line += &format!("; interpreter: {steps} steps agree in {s:.2} s"),
+        (None, _) => line += "; interpreter: does not take the game",
+    }
+    line
+}
+
+#[test]
+fn every_corpus_game_compiles_replays_its_trace_and_agrees_with_the_interpreter() {
+    let Some(shared) = shared_dir() else { return };
+    let dir = shared.join("games");
+    let files = games(&dir);
+    let rel = |p: &PathBuf| p.strip_prefix(&dir).unwrap().display().to_string();
+    let outcomes = par_map(&files, test_threads(), rel, |f| check_game(&shared, f));
+    let mut rows: Vec<(String, Outcome)> = files.iter().map(rel).zip(outcomes).collect();
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    let (mut compiled, mut traced, mut lines, mut compared) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for (rel, o) in &rows {
+        match o {
+            Outcome::Checked(r) => {
+                compiled += 1;
+                traced += usize::from(r.trace.is_some());
+                lines += r.trace.as_ref().map_or(0, |t| t.lines);
+                compared += usize::from(r.interp.0.is_some());
+                println!("{}", describe(rel, r));
+            }
+            Outcome::Skipped(why) => println!("{rel}: skipped, {why}"),
+            Outcome::Failed(e) => failures.push(format!("{rel}: {e}")),
+        }
+    }
+    println!(
+        "{compiled} games compiled, {traced} oracle traces ({lines} lines) replayed and \
+         generated, {compared} games compared with the interpreter"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} games failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    if std::env::var_os("PROPNET_CORPUS_ONLY").is_some() {
+        assert!(
+            compiled > 0,
+            "PROPNET_CORPUS_ONLY matched no game that compiles"
+        );
+    } else {
+        assert!(compiled > 130, "only {compiled} games compiled");
+        assert!(traced > 100, "only {traced} traces were checked");
+        assert!(compared > 100, "only {compared} games were compared");
+    }
+}
