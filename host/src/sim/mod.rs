@@ -10,7 +10,12 @@
 //! are skipped, and blocks are refilled together (lockstep) so that the groups no lane
 //! has reached stay 0. In large programs (at least 16,384 operands) a two-operand `And`
 //! read by one `Or` only is fused into it as a product, and a product led by a latch that
-//! is 0 in every lane of the block is skipped ([`program::Tuning`]).
+//! is 0 in every lane of the block is skipped ([`program::Tuning`]). Latches take their
+//! next values in place, straight from the slots that compute them (a latch fed by another
+//! latch through a copy buffer), and a latch fed by a skipped guarded run is cleared only
+//! when it is not already 0. Throughput runs choose the block width by measurement
+//! ([`tune`]): wide blocks amortize the per-operand instruction cost, narrow ones keep the
+//! slots in cache.
 //! [`CpuBackend`] implements [`crate::backend::Backend`].
 //!
 //! Cost model per joint move and lane: `instructions / 64` word operations per operand
