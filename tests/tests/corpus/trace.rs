@@ -27,8 +27,8 @@ const MIN_LINES: usize = 50;
 /// Grounded netlists up to this many gates are optimized before the generation check, as
 /// every `propnet` command does; the bigger ones (their passes would take most of this
 /// test's CI time: linesOfAction, racer4, quarto, the othellos, atariGo, kalaha, the chess
-/// games) are generated through the raw netlist.
-const OPTIMIZE_MAX_GATES: usize = 100_000;
+/// games, ARGENTINA) are generated through the raw netlist.
+pub const OPTIMIZE_MAX_GATES: usize = 100_000;
 
 /// What the trace checks of one game did.
 pub struct Agreed {
@@ -99,7 +99,8 @@ fn generate_and_compare(net: &Netlist, oracle: &str, lines: usize) -> Result<(),
 }
 
 /// Replays the trace at `trace_path` through `net` (raw, as grounded) and generates it
-/// through the pipeline's optimized netlist; `Err` says where they differ.
+/// through the pipeline's optimized netlist (`net` itself above [`OPTIMIZE_MAX_GATES`]
+/// gates); `Err` says where they differ.
 pub fn check(net: &Netlist, trace_path: &Path) -> Result<Agreed, String> {
     // The netlist every `propnet` command runs: the pipeline's passes on the same grounding.
     let t0 = std::time::Instant::now();
