@@ -150,10 +150,16 @@ fn run_engines<const W: usize, P: Probe + Send>(
 impl Backend for CpuBackend {
     fn describe(&self) -> String {
         let threads = self.threads();
-        let lanes = match (self.opts.lane_width, self.tuner.chosen()) {
-            (CpuOptions::TUNED_LANES, Some(w)) => format!("{w} lanes/block (measured fastest)"),
-            (CpuOptions::TUNED_LANES, None) => "lanes/block still being measured".to_string(),
-            (w, _) => format!("{w} lanes/block"),
+        let tuner = &self.tuner;
+        let lanes = match (self.opts.lane_width, tuner.chosen(), tuner.last()) {
+            (CpuOptions::TUNED_LANES, Some(w), _) => format!("{w} lanes/block (measured fastest)"),
+            (CpuOptions::TUNED_LANES, None, Some(w)) => {
+                format!("{w} lanes/block (too few batches to compare widths)")
+            }
+            (CpuOptions::TUNED_LANES, None, None) => {
+                "lanes/block measured on the first batches".to_string()
+            }
+            (w, _, _) => format!("{w} lanes/block"),
         };
         format!(
             "cpu (bit-parallel, {lanes}, {threads} thread{})",

@@ -42,6 +42,7 @@ impl Trial {
 pub struct LaneTuner {
     trials: [Trial; CANDIDATES.len()],
     chosen: Option<usize>,
+    last: Option<usize>,
 }
 
 impl LaneTuner {
@@ -72,6 +73,7 @@ impl LaneTuner {
         states: u64,
         seconds: f64,
     ) {
+        self.last = Some(lanes);
         if self.chosen.is_some() {
             return;
         }
@@ -97,6 +99,11 @@ impl LaneTuner {
     /// The width chosen, once the measurements are done.
     pub fn chosen(&self) -> Option<usize> {
         self.chosen
+    }
+
+    /// The width of the last batch recorded, chosen or not (`None` before the first).
+    pub fn last(&self) -> Option<usize> {
+        self.last
     }
 }
 
@@ -141,5 +148,14 @@ mod tests {
         assert_eq!(t.chosen(), Some(512));
         // A batch smaller than any block runs at the narrowest width.
         assert_eq!(LaneTuner::default().pick(100, 1), 512);
+    }
+
+    #[test]
+    fn a_run_too_short_to_measure_reports_its_last_width() {
+        let mut t = LaneTuner::default();
+        assert_eq!(t.last(), None);
+        let w = t.pick(10, 2);
+        t.record(w, 10, 2, 90, 1e-4);
+        assert_eq!((t.chosen(), t.last()), (None, Some(512)));
     }
 }
