@@ -83,6 +83,17 @@ pub enum PipelineError {
         /// [`ValidateError::TooManyRoles`].
         source: ValidateError,
     },
+    /// A command that needs GDL rules was given a compiled netlist.
+    #[error(
+        "{path} is a compiled netlist, not GDL rules: `{command}` needs the game's .kif file \
+         (`run`, `compile`, `perft` and `trace`/`verify --engine netlist` take netlists)"
+    )]
+    NotRules {
+        /// The netlist file.
+        path: String,
+        /// The command (and engine) that needs rules.
+        command: String,
+    },
     /// The final netlist broke an invariant (a compiler bug).
     #[error("{path}: internal error: compiled netlist is invalid: {source}")]
     Invalid {
@@ -94,8 +105,8 @@ pub enum PipelineError {
 }
 
 /// Loads the game at `path` and compiles it into a validated, optimized netlist (the one
-/// validation of the pipeline; its [`propnet_netlist::NetlistInfo`] travels with it). A path
-/// ending in `.json` is a netlist (see [`propnet_netlist::to_json`]); it is
+/// validation of the pipeline; its [`propnet_netlist::NetlistInfo`] travels with it). A
+/// netlist file ([`is_netlist_file`]: see [`propnet_netlist::to_json`]) is
 /// optimized like a grounded one unless `opts.no_optimize`, and its report has no warnings
 /// and a zero grounding time.
 ///
@@ -107,11 +118,48 @@ pub fn load_netlist(
     opts: &PipelineOptions,
 ) -> Result<(ValidNetlist, CompileReport), PipelineError> {
     let t0 = Instant::now();
-    if path.extension().is_some_and(|e| e == "json") {
+    if is_netlist_file(path) {
         return load_json(path, opts);
     }
     let game = gdl::load(path)?;
     compile_game(&game, t0.elapsed(), opts)
+}
+
+/// Whether `path` holds a compiled netlist ([`propnet_netlist::to_json`]) rather than GDL
+/// rules: its name ends in `.json` (any case), or its text starts with `{`, which no KIF
+/// file does (so `propnet compile -o game.pnet` output is recognized too). An unreadable
+/// file counts as rules, so that the front end reports why it cannot be read.
+pub fn is_netlist_file(path: &Path) -> bool {
+    use std::io::Read;
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
+        return true;
+    }
+    let mut head = [0u8; 512];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    head[..n]
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'{')
+}
+
+/// Loads GDL rules for a command that needs them (not a netlist); a compiled netlist is
+/// refused with advice instead of a parse error at its first brace.
+///
+/// # Errors
+/// [`gdl::GdlError`] from the front end; [`PipelineError::NotRules`] for a netlist file.
+pub fn load_rules(path: &Path, command: &str) -> Result<Game, PipelineError> {
+    if is_netlist_file(path) {
+        return Err(PipelineError::NotRules {
+            path: path.display().to_string(),
+            command: command.to_string(),
+        });
+    }
+    Ok(gdl::load(path)?)
 }
 
 /// The `.json` branch of [`load_netlist`].
@@ -229,6 +277,22 @@ mod tests {
         assert!(report.passes.is_some());
         assert!(opt.logic_gate_count() <= net.logic_gate_count());
         assert_eq!(opt.roles.len(), net.roles.len());
+    }
+
+    #[test]
+    fn netlists_are_recognized_by_content_whatever_their_name() {
+        let net = crate::fixtures::tictactoe();
+        for name in ["ttt.pnet", "TTT.JSON", "ttt"] {
+            let path = temp_file(name, &format!("\n  {}", to_json(&net)));
+            assert!(is_netlist_file(&path), "{name}");
+            let (loaded, _) = load_netlist(&path, &PipelineOptions::default()).unwrap();
+            assert_eq!(loaded.roles.len(), 2, "{name}");
+            let e = load_rules(&path, "check").unwrap_err();
+            assert!(e.to_string().contains("is a compiled netlist"), "{e}");
+        }
+        let rules = temp_file("ttt.kif", "; a comment\n(role x)");
+        assert!(!is_netlist_file(&rules));
+        assert!(!is_netlist_file(Path::new("/no/such/file.kif")));
     }
 
     #[test]

@@ -45,15 +45,20 @@ pub fn real(min: f64, max: f64) -> impl Fn(&str) -> Result<f64, String> + Clone 
     }
 }
 
-/// Parses a number of seconds: finite, more than 0 and at most [`MAX_SECONDS`].
+/// The shortest time limit `seconds` accepts: 1 ms (a shorter one would end before any
+/// work is measured).
+pub const MIN_SECONDS: f64 = 0.001;
+
+/// Parses a number of seconds: finite, at least [`MIN_SECONDS`] and at most
+/// [`MAX_SECONDS`].
 ///
 /// # Errors
 /// A message naming the value and the bounds.
 pub fn seconds(text: &str) -> Result<f64, String> {
-    let v = real(0.0, MAX_SECONDS)(text)?;
-    if v == 0.0 {
+    let v: f64 = text.trim().parse().unwrap_or(f64::NAN);
+    if !(MIN_SECONDS..=MAX_SECONDS).contains(&v) {
         return Err(format!(
-            "`{text}`: seconds must be more than 0 (at most {MAX_SECONDS})"
+            "`{text}` is not a number of seconds from {MIN_SECONDS} to {MAX_SECONDS}"
         ));
     }
     Ok(v)

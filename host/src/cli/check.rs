@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use propnet_compiler::gdl::{self, Game};
+use propnet_compiler::gdl::Game;
 
 /// Arguments of `propnet check`.
 #[derive(clap::Args)]
@@ -21,7 +21,7 @@ pub struct CheckArgs {
 /// Loads the game; prints roles, relation and rule counts, static/dynamic relations and
 /// warnings. Errors (unreadable file, syntax, invalid GDL) are returned located.
 pub fn run(args: CheckArgs) -> Result<()> {
-    let game = gdl::load(&args.game)?;
+    let game = propnet_host::pipeline::load_rules(&args.game, "check")?;
     out!("{}", summary(&game, args.relations))?;
     for w in &game.warnings {
         outln!("{w}")?;

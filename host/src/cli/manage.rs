@@ -119,7 +119,7 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
     if args.manager.ground_atoms == 0 {
         bail!("--ground-atoms must be at least 1");
     }
-    let game = gdl::load(&args.game)?;
+    let game = propnet_host::pipeline::load_rules(&args.game, "match")?;
     for w in &game.warnings {
         eprintln!("{w}");
     }

@@ -5,7 +5,6 @@
 use super::args::whole;
 use super::common::MAX_STEPS;
 use anyhow::Context;
-use propnet_compiler::gdl;
 use propnet_compiler::interp::trace::{trace, InterpEngine, TraceEngine, TraceOptions};
 use propnet_compiler::interp::Interp;
 use propnet_host::compare::engine::{NetEngine, TraceBackend};
@@ -69,7 +68,7 @@ pub fn with_engine<T>(
 ) -> anyhow::Result<T> {
     match args.engine {
         EngineKind::Interp => {
-            let g = gdl::load(game)?;
+            let g = propnet_host::pipeline::load_rules(game, "--engine interp")?;
             for w in &g.warnings {
                 eprintln!("{w}");
             }

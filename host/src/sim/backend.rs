@@ -152,6 +152,9 @@ impl Backend for CpuBackend {
         let threads = self.threads();
         let tuner = &self.tuner;
         let lanes = match (self.opts.lane_width, tuner.chosen(), tuner.last()) {
+            (CpuOptions::TUNED_LANES, Some(w), _) if tuner.compared() < 2 => {
+                format!("{w} lanes/block (the batches fill no wider block)")
+            }
             (CpuOptions::TUNED_LANES, Some(w), _) => format!("{w} lanes/block (measured fastest)"),
             (CpuOptions::TUNED_LANES, None, Some(w)) => {
                 format!("{w} lanes/block (too few batches to compare widths)")

@@ -42,6 +42,7 @@ impl Trial {
 pub struct LaneTuner {
     trials: [Trial; CANDIDATES.len()],
     chosen: Option<usize>,
+    compared: usize,
     last: Option<usize>,
 }
 
@@ -90,6 +91,7 @@ impl LaneTuner {
             .zip(&self.trials)
             .filter(|(&w, _)| fits(w) || w == CANDIDATES[0]);
         if measured.clone().all(|(_, t)| t.batches >= MIN_BATCHES) {
+            self.compared = measured.clone().count();
             self.chosen = measured
                 .max_by(|a, b| a.1.rate().total_cmp(&b.1.rate()))
                 .map(|(&w, _)| w);
@@ -99,6 +101,12 @@ impl LaneTuner {
     /// The width chosen, once the measurements are done.
     pub fn chosen(&self) -> Option<usize> {
         self.chosen
+    }
+
+    /// How many widths the choice compared (1 when the batches filled no wider block; 0
+    /// before the choice).
+    pub fn compared(&self) -> usize {
+        self.compared
     }
 
     /// The width of the last batch recorded, chosen or not (`None` before the first).
@@ -146,6 +154,7 @@ mod tests {
         }
         assert!(!seen.contains(&2048), "{seen:?}");
         assert_eq!(t.chosen(), Some(512));
+        assert_eq!(t.compared(), 2);
         // A batch smaller than any block runs at the narrowest width.
         assert_eq!(LaneTuner::default().pick(100, 1), 512);
     }
@@ -157,5 +166,7 @@ mod tests {
         let w = t.pick(10, 2);
         t.record(w, 10, 2, 90, 1e-4);
         assert_eq!((t.chosen(), t.last()), (None, Some(512)));
+        t.record(w, 10, 2, 90, 1e-4);
+        assert_eq!((t.chosen(), t.compared()), (Some(512), 1));
     }
 }
