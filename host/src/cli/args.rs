@@ -45,20 +45,16 @@ pub fn real(min: f64, max: f64) -> impl Fn(&str) -> Result<f64, String> + Clone 
     }
 }
 
-/// The shortest time limit `seconds` accepts: 1 ms (a shorter one would end before any
-/// work is measured).
-pub const MIN_SECONDS: f64 = 0.001;
-
-/// Parses a number of seconds: finite, at least [`MIN_SECONDS`] and at most
-/// [`MAX_SECONDS`].
+/// Parses a number of seconds: finite, more than 0 and at most [`MAX_SECONDS`] (a run
+/// shorter than its first batch reports that it has no playouts).
 ///
 /// # Errors
 /// A message naming the value and the bounds.
 pub fn seconds(text: &str) -> Result<f64, String> {
     let v: f64 = text.trim().parse().unwrap_or(f64::NAN);
-    if !(MIN_SECONDS..=MAX_SECONDS).contains(&v) {
+    if !(v > 0.0 && v <= MAX_SECONDS) {
         return Err(format!(
-            "`{text}` is not a number of seconds from {MIN_SECONDS} to {MAX_SECONDS}"
+            "`{text}` is out of range: seconds must be more than 0 and at most {MAX_SECONDS}"
         ));
     }
     Ok(v)

@@ -67,13 +67,23 @@ impl Server {
         }
     }
 
-    /// The log line containing `want`, or a panic listing the log.
+    /// The log line containing `want`, or a panic listing the log. The server may log a
+    /// connection's end just after the client sees it closed, so the log is polled for up
+    /// to 5 s.
     fn logged(&self, want: &str) {
-        let log = self.log.lock().unwrap();
-        assert!(
-            log.iter().any(|l| l.contains(want)),
-            "no `{want}` in the log: {log:#?}"
-        );
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            let log = self.log.lock().unwrap();
+            if log.iter().any(|l| l.contains(want)) {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no `{want}` in the log: {log:#?}"
+            );
+            drop(log);
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Sends a `/slow` request on its own thread and waits (at most 20 s) until its
