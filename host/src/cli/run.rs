@@ -169,7 +169,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     // budget is not replayed at all (chess: ~4 s), so the run is never late for it.
     let budget = Duration::from_millis(300);
     let mean_steps = t.agg.total_length as f64 / t.agg.playouts.max(1) as f64;
-    let replay_secs = 2.0 * net.stats().edges as f64 * (mean_steps + 1.0) / 2.0e8;
+    let replay_secs = 2.0 * report.stats.edges as f64 * (mean_steps + 1.0) / 2.0e8;
     let sample = if replay_secs > budget.as_secs_f64() {
         0
     } else {
