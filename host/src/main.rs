@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod cli;
 
@@ -118,11 +118,32 @@ fn one_line(e: &anyhow::Error) -> String {
     line
 }
 
+/// Every option that takes a value accepts a negative number after a space
+/// (`--seconds -1`), so the option's own range check answers instead of clap's
+/// "unexpected argument '-1'".
+fn with_negative_numbers(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| {
+        if a.get_action().takes_values() {
+            a.allow_negative_numbers(true)
+        } else {
+            a
+        }
+    })
+    .mut_subcommands(with_negative_numbers)
+}
+
+/// The command line parsed, or clap's usage error printed and the process ended (status 2).
+fn parse_cli() -> Cli {
+    let mut cmd = with_negative_numbers(Cli::command());
+    let mut matches = cmd.clone().get_matches();
+    Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.format(&mut cmd).exit())
+}
+
 fn main() -> ExitCode {
     exit_quietly_on_broken_pipe();
     cli::headless::quiet_wayland_probe();
     install_interrupt_handler();
-    let args = Cli::parse();
+    let args = parse_cli();
     cli::ground::set(args.ground);
     let result = match args.command {
         Command::Run(a) => cli::run::run(a),

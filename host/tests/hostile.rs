@@ -96,6 +96,23 @@ fn item04_thread_counts_are_capped_at_a_multiple_of_the_cores() {
 }
 
 #[test]
+fn negative_numbers_after_a_space_get_the_range_message() {
+    for (flag, value, expected) in [
+        ("--seconds", "-1", "seconds must be more than 0"),
+        ("--threads", "-3", "is not a thread count"),
+        ("--max-steps", "-5", "-5 is out of range (expected 1..=1000000)"),
+    ] {
+        let o = run(&["run", &ttt(), flag, value]);
+        o.expect_code(2, flag);
+        assert!(
+            o.err.contains(expected) && !o.err.contains("unexpected argument"),
+            "{flag} {value}: {}",
+            o.err
+        );
+    }
+}
+
+#[test]
 fn item05_huge_times_are_rejected_and_interrupted_runs_report() {
     let o = run(&["run", &ttt(), "--seconds", "1e12"]);
     o.expect_code(2, "run --seconds 1e12");

@@ -18,8 +18,11 @@ where
     T: TryFrom<u64> + Clone + Send + Sync + 'static,
 {
     move |text: &str| {
-        let v = text
-            .trim()
+        let trimmed = text.trim();
+        if trimmed.starts_with('-') && trimmed[1..].parse::<u64>().is_ok() {
+            return Err(format!("{trimmed} is out of range (expected {min}..={max})"));
+        }
+        let v = trimmed
             .parse::<u64>()
             .map_err(|_| format!("`{text}` is not a whole number (expected {min}..={max})"))?;
         if v < min || v > max {
