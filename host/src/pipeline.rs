@@ -107,7 +107,8 @@ pub enum PipelineError {
 /// Loads the game at `path` and compiles it into a validated, optimized netlist (the one
 /// validation of the pipeline; its [`propnet_netlist::NetlistInfo`] travels with it). A
 /// netlist file ([`is_netlist_file`]: see [`propnet_netlist::to_json`]) is
-/// optimized like a grounded one unless `opts.no_optimize`, and its report has no warnings
+/// optimized like a grounded one unless `opts.no_optimize` or it is marked
+/// [`propnet_netlist::Netlist::optimized`], and its report has no warnings
 /// and a zero grounding time.
 ///
 /// # Errors
@@ -221,7 +222,9 @@ fn optimize_and_report(
 ) -> Result<(ValidNetlist, CompileReport), PipelineError> {
     let grounded = net.stats();
     let t0 = Instant::now();
-    let passes = (!opts.no_optimize).then(|| passes::optimize(&mut net, &opts.optimize));
+    // A `propnet compile` output is already at the passes' fixpoint: they would change nothing.
+    let passes =
+        (!opts.no_optimize && !net.optimized).then(|| passes::optimize(&mut net, &opts.optimize));
     let optimize_time = t0.elapsed();
     let net = ValidNetlist::new(net).map_err(|source| match source {
         ValidateError::TooManyRoles { .. } => PipelineError::TooManyRoles {
@@ -277,6 +280,15 @@ mod tests {
         assert!(report.passes.is_some());
         assert!(opt.logic_gate_count() <= net.logic_gate_count());
         assert_eq!(opt.roles.len(), net.roles.len());
+        // What `propnet compile` writes is at the passes' fixpoint: loading it again skips them.
+        assert!(opt.optimized && !net.optimized);
+        let compiled = temp_file("ttt-opt.json", &to_json(&opt));
+        let (again, report) = load_netlist(&compiled, &PipelineOptions::default()).unwrap();
+        assert!(report.passes.is_none());
+        assert_eq!(to_json(&again), to_json(&opt));
+        let mut rerun = (*again).clone();
+        let passes = propnet_netlist::passes::optimize(&mut rerun, &Default::default());
+        assert!(passes.steps.iter().all(|s| !s.changed), "fixpoint changed");
     }
 
     #[test]

@@ -183,6 +183,11 @@ pub struct Netlist {
     /// fluent names. Part of the full game state ([`Netlist::true_fluents`]).
     #[serde(default)]
     pub aliased_fluents: Vec<AliasedFluent>,
+    /// Set by `passes::optimize` when its passes reached their fixpoint: running them again
+    /// changes nothing, so a loader of this netlist (a `propnet compile` output) skips them.
+    /// Absent from JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub optimized: bool,
 }
 
 /// Why [`Netlist::state_of`] cannot build a state.

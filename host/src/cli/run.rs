@@ -307,11 +307,18 @@ fn print_report(
     outln!("game         {}", report.path)?;
     outln!("backend      {backend}")?;
     outln!(
-        "compile      {:.3} s (parse {:.3}, ground {:.3}, optimize {:.3})",
+        "compile      {:.3} s (parse {:.3}, ground {:.3}, optimize {}){}",
         report.total_time().as_secs_f64(),
         report.parse_time.as_secs_f64(),
         report.ground_time.as_secs_f64(),
-        report.optimize_time.as_secs_f64()
+        match report.passes {
+            Some(_) => format!("{:.3}", report.optimize_time.as_secs_f64()),
+            None => "skipped".to_string(),
+        },
+        match (report.passes.is_none(), net.optimized) {
+            (true, true) => " — the netlist file is already optimized",
+            _ => "",
+        }
     )?;
     outln!(
         "netlist      {} and, {} or, {} not, {} const; {} latches, {} inputs, {} edges, depth {}",

@@ -152,7 +152,8 @@ impl std::fmt::Display for PassReport {
 /// Runs all passes in [`PASSES`] order, round after round, until a round changes nothing or
 /// `opts.max_iterations` rounds ran; the [`EXPENSIVE`] ones only close a round in which the
 /// others changed nothing. The result plays exactly like the input from the
-/// initial state (same legal moves, goals, terminal and full fluent state).
+/// initial state (same legal moves, goals, terminal and full fluent state). Sets
+/// [`Netlist::optimized`] when the rounds converged with every pass enabled.
 ///
 /// # Panics
 /// With `opts.validate_each_pass` and a valid input, if a pass breaks a netlist invariant (a
@@ -199,6 +200,7 @@ pub fn optimize(net: &mut Netlist, opts: &OptimizeOptions) -> PassReport {
             break;
         }
     }
+    net.optimized = converged && opts.drop_constant_latches;
     PassReport {
         before,
         after: net.stats(),
