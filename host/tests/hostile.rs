@@ -110,6 +110,28 @@ fn negative_numbers_after_a_space_get_the_range_message() {
             o.err
         );
     }
+    // A CPU-only flag given with another backend is an error, not silently ignored.
+    let o = run(&["run", &ttt(), "--backend", "reference", "--lanes", "512"]);
+    o.expect_code(1, "--lanes with the reference backend");
+    assert!(o.err.contains("use it with --backend cpu"), "{}", o.err);
+}
+
+#[test]
+fn compile_output_is_checked_before_compiling_and_written_whole() {
+    let o = run(&["compile", &ttt(), "-o", "/no/such/dir/game.pnet"]);
+    o.expect_code(1, "compile -o into a missing folder");
+    assert!(
+        o.err.contains("cannot write /no/such/dir/game.pnet") && !o.err.contains("compiled in"),
+        "{}",
+        o.err
+    );
+    // A game that fails to compile leaves an existing output as it was, and no partial file.
+    let old = file("keep.pnet", "old contents");
+    let bad = file("bad.kif", "(role");
+    let o = run(&["compile", bad.to_str().unwrap(), "-o", old.to_str().unwrap()]);
+    o.expect_code(1, "compile of a broken game");
+    assert_eq!(std::fs::read_to_string(&old).unwrap(), "old contents");
+    assert!(!old.with_file_name("keep.pnet.partial").exists());
 }
 
 #[test]

@@ -1,7 +1,6 @@
 //! `propnet compile GAME.kif -o game.pnet [--emit json|text|dot] [--stats]`: write the
 //! netlist; with `--stats`, also report where its size comes from.
 
-use anyhow::Context;
 use propnet_compiler::kif::SourceFile;
 use propnet_host::pipeline::CompileReport;
 use propnet_netlist::{to_dot, to_json, to_text};
@@ -44,6 +43,11 @@ pub struct CompileArgs {
 
 /// Runs `propnet compile`.
 pub fn run(args: CompileArgs) -> anyhow::Result<()> {
+    let output = args
+        .output
+        .as_deref()
+        .map(super::out::OutputFile::prepare)
+        .transpose()?;
     let (net, report) = super::load(&args.game, args.no_optimize)?;
     let text = match args.emit {
         Emit::Json => to_json(&net),
@@ -51,9 +55,9 @@ pub fn run(args: CompileArgs) -> anyhow::Result<()> {
         Emit::Dot => to_dot(&net),
     };
     let stats = args.stats.then(|| stats_text(&args, &report)).transpose()?;
-    match &args.output {
-        Some(p) => {
-            std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+    match (output, &args.output) {
+        (Some(file), Some(p)) => {
+            file.finish(&text)?;
             let s = &report.stats;
             eprintln!(
                 "{}: {} logic gates, {} latches, {} inputs, depth {}; compiled in {:.3} s -> {}",
@@ -69,7 +73,7 @@ pub fn run(args: CompileArgs) -> anyhow::Result<()> {
                 write_stdout(&stats)?;
             }
         }
-        None => {
+        _ => {
             write_stdout(&text)?;
             if let Some(stats) = stats {
                 eprint!("{stats}");

@@ -41,9 +41,9 @@ pub struct RunArgs {
     pub max_steps: u32,
     /// Lanes per block of the CPU backend: 64, 128, 256, 512, 1024, 2048, or `auto` (the
     /// first batches measure 512, 1024 and 2048 and the fastest is kept; results are the
-    /// same at every width)
-    #[arg(long, default_value = "auto", value_parser = parse_lanes)]
-    pub lanes: usize,
+    /// same at every width; the default). CPU backend only.
+    #[arg(long, value_parser = parse_lanes)]
+    pub lanes: Option<usize>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -92,10 +92,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let mut opts = BackendOptions {
         cpu: CpuOptions {
             threads: args.threads,
-            lane_width: args.lanes,
+            lane_width: args.lanes.unwrap_or(CpuOptions::TUNED_LANES),
         },
         ..BackendOptions::default()
     };
+    if args.lanes.is_some() && !matches!(args.backend, BackendKind::Cpu | BackendKind::Auto) {
+        bail!("--lanes sets the CPU backend's block width: use it with --backend cpu (or auto)");
+    }
     if args.fpga_engines.is_some() || args.fpga_records.is_some() {
         if args.backend != BackendKind::Fpga(FpgaTarget::Sim) {
             bail!("--fpga-engines and --fpga-records shape the simulated design: use them with --backend fpga:sim");

@@ -183,9 +183,16 @@ impl Verdict {
         if self.positions == 0 {
             return "the trace describes no position".into();
         }
+        let n = |count: usize, noun: &str| match count {
+            1 => format!("1 {noun}"),
+            _ => format!("{count} {noun}s"),
+        };
         format!(
-            "agrees: {} positions, {} joint moves, {} playouts ({} trace)",
-            self.positions, self.joint_moves, self.playouts, self.format
+            "agrees: {}, {}, {} ({} trace)",
+            n(self.positions, "position"),
+            n(self.joint_moves, "joint move"),
+            n(self.playouts, "playout"),
+            self.format
         )
     }
 }
@@ -382,4 +389,28 @@ where
     }
     engine.finish().map_err(fail(0))?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_counts_in_the_singular_when_one() {
+        let mut v = Verdict {
+            format: TraceFormat::Oracle,
+            positions: 1,
+            joint_moves: 0,
+            playouts: 1,
+            divergence: None,
+            reasoner_error: None,
+            notes: Vec::new(),
+        };
+        assert_eq!(
+            v.summary(),
+            format!("agrees: 1 position, 0 joint moves, 1 playout ({} trace)", v.format)
+        );
+        (v.positions, v.joint_moves, v.playouts) = (5, 1, 2);
+        assert!(v.summary().starts_with("agrees: 5 positions, 1 joint move, 2 playouts"));
+    }
 }
