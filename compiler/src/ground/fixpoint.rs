@@ -6,7 +6,7 @@
 use super::budget::{limit_text, BudgetKind, Meter};
 use super::join::{Db, Emit, Join, Stop};
 use super::plan::{plan, Mode, Source, Step};
-use super::rules::{CRule, Lowered, PLit, RelKind};
+use super::rules::{CRule, Lowered, PLit, PTerm, RelKind};
 use super::statics::Statics;
 use super::store::{AtomId, Index, IndexSpec, Store};
 use super::unify::make_term;
@@ -181,7 +181,28 @@ impl<'l> Grounder<'l> {
             instances: self.solutions,
             mib: self.used_bytes() >> 20,
             detail,
+            growing: self.low.rules_of[rule.head.rel.0 as usize]
+                .iter()
+                .any(|&r| self.builds_terms_recursively(&self.low.rules[r])),
         }
+    }
+
+    /// Whether `rule` calls its own component and puts a function term with a variable in
+    /// its head: each round can then derive atoms with deeper terms than the last.
+    fn builds_terms_recursively(&self, rule: &CRule) -> bool {
+        let Some(scc) = self.low.rel_sccs.iter().find(|c| c.contains(&rule.head.rel)) else {
+            return false;
+        };
+        let recursive = rule
+            .body
+            .iter()
+            .any(|l| matches!(l, PLit::Pos(a) | PLit::Neg(a) if scc.contains(&a.rel)));
+        let builds = rule
+            .head
+            .args
+            .iter()
+            .any(|t| matches!(t, PTerm::Fn(_, args) if args.iter().any(|a| !matches!(a, PTerm::Const(_)))));
+        recursive && builds
     }
 
     /// The relation a demand relation asks for (the relation itself otherwise), for

@@ -75,7 +75,7 @@ impl std::fmt::Debug for CompileOptions {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GroundError {
     /// Grounding exceeded a [`Budget`] limit.
-    #[error("grounding budget exceeded: more than {limit} while grounding {relation}{detail} (reached {atoms} atoms, {instances} rule instances, {mib} MiB); raise the limit with {}", kind.flag())]
+    #[error("grounding budget exceeded: more than {limit} while grounding {relation}{detail} (reached {atoms} atoms, {instances} rule instances, {mib} MiB); {}", advice(*kind, *growing))]
     Budget {
         /// Which limit.
         kind: BudgetKind,
@@ -93,6 +93,10 @@ pub enum GroundError {
         mib: usize,
         /// More detail (e.g. the offending term), starting with `; `, or empty.
         detail: String,
+        /// The rule is recursive and builds a larger term in its head each round (a list
+        /// grown by one element): its instances multiply with every round, so a higher
+        /// limit rarely helps.
+        growing: bool,
     },
     /// A rule has a variable that no positive literal binds where it is needed.
     #[error("unsafe rule: {message}")]
@@ -129,6 +133,22 @@ pub enum GroundError {
     /// The built netlist broke an IR invariant (a grounder bug).
     #[error("internal error: built netlist is invalid: {0}")]
     Internal(String),
+}
+
+/// The end of a budget error: the flag that raises the limit, or why it will not help.
+fn advice(kind: BudgetKind, growing: bool) -> String {
+    if growing {
+        format!(
+            "this rule is recursive and builds a larger term (e.g. a longer list) each round, \
+             so its ground instances multiply without a useful bound and raising the limit \
+             ({}) is unlikely to help: a propnet needs every instance; rules that thread a \
+             growing term (such as a list of visited cells) through a recursion cannot be \
+             grounded",
+            kind.flag()
+        )
+    } else {
+        format!("raise the limit with {}", kind.flag())
+    }
 }
 
 impl GroundError {

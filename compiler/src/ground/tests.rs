@@ -230,6 +230,32 @@ fn growing_terms_hit_the_budget_and_name_the_relation() {
 }
 
 #[test]
+fn a_recursion_that_grows_a_list_is_called_unbounded_not_just_over_budget() {
+    let src = "(role r) (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
+(init (on 1)) (<= (next (on ?a)) (true (on ?a)))
+(seq nil)
+(<= (seq (cons ?x ?l)) (d ?x) (seq ?l))
+(<= (legal r (m ?l)) (true (on 1)) (seq ?l)) (<= terminal (true (on 2))) (goal r 0)";
+    let game = crate::gdl::parse_source("grow.kif", src.as_bytes()).expect("valid GDL");
+    let opts = CompileOptions {
+        budget: Budget {
+            max_memory: 4 << 20,
+            ..Budget::default()
+        },
+        ..CompileOptions::default()
+    };
+    let msg = compile_game(&game, &opts).unwrap_err();
+    assert!(
+        msg.starts_with("grow.kif:3:1: grounding budget exceeded")
+            && msg.contains("seq/1")
+            && msg.contains("builds a larger term")
+            && msg.contains("unlikely to help")
+            && !msg.contains("raise the limit with"),
+        "{msg}"
+    );
+}
+
+#[test]
 fn exploding_relation_is_named_once_with_its_rule_and_the_flag() {
     let src = "(role r) (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
 (init (on 1)) (<= (next (on ?a)) (true (on ?a)))
@@ -261,7 +287,9 @@ fn exploding_relation_is_named_once_with_its_rule_and_the_flag() {
         "{msg}"
     );
     assert!(
-        msg.contains("big/6") && msg.contains("4 MiB") && msg.contains("--ground-memory-mib"),
+        msg.contains("big/6")
+            && msg.contains("4 MiB")
+            && msg.contains("raise the limit with --ground-memory-mib"),
         "{msg}"
     );
     assert_eq!(msg.matches("grounding budget").count(), 1, "{msg}");
