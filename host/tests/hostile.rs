@@ -100,7 +100,11 @@ fn negative_numbers_after_a_space_get_the_range_message() {
     for (flag, value, expected) in [
         ("--seconds", "-1", "seconds must be more than 0"),
         ("--threads", "-3", "is not a thread count"),
-        ("--max-steps", "-5", "-5 is out of range (expected 1..=1000000)"),
+        (
+            "--max-steps",
+            "-5",
+            "-5 is out of range (expected 1..=1000000)",
+        ),
     ] {
         let o = run(&["run", &ttt(), flag, value]);
         o.expect_code(2, flag);
@@ -128,7 +132,12 @@ fn compile_output_is_checked_before_compiling_and_written_whole() {
     // A game that fails to compile leaves an existing output as it was, and no partial file.
     let old = file("keep.pnet", "old contents");
     let bad = file("bad.kif", "(role");
-    let o = run(&["compile", bad.to_str().unwrap(), "-o", old.to_str().unwrap()]);
+    let o = run(&[
+        "compile",
+        bad.to_str().unwrap(),
+        "-o",
+        old.to_str().unwrap(),
+    ]);
     o.expect_code(1, "compile of a broken game");
     assert_eq!(std::fs::read_to_string(&old).unwrap(), "old contents");
     assert!(!old.with_file_name("keep.pnet.partial").exists());

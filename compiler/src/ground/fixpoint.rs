@@ -190,7 +190,12 @@ impl<'l> Grounder<'l> {
     /// Whether `rule` calls its own component and puts a function term with a variable in
     /// its head: each round can then derive atoms with deeper terms than the last.
     fn builds_terms_recursively(&self, rule: &CRule) -> bool {
-        let Some(scc) = self.low.rel_sccs.iter().find(|c| c.contains(&rule.head.rel)) else {
+        let Some(scc) = self
+            .low
+            .rel_sccs
+            .iter()
+            .find(|c| c.contains(&rule.head.rel))
+        else {
             return false;
         };
         let recursive = rule

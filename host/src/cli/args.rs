@@ -20,7 +20,9 @@ where
     move |text: &str| {
         let trimmed = text.trim();
         if trimmed.starts_with('-') && trimmed[1..].parse::<u64>().is_ok() {
-            return Err(format!("{trimmed} is out of range (expected {min}..={max})"));
+            return Err(format!(
+                "{trimmed} is out of range (expected {min}..={max})"
+            ));
         }
         let v = trimmed
             .parse::<u64>()

@@ -408,9 +408,14 @@ mod tests {
         };
         assert_eq!(
             v.summary(),
-            format!("agrees: 1 position, 0 joint moves, 1 playout ({} trace)", v.format)
+            format!(
+                "agrees: 1 position, 0 joint moves, 1 playout ({} trace)",
+                v.format
+            )
         );
         (v.positions, v.joint_moves, v.playouts) = (5, 1, 2);
-        assert!(v.summary().starts_with("agrees: 5 positions, 1 joint move, 2 playouts"));
+        assert!(v
+            .summary()
+            .starts_with("agrees: 5 positions, 1 joint move, 2 playouts"));
     }
 }

@@ -11,7 +11,7 @@
 //! guarded program refills the whole block at once when its last lane finishes).
 
 use super::choice::{choose_moves, ChoiceScratch, Isa, LaneCounters};
-use super::eval::{read, run_guarded, run_phase, run_skipping, Block};
+use super::eval::{read, run_guarded, run_guarded2, run_phase, run_skipping, Block};
 use super::guard::NONE;
 use super::probe::{NoProbe, PhaseTimes, Probe, SimPhase};
 use super::program::{slot, Program};
@@ -75,9 +75,10 @@ pub struct Engine<'p, const W: usize, P: Probe = NoProbe> {
     /// Per operand below `2 * latches`: false for a plain latch that is 0 in every lane
     /// (kept current with the latches; [`run_skipping`]).
     nonzero: Vec<bool>,
-    /// Per guard of the next phase: some latch of it is 1 in some lane this step.
+    /// Per guard (of the core or next phase): some latch of it is 1 in some lane this step.
     live_guards: Vec<bool>,
-    /// Per run of the next phase: its slots are 0 from an earlier skip.
+    /// Per run of the next phase, then per run of the core phase: its slots are 0 from an
+    /// earlier skip.
     zeroed: Vec<bool>,
 }
 
@@ -157,7 +158,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
                 }
             ],
             live_guards: vec![false; prog.guards.len()],
-            zeroed: vec![false; prog.next.runs.len()],
+            zeroed: vec![false; prog.next.runs.len() + prog.core.runs.len()],
         }
     }
 
@@ -221,9 +222,14 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         // At least the step of every active lane: it grows by one per block step, and a
         // refilled lane starts below it; made exact whenever it reaches the limit.
         let mut oldest = 0u32;
+        let core_guarded = prog.core.runs.iter().any(|r| r.guard != NONE);
         while !is_zero(&self.active) {
             self.probe.begin_step(block_steps);
-            run_skipping(&mut self.vals, &prog.core, &self.nonzero);
+            if core_guarded {
+                self.run_core_guarded();
+            } else {
+                run_skipping(&mut self.vals, &prog.core, &self.nonzero);
+            }
             self.probe.end_phase(SimPhase::CoreGates);
             // 1. Terminal or step limit.
             let term = read(&self.vals, prog.terminal);
@@ -272,13 +278,15 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             if prog.guards.is_empty() {
                 run_skipping(&mut self.vals, &prog.next, &self.nonzero);
             } else {
-                self.mark_live_guards();
+                if !core_guarded {
+                    self.mark_live_guards();
+                }
                 run_guarded(
                     &mut self.vals,
                     &prog.next,
                     &self.nonzero,
                     &self.live_guards,
-                    &mut self.zeroed,
+                    &mut self.zeroed[..prog.next.runs.len()],
                 );
             }
             self.take_next_state();
@@ -297,6 +305,9 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
                     self.load_lane(lane, &mut take, spec, &mut refills);
                 }
             });
+            if core_guarded && !is_zero(&fin) {
+                self.clear_lanes(&fin);
+            }
             if lockstep && is_zero(&self.active) {
                 for lane in 0..Self::LANES {
                     if !self.load_lane(lane, &mut take, spec, &mut refills) {
@@ -351,7 +362,39 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         }
     }
 
-    /// Marks the guards of the next phase that have a latch at 1 in some lane.
+    /// The core phase with its skip guards ([`super::observe`]); the marks of live guards
+    /// it makes serve the next phase too (latches keep their values until the
+    /// transition). Kept out of line: only large programs (chess) have core guards, and
+    /// inlining it slowed the stepper of every other game.
+    #[inline(never)]
+    fn run_core_guarded(&mut self) {
+        self.mark_live_guards();
+        run_guarded2(
+            &mut self.vals,
+            &self.prog.core,
+            &self.nonzero,
+            &self.live_guards,
+            &mut self.zeroed[self.prog.next.runs.len()..],
+        );
+    }
+
+    /// Sets every latch of the `lanes` to 0: a finished lane waiting for its block
+    /// (lockstep) then keeps no guard of the core phase live (a king square it ended on).
+    #[inline(never)]
+    fn clear_lanes(&mut self, lanes: &Block<W>) {
+        for l in 0..self.prog.latches {
+            let v = &mut self.vals[l];
+            for j in 0..W {
+                v[j] &= !lanes[j];
+            }
+            let zero = is_zero(v);
+            if let Some(n) = self.nonzero.get_mut(2 * l) {
+                *n = !zero;
+            }
+        }
+    }
+
+    /// Marks the guards that have a latch at 1 in some lane.
     #[inline(always)]
     fn mark_live_guards(&mut self) {
         let (vals, nonzero) = (&self.vals, &self.nonzero);

@@ -40,8 +40,8 @@ pub fn run_skipping<const W: usize>(vals: &mut [Block<W>], phase: &Phase, nonzer
     run_runs(vals, phase, nonzero, |_, _| true);
 }
 
-/// [`run_skipping`] also skipping the runs whose guard is not `live` (their instructions
-/// are 0 in every lane, see [`super::guard`]): a skipped run's slots are set to 0 unless
+/// [`run_skipping`] also skipping the runs with a guard that is not `live` (see
+/// [`super::program::Run::guards`]): a skipped run's slots are set to 0 unless
 /// `zeroed` (one flag per run) says they still are from an earlier skip.
 #[inline(always)]
 pub fn run_guarded<const W: usize>(
@@ -54,6 +54,32 @@ pub fn run_guarded<const W: usize>(
     run_runs(vals, phase, nonzero, |r, out| {
         let guard = phase.runs[r].guard;
         if guard == NONE || live[guard as usize] {
+            zeroed[r] = false;
+            return true;
+        }
+        if !zeroed[r] {
+            out.fill([0; W]);
+            zeroed[r] = true;
+        }
+        false
+    });
+}
+
+/// [`run_guarded`] for a phase whose runs may have a second guard
+/// ([`Phase::second_guards`], the core phase's skip guards): a run is skipped when either
+/// of its guards is not `live`.
+#[inline(always)]
+pub fn run_guarded2<const W: usize>(
+    vals: &mut [Block<W>],
+    phase: &Phase,
+    nonzero: &[bool],
+    live: &[bool],
+    zeroed: &mut [bool],
+) {
+    run_runs(vals, phase, nonzero, |r, out| {
+        let guard = phase.runs[r].guard;
+        let second = phase.second_guards.get(r).copied().unwrap_or(NONE);
+        if (guard == NONE || live[guard as usize]) && (second == NONE || live[second as usize]) {
             zeroed[r] = false;
             return true;
         }

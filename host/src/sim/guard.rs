@@ -16,10 +16,10 @@ use propnet_netlist::{Gate, Netlist};
 pub const NONE: u32 = u32::MAX;
 
 /// Largest zero set kept (a gate with a larger one has none).
-const CAP: usize = 256;
+pub(super) const CAP: usize = 256;
 
 /// Largest zero set whose latches are joined into one group.
-const LINK: usize = 4;
+pub(super) const LINK: usize = 4;
 
 /// The groups of a netlist and the group of each gate.
 #[derive(Clone, Debug, Default)]
@@ -32,19 +32,30 @@ pub struct Guards {
 
 /// Most latch entries all zero sets together may hold (64 Mi, 256 MiB); a netlist that
 /// needs more gets no guards.
-const MAX_ENTRIES: usize = 1 << 26;
+pub(super) const MAX_ENTRIES: usize = 1 << 26;
 
 /// The zero guards of `net` (none, every gate [`NONE`], when its zero sets would hold more
 /// than [`MAX_ENTRIES`] latch entries).
 pub fn guards(net: &Netlist) -> Guards {
-    let Some(zero) = zero_sets(net) else {
-        return Guards {
-            groups: Vec::new(),
-            group_of: vec![NONE; net.gates.len()],
-        };
-    };
+    match zero_sets(net) {
+        Some(zero) => group(net, &zero),
+        None => no_guards(net),
+    }
+}
+
+/// Every gate [`NONE`].
+fn no_guards(net: &Netlist) -> Guards {
+    Guards {
+        groups: Vec::new(),
+        group_of: vec![NONE; net.gates.len()],
+    }
+}
+
+/// Latches named together in a set of `sets` of at most [`LINK`] are joined into one group;
+/// a gate whose set lies within one group belongs to it.
+fn group(net: &Netlist, sets: &[Option<Vec<u32>>]) -> Guards {
     let mut parent: Vec<u32> = (0..net.latches.len() as u32).collect();
-    for set in zero.iter().flatten().filter(|s| s.len() <= LINK) {
+    for set in sets.iter().flatten().filter(|s| s.len() <= LINK) {
         for w in set.windows(2) {
             let (a, b) = (find(&mut parent, w[0]), find(&mut parent, w[1]));
             parent[a.max(b) as usize] = a.min(b);
@@ -60,7 +71,7 @@ pub fn guards(net: &Netlist) -> Guards {
         }
         groups[index[root] as usize].push(l);
     }
-    let group_of = zero
+    let group_of = sets
         .iter()
         .map(|set| match set.as_deref() {
             Some([first, rest @ ..]) => {
@@ -82,7 +93,7 @@ pub fn guards(net: &Netlist) -> Guards {
 
 /// Per gate, its zero set (sorted latch indices), or `None`; `None` for all when they
 /// would hold more than [`MAX_ENTRIES`] entries.
-fn zero_sets(net: &Netlist) -> Option<Vec<Option<Vec<u32>>>> {
+pub(super) fn zero_sets(net: &Netlist) -> Option<Vec<Option<Vec<u32>>>> {
     let mut zero: Vec<Option<Vec<u32>>> = Vec::with_capacity(net.gates.len());
     let mut entries = 0usize;
     for g in &net.gates {

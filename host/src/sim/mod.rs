@@ -8,7 +8,11 @@
 //! lanes from the work queue. Where the cost model says it pays (hex 9×9), the transition
 //! phase is *guarded* (`guard`): runs whose latch group is 0 in every lane of the block
 //! are skipped, and blocks are refilled together (lockstep) so that the groups no lane
-//! has reached stay 0. In large programs (at least 16,384 operands) a two-operand `And`
+//! has reached stay 0. The core phase of a large program (chess) is guarded too, by *skip
+//! guards* (`observe`): a gate is skipped while it is 0 or no output depends on it, e.g.
+//! the king-safety test of a square no lane's king stands on, or the moves of the side not
+//! to move; a finished lane's latches are cleared so that it keeps no guard live while its
+//! block finishes. In large programs (at least 16,384 operands) a two-operand `And`
 //! read by one `Or` only is fused into it as a product, and a product led by a latch that
 //! is 0 in every lane of the block is skipped ([`program::Tuning`]). Latches take their
 //! next values in place, straight from the slots that compute them (a latch fed by another
@@ -32,6 +36,7 @@ mod engine;
 pub mod eval;
 mod fold;
 mod guard;
+mod observe;
 pub mod probe;
 pub mod program;
 mod queue;

@@ -16,6 +16,7 @@
 
 use super::fold::Folded;
 use super::guard::{guards, NONE};
+use super::observe::{skip_guards, ALTS};
 use propnet_netlist::{Gate, GateId, Netlist, NetlistInfo, Output};
 
 /// An operand: `slot << 1 | negate`.
@@ -80,8 +81,10 @@ pub struct Run {
     pub kind: RunKind,
     /// Number of instructions.
     pub len: u32,
-    /// The zero guard ([`Program::guards`]) whose latches, all 0 in every lane, make every
-    /// instruction of the run 0; [`NONE`] for none.
+    /// Guard ([`Program::guards`]; [`NONE`] for none): while every latch of it is 0 in
+    /// every lane, the run is skipped and its slots set to 0 (next phase: zero guards,
+    /// [`super::guard`]; core phase: skip guards, [`super::observe`]). A run of the core
+    /// phase may have a second guard ([`Phase::second_guards`]).
     pub guard: u32,
 }
 
@@ -98,6 +101,9 @@ pub struct Phase {
     pub args: Vec<Operand>,
     /// The instructions split into runs, in order; their lengths add up to the codes'.
     pub runs: Vec<Run>,
+    /// Per run, a second guard skipping it like [`Run::guard`] ([`NONE`] for none); empty
+    /// when no run has one. Kept apart so that the runs of every other phase stay small.
+    pub second_guards: Vec<u32>,
     /// Per instruction: for [`RunKind::Other`], how many of its operands (the last ones)
     /// are negated, so the evaluator reads them without per-operand masks; for
     /// [`RunKind::OrAnd`], how many operand pairs (the last `2 * n` operands) it has.
@@ -200,13 +206,21 @@ impl Program {
         }
         let mut slot_of = vec![u32::MAX; net.gates.len()];
         let mut next_slot = input_base + net.inputs.len();
-        let (guards, guard_of) = next_guards(net, info, &folded, tuning);
+        let (mut guards, next_guard_of) = phase_guards(net, info, &folded, tuning, 2, 0);
+        let (core_guards, core_guard_of) =
+            phase_guards(net, info, &folded, tuning, 0, guards.len() as u32);
+        guards.extend(core_guards);
         let mut phases: [Phase; 3] = Default::default();
         for (p, phase) in phases.iter_mut().enumerate() {
             phase.first_slot = next_slot;
-            let guard_of: &[u32] = if p == 2 { &guard_of } else { &[] };
-            for (run, members) in levelized(net, info, &folded, p, guard_of) {
+            let guard_of: &[[u32; ALTS]] = match p {
+                0 => &core_guard_of,
+                2 => &next_guard_of,
+                _ => &[],
+            };
+            for ((run, second), members) in levelized(net, info, &folded, p, guard_of) {
                 phase.runs.push(run);
+                phase.second_guards.push(second);
                 let run = &run;
                 for (i, swap) in members {
                     place(phase, net, &folded, &slot_of, i, swap, run.kind);
@@ -218,6 +232,11 @@ impl Program {
         let op_of = |g: GateId| folded.operand(&slot_of, g);
         let led: usize = phases.iter().map(|p| latch_led_products(p, l)).sum();
         let skips_products = tuning.pays(led, l.max(1));
+        for phase in &mut phases {
+            if phase.second_guards.iter().all(|&g| g == NONE) {
+                phase.second_guards.clear();
+            }
+        }
         let [core, goal, next] = phases;
         Program {
             latches: l,
@@ -277,8 +296,37 @@ impl Program {
     /// `83 guards, 33210 fused products, skipping`, or `untuned`.
     pub fn tuning_summary(&self) -> String {
         let mut parts = Vec::new();
+        let guarded = |phase: &Phase| {
+            let mut ops = (0usize, 0usize);
+            let (mut k, mut a) = (0usize, 0usize);
+            for run in &phase.runs {
+                let n = run.len as usize;
+                let used: usize = match run.kind {
+                    RunKind::Other | RunKind::OrAnd => phase.codes[k..k + n]
+                        .iter()
+                        .map(|c| (c >> 1) as usize)
+                        .sum(),
+                    _ => 2 * n,
+                };
+                ops.1 += used;
+                if run.guard != NONE {
+                    ops.0 += used;
+                }
+                (k, a) = (k + n, a + used);
+            }
+            debug_assert_eq!(a, phase.args.len());
+            ops
+        };
         if !self.guards.is_empty() {
-            parts.push(format!("{} guards", self.guards.len()));
+            let (core, next) = (guarded(&self.core), guarded(&self.next));
+            parts.push(format!(
+                "{} guards on {} of {} core and {} of {} next operands",
+                self.guards.len(),
+                core.0,
+                core.1,
+                next.0,
+                next.1
+            ));
         }
         let fused = self.fused_products();
         if fused > 0 {
@@ -370,15 +418,18 @@ const LARGE_MIN_OPERANDS: usize = 16_384;
 
 /// Whether [`Program::compile_with`] uses the techniques for large netlists, none of which
 /// changes results:
-/// - zero guards on the next phase ([`super::guard`]; a guarded program is run in lockstep
-///   blocks, lanes refilled together);
+/// - zero guards on the next phase ([`super::guard`]) and skip guards on the core phase
+///   ([`super::observe`]; a guarded program is run in lockstep blocks, lanes refilled
+///   together);
 /// - two-operand `And` gates fused into the one `Or` that reads them ([`RunKind::OrAnd`]);
 /// - products skipped in blocks where their latch is 0 in every lane
 ///   ([`super::eval::run_skipping`], [`Program::skips_products`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Tuning {
-    /// Where the cost model says they pay. Guards: at least 16,384 next-phase operands,
-    /// half of them in guarded instructions (hex 9×9: 94 k of 102 k). Fusion: at least
+    /// Where the cost model says they pay. Guards, per phase: at least 16,384 operands,
+    /// half of them in guarded instructions (hex 9×9's next phase: 94 k of 102 k; chess's
+    /// core: 5.27 M of 5.45 M), counting only guards that cover at least
+    /// [`MIN_GUARD_OPERANDS`]. Fusion: at least
     /// 16,384 operands in the program. Skipping: at least one product led by a latch per
     /// latch.
     Auto,
@@ -400,51 +451,103 @@ impl Tuning {
     }
 }
 
-/// The zero guards ([`super::guard`]) of the next phase's instructions, renumbered to the
-/// groups that guard some instruction, and the guard of each gate; none (and every gate
-/// [`NONE`]) where `tuning` says so.
-fn next_guards(
+/// The guards of phase `p`'s instructions, numbered from `first` in the order of the
+/// groups that guard some instruction, and the guards of each gate; none (and every gate
+/// [`NONE`]) where `tuning` says so. The next phase (2) uses zero guards
+/// ([`super::guard::guards`]), the core phase (0) skip guards
+/// ([`super::observe::skip_guards`]).
+fn phase_guards(
     net: &Netlist,
     info: &NetlistInfo,
     folded: &Folded,
     tuning: Tuning,
-) -> (Vec<Vec<u32>>, Vec<u32>) {
-    let next: Vec<usize> = info
+    p: usize,
+    first: u32,
+) -> (Vec<Vec<u32>>, Vec<[u32; ALTS]>) {
+    let in_phase =
+        |i: usize| folded.is_instruction(i) && phase_of(info, GateId(i as u32)) == Some(p);
+    let members: Vec<usize> = info
         .ids()
         .map(|g| g.index())
-        .filter(|&i| folded.is_instruction(i) && phase_of(info, GateId(i as u32)) == Some(2))
+        .filter(|&i| in_phase(i))
         .collect();
     let width = |i: usize| folded.width(i);
-    let total: usize = next.iter().map(|&i| width(i)).sum();
+    let total: usize = members.iter().map(|&i| width(i)).sum();
     if !tuning.pays(total, LARGE_MIN_OPERANDS) {
         return (Vec::new(), Vec::new());
     }
-    let auto = tuning == Tuning::Auto;
-    let g = guards(net);
-    let guarded: usize = next
+    let (groups, mut guards_of) = if p == 0 {
+        let g = skip_guards(net, in_phase);
+        (g.groups, g.guards_of)
+    } else {
+        let g = guards(net);
+        let of = g.group_of.iter().map(|&x| [x, NONE]).collect();
+        (g.groups, of)
+    };
+    if tuning == Tuning::Auto && p == 0 {
+        drop_small_guards(&members, &width, groups.len(), &mut guards_of);
+    }
+    let guarded: usize = members
         .iter()
-        .filter(|&&i| g.group_of[i] != NONE)
+        .filter(|&&i| guards_of[i][0] != NONE)
         .map(|&i| width(i))
         .sum();
-    if auto && 2 * guarded < total {
+    if tuning == Tuning::Auto && 2 * guarded < total {
         return (Vec::new(), Vec::new());
     }
-    let mut renumber = vec![NONE; g.groups.len()];
+    let mut renumber = vec![NONE; groups.len()];
     let mut used: Vec<Vec<u32>> = Vec::new();
-    let mut guard_of = vec![NONE; net.gates.len()];
-    for &i in &next {
-        let group = g.group_of[i];
-        if group == NONE {
-            continue;
+    let mut out = vec![[NONE; ALTS]; net.gates.len()];
+    for &i in &members {
+        for (slot, &group) in out[i].iter_mut().zip(&guards_of[i]) {
+            if group == NONE {
+                continue;
+            }
+            if renumber[group as usize] == NONE {
+                renumber[group as usize] = first + used.len() as u32;
+                used.push(groups[group as usize].clone());
+            }
+            *slot = renumber[group as usize];
         }
-        if renumber[group as usize] == NONE {
-            renumber[group as usize] = used.len() as u32;
-            used.push(g.groups[group as usize].clone());
-        }
-        guard_of[i] = renumber[group as usize];
     }
-    (used, guard_of)
+    (used, out)
 }
+
+/// Fewest operands a guard must cover to be kept ([`Tuning::Auto`]): each guard splits the
+/// runs of every level it appears in, and a block checks it every step. Chess keeps guards
+/// of ~480 operands on average (king squares, side to move); chess_200's average 36, and
+/// with them it ran 15 % slower.
+const MIN_GUARD_OPERANDS: usize = 256;
+
+/// Removes from `guards_of` (per gate, indexed by gate) the guards whose `members` cover
+/// fewer than [`MIN_GUARD_OPERANDS`] operands (`width` per gate), keeping each gate's
+/// remaining guards first.
+fn drop_small_guards(
+    members: &[usize],
+    width: &impl Fn(usize) -> usize,
+    groups: usize,
+    guards_of: &mut [[u32; ALTS]],
+) {
+    let mut covered = vec![0usize; groups];
+    for &i in members {
+        for &g in guards_of[i].iter().filter(|&&g| g != NONE) {
+            covered[g as usize] += width(i);
+        }
+    }
+    for &i in members {
+        let kept: Vec<u32> = guards_of[i]
+            .iter()
+            .copied()
+            .filter(|&g| g != NONE && covered[g as usize] >= MIN_GUARD_OPERANDS)
+            .collect();
+        guards_of[i] = [NONE; ALTS];
+        guards_of[i][..kept.len()].copy_from_slice(&kept);
+    }
+}
+
+/// A run with its second guard ([`Phase::second_guards`]) and its gates, each with whether
+/// its two operands are swapped to fit the run's kind.
+type LeveledRun = ((Run, u32), Vec<(usize, bool)>);
 
 /// The instruction gates of phase `p` in evaluation order, as runs: by level (1 + the
 /// deepest operand instruction of the same phase; operands from earlier phases and leaves
@@ -456,10 +559,10 @@ fn levelized(
     info: &NetlistInfo,
     folded: &Folded,
     p: usize,
-    guard_of: &[u32],
-) -> Vec<(Run, Vec<(usize, bool)>)> {
+    guard_of: &[[u32; ALTS]],
+) -> Vec<LeveledRun> {
     let mut level = vec![0u32; net.gates.len()];
-    let mut members: Vec<(u32, u32, RunKind, usize, bool)> = Vec::new();
+    let mut members: Vec<(u32, [u32; ALTS], RunKind, usize, bool)> = Vec::new();
     for g in info.ids() {
         let i = g.index();
         if !folded.is_instruction(i) || phase_of(info, g) != Some(p) {
@@ -481,25 +584,28 @@ fn levelized(
         } else {
             (RunKind::Other, false)
         };
-        let guard = guard_of.get(i).copied().unwrap_or(NONE);
-        members.push((level[i], guard, kind, i, swap));
+        let guards = guard_of.get(i).copied().unwrap_or([NONE; ALTS]);
+        members.push((level[i], guards, kind, i, swap));
     }
     members.sort_by_key(|&(l, g, k, _, _)| (l, g, k));
-    let mut out: Vec<(Run, Vec<(usize, bool)>)> = Vec::new();
-    for (l, guard, kind, i, swap) in members {
+    let mut out: Vec<LeveledRun> = Vec::new();
+    for (l, guards, kind, i, swap) in members {
         match out.last_mut() {
-            Some((run, gates))
-                if run.kind == kind && run.guard == guard && level[gates[0].0] == l =>
+            Some(((run, second), gates))
+                if run.kind == kind && [run.guard, *second] == guards && level[gates[0].0] == l =>
             {
                 run.len += 1;
                 gates.push((i, swap));
             }
             _ => out.push((
-                Run {
-                    kind,
-                    len: 1,
-                    guard,
-                },
+                (
+                    Run {
+                        kind,
+                        len: 1,
+                        guard: guards[0],
+                    },
+                    guards[1],
+                ),
                 vec![(i, swap)],
             )),
         }
