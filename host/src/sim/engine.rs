@@ -11,7 +11,7 @@
 //! guarded program refills the whole block at once when its last lane finishes).
 
 use super::choice::{choose_moves, ChoiceScratch, Isa, LaneCounters};
-use super::eval::{read, run_guarded, run_guarded2, run_phase, run_skipping, Block};
+use super::eval::{read, run_guarded, run_phase, run_skipping, Block};
 use super::guard::NONE;
 use super::probe::{NoProbe, PhaseTimes, Probe, SimPhase};
 use super::program::{slot, Program};
@@ -369,7 +369,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
     #[inline(never)]
     fn run_core_guarded(&mut self) {
         self.mark_live_guards();
-        run_guarded2(
+        run_guarded(
             &mut self.vals,
             &self.prog.core,
             &self.nonzero,

@@ -40,9 +40,10 @@ pub fn run_skipping<const W: usize>(vals: &mut [Block<W>], phase: &Phase, nonzer
     run_runs(vals, phase, nonzero, |_, _| true);
 }
 
-/// [`run_skipping`] also skipping the runs with a guard that is not `live` (see
-/// [`super::program::Run::guards`]): a skipped run's slots are set to 0 unless
-/// `zeroed` (one flag per run) says they still are from an earlier skip.
+/// [`run_skipping`] also skipping the runs with a guard that is not `live`
+/// ([`super::program::Run::guard`], and [`Phase::second_guards`] where the phase has
+/// them): a skipped run's slots are set to 0 unless `zeroed` (one flag per run) says they
+/// still are from an earlier skip.
 #[inline(always)]
 pub fn run_guarded<const W: usize>(
     vals: &mut [Block<W>],
@@ -53,42 +54,29 @@ pub fn run_guarded<const W: usize>(
 ) {
     run_runs(vals, phase, nonzero, |r, out| {
         let guard = phase.runs[r].guard;
-        if guard == NONE || live[guard as usize] {
-            zeroed[r] = false;
-            return true;
-        }
-        if !zeroed[r] {
-            out.fill([0; W]);
-            zeroed[r] = true;
-        }
-        false
+        let second = phase.second_guards.get(r).copied().unwrap_or(NONE);
+        let alive =
+            (guard == NONE || live[guard as usize]) && (second == NONE || live[second as usize]);
+        keep_or_zero(alive, r, out, zeroed)
     });
 }
 
-/// [`run_guarded`] for a phase whose runs may have a second guard
-/// ([`Phase::second_guards`], the core phase's skip guards): a run is skipped when either
-/// of its guards is not `live`.
+/// Whether run `r` is evaluated (`alive`); a skipped run's slots `out` are set to 0 once
+/// and stay so (`zeroed`) until it runs again.
 #[inline(always)]
-pub fn run_guarded2<const W: usize>(
-    vals: &mut [Block<W>],
-    phase: &Phase,
-    nonzero: &[bool],
-    live: &[bool],
+fn keep_or_zero<const W: usize>(
+    alive: bool,
+    r: usize,
+    out: &mut [Block<W>],
     zeroed: &mut [bool],
-) {
-    run_runs(vals, phase, nonzero, |r, out| {
-        let guard = phase.runs[r].guard;
-        let second = phase.second_guards.get(r).copied().unwrap_or(NONE);
-        if (guard == NONE || live[guard as usize]) && (second == NONE || live[second as usize]) {
-            zeroed[r] = false;
-            return true;
-        }
-        if !zeroed[r] {
-            out.fill([0; W]);
-            zeroed[r] = true;
-        }
-        false
-    });
+) -> bool {
+    if alive {
+        zeroed[r] = false;
+    } else if !zeroed[r] {
+        out.fill([0; W]);
+        zeroed[r] = true;
+    }
+    alive
 }
 
 /// Evaluates the runs of `phase` for which `keep(run index, its slots)` says so, skipping

@@ -130,23 +130,23 @@ enum Seen {
     Always,
 }
 
+/// The gates whose values leave the netlist: legal, goal, next-state and terminal.
+fn outputs(net: &Netlist) -> impl Iterator<Item = propnet_netlist::GateId> + '_ {
+    let views = net.roles.iter().flat_map(|r| {
+        let legal = r.legal.iter().map(|x| x.gate);
+        legal.chain(r.goals.iter().map(|x| x.gate))
+    });
+    views
+        .chain(net.latches.iter().map(|x| x.next))
+        .chain([net.terminal])
+}
+
 /// Per gate, its alternative unobserved sets (empty: observed in every state); `None`
 /// past [`MAX_ENTRIES`]. Consumers come after their operands in the arena, so one pass from
 /// the last gate down meets every consumer of a gate before the gate.
 fn unobserved_alts(net: &Netlist, zero: &[Alts], rank: Rank<'_>) -> Option<Vec<Alts>> {
     let mut seen = vec![Seen::Unused; net.gates.len()];
-    let outputs = net
-        .roles
-        .iter()
-        .flat_map(|r| {
-            r.legal
-                .iter()
-                .map(|x| x.gate)
-                .chain(r.goals.iter().map(|x| x.gate))
-        })
-        .chain(net.latches.iter().map(|x| x.next))
-        .chain([net.terminal]);
-    for g in outputs {
+    for g in outputs(net) {
         seen[g.index()] = Seen::Always;
     }
     let mut entries = 0usize;
@@ -288,19 +288,7 @@ mod tests {
             let net = random_netlist(seed, &RandomSpec::default());
             let g = skip_guards(&net, |i| matches!(net.gates[i], Gate::And(_) | Gate::Or(_)));
             guarded += g.guards_of.iter().filter(|x| x[0] != NONE).count();
-            let outputs: Vec<usize> = net
-                .roles
-                .iter()
-                .flat_map(|r| {
-                    r.legal
-                        .iter()
-                        .map(|x| x.gate)
-                        .chain(r.goals.iter().map(|x| x.gate))
-                })
-                .chain(net.latches.iter().map(|x| x.next))
-                .chain([net.terminal])
-                .map(|x| x.index())
-                .collect();
+            let outputs: Vec<usize> = outputs(&net).map(|x| x.index()).collect();
             let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
             let mut bit = || {
                 x ^= x << 13;
