@@ -365,7 +365,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
     /// The core phase with its skip guards ([`super::observe`]); the marks of live guards
     /// it makes serve the next phase too (latches keep their values until the
     /// transition). Kept out of line: only large programs (chess) have core guards, and
-    /// inlining it slowed the stepper of every other game.
+    /// the stepper of the others stays as it was.
     #[inline(never)]
     fn run_core_guarded(&mut self) {
         self.mark_live_guards();

@@ -96,14 +96,7 @@ fn run_runs<const W: usize>(
         let (done, rest) = vals.split_at_mut(phase.first_slot + k);
         let out = &mut rest[..n];
         if !keep(r, out) {
-            let used = match run.kind {
-                RunKind::Other | RunKind::OrAnd => phase.codes[k..k + n]
-                    .iter()
-                    .map(|c| (c >> 1) as usize)
-                    .sum(),
-                _ => 2 * n,
-            };
-            args = &args[used..];
+            args = &args[phase.run_operands(k, run)..];
         } else if run.kind == RunKind::OrAnd {
             let codes = phase.codes[k..k + n].iter().zip(&phase.negated[k..k + n]);
             for (o, (&code, &pairs)) in out.iter_mut().zip(codes) {

@@ -119,6 +119,18 @@ impl Phase {
     pub fn is_empty(&self) -> bool {
         self.codes.is_empty()
     }
+
+    /// Operands of `run`, whose first instruction is instruction `k`.
+    #[inline(always)]
+    pub fn run_operands(&self, k: usize, run: &Run) -> usize {
+        let n = run.len as usize;
+        match run.kind {
+            RunKind::Other | RunKind::OrAnd => {
+                self.codes[k..k + n].iter().map(|c| (c >> 1) as usize).sum()
+            }
+            _ => 2 * n,
+        }
+    }
 }
 
 /// A compiled netlist, ready for the bit-parallel evaluator.
@@ -296,25 +308,17 @@ impl Program {
     /// `83 guards, 33210 fused products, skipping`, or `untuned`.
     pub fn tuning_summary(&self) -> String {
         let mut parts = Vec::new();
+        // Operands in guarded runs, and in all runs, of a phase.
         let guarded = |phase: &Phase| {
-            let mut ops = (0usize, 0usize);
-            let (mut k, mut a) = (0usize, 0usize);
+            let (mut ops, mut k) = ((0usize, 0usize), 0usize);
             for run in &phase.runs {
-                let n = run.len as usize;
-                let used: usize = match run.kind {
-                    RunKind::Other | RunKind::OrAnd => phase.codes[k..k + n]
-                        .iter()
-                        .map(|c| (c >> 1) as usize)
-                        .sum(),
-                    _ => 2 * n,
-                };
+                let used = phase.run_operands(k, run);
                 ops.1 += used;
                 if run.guard != NONE {
                     ops.0 += used;
                 }
-                (k, a) = (k + n, a + used);
+                k += run.len as usize;
             }
-            debug_assert_eq!(a, phase.args.len());
             ops
         };
         if !self.guards.is_empty() {
