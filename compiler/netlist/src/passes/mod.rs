@@ -14,6 +14,7 @@ pub mod absorb_operands;
 mod check_equivalent;
 pub mod collapse_single;
 pub mod drop_constant_latches;
+pub mod extract_pairs;
 pub mod factor_shared;
 pub mod fold_constants;
 pub mod merge_equivalent;
@@ -39,11 +40,12 @@ pub const PASSES: &[(&str, PassFn)] = &[
     ("absorb_not", absorb_not::run),
     ("remove_dead", remove_dead::run),
     ("merge_latches", merge_latches::run),
+    ("extract_pairs", extract_pairs::run),
 ];
 
 /// Passes too slow to run every round: [`optimize`] runs them only in a round where the
 /// others changed nothing (at their fixpoint).
-pub const EXPENSIVE: &[&str] = &["merge_latches"];
+pub const EXPENSIVE: &[&str] = &["merge_latches", "extract_pairs"];
 
 /// The pass with this name, if any.
 pub fn pass_by_name(name: &str) -> Option<PassFn> {

@@ -33,6 +33,15 @@ fn specs() -> Vec<RandomSpec> {
             next_gates: 5,
             max_fanin: 3,
         },
+        // Wide gates over few sources: operand pairs recur (extract_pairs).
+        RandomSpec {
+            roles: 2,
+            moves_per_role: 3,
+            latches: 4,
+            view_gates: 150,
+            next_gates: 40,
+            max_fanin: 12,
+        },
     ]
 }
 
