@@ -5,7 +5,8 @@
 
 use super::rebuild::{rebuild, Rebuilder, Rewrite};
 use crate::{Gate, GateId, Netlist};
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 /// Runs the pass; returns true when the netlist changed.
 pub fn run(net: &mut Netlist) -> bool {
@@ -15,9 +16,6 @@ pub fn run(net: &mut Netlist) -> bool {
         _ => Rewrite::Keep,
     })
 }
-
-/// Most operands factored out of one gate in one run (each costs a scan of its operands).
-const MAX_FACTORS: usize = 8;
 
 /// The operands of `x` when it is a single-use gate of the inner kind (`And` inside an `Or`
 /// when `outer_and` is false) with at least two operands.
@@ -29,28 +27,75 @@ fn inner_ops(rb: &Rebuilder, x: GateId, outer_and: bool) -> Option<&[GateId]> {
     }
 }
 
-/// The operand shared by most inner gates among `ops` (at least two), with those gates.
-fn best_shared(rb: &Rebuilder, ops: &[GateId], outer_and: bool) -> Option<(GateId, Vec<GateId>)> {
-    let mut count: HashMap<GateId, u32> = HashMap::new();
-    for &x in ops {
-        if let Some(v) = inner_ops(rb, x, outer_and) {
-            for &o in v {
-                *count.entry(o).or_default() += 1;
+/// How often each operand occurs in the inner gates among a gate's operands that are not
+/// factored yet, kept up to date as holders leave; the most frequent comes first.
+struct Shared {
+    /// Inner gates among the operands with their operand lists; `None` once factored.
+    inner: Vec<Option<(GateId, Vec<GateId>)>>,
+    /// Per operand: its count and the indices into `inner` of the gates holding it.
+    holders: HashMap<GateId, (u32, Vec<u32>)>,
+    /// (count, operand) candidates, possibly stale (counts only fall).
+    queue: BinaryHeap<(u32, Reverse<GateId>)>,
+}
+
+impl Shared {
+    fn new(rb: &Rebuilder, ops: &[GateId], outer_and: bool) -> Shared {
+        let inner: Vec<_> = ops
+            .iter()
+            .filter_map(|&x| inner_ops(rb, x, outer_and).map(|v| Some((x, v.to_vec()))))
+            .collect();
+        let mut holders: HashMap<GateId, (u32, Vec<u32>)> = HashMap::new();
+        for (i, entry) in inner.iter().enumerate() {
+            for &o in &entry.as_ref().expect("all present").1 {
+                let h = holders.entry(o).or_default();
+                h.0 += 1;
+                h.1.push(i as u32);
+            }
+        }
+        let queue = holders
+            .iter()
+            .filter(|(_, h)| h.0 >= 2)
+            .map(|(&o, h)| (h.0, Reverse(o)))
+            .collect();
+        Shared {
+            inner,
+            holders,
+            queue,
+        }
+    }
+
+    /// The operand shared by most remaining inner gates (at least two; ties to the smallest
+    /// id), with those gates (sorted).
+    fn best(&mut self) -> Option<(GateId, Vec<GateId>)> {
+        while let Some((c, Reverse(a))) = self.queue.pop() {
+            let (now, at) = &self.holders[&a];
+            if *now != c {
+                if *now >= 2 {
+                    self.queue.push((*now, Reverse(a)));
+                }
+                continue;
+            }
+            let mut gates: Vec<GateId> = at
+                .iter()
+                .filter_map(|&i| self.inner[i as usize].as_ref().map(|e| e.0))
+                .collect();
+            gates.sort_unstable();
+            return Some((a, gates));
+        }
+        None
+    }
+
+    /// Removes the inner gates holding `a` from the counts.
+    fn take(&mut self, a: GateId) {
+        let at = std::mem::take(&mut self.holders.get_mut(&a).expect("counted").1);
+        for i in at {
+            if let Some((_, v)) = self.inner[i as usize].take() {
+                for o in v {
+                    self.holders.get_mut(&o).expect("counted").0 -= 1;
+                }
             }
         }
     }
-    let (&a, &m) = count
-        .iter()
-        .max_by_key(|(&o, &c)| (c, std::cmp::Reverse(o)))?;
-    if m < 2 {
-        return None;
-    }
-    let holders = ops
-        .iter()
-        .copied()
-        .filter(|&x| inner_ops(rb, x, outer_and).is_some_and(|v| v.contains(&a)))
-        .collect();
-    Some((a, holders))
 }
 
 /// Whether factoring `a` out of `holders` (of an outer gate with `k` operands) saves
@@ -81,14 +126,12 @@ fn factor(rb: &mut Rebuilder, ops: &[GateId], outer_and: bool) -> Rewrite {
     rest.sort_unstable();
     rest.dedup();
     let mut factored = Vec::new();
-    // Bounded work per gate; the next optimize round continues.
-    while factored.len() < MAX_FACTORS {
-        let Some((a, holders)) = best_shared(rb, &rest, outer_and) else {
-            break;
-        };
+    let mut shared = Shared::new(rb, &rest, outer_and);
+    while let Some((a, holders)) = shared.best() {
         if !pays(rb, a, &holders, rest.len() + factored.len(), outer_and) {
             break;
         }
+        shared.take(a);
         let residuals: Vec<GateId> = holders
             .iter()
             .map(|&x| {
