@@ -18,6 +18,7 @@
 
 use super::choice::LaneCounters;
 use super::eval::Block;
+use super::program::Phase;
 use propnet_netlist::rng::{self, ROTATIONS};
 use std::arch::x86_64::*;
 
@@ -74,6 +75,39 @@ impl Avx2 {
             draws(seed, role, playout, step, out)
         }
     }
+}
+
+impl Avx2 {
+    /// [`super::eval::run_guarded`] compiled for AVX2 (the 256-bit word loops): the core
+    /// phase of large programs runs out of line, outside the stepper's AVX2 copy.
+    #[inline(always)]
+    pub fn run_guarded<const W: usize>(
+        self,
+        vals: &mut [Block<W>],
+        phase: &Phase,
+        nonzero: &[bool],
+        live: &[bool],
+        zeroed: &mut [bool],
+    ) {
+        // SAFETY: as in `pick_planes`.
+        #[allow(unsafe_code)]
+        unsafe {
+            run_guarded(vals, phase, nonzero, live, zeroed)
+        }
+    }
+}
+
+/// See [`Avx2::run_guarded`].
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+fn run_guarded<const W: usize>(
+    vals: &mut [Block<W>],
+    phase: &Phase,
+    nonzero: &[bool],
+    live: &[bool],
+    zeroed: &mut [bool],
+) {
+    super::eval::run_guarded(vals, phase, nonzero, live, zeroed);
 }
 
 /// See [`Avx2::draws`].

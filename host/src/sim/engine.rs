@@ -226,7 +226,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         while !is_zero(&self.active) {
             self.probe.begin_step(block_steps);
             if core_guarded {
-                self.run_core_guarded();
+                self.run_core_guarded(isa);
             } else {
                 run_skipping(&mut self.vals, &prog.core, &self.nonzero);
             }
@@ -366,16 +366,20 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
     /// it makes serve the next phase too (latches keep their values until the
     /// transition). Kept out of line: only large programs (chess) have core guards, and
     /// the stepper of the others stays as it was.
+    /// With AVX2 (`isa`), the evaluation runs in [`super::avx2`]'s copy compiled for it.
     #[inline(never)]
-    fn run_core_guarded(&mut self) {
+    fn run_core_guarded(&mut self, isa: Isa) {
         self.mark_live_guards();
-        run_guarded(
-            &mut self.vals,
-            &self.prog.core,
-            &self.nonzero,
+        let (vals, phase, nonzero) = (&mut self.vals, &self.prog.core, &self.nonzero);
+        let (live, zeroed) = (
             &self.live_guards,
             &mut self.zeroed[self.prog.next.runs.len()..],
         );
+        match isa {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2(avx2) => avx2.run_guarded(vals, phase, nonzero, live, zeroed),
+            Isa::Portable => run_guarded(vals, phase, nonzero, live, zeroed),
+        }
     }
 
     /// Sets every latch of the `lanes` to 0: a finished lane waiting for its block
