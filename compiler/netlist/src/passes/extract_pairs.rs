@@ -12,7 +12,7 @@
 //!
 //! Each extraction adds one gate with two operands and removes at least [`MIN_USES`] operand
 //! reads, so the netlist's gates plus edges shrink strictly; a pair whose every use went into
-//! a later pair is inlined there instead of getting a gate. New gates reorder the (sorted)
+//! a later pair (of the same round) is inlined there instead of getting a gate. New gates reorder the (sorted)
 //! operand lists, so the pass repeats until the canonical order shows no pair to extract.
 //! An [`super::EXPENSIVE`] pass: the other passes reach their fixpoint first (they flatten a
 //! gate left with a single user, after which this pass may find more).
@@ -191,7 +191,7 @@ fn compress(lists: &mut Lists, n: u32) -> Vec<Pair> {
 
 /// How each symbol becomes gate operands: old gates and extracted pairs with two or more
 /// users stand for themselves; a pair with a single user (all its uses went into one later
-/// pair) is inlined into that user, so no extracted gate has a single user.
+/// pair) is inlined into that user, so no gate extracted in one round has a single user.
 struct Symbols<'a> {
     n: u32,
     pairs: &'a [Pair],

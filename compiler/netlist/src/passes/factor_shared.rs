@@ -47,9 +47,13 @@ impl Shared {
         let mut holders: HashMap<GateId, (u32, Vec<u32>)> = HashMap::new();
         for (i, entry) in inner.iter().enumerate() {
             for &o in &entry.as_ref().expect("all present").1 {
+                // Every occurrence counts (as the choice always did); a gate listing an
+                // operand twice is still one holder.
                 let h = holders.entry(o).or_default();
                 h.0 += 1;
-                h.1.push(i as u32);
+                if h.1.last() != Some(&(i as u32)) {
+                    h.1.push(i as u32);
+                }
             }
         }
         let queue = holders
@@ -65,7 +69,7 @@ impl Shared {
     }
 
     /// The operand shared by most remaining inner gates (at least two; ties to the smallest
-    /// id), with those gates (sorted).
+    /// id), with those gates (sorted, each once).
     fn best(&mut self) -> Option<(GateId, Vec<GateId>)> {
         while let Some((c, Reverse(a))) = self.queue.pop() {
             let (now, at) = &self.holders[&a];
@@ -166,4 +170,23 @@ fn factor(rb: &mut Rebuilder, ops: &[GateId], outer_and: bool) -> Rewrite {
     }
     rest.sort_unstable();
     Rewrite::Gate(Gate::and_or(outer_and, rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::from_text;
+
+    #[test]
+    fn an_operand_listed_twice_in_one_gate_is_one_holder() {
+        // `a` twice in the only single-use `And`: nothing to share, nothing to rewrite.
+        let text = "role r0 \"p\"\ninput i0 r0 \"(go)\"\n\
+            latch l0 \"(a)\" init 0\nlatch l1 \"(b)\" init 1\nlatch l2 \"(c)\" init 0\n\
+            g0 = latch l0\ng1 = latch l1\ng2 = latch l2\n\
+            g3 = and g0 g0 g1\ng4 = or g3 g2\ng5 = input i0\n\
+            next l0 g4\nnext l1 g1\nnext l2 g2\nlegal r0 i0 g1\nterminal g2\n";
+        let net = from_text(text).expect("valid text");
+        let mut out = net.clone();
+        assert!(!super::run(&mut out), "rewrote:\n{}", crate::to_text(&out));
+        assert_eq!(out, net);
+    }
 }
