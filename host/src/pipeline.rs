@@ -278,7 +278,8 @@ mod tests {
         assert_eq!(report.roles, ["xplayer", "oplayer"].map(String::from));
         let (opt, report) = load_netlist(&path, &PipelineOptions::default()).unwrap();
         assert!(report.passes.is_some());
-        assert!(opt.logic_gate_count() <= net.logic_gate_count());
+        let size = |n: &Netlist| n.logic_gate_count() + n.stats().edges;
+        assert!(size(&opt) <= size(&net), "gates plus edges grew");
         assert_eq!(opt.roles.len(), net.roles.len());
         // What `propnet compile` writes is at the passes' fixpoint: loading it again skips them.
         assert!(opt.optimized && !net.optimized);
