@@ -365,8 +365,8 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
     /// The core phase with its skip guards ([`super::observe`]); the marks of live guards
     /// it makes serve the next phase too (latches keep their values until the
     /// transition). Kept out of line: only large programs (chess) have core guards, and
-    /// the stepper of the others stays as it was.
-    /// With AVX2 (`isa`), the evaluation runs in [`super::avx2`]'s copy compiled for it.
+    /// the stepper of the others stays as it was. Being out of line, it is not part of the
+    /// stepper's AVX2 copy: with AVX2 (`isa`) the evaluation runs in [`super::avx2`]'s copy.
     #[inline(never)]
     fn run_core_guarded(&mut self, isa: Isa) {
         self.mark_live_guards();

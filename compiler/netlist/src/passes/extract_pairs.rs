@@ -12,8 +12,9 @@
 //!
 //! Each extraction adds one gate with two operands and removes at least [`MIN_USES`] operand
 //! reads, so the netlist's gates plus edges shrink strictly; a pair whose every use went into
-//! a later pair (of the same round) is inlined there instead of getting a gate. New gates reorder the (sorted)
-//! operand lists, so the pass repeats until the canonical order shows no pair to extract.
+//! a later pair (of the same round) is inlined there instead of getting a gate. New gates
+//! reorder the (sorted) operand lists, so the pass repeats until the canonical order shows no
+//! pair to extract.
 //! An [`super::EXPENSIVE`] pass: the other passes reach their fixpoint first (they flatten a
 //! gate left with a single user, after which this pass may find more).
 
@@ -218,6 +219,10 @@ impl Symbols<'_> {
     /// Appends the operands symbol `s` contributes to a list: itself when it stands alone,
     /// else its parts' contributions.
     fn expand(&self, s: u32, out: &mut Vec<u32>) {
+        if self.stands_alone(s) {
+            out.push(s); // the common case, without a stack
+            return;
+        }
         let mut stack = vec![s];
         while let Some(t) = stack.pop() {
             if self.stands_alone(t) {
