@@ -17,6 +17,7 @@ use super::probe::{NoProbe, PhaseTimes, Probe, SimPhase};
 use super::program::{slot, Program};
 use super::queue::WorkQueue;
 use super::record::{for_each_lane, record, tally, Finished, FinishedLanes};
+use super::slots::Slots;
 use crate::backend::JobResult;
 use propnet_netlist::playout::{PlayoutEnd, PlayoutRecord};
 
@@ -50,7 +51,7 @@ pub struct RunSpec<'a> {
 pub struct Engine<'p, const W: usize, P: Probe = NoProbe> {
     prog: &'p Program,
     probe: P,
-    vals: Vec<Block<W>>,
+    vals: Slots<W>,
     /// Next values of the latches in `latch_fed`, while latches are updated.
     next_buf: Vec<Block<W>>,
     /// Latches whose next value is another latch's slot.
@@ -130,7 +131,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         Engine {
             prog,
             probe: P::default(),
-            vals: vec![[0; W]; prog.slots],
+            vals: Slots::zeroed(prog.slots),
             next_buf: vec![[0; W]; latch_fed.len()],
             latch_fed,
             next_run: next_runs(prog),

@@ -41,6 +41,7 @@ pub mod probe;
 pub mod program;
 mod queue;
 mod record;
+mod slots;
 pub mod tune;
 
 pub use backend::CpuBackend;
