@@ -15,12 +15,13 @@ fn neg_mask(op: Operand) -> u64 {
 
 /// Operands read ahead of the one being evaluated, in programs whose slots outgrow the
 /// caches ([`PREFETCH_MIN_BYTES`]): their slots are prefetched, so that several reads are
-/// in flight at once. Chess (340 k slots, 21 MB at 512 lanes) runs ~25 % faster with it;
-/// breakthrough (1.1 k slots, in the L1 and L2 caches) ~15 % slower, hence the threshold.
+/// in flight at once. With line-aligned slots (`sim/slots.rs`) chess (347 k slots, 21 MB
+/// at 512 lanes) runs ~20–35 % faster with it (BENCHMARKS.md, session 12).
 const AHEAD: usize = 24;
 
-/// Slot bytes from which the evaluator prefetches operands ([`AHEAD`]): past a typical
-/// L2 cache (1 MiB a core on the machines of BENCHMARKS.md).
+/// Slot bytes from which the evaluator prefetches operands ([`AHEAD`]). Below it the
+/// prefetches cost more than they save: breakthrough (1.4 k slots) ran ~15 % slower with
+/// them and hex 9×9 at 2,048 lanes (3.9 MB) ~20 % slower.
 pub const PREFETCH_MIN_BYTES: usize = 8 << 20;
 
 /// When `PF`, asks the processor to bring the slot of `ahead[i]` into the cache (each of

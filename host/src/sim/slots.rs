@@ -4,7 +4,7 @@
 //!
 //! A `Vec<Block<W>>` from the system allocator is only 16-byte aligned: a 64-byte block
 //! then straddles two lines, and a prefetch of its address brings in only the first. On
-//! chess (340 k slots, 21 MB at 512 lanes) aligned slots with prefetching run ~25 % faster
+//! chess (347 k slots, 21 MB at 512 lanes) aligned slots with prefetching run ~20–35 % faster
 //! than either alone (BENCHMARKS.md).
 
 use super::eval::Block;
