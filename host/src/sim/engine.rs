@@ -69,7 +69,7 @@ pub struct Engine<'p, const W: usize, P: Probe = NoProbe> {
     scratch: ChoiceScratch,
     /// Pending block of finished playouts awaiting goal evaluation: slot values (lane `p`
     /// holds `pending[p]`'s final state) and what else their records need.
-    gvals: Vec<Block<W>>,
+    gvals: Slots<W>,
     pending: Vec<Finished>,
     /// Scratch of [`tally`]: finished lanes grouped by job.
     groups: Vec<(u32, Block<W>)>,
@@ -142,12 +142,12 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             end: vec![PlayoutEnd::Terminal; lanes],
             active: [0; W],
             scratch: ChoiceScratch::new(lanes, max_moves),
-            gvals: if prog.goal.is_empty() {
-                Vec::new()
+            gvals: Slots::zeroed(if prog.goal.is_empty() {
+                0
             } else {
                 // Latches, constant, inputs, core and goal slots; no next slots.
-                vec![[0; W]; prog.next.first_slot]
-            },
+                prog.next.first_slot
+            }),
             pending: Vec::with_capacity(lanes),
             groups: Vec::new(),
             nonzero: vec![

@@ -18,7 +18,6 @@ struct Line([u64; 8]);
 
 /// `len` blocks of `W` words in line-aligned memory; derefs to `[Block<W>]`. `W` is a
 /// power of two (the simulator's block widths, 1 to 32 words).
-#[derive(Clone)]
 pub struct Slots<const W: usize> {
     lines: Vec<Line>,
     len: usize,
