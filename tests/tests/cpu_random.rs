@@ -429,3 +429,68 @@ fn rejects_bad_input() {
     );
     assert!(b.run_batch(&r).is_err());
 }
+
+/// `--profile`'s count of evaluated core operands: every operand on each sampled step of an
+/// unguarded core phase (`Tuning::Never`), at most that of a guarded one (`Tuning::Always`),
+/// and fewer in most guarded programs (dead guards skip their runs); results stay the
+/// reference's with the profile on.
+#[test]
+fn profile_counts_the_core_operands_evaluated() {
+    let (mut guarded, mut skipped) = (0, 0);
+    for seed in 0..16u64 {
+        let net = random_netlist(700 + seed, &varied_spec(seed));
+        let r = req(
+            vec![Job {
+                start: net.initial_state(),
+                first_playout: 0,
+                count: 200,
+            }],
+            seed,
+            40,
+        );
+        for tuning in [Tuning::Always, Tuning::Never] {
+            let mut b = CpuBackend::with_tuning(
+                propnet_netlist::ValidNetlist::new(net.clone()).expect("valid netlist"),
+                CpuOptions {
+                    threads: 1,
+                    lane_width: 64,
+                },
+                tuning,
+            )
+            .expect("cpu backend");
+            b.enable_profile();
+            let got = b.run_batch(&r).unwrap();
+            assert_same(&net, &r, &got, &format!("seed {seed}, {tuning:?}"));
+            let per_step = b.program().core.args.len() as u64;
+            let is_guarded = b.program().core_is_guarded();
+            if tuning == Tuning::Never {
+                assert!(!is_guarded, "seed {seed}: core guarded under Tuning::Never");
+            }
+            let t = b.phase_times().expect("profile enabled");
+            assert!(t.sampled_steps > 0, "seed {seed}: no step sampled");
+            let all = per_step * t.sampled_steps;
+            if is_guarded {
+                guarded += 1;
+                assert!(
+                    t.core_operands <= all,
+                    "seed {seed}: {} > {all}",
+                    t.core_operands
+                );
+                skipped += usize::from(t.core_operands < all);
+            } else {
+                assert_eq!(
+                    t.core_operands, all,
+                    "seed {seed}, {tuning:?}: unguarded core"
+                );
+            }
+        }
+    }
+    assert!(
+        guarded >= 12,
+        "only {guarded} of 16 programs guard their core phase"
+    );
+    assert!(
+        skipped >= 8,
+        "guards skipped core runs in only {skipped} programs"
+    );
+}

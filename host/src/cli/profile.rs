@@ -80,4 +80,13 @@ pub fn print_profile(
         pps / gates.max(1e-9),
         1.0 / gates.max(1e-9)
     );
+    if prog.core_is_guarded() {
+        let total = prog.core.args.len() as f64;
+        let run = times.core_operands as f64 / times.sampled_steps as f64;
+        println!(
+            "  skip guards  {run:.0} of {total:.0} core operands evaluated per block step \
+             ({:.1}% skipped)",
+            100.0 * (1.0 - run / total.max(1.0))
+        );
+    }
 }

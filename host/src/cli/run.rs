@@ -62,7 +62,8 @@ pub struct RunArgs {
     #[arg(long, value_parser = whole::<u32>(1, 4096))]
     pub fpga_records: Option<u32>,
     /// Time the CPU simulator's phases (gates, legal counting, RNG, choice, goals, refill)
-    /// and print where each lane-step's time goes (CPU backend only).
+    /// and print where each lane-step's time goes, and for programs with skip guards how
+    /// many core operands a block step evaluates (CPU backend only).
     #[arg(long)]
     pub profile: bool,
 }

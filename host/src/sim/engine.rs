@@ -11,7 +11,7 @@
 //! guarded program refills the whole block at once when its last lane finishes).
 
 use super::choice::{choose_moves, ChoiceScratch, Isa, LaneCounters};
-use super::eval::{read, run_guarded, run_phase, run_skipping, Block};
+use super::eval::{read, run_alive, run_guarded, run_phase, run_skipping, Block};
 use super::guard::NONE;
 use super::probe::{NoProbe, PhaseTimes, Probe, SimPhase};
 use super::program::{slot, Program};
@@ -223,7 +223,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         // At least the step of every active lane: it grows by one per block step, and a
         // refilled lane starts below it; made exact whenever it reaches the limit.
         let mut oldest = 0u32;
-        let core_guarded = prog.core.runs.iter().any(|r| r.guard != NONE);
+        let core_guarded = prog.core_is_guarded();
         while !is_zero(&self.active) {
             self.probe.begin_step(block_steps);
             if core_guarded {
@@ -232,6 +232,10 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
                 run_skipping(&mut self.vals, &prog.core, &self.nonzero);
             }
             self.probe.end_phase(SimPhase::CoreGates);
+            if self.probe.sampling() {
+                let n = self.core_operands_run(core_guarded);
+                self.probe.add_core_operands(n);
+            }
             // 1. Terminal or step limit.
             let term = read(&self.vals, prog.terminal);
             let mut fin: Block<W> = std::array::from_fn(|j| term[j] & self.active[j]);
@@ -397,6 +401,21 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
                 *n = !zero;
             }
         }
+    }
+
+    /// Operands of the core phase's runs evaluated this step: all of them, or when the
+    /// phase is `guarded`, those of the runs whose guards were live.
+    fn core_operands_run(&self, guarded: bool) -> u64 {
+        let core = &self.prog.core;
+        let mut k = 0usize;
+        let mut n = 0usize;
+        for (r, run) in core.runs.iter().enumerate() {
+            if !guarded || run_alive(core, &self.live_guards, r) {
+                n += core.run_operands(k, run);
+            }
+            k += run.len as usize;
+        }
+        n as u64
     }
 
     /// Marks the guards that have a latch at 1 in some lane.

@@ -84,12 +84,17 @@ pub fn run_guarded<const W: usize>(
     zeroed: &mut [bool],
 ) {
     run_runs(vals, phase, nonzero, |r, out| {
-        let guard = phase.runs[r].guard;
-        let second = phase.second_guards.get(r).copied().unwrap_or(NONE);
-        let alive =
-            (guard == NONE || live[guard as usize]) && (second == NONE || live[second as usize]);
-        keep_or_zero(alive, r, out, zeroed)
+        keep_or_zero(run_alive(phase, live, r), r, out, zeroed)
     });
+}
+
+/// Whether [`run_guarded`] evaluates run `r` of `phase`: its guard, and its second guard
+/// where it has one, are `live`.
+#[inline(always)]
+pub fn run_alive(phase: &Phase, live: &[bool], r: usize) -> bool {
+    let guard = phase.runs[r].guard;
+    let second = phase.second_guards.get(r).copied().unwrap_or(NONE);
+    (guard == NONE || live[guard as usize]) && (second == NONE || live[second as usize])
 }
 
 /// Whether run `r` is evaluated (`alive`); a skipped run's slots `out` are set to 0 once

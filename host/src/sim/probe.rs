@@ -65,6 +65,10 @@ pub struct PhaseTimes {
     pub nanos: [u64; 8],
     /// Steps sampled (block steps, each covering every lane of its block).
     pub sampled_steps: u64,
+    /// Core-phase operands of the runs the sampled steps evaluated, summed over those steps:
+    /// runs skipped by their guards ([`super::program::Run::guard`]) do not count, products
+    /// skipped inside a run do.
+    pub core_operands: u64,
 }
 
 impl PhaseTimes {
@@ -74,6 +78,7 @@ impl PhaseTimes {
             *a += b;
         }
         self.sampled_steps += other.sampled_steps;
+        self.core_operands += other.core_operands;
     }
 
     /// Share of the sampled time spent in `phase` (0..1; 0 when nothing was sampled).
@@ -95,6 +100,11 @@ pub trait Probe: Default {
     fn begin_step(&mut self, step: u64);
     /// The phase that just ended.
     fn end_phase(&mut self, phase: SimPhase);
+    /// Whether this step is sampled (so that [`Self::add_core_operands`] is worth a count).
+    fn sampling(&self) -> bool;
+    /// Adds `n` to the sampled steps' [`PhaseTimes::core_operands`]; the time spent counting
+    /// them since the last phase ended is charged to no phase.
+    fn add_core_operands(&mut self, n: u64);
     /// The times gathered so far.
     fn times(&self) -> PhaseTimes;
 }
@@ -108,6 +118,12 @@ impl Probe for NoProbe {
     fn begin_step(&mut self, _step: u64) {}
     #[inline(always)]
     fn end_phase(&mut self, _phase: SimPhase) {}
+    #[inline(always)]
+    fn sampling(&self) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn add_core_operands(&mut self, _n: u64) {}
     fn times(&self) -> PhaseTimes {
         PhaseTimes::default()
     }
@@ -140,6 +156,16 @@ impl Probe for PhaseClock {
             let i = SimPhase::ALL.iter().position(|&p| p == phase).unwrap_or(0);
             self.times.nanos[i] += (now - t).as_nanos() as u64;
             self.last = Some(now);
+        }
+    }
+    #[inline(always)]
+    fn sampling(&self) -> bool {
+        self.last.is_some()
+    }
+    fn add_core_operands(&mut self, n: u64) {
+        if self.last.is_some() {
+            self.times.core_operands += n;
+            self.last = Some(Instant::now());
         }
     }
     fn times(&self) -> PhaseTimes {

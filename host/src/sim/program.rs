@@ -286,6 +286,12 @@ impl Program {
         self.core.len() + self.goal.len() + self.next.len()
     }
 
+    /// Whether some run of the core phase has a skip guard ([`Run::guard`]): the simulator
+    /// then tracks the live guards each step and skips the runs of the dead ones.
+    pub fn core_is_guarded(&self) -> bool {
+        self.core.runs.iter().any(|r| r.guard != NONE)
+    }
+
     /// Number of `And` gates fused into their `Or` ([`RunKind::OrAnd`]) over all phases.
     pub fn fused_products(&self) -> usize {
         let phases = [&self.core, &self.goal, &self.next];
