@@ -407,10 +407,13 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
     /// phase is `guarded`, those of the runs whose guards were live.
     fn core_operands_run(&self, guarded: bool) -> u64 {
         let core = &self.prog.core;
+        if !guarded {
+            return core.args.len() as u64;
+        }
         let mut k = 0usize;
         let mut n = 0usize;
         for (r, run) in core.runs.iter().enumerate() {
-            if !guarded || run_alive(core, &self.live_guards, r) {
+            if run_alive(core, &self.live_guards, r) {
                 n += core.run_operands(k, run);
             }
             k += run.len as usize;
