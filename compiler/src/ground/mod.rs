@@ -1,6 +1,8 @@
 //! Grounding: GDL [`Program`] → reachable ground atoms and rule instances → propnet
 //! [`Netlist`].
 //!
+//! 0. `drop_visited` removes a visited-list argument from a path search where it provably
+//!    changes nothing (`list_idioms` recognises the list relations it needs).
 //! 1. `rules` lowers rules to patterns, `persistent` reads fluents that never change
 //!    from `init`, `split` cuts rule bodies into small joins with auxiliary relations,
 //!    and `demand` adds demand (magic-set) relations so a dynamic relation only gets the
@@ -25,11 +27,13 @@ mod budget;
 mod build;
 mod demand;
 mod domains;
+mod drop_visited;
 mod factor;
 mod fixpoint;
 mod gates;
 mod instances;
 mod join;
+mod list_idioms;
 mod persistent;
 mod plan;
 mod rules;
@@ -141,9 +145,10 @@ fn advice(kind: BudgetKind, growing: bool) -> String {
         format!(
             "this rule is recursive and builds a larger term (e.g. a longer list) each round, \
              so its ground instances multiply without a useful bound and raising the limit \
-             ({}) is unlikely to help: a propnet needs every instance; rules that thread a \
-             growing term (such as a list of visited cells) through a recursion cannot be \
-             grounded",
+             ({}) is unlikely to help: a propnet needs every instance; a growing term threaded \
+             through a recursion can be grounded only where it is a visited list the grounder \
+             can prove redundant (a list that only stops a path search from revisiting a node; \
+             see the README's Reading errors), otherwise rewrite the rules without it",
             kind.flag()
         )
     } else {
@@ -253,7 +258,8 @@ pub fn compile_with_report(
     opts: &CompileOptions,
 ) -> Result<(Netlist, CompileReport), GroundError> {
     let t0 = Instant::now();
-    let low = rules::lower(program)?;
+    let relaxed = drop_visited::run(program);
+    let low = rules::lower(relaxed.as_ref().unwrap_or(program))?;
     let quiet = |_: &str| {};
     let progress: &dyn Fn(&str) = match &opts.progress {
         Some(p) => p.as_ref(),
