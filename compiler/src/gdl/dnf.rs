@@ -33,9 +33,17 @@ pub fn expand(f: &Formula, limit: usize) -> Option<Vec<Vec<Lit>>> {
         Formula::And(parts) => {
             let mut acc: Vec<Vec<Lit>> = vec![Vec::new()];
             for p in parts {
-                let alts = expand(p, limit)?;
+                let mut alts = expand(p, limit)?;
                 if acc.len().saturating_mul(alts.len()) > limit {
                     return None;
+                }
+                if alts.len() == 1 {
+                    // A plain conjunct: extend in place (a long body stays linear).
+                    let b = alts.pop().unwrap_or_default();
+                    for a in &mut acc {
+                        a.extend(b.iter().cloned());
+                    }
+                    continue;
                 }
                 let mut next = Vec::with_capacity(acc.len() * alts.len());
                 for a in &acc {

@@ -108,6 +108,19 @@ pub enum Violation {
         /// The rule.
         rule: String,
     },
+    /// A rule body longer than the readers support.
+    #[error(
+        "rule body has {literals} literals, more than the {limit} a rule may have here; \
+         split it into helper relations of at most {limit} literals each, in `{rule}`"
+    )]
+    BodyTooLong {
+        /// The limit.
+        limit: usize,
+        /// Literals in the body.
+        literals: usize,
+        /// The rule.
+        rule: String,
+    },
     /// A variable of the head, of a `not` or of a `distinct`/equality is not bound by a
     /// positive literal of the body.
     #[error(

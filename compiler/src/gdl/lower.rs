@@ -15,6 +15,12 @@ use crate::kif::{self, SExpr, SourceFile};
 /// Most rules one sentence may expand to through `or`.
 pub const MAX_OR_EXPANSION: usize = 65_536;
 
+/// Most literals one rule body may have (after `or` expansion). Public games stay below a
+/// hundred; the joins of the grounder and the interpreter recurse once per literal, and the
+/// interpreter's cost grows with the square of the body's length (10,000 literals: about
+/// 2 s per state).
+pub const MAX_BODY_LITERALS: usize = 10_000;
+
 /// Lower-cases `text` (GDL is case-insensitive; the oracle folds the whole file).
 pub fn fold_case(text: &str) -> String {
     if text.chars().any(char::is_uppercase) {
@@ -125,6 +131,14 @@ impl Lowerer<'_> {
                             },
                         )
                     })?;
+                if let Some(long) = alternatives.iter().find(|b| b.len() > MAX_BODY_LITERALS) {
+                    let v = Violation::BodyTooLong {
+                        limit: MAX_BODY_LITERALS,
+                        literals: long.len(),
+                        rule: self.text(e),
+                    };
+                    return Err(self.invalid(span, v));
+                }
                 for body in alternatives {
                     out.push(Rule {
                         head: head.clone(),

@@ -171,6 +171,31 @@ fn or_explosion_is_an_error() {
 }
 
 #[test]
+fn overlong_body_is_an_error_and_a_long_one_is_not() {
+    let body = |n: usize| vec!["(true p)"; n].join(" ");
+    let (msg, v) = violation(&format!("(role a)\n(<= q {})", body(10_001)));
+    assert!(matches!(
+        v,
+        Violation::BodyTooLong {
+            literals: 10_001,
+            ..
+        }
+    ));
+    assert!(
+        msg.starts_with("g.kif:2:1: rule body has 10001 literals, more than the 10000"),
+        "{msg}"
+    );
+    // Long bodies at the limit lower in linear time (the DNF extends conjuncts in place).
+    let text = format!(
+        "(role a)\n(init p)\n(<= q {})\n(legal a x)\n(<= terminal (true p))\n(goal a 100)",
+        body(10_000)
+    );
+    let game = crate::gdl::parse_source("g.kif", text.as_bytes()).expect("a valid game");
+    let longest = game.program.rules.iter().map(|r| r.body.len()).max();
+    assert_eq!(longest, Some(10_000));
+}
+
+#[test]
 fn syntax_errors_pass_through_with_location() {
     assert_eq!(
         error("(role a)\n(p a))"),
