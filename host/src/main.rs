@@ -102,22 +102,6 @@ fn install_interrupt_handler() {
     }
 }
 
-/// The error and its causes on one line, each cause once: a cause whose text its parent
-/// already shows (a `{source}` in the message) is not repeated.
-fn one_line(e: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in e.chain() {
-        let text = cause.to_string();
-        if !line.contains(&text) {
-            if !line.is_empty() {
-                line.push_str(": ");
-            }
-            line.push_str(&text);
-        }
-    }
-    line
-}
-
 /// Every option that takes a value accepts a negative number after a space
 /// (`--seconds -1`), so the option's own range check answers instead of clap's
 /// "unexpected argument '-1'".
@@ -139,13 +123,37 @@ fn parse_cli() -> Cli {
     Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.format(&mut cmd).exit())
 }
 
+/// Stack of the thread that runs the command: the joins of the grounder and of the
+/// interpreter recurse once per body literal (up to
+/// [`propnet_compiler::gdl::lower::MAX_BODY_LITERALS`]), deeper than a main thread's 8 MiB
+/// allows in a debug build. Only the pages used are ever committed.
+const COMMAND_STACK_BYTES: usize = 256 << 20;
+
 fn main() -> ExitCode {
     exit_quietly_on_broken_pipe();
     cli::headless::quiet_wayland_probe();
     install_interrupt_handler();
     let args = parse_cli();
     cli::ground::set(args.ground);
-    let result = match args.command {
+    let command = args.command;
+    match std::thread::Builder::new()
+        .name("command".into())
+        .stack_size(COMMAND_STACK_BYTES)
+        .spawn(move || run_command(command))
+    {
+        Ok(handle) => handle
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        Err(e) => {
+            eprintln!("error: cannot start the command's thread: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs one subcommand and turns its result into the exit status (errors on one line).
+fn run_command(command: Command) -> ExitCode {
+    let result = match command {
         Command::Run(a) => cli::run::run(a),
         Command::Check(a) => cli::check::run(a),
         Command::Compile(a) => cli::compile::run(a),
@@ -166,7 +174,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", one_line(&e));
+            eprintln!("error: {}", cli::one_line(&e));
             ExitCode::FAILURE
         }
     }

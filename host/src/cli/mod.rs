@@ -67,3 +67,19 @@ pub fn plural(count: impl Into<u64>, noun: &str) -> String {
         format!("{count} {noun}s")
     }
 }
+
+/// The error and its causes on one line, each cause once: a cause whose text its parent
+/// already shows (a `{source}` in the message) is not repeated.
+pub fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&text);
+        }
+    }
+    line
+}
