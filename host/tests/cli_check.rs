@@ -4,6 +4,10 @@
 use std::process::Command;
 
 fn check(text: &str, name: &str) -> (bool, String, String) {
+    check_with(text, name, &[])
+}
+
+fn check_with(text: &str, name: &str, extra: &[&str]) -> (bool, String, String) {
     let dir = std::env::temp_dir().join(format!("propnet-cli-check-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
@@ -12,6 +16,7 @@ fn check(text: &str, name: &str) -> (bool, String, String) {
         .arg("check")
         .arg(&path)
         .arg("--relations")
+        .args(extra)
         .output()
         .unwrap();
     let _ = std::fs::remove_file(&path);
@@ -40,6 +45,10 @@ fn valid_game_prints_summary_and_warnings() {
     );
     assert!(out.contains("warnings: 1"), "{out}");
     assert!(
+        out.contains("grounding: ok in") && out.contains("2 latches, 2 inputs"),
+        "{out}"
+    );
+    assert!(
         out.contains("ok.kif:7:1: warning: relation `undefined/0` has no rules"),
         "{out}"
     );
@@ -52,5 +61,25 @@ fn invalid_game_fails_with_located_error() {
     assert!(
         err.contains("bad.kif:3:3: unsafe variable ?x (in the head, not bound by a positive literal) in rule `(<= (p ?x) (not (q ?x)))`"),
         "{err}"
+    );
+}
+
+/// A goal value out of 0..=100 that only grounding finds (it comes from a static
+/// relation): `check` gives `compile`'s located error, and `--no-ground` skips it.
+#[test]
+fn check_grounds_like_compile() {
+    let game = "(role x)\n(val 200)\n(init p)\n(legal x a)\n(<= (next p) (does x a))\n\
+                (<= terminal (true p))\n(<= (goal x ?v) (val ?v))\n";
+    let (ok, out, err) = check(game, "goalvar.kif");
+    assert!(!ok, "stdout: {out}");
+    assert!(
+        err.contains("goalvar.kif:7:1: goal value must be an integer 0..=100: (goal x 200)"),
+        "{err}"
+    );
+    let (ok, out, err) = check_with(game, "goalvar2.kif", &["--no-ground"]);
+    assert!(ok, "stderr: {err}");
+    assert!(
+        out.contains("grounding: not checked (--no-ground)"),
+        "{out}"
     );
 }

@@ -1,9 +1,13 @@
-//! `propnet check GAME.kif`: load and check a game, print a summary and the warnings.
+//! `propnet check GAME.kif`: load and check a game, ground it as `compile` would (so that
+//! `check` gives the verdict every compiling command gives), print a summary and the
+//! warnings.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Result;
 use propnet_compiler::gdl::Game;
+use propnet_host::pipeline::{compile_game, PipelineOptions};
 
 /// Arguments of `propnet check`.
 #[derive(clap::Args)]
@@ -16,13 +20,24 @@ pub struct CheckArgs {
     /// Fail (exit non-zero) if there are warnings.
     #[arg(long)]
     pub deny_warnings: bool,
+    /// Check the rules only, without grounding them: faster on big games, but a game the
+    /// grounder rejects (a goal value out of 0..=100 from a static relation, a grounding
+    /// budget exceeded) then passes `check` and fails `compile`, `run` and the others.
+    #[arg(long)]
+    pub no_ground: bool,
 }
 
 /// Loads the game; prints roles, relation and rule counts, static/dynamic relations and
 /// warnings. Errors (unreadable file, syntax, invalid GDL) are returned located.
 pub fn run(args: CheckArgs) -> Result<()> {
     let game = propnet_host::pipeline::load_rules(&args.game, "check")?;
+    let grounded = if args.no_ground {
+        "grounding: not checked (--no-ground)".to_string()
+    } else {
+        ground(&game)?
+    };
     out!("{}", summary(&game, args.relations))?;
+    outln!("{grounded}")?;
     for w in &game.warnings {
         outln!("{w}")?;
     }
@@ -31,6 +46,29 @@ pub fn run(args: CheckArgs) -> Result<()> {
         anyhow::bail!("{} and --deny-warnings", super::plural(n, "warning"));
     }
     Ok(())
+}
+
+/// Grounds `game` as `compile` does (same budget flags, no optimization passes) and says
+/// how big its netlist is; the grounder's errors are `compile`'s, located.
+fn ground(game: &Game) -> Result<String> {
+    let (ground, bar) = super::ground::options();
+    let opts = PipelineOptions {
+        no_optimize: true,
+        ground,
+        ..Default::default()
+    };
+    let compiled = compile_game(game, Duration::ZERO, &opts);
+    bar.finish_and_clear();
+    let (_, report) = compiled?;
+    let g = &report.grounded;
+    Ok(format!(
+        "grounding: ok in {:.3} s; {} logic gates, {} latches, {} inputs before optimization \
+         (`propnet compile --stats` optimizes and says more)",
+        report.ground_time.as_secs_f64(),
+        g.and + g.or + g.not,
+        g.latches,
+        g.inputs
+    ))
 }
 
 /// The text summary of a loaded game.
