@@ -93,80 +93,23 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         .unwrap_or(serde_json::json!({}));
     let mut rows = Vec::new();
     let mut best = previous.clone();
+    let mut failed = Vec::new();
     for game in &games {
-        let (net, report) = super::load(game, false)?;
         let name = game.file_stem().map_or_else(
             || game.display().to_string(),
             |s| s.to_string_lossy().into_owned(),
         );
-        let logic = net.logic_gate_count() as f64;
-        let interp = if args.no_interp {
-            None
-        } else {
-            Some(interp_rate(game, args.seconds, args.max_steps)?)
+        let mut out = Tally {
+            previous: &previous,
+            best: &mut best,
+            rows: &mut rows,
         };
-        // One measurement per thread count on the CPU, one per game elsewhere.
-        let configs: Vec<Option<usize>> = if args.backend == BackendKind::Cpu {
-            args.threads.iter().copied().map(Some).collect()
-        } else {
-            vec![None]
-        };
-        for threads in configs {
-            let opts = BackendOptions {
-                cpu: CpuOptions {
-                    threads: threads.unwrap_or(0),
-                    lane_width: CpuOptions::TUNED_LANES,
-                },
-                ..BackendOptions::default()
-            };
-            let selected = make_backend(args.backend.clone(), net.clone(), &opts)?;
-            if let Some(note) = &selected.note {
-                eprintln!("{note}");
-            }
-            let mut b = selected.backend;
-            let label = match threads {
-                Some(t) => format!("t{t}"),
-                None => kind_name(&args.backend, b.as_ref()),
-            };
-            if threads.is_none() && !args.json {
-                outln!("{name}: {}", b.describe())?;
-            }
-            let t = measure(
-                b.as_mut(),
-                None,
-                Some(args.seconds),
-                1,
-                args.max_steps,
-                natural_batch(&args.backend, &opts),
-                &ProgressBar::hidden(),
-            )?;
-            let sample = t.sample();
-            let pps = sample.playouts_per_second();
-            let gps = sample.states_per_second() * logic;
-            // On a shared machine wall-clock rates undercount; per CPU-second is shown too.
-            let per_cpu = sample.playouts_per_cpu_second();
-            let key = format!("{name}/{label}");
-            let prev = previous
-                .get(&key)
-                .and_then(|v| v.get("playouts_per_second"))
-                .and_then(|v| v.as_f64());
-            if prev.is_none_or(|p| pps > p) {
-                best[&key] =
-                    serde_json::json!({"playouts_per_second": pps, "gate_evals_per_second": gps});
-            }
-            rows.push(serde_json::json!({
-                "game": name, "threads": threads, "backend": b.describe(), "config": label, "playouts_per_second": pps, "gate_evals_per_second": gps,
-                "interp_playouts_per_second": interp, "playouts_per_cpu_second": per_cpu, "previous_best": prev,
-                "logic_gates": logic, "compile_seconds": report.total_time().as_secs_f64(),
-            }));
-            if !args.json {
-                outln!(
-                    "{name:<16} {label:<4} {pps:>12.0} playouts/s ({:>10} per CPU-s) {gps:>10.3e} gate-evals/s  interp {:>10}  prev best {:>12}",
-                    per_cpu.map_or("-".into(), |v| format!("{v:.0}")),
-                    interp.map_or("-".into(), |v| format!("{v:.1}/s")),
-                    prev.map_or("-".into(), |v| format!("{v:.0}/s"))
-                )?;
-            }
+        if let Err(e) = bench_game(&args, game, &name, &mut out) {
+            // One bad game costs its own row only: the others are still measured and saved.
+            let why = super::one_line(&e);
+            eprintln!("{name}: failed: {why}");
+            rows.push(serde_json::json!({ "game": name, "error": why }));
+            failed.push(name);
         }
     }
     let machine = Machine::detect(true);
@@ -183,5 +126,101 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     }
     std::fs::write(&args.results, serde_json::to_string_pretty(&best)?)
         .with_context(|| format!("writing {}", args.results.display()))?;
+    anyhow::ensure!(
+        failed.is_empty(),
+        "{} of {} failed ({}; see above); the others' results are in {}",
+        super::plural(failed.len() as u64, "game"),
+        games.len(),
+        failed.join(", "),
+        args.results.display()
+    );
+    Ok(())
+}
+
+/// Where [`bench_game`] records: the previous best results, the new best, the rows.
+struct Tally<'a> {
+    previous: &'a serde_json::Value,
+    best: &'a mut serde_json::Value,
+    rows: &'a mut Vec<serde_json::Value>,
+}
+
+/// Compiles and measures one game (every thread count asked for), printing its rows.
+fn bench_game(
+    args: &BenchArgs,
+    game: &Path,
+    name: &str,
+    out: &mut Tally<'_>,
+) -> anyhow::Result<()> {
+    let (net, report) = super::load(game, false)?;
+    let logic = net.logic_gate_count() as f64;
+    let interp = if args.no_interp {
+        None
+    } else {
+        Some(interp_rate(game, args.seconds, args.max_steps)?)
+    };
+    // One measurement per thread count on the CPU, one per game elsewhere.
+    let configs: Vec<Option<usize>> = if args.backend == BackendKind::Cpu {
+        args.threads.iter().copied().map(Some).collect()
+    } else {
+        vec![None]
+    };
+    for threads in configs {
+        let opts = BackendOptions {
+            cpu: CpuOptions {
+                threads: threads.unwrap_or(0),
+                lane_width: CpuOptions::TUNED_LANES,
+            },
+            ..BackendOptions::default()
+        };
+        let selected = make_backend(args.backend.clone(), net.clone(), &opts)?;
+        if let Some(note) = &selected.note {
+            eprintln!("{note}");
+        }
+        let mut b = selected.backend;
+        let label = match threads {
+            Some(t) => format!("t{t}"),
+            None => kind_name(&args.backend, b.as_ref()),
+        };
+        if threads.is_none() && !args.json {
+            outln!("{name}: {}", b.describe())?;
+        }
+        let t = measure(
+            b.as_mut(),
+            None,
+            Some(args.seconds),
+            1,
+            args.max_steps,
+            natural_batch(&args.backend, &opts),
+            &ProgressBar::hidden(),
+        )?;
+        let sample = t.sample();
+        let pps = sample.playouts_per_second();
+        let gps = sample.states_per_second() * logic;
+        // On a shared machine wall-clock rates undercount; per CPU-second is shown too.
+        let per_cpu = sample.playouts_per_cpu_second();
+        let key = format!("{name}/{label}");
+        let prev = out
+            .previous
+            .get(&key)
+            .and_then(|v| v.get("playouts_per_second"))
+            .and_then(|v| v.as_f64());
+        if prev.is_none_or(|p| pps > p) {
+            out.best[&key] =
+                serde_json::json!({"playouts_per_second": pps, "gate_evals_per_second": gps});
+        }
+        out.rows.push(serde_json::json!({
+            "game": name, "threads": threads, "backend": b.describe(), "config": label, "playouts_per_second": pps, "gate_evals_per_second": gps,
+            "interp_playouts_per_second": interp, "playouts_per_cpu_second": per_cpu, "previous_best": prev,
+            "logic_gates": logic, "compile_seconds": report.total_time().as_secs_f64(),
+        }));
+        if !args.json {
+            outln!(
+                "{name:<16} {label:<4} {pps:>12.0} playouts/s ({:>10} per CPU-s) {gps:>10.3e} gate-evals/s  interp {:>10}  prev best {:>12}",
+                per_cpu.map_or("-".into(), |v| format!("{v:.0}")),
+                interp.map_or("-".into(), |v| format!("{v:.1}/s")),
+                prev.map_or("-".into(), |v| format!("{v:.0}/s"))
+            )?;
+        }
+    }
     Ok(())
 }
