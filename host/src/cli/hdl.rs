@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 /// Arguments of `propnet hdl`.
 #[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("device").args(["synth", "board"]).multiple(true)))]
 pub struct HdlArgs {
     /// The game: GDL (`.kif`; grounded and optimized) or a netlist as JSON (`.json`).
     pub game: PathBuf,
@@ -50,11 +51,11 @@ pub struct HdlArgs {
     #[arg(long)]
     pub fit: bool,
     /// One-engine syntheses the fit makes of the best shapes by its model (1 to 16).
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=16))]
+    #[arg(long, requires = "device", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=16))]
     pub fit_candidates: u32,
     /// RNG stage counts the fit considers, comma-separated (each costs one calibration
     /// synthesis; default 10,20). Shapes of other stage counts are reported as not tried.
-    #[arg(long, value_delimiter = ',', default_values_t = [10u32, 20], value_parser = parse_rng_stages)]
+    #[arg(long, requires = "device", value_delimiter = ',', default_values_t = [10u32, 20], value_parser = parse_rng_stages)]
     pub fit_stages: Vec<u32>,
     /// Build for a board with the UART shell: `ulx3s` (ECP5-85F) or `hx8k` (iCE40-HX8K
     /// breakout): synthesis, place and route with the board's pins and clock, bitstream
@@ -63,18 +64,18 @@ pub struct HdlArgs {
     pub board: Option<String>,
     /// Logic clock of a board build, MHz (a PLL setting at most this; default 90 % of the
     /// fitted Fmax, lowered once to the placed Fmax when timing fails).
-    #[arg(long, value_parser = parse_mhz)]
+    #[arg(long, requires = "board", value_parser = parse_mhz)]
     pub clock_mhz: Option<f64>,
     /// UART baud rate of a board build (the host's `fpga:PORT` backend must use the same).
-    #[arg(long, default_value_t = propnet_hdl::shell::DEFAULT_BAUD,
+    #[arg(long, requires = "board", default_value_t = propnet_hdl::shell::DEFAULT_BAUD,
           value_parser = clap::value_parser!(u32).range(9600..=12_000_000))]
     pub baud: u32,
     /// ECP5 speed grade for place and route with `--synth ecp5`: 6, 7 or 8.
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(6..=8))]
+    #[arg(long, requires = "device", default_value_t = 6, value_parser = clap::value_parser!(u32).range(6..=8))]
     pub ecp5_speed: u32,
     /// Clock target for nextpnr's timing-driven place and route, MHz (Fmax is reported
     /// whether or not it is met).
-    #[arg(long, default_value_t = 150, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, requires = "device", default_value_t = 150, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub pnr_mhz: u32,
     /// Simulate this many playouts in iverilog and require equality with the CPU reference.
     #[arg(long, default_value_t = 0, value_parser = super::args::whole::<u32>(0, 1_000_000))]
@@ -86,7 +87,7 @@ pub struct HdlArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Reference playouts used to estimate the mean playout length.
-    #[arg(long, default_value_t = 200, value_parser = super::args::whole::<u32>(1, 1_000_000))]
+    #[arg(long, requires = "device", default_value_t = 200, value_parser = super::args::whole::<u32>(1, 1_000_000))]
     pub length_playouts: u32,
     /// Skip the optimization passes.
     #[arg(long)]

@@ -33,9 +33,9 @@ pub struct RunArgs {
     /// RNG seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Worker threads of the CPU backend (0 = all cores).
-    #[arg(long, default_value_t = 0, value_parser = super::args::threads)]
-    pub threads: usize,
+    /// Worker threads of the CPU backend (0 = all cores) [default: 0]. CPU backend only.
+    #[arg(long, value_parser = super::args::threads)]
+    pub threads: Option<usize>,
     /// Step limit per playout (joint moves).
     #[arg(long, default_value_t = 1000, value_parser = whole::<u32>(1, MAX_STEPS))]
     pub max_steps: u32,
@@ -85,6 +85,16 @@ fn parse_lanes(text: &str) -> Result<usize, String> {
 
 /// Runs `propnet run`.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    // Flags that cannot apply are refused before a possibly long compile.
+    let cpu_capable = matches!(args.backend, BackendKind::Cpu | BackendKind::Auto);
+    if args.lanes.is_some() && !cpu_capable {
+        bail!("--lanes sets the CPU backend's block width: use it with --backend cpu (or auto)");
+    }
+    if args.threads.is_some() && !cpu_capable {
+        bail!(
+            "--threads sets the CPU backend's worker threads: use it with --backend cpu (or auto)"
+        );
+    }
     let (net, report) = super::load(&args.game, args.no_optimize)?;
     let playouts = match (args.playouts, args.seconds) {
         (None, None) => Some(100_000),
@@ -92,14 +102,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     };
     let mut opts = BackendOptions {
         cpu: CpuOptions {
-            threads: args.threads,
+            threads: args.threads.unwrap_or(0),
             lane_width: args.lanes.unwrap_or(CpuOptions::TUNED_LANES),
         },
         ..BackendOptions::default()
     };
-    if args.lanes.is_some() && !matches!(args.backend, BackendKind::Cpu | BackendKind::Auto) {
-        bail!("--lanes sets the CPU backend's block width: use it with --backend cpu (or auto)");
-    }
     if args.fpga_engines.is_some() || args.fpga_records.is_some() {
         if args.backend != BackendKind::Fpga(FpgaTarget::Sim) {
             bail!("--fpga-engines and --fpga-records shape the simulated design: use them with --backend fpga:sim");
