@@ -27,7 +27,8 @@ const MANAGER_KEY: u64 = 0x6d61_6e61_6765_7221;
 pub enum Seat {
     /// A GGP player at this URL (`http://HOST:PORT`).
     Remote(String),
-    /// Uniform random legal moves, chosen in-process (works with either referee).
+    /// Uniform random legal moves, chosen in-process (works with either referee); the seed
+    /// is mixed with the match's seed, so each game of a match differs.
     Random(u64),
     /// An in-process player over the netlist (needs a compiled game).
     Local(Box<dyn Player>),
@@ -271,7 +272,8 @@ fn run<G: GameModel>(
             let (choice, error, ms) = match (&mut seats[r], &out[r]) {
                 (Seat::Remote(_), Some(o)) => judge(o, &texts[r]),
                 (Seat::Random(seed), _) => {
-                    let i = random_index(*seed, step, r, texts[r].len());
+                    let i =
+                        random_index(*seed ^ opts.seed.rotate_left(32), step, r, texts[r].len());
                     (Some(i), String::new(), None)
                 }
                 (seat, _) => {
