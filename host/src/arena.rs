@@ -128,6 +128,24 @@ impl Estimate {
     pub fn high(&self) -> f64 {
         self.mean + self.ci95
     }
+
+    /// The estimate for people, for values bounded by `lo..=hi` (goals: 0..=100):
+    /// `mean ± half-width (95% CI, n=N)`; when the interval reaches past the bounds, its
+    /// ends clipped to them, `mean in [low, high] (95% CI clipped to lo..hi, n=N)`; with
+    /// fewer than 2 values there is no interval, `mean (n=1, no interval)`.
+    pub fn describe(&self, lo: f64, hi: f64) -> String {
+        let mean = self.mean;
+        match self.n {
+            0 => "no games".to_string(),
+            1 => format!("{mean:6.2} (n=1, no interval)"),
+            n if self.low() < lo || self.high() > hi => format!(
+                "{mean:6.2} in [{:.2}, {:.2}] (95% CI clipped to {lo}..{hi}, n={n})",
+                self.low().max(lo),
+                self.high().min(hi)
+            ),
+            n => format!("{mean:6.2} ± {:5.2} (95% CI, n={n})", self.ci95),
+        }
+    }
 }
 
 /// Two-sided 95% quantile of Student's t with `df` degrees of freedom (table, then 1.96).
@@ -176,5 +194,28 @@ mod tests {
         assert_eq!(seats_for(0, 2, 2), vec![0, 1]);
         assert_eq!(seats_for(1, 2, 2), vec![1, 0]);
         assert_eq!(seats_for(2, 3, 3), vec![2, 0, 1]);
+    }
+
+    #[test]
+    fn describe_gives_no_interval_below_two_games_and_clips_to_the_goal_range() {
+        let e = Estimate::of(&[0.0, 100.0, 50.0, 50.0]);
+        assert_eq!(
+            e.describe(0.0, 100.0),
+            " 50.00 in [0.00, 100.00] (95% CI clipped to 0..100, n=4)"
+        );
+        assert_eq!(
+            Estimate::of(&[100.0]).describe(0.0, 100.0),
+            "100.00 (n=1, no interval)"
+        );
+        assert_eq!(
+            Estimate::of(&[0.0, 100.0]).describe(0.0, 100.0),
+            " 50.00 in [0.00, 100.00] (95% CI clipped to 0..100, n=2)"
+        );
+        let narrow = Estimate::of(&[40.0, 50.0, 60.0, 50.0]);
+        assert_eq!(
+            narrow.describe(0.0, 100.0),
+            format!(" 50.00 ± {:5.2} (95% CI, n=4)", narrow.ci95)
+        );
+        assert_eq!(Estimate::of(&[]).describe(0.0, 100.0), "no games");
     }
 }

@@ -1,6 +1,7 @@
 //! `propnet match` as a GGP game manager: `--players` may hold `http://HOST:PORT` players
 //! beside in-process ones; each game is a GGP match with `--startclock`/`--playclock`,
-//! recorded in ggp-base's JSON match format under `--record-dir`.
+//! recorded in ggp-base's JSON match format under `--record-dir` (which alone also makes
+//! a match of in-process players a managed one, to record it).
 
 use super::args::{seconds, whole};
 use super::common::make_player;
@@ -40,11 +41,41 @@ pub struct ManagerFlags {
     pub ground_seconds: f64,
 }
 
-/// True when the match is run as a GGP manager.
+/// True when the match is run as a GGP manager: an `http://` player, a clock flag, or
+/// `--record-dir` (match records are the manager's).
 pub fn is_manager(args: &MatchArgs) -> bool {
     args.players.iter().any(|p| p.starts_with("http://"))
         || args.manager.startclock.is_some()
         || args.manager.playclock.is_some()
+        || args.manager.record_dir.is_some()
+}
+
+/// Checks a remote player's URL: `http://HOST:PORT` (a trailing `/` allowed), PORT 1..=65535.
+/// Returns the URL without the trailing `/`.
+pub fn player_url(spec: &str) -> anyhow::Result<String> {
+    let bad = |why: &str| {
+        anyhow::anyhow!(
+            "player `{spec}`: {why}; a remote player is given as http://HOST:PORT, e.g. http://127.0.0.1:9147"
+        )
+    };
+    let rest = spec
+        .strip_prefix("http://")
+        .ok_or_else(|| bad("not an http:// URL"))?;
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    let (host, port) = rest
+        .rsplit_once(':')
+        .ok_or_else(|| bad("no :PORT after the host"))?;
+    let host_ok = !host.is_empty()
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '[' | ']' | ':'));
+    if !host_ok {
+        return Err(bad(&format!("bad host `{host}`")));
+    }
+    match port.parse::<u16>() {
+        Ok(p) if p > 0 => Ok(format!("http://{rest}")),
+        _ => Err(bad(&format!("bad port `{port}` (1..=65535)"))),
+    }
 }
 
 fn clock(v: Option<u64>, default: u64, flag: &str) -> anyhow::Result<u64> {
@@ -91,7 +122,7 @@ fn seats(args: &MatchArgs, referee: &Referee) -> anyhow::Result<Vec<Option<Seat>
         .map(|(i, spec)| {
             let seed = args.seed.wrapping_add(i as u64 * 0x1_0000_0001);
             Ok(Some(if spec.starts_with("http://") {
-                Seat::Remote(spec.trim_end_matches('/').to_string())
+                Seat::Remote(player_url(spec)?)
             } else if spec == "random" {
                 Seat::Random(seed)
             } else {
@@ -109,6 +140,9 @@ fn seats(args: &MatchArgs, referee: &Referee) -> anyhow::Result<Vec<Option<Seat>
 
 /// Plays `--games` GGP matches and prints each player's score, errors and latencies.
 pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
+    for spec in args.players.iter().filter(|p| p.starts_with("http://")) {
+        player_url(spec)?;
+    }
     let opts_clock = (
         clock(args.manager.startclock, 10, "--startclock")?,
         clock(args.manager.playclock, 5, "--playclock")?,
@@ -140,9 +174,6 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
             pool.len()
         );
     }
-    if let Some(d) = &args.manager.record_dir {
-        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
-    }
     let mut games = Vec::new();
     let mut records = Vec::new();
     for g in 0..args.games {
@@ -157,7 +188,7 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
             play_clock: opts_clock.1,
             grace: Duration::from_millis(args.manager.grace_ms),
             max_moves: args.max_moves,
-            seed: args.seed.wrapping_mul(1_000_003).wrapping_add(g),
+            seed: super::r#match::game_seed(args.seed, g),
         };
         let t = Instant::now();
         let rec =
@@ -188,6 +219,14 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
         records.push(rec);
     }
     report(args, &games, &records)?;
+    if let Some(path) = &args.json_out {
+        let roles = records
+            .first()
+            .map(|r| r.game_meta_data.role_names.clone())
+            .unwrap_or_default();
+        let scores = player_scores(&games, args.players.len());
+        super::r#match::write_json_out(path, args, &roles, &scores, &games)?;
+    }
     Ok(())
 }
 
@@ -213,11 +252,9 @@ fn report(args: &MatchArgs, games: &[GameRecord], records: &[MatchRecord]) -> an
             }
         }
         out!(
-            "{:>24}: {:6.2} ± {:5.2} (95% CI, n={}), {errors} errors",
+            "{:>24}: {}, {errors} errors",
             args.players[p],
-            e.mean,
-            e.ci95,
-            e.n
+            e.describe(0.0, 100.0)
         )?;
         if lat.is_empty() {
             outln!()?;

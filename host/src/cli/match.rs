@@ -1,13 +1,14 @@
 //! `propnet match GAME --players A,B --games N`: plays a match rotating seats; with
-//! `http://HOST:PORT` players (or `--startclock`/`--playclock`) it is a GGP game manager
-//! (see `cli/manage.rs`).
+//! `http://HOST:PORT` players (or `--startclock`/`--playclock`/`--record-dir`) it is a GGP
+//! game manager (see `cli/manage.rs`).
 
 use super::args::whole;
 use super::common::{make_player, MctsFlags, MAX_STEPS};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
-use propnet_host::arena::{play_game, player_scores, seats_for};
-use std::path::PathBuf;
+use propnet_host::arena::{play_game, player_scores, seats_for, Estimate, GameRecord};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `propnet match`.
 #[derive(clap::Args, Debug)]
@@ -26,7 +27,7 @@ pub struct MatchArgs {
     /// Stop a game after this many joint moves (goals of the state reached count).
     #[arg(long, default_value_t = 10_000, value_parser = whole::<u32>(1, MAX_STEPS))]
     pub max_moves: u32,
-    /// Write every game (seats, moves, goals) to this JSON file.
+    /// Write every game (seats, moves, goals) to this JSON file (after the last game).
     #[arg(long)]
     pub json_out: Option<PathBuf>,
     /// Skip the optimization passes.
@@ -40,6 +41,7 @@ pub struct MatchArgs {
 
 /// Plays the match and prints each player's mean score with its 95% confidence interval.
 pub fn run(args: MatchArgs) -> anyhow::Result<()> {
+    check_outputs(&args)?;
     if super::manage::is_manager(&args) {
         return super::manage::run(&args);
     }
@@ -80,13 +82,14 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
     propnet_host::stop::set_graceful(true);
     for g in 0..args.games {
         let seats = seats_for(g, net.roles.len(), players.len());
-        let game = play_game(
+        let mut game = play_game(
             &net,
             &mut players,
             &seats,
-            args.seed.wrapping_mul(1_000_003).wrapping_add(g),
+            game_seed(args.seed, g),
             args.max_moves,
         )?;
+        game.index = g;
         if propnet_host::stop::requested() {
             // An interrupted game is unfinished: its goals are no score.
             if game.end != "interrupted" {
@@ -116,13 +119,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         args.game.display()
     )?;
     for (p, e) in scores.iter().enumerate() {
-        out!(
-            "{:>24}: {:6.2} ± {:5.2} (95% CI, n={})",
-            args.players[p],
-            e.mean,
-            e.ci95,
-            e.n
-        )?;
+        out!("{:>24}: {}", args.players[p], e.describe(0.0, 100.0))?;
         match players[p].totals() {
             Some(t) if t.searches > 0 => outln!(
                 "   search: {:.0} iterations/s, {:.0} playouts/s, backend {:.0}% of the time",
@@ -134,16 +131,83 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         }
     }
     if let Some(path) = &args.json_out {
-        let record = serde_json::json!({
-            "game": args.game.display().to_string(),
-            "roles": net.roles.iter().map(|r| r.name.clone()).collect::<Vec<_>>(),
-            "players": args.players,
-            "seed": args.seed,
-            "scores": scores,
-            "games": games,
-        });
-        std::fs::write(path, serde_json::to_string_pretty(&record)?)
-            .with_context(|| format!("writing {}", path.display()))?;
+        let roles: Vec<String> = net.roles.iter().map(|r| r.name.clone()).collect();
+        write_json_out(path, &args, &roles, &scores, &games)?;
+    }
+    Ok(())
+}
+
+/// The seed of game `g` of a match with base seed `seed` (the players' `new_game` seed;
+/// the manager's per-match seed).
+pub fn game_seed(seed: u64, g: u64) -> u64 {
+    seed.wrapping_mul(1_000_003).wrapping_add(g)
+}
+
+/// One game of `--json-out`: the game's record (`index` is the game index within the
+/// match) and the seed it was played with.
+#[derive(Serialize)]
+struct PlayedGame<'a> {
+    #[serde(flatten)]
+    game: &'a GameRecord,
+    seed: u64,
+}
+
+/// Writes the `--json-out` file: game, roles, players, base seed, scores and every game.
+pub fn write_json_out(
+    path: &Path,
+    args: &MatchArgs,
+    roles: &[String],
+    scores: &[Estimate],
+    games: &[GameRecord],
+) -> anyhow::Result<()> {
+    let games: Vec<PlayedGame<'_>> = games
+        .iter()
+        .map(|game| PlayedGame {
+            game,
+            seed: game_seed(args.seed, game.index),
+        })
+        .collect();
+    let record = serde_json::json!({
+        "game": args.game.display().to_string(),
+        "roles": roles,
+        "players": args.players,
+        "seed": args.seed,
+        "scores": scores,
+        "games": games,
+    });
+    std::fs::write(path, serde_json::to_string_pretty(&record)?)
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Checks `--json-out` and `--record-dir` before any game is played (both are written
+/// only as games end): `--json-out` must name a file in an existing folder, and
+/// `--record-dir` a folder, which is created here when missing.
+fn check_outputs(args: &MatchArgs) -> anyhow::Result<()> {
+    if let Some(p) = &args.json_out {
+        if p.is_dir() {
+            bail!(
+                "--json-out {}: is a folder; give the path of a JSON file to write",
+                p.display()
+            );
+        }
+        let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
+        if let Some(d) = parent.filter(|d| !d.is_dir()) {
+            bail!(
+                "--json-out {}: the folder {} does not exist; create it first or give another path",
+                p.display(),
+                d.display()
+            );
+        }
+    }
+    if let Some(d) = &args.manager.record_dir {
+        if d.exists() && !d.is_dir() {
+            bail!(
+                "--record-dir {}: exists and is not a folder; give a folder (it is created when missing)",
+                d.display()
+            );
+        }
+        std::fs::create_dir_all(d)
+            .with_context(|| format!("--record-dir {}: cannot create the folder", d.display()))?;
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ use super::http::{HttpReply, HttpRequest};
 use super::log::{shorten, Log};
 use super::message::{canonical_move, parse_message, Message};
 use super::spelling::Spelling;
-use super::worker::{self, Command, Slot};
+use super::worker::{self, Command, SharedSlot};
 use crate::mcts::MctsParams;
 use crate::select::{BackendKind, BackendOptions};
 use propnet_compiler::gdl::{self, lower::fold_case};
@@ -52,7 +52,7 @@ pub struct PlayerOptions {
 struct Active {
     id: String,
     tx: mpsc::Sender<Command>,
-    slot: Arc<Mutex<Slot>>,
+    slot: Arc<SharedSlot>,
     step: u64,
     play_clock: Duration,
     spelling: Arc<Spelling>,
@@ -63,6 +63,12 @@ struct Active {
 
 /// Slack after which a silent match is abandoned (see `Active::expires`).
 pub const ABANDON_AFTER: Duration = Duration::from_secs(30);
+
+/// When the deadline comes before the worker has applied a PLAY's joint move (a play
+/// clock at or near 0, a worker still busy with the previous message), the reply waits
+/// for a legal move of the current state until the play clock's end plus this much
+/// (half of ggp-base's 1 s grace): a late legal move rather than an illegal one.
+pub const LEGAL_WAIT: Duration = Duration::from_millis(500);
 
 /// The player: shared by the server's connection threads.
 pub struct Gamer {
@@ -236,7 +242,7 @@ impl Gamer {
         };
         let (tx, rx) = mpsc::channel();
         let (ready_tx, ready_rx) = mpsc::channel();
-        let slot = Arc::new(Mutex::new(Slot::default()));
+        let slot = Arc::new(SharedSlot::default());
         let spelling = Arc::new(Spelling::from_rules(rules));
         let job = worker::Job {
             id: id.clone(),
@@ -259,6 +265,21 @@ impl Gamer {
             expires: start_end + 2 * play_clock + ABANDON_AFTER,
         });
         drop(cur);
+        if play_clock <= self.opts.margin {
+            let why = format!(
+                "START {id}: the play clock ({} ms) is not above the reply margin ({} ms, \
+                 --margin-ms): each PLAY is answered after half the play clock (at once for \
+                 a clock of 0) with a legal move of the current state, with little or no \
+                 search; give a longer play clock or a smaller --margin-ms",
+                play_clock.as_millis(),
+                self.opts.margin.as_millis()
+            );
+            self.log.line(
+                &id,
+                &why,
+                json!({"warning": why, "play_clock_ms": play_clock.as_millis() as u64}),
+            );
+        }
         let prepared = ready_rx
             .recv_timeout(deadline.saturating_duration_since(Instant::now()))
             .ok();
@@ -334,17 +355,26 @@ impl Gamer {
                 (text, f)
             }
             None => {
-                let s = slot.lock().unwrap_or_else(|p| p.into_inner());
-                let best = if s.step == step { s.best.clone() } else { None };
-                let note = if best.is_some() {
-                    "deadline: best move so far"
-                } else {
-                    "deadline: no move of this step yet; last known legal move"
+                // the deadline came first: the best move so far of this step, or, when
+                // the worker has not applied this PLAY's moves yet, wait (past the
+                // deadline if need be) for a legal move of the current state
+                let late = slot.lock().step < step;
+                let (s, reached) = slot.wait_step(step, received + clock + LEGAL_WAIT);
+                let (text, note) = match (reached, s.best.clone()) {
+                    (true, Some(b)) if late => (
+                        b,
+                        "deadline passed before the moves were applied: first legal move \
+                         of the current state, sent late",
+                    ),
+                    (true, Some(b)) => (b, "deadline: best move so far"),
+                    (true, None) => ("nil".to_string(), "no legal move in the current state"),
+                    (false, _) => (
+                        s.fallback.clone().unwrap_or_else(|| "nil".to_string()),
+                        "the worker did not reach this step in time: a legal move of an \
+                         earlier state, maybe illegal now",
+                    ),
                 };
-                let text = best
-                    .or_else(|| s.fallback.clone())
-                    .unwrap_or_else(|| "nil".to_string());
-                (text, json!({"note": note}))
+                (text, json!({"note": note, "late": late}))
             }
         };
         let mut fields = fields;

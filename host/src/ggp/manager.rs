@@ -16,6 +16,10 @@ use propnet_netlist::rng::{choose, key, threefry2x32_20};
 use propnet_netlist::{InputId, Netlist, ValidNetlist};
 use std::time::{Duration, Instant};
 
+/// Longest reply text an `IL` error of a record keeps (bytes); the rest is cut, with a
+/// note of how much, so a player replying megabytes cannot bloat the records.
+pub const MAX_RECORDED_REPLY: usize = 200;
+
 /// Key offset of the manager's random replacement moves.
 const MANAGER_KEY: u64 = 0x6d61_6e61_6765_7221;
 
@@ -23,7 +27,8 @@ const MANAGER_KEY: u64 = 0x6d61_6e61_6765_7221;
 pub enum Seat {
     /// A GGP player at this URL (`http://HOST:PORT`).
     Remote(String),
-    /// Uniform random legal moves, chosen in-process (works with either referee).
+    /// Uniform random legal moves, chosen in-process (works with either referee); the seed
+    /// is mixed with the match's seed, so each game of a match differs.
     Random(u64),
     /// An in-process player over the netlist (needs a compiled game).
     Local(Box<dyn Player>),
@@ -267,7 +272,8 @@ fn run<G: GameModel>(
             let (choice, error, ms) = match (&mut seats[r], &out[r]) {
                 (Seat::Remote(_), Some(o)) => judge(o, &texts[r]),
                 (Seat::Random(seed), _) => {
-                    let i = random_index(*seed, step, r, texts[r].len());
+                    let i =
+                        random_index(*seed ^ opts.seed.rotate_left(32), step, r, texts[r].len());
                     (Some(i), String::new(), None)
                 }
                 (seat, _) => {
@@ -365,8 +371,21 @@ fn judge(o: &Outcome, legal: &[String]) -> (Option<usize>, String, Option<f64>) 
     let late = o.error == Some("TO");
     match legal.iter().position(|m| *m == text) {
         Some(i) if !late => (Some(i), String::new(), Some(o.millis)),
-        _ => (None, format!("IL {text}"), Some(o.millis)),
+        _ => (None, format!("IL {}", bounded(&text)), Some(o.millis)),
     }
+}
+
+/// `text`, or its first [`MAX_RECORDED_REPLY`] bytes (at a character boundary) and
+/// `… [N more bytes cut]`.
+fn bounded(text: &str) -> String {
+    if text.len() <= MAX_RECORDED_REPLY {
+        return text.to_string();
+    }
+    let mut cut = MAX_RECORDED_REPLY;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… [{} more bytes cut]", &text[..cut], text.len() - cut)
 }
 
 /// A random index below `n` from the project RNG.
@@ -449,5 +468,45 @@ pub fn canonical_reply(reply: &str) -> Option<String> {
     match kif::parse(&src).ok()?.as_slice() {
         [e] => Some(canonical_move(e)),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reply(text: String) -> Outcome {
+        Outcome {
+            reply: Some(text),
+            error: None,
+            millis: 1.0,
+        }
+    }
+
+    #[test]
+    fn a_huge_illegal_reply_is_recorded_cut_to_a_bounded_length() {
+        let legal = vec!["(mark 1 1)".to_string()];
+        let huge = format!("({})", "a ".repeat(2_500_000));
+        let (choice, error, _) = judge(&reply(huge.clone()), &legal);
+        assert_eq!(choice, None);
+        assert!(error.starts_with("IL (a a a"), "{error:.80}");
+        assert!(
+            error.len() < MAX_RECORDED_REPLY + 60,
+            "recorded {} bytes",
+            error.len()
+        );
+        assert!(error.ends_with(" more bytes cut]"), "{error}");
+        // a short illegal reply is kept whole; a legal one is no error
+        let (_, error, _) = judge(&reply("(mark 9 9)".into()), &legal);
+        assert_eq!(error, "IL (mark 9 9)");
+        let (choice, error, _) = judge(&reply("(mark 1 1)".into()), &legal);
+        assert_eq!((choice, error.as_str()), (Some(0), ""));
+        // cutting never splits a character
+        let wide = "é".repeat(MAX_RECORDED_REPLY);
+        let (_, error, _) = judge(&reply(wide), &legal);
+        assert!(
+            error.ends_with(&format!("[{} more bytes cut]", MAX_RECORDED_REPLY)),
+            "{error}"
+        );
     }
 }

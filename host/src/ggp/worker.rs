@@ -15,7 +15,7 @@ use propnet_compiler::ground::CompileOptions;
 use propnet_netlist::Netlist;
 use serde_json::json;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// The search stops this long before a reply deadline, to hand its answer over in time.
@@ -30,6 +30,51 @@ pub struct Slot {
     pub best: Option<String>,
     /// A legal move of the last state the worker reached (any step), spelled.
     pub fallback: Option<String>,
+}
+
+/// The [`Slot`] shared by the worker and the connection threads, with a condition
+/// variable signalled whenever the worker reaches a new step.
+#[derive(Debug, Default)]
+pub struct SharedSlot {
+    slot: Mutex<Slot>,
+    stepped: Condvar,
+}
+
+impl SharedSlot {
+    /// The slot (a poisoned lock is taken over: the slot holds plain data).
+    pub fn lock(&self) -> MutexGuard<'_, Slot> {
+        self.slot.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Marks `step` as reached, with `best` (a legal move of the step's state, spelled;
+    /// `None` when there is none) as its move so far and fallback, and wakes the waiters.
+    pub fn reach(&self, step: u64, best: Option<String>) {
+        let mut s = self.lock();
+        s.step = step;
+        s.fallback = best.clone();
+        s.best = best;
+        drop(s);
+        self.stepped.notify_all();
+    }
+
+    /// Waits until the worker has reached `step` (applied its joint move and published a
+    /// legal move of the new state) or `until` passes; returns the slot and whether the
+    /// step was reached.
+    pub fn wait_step(&self, step: u64, until: Instant) -> (MutexGuard<'_, Slot>, bool) {
+        let mut s = self.lock();
+        while s.step < step {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            s = match self.stepped.wait_timeout(s, left) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
+        let reached = s.step == step;
+        (s, reached)
+    }
 }
 
 /// A message for the worker.
@@ -93,7 +138,7 @@ pub struct Job {
     /// The log.
     pub log: Arc<Log>,
     /// Best-move slot shared with the connection threads.
-    pub slot: Arc<Mutex<Slot>>,
+    pub slot: Arc<SharedSlot>,
     /// Symbol spellings of the rules.
     pub spelling: Arc<Spelling>,
 }
@@ -135,7 +180,10 @@ pub fn run(job: Job, rx: mpsc::Receiver<Command>, ready: mpsc::Sender<String>) {
                         history.extend(moves.clone());
                         play(&job, e, step, moves, deadline)
                     }
-                    None => Reply::plain("nil".into(), "no engine".into()),
+                    None => {
+                        job.slot.reach(step, None);
+                        Reply::plain("nil".into(), "no engine".into())
+                    }
                 };
                 let _ = reply.send(r);
             }
@@ -166,11 +214,13 @@ fn start_search(job: &Job, e: &mut Engine) -> String {
 }
 
 fn set_fallback(job: &Job, text: Option<&String>) {
-    let mut s = job.slot.lock().unwrap_or_else(|p| p.into_inner());
+    let mut s = job.slot.lock();
     s.fallback = text.map(|t| job.spelling.respell(t));
 }
 
-/// One PLAY: apply the moves, publish a first legal move, search until the deadline.
+/// One PLAY: apply the moves, publish a first legal move of the new state (the reply when
+/// the deadline has passed or comes before the search has a move), search until the
+/// deadline.
 fn play(
     job: &Job,
     e: &mut Engine,
@@ -186,18 +236,14 @@ fn play(
         }
     }
     let texts = e.legal_texts();
-    {
-        let mut s = job.slot.lock().unwrap_or_else(|p| p.into_inner());
-        s.step = step;
-        s.best = texts.first().map(|t| job.spelling.respell(t));
-        s.fallback = s.best.clone();
-    }
+    job.slot
+        .reach(step, texts.first().map(|t| job.spelling.respell(t)));
     let slot = job.slot.clone();
     let spelling = job.spelling.clone();
     let mut publish = |i: usize| {
         if let Some(t) = texts.get(i) {
             let text = spelling.respell(t);
-            let mut s = slot.lock().unwrap_or_else(|p| p.into_inner());
+            let mut s = slot.lock();
             if s.step == step {
                 s.best = Some(text);
             }

@@ -186,3 +186,56 @@ fn hostile(port: u16, rules: &str) {
     let reply = stalled_head.join().unwrap();
     assert!(reply.is_empty(), "stalled head got {reply:?}");
 }
+
+/// A play clock of 0 (at or below `--margin-ms`): every deadline has passed when the PLAY
+/// arrives, yet each reply must be a legal move of the state after the PLAY's joint move
+/// (it used to be the last legal move of the previous state, e.g. `noop` on o's turn).
+/// The test referees with the reference interpreter: x plays its first legal move, o is
+/// the player, for a whole game (at most 9 joint moves).
+#[test]
+fn play_clock_zero_still_gets_a_legal_move_of_the_current_state() {
+    use propnet_compiler::gdl;
+    use propnet_compiler::interp::Interp;
+    use propnet_host::ggp::manager::canonical_reply;
+
+    let dir = scratch("clock-zero");
+    let (_p, port) = player(&dir, &["--margin-ms", "250"]);
+    let rules = tictactoe_rules();
+    let start = format!("(START z1 o {rules} 0 0)");
+    assert_eq!(post(port, &start), (200, "ready".into()));
+    let g = gdl::load(&root().join("bench-games/tictactoe.kif")).expect("tictactoe loads");
+    let mut it = Interp::new(&g.program).expect("interpreter");
+    let mut state = it.initial_state().unwrap();
+    let mut previous = "nil".to_string();
+    let mut steps = 0;
+    loop {
+        let mut pos = it.evaluate(&state).unwrap();
+        if it.terminal_in(&pos) {
+            break;
+        }
+        assert!(steps < 9, "tictactoe lasts at most 9 joint moves");
+        steps += 1;
+        let (status, reply) = post(port, &format!("(PLAY z1 {previous})"));
+        assert_eq!(status, 200, "PLAY {steps}: `{reply}`");
+        let want = canonical_reply(&reply).unwrap_or_else(|| panic!("reply `{reply}`"));
+        let legal_o = it.legal_in(&pos, 1);
+        let o = legal_o.iter().find(|(t, _)| *t == want).unwrap_or_else(|| {
+            let texts: Vec<_> = legal_o.iter().map(|(t, _)| t.as_str()).collect();
+            panic!("step {steps}: reply `{reply}` is not legal for o; legal: {texts:?}")
+        });
+        let x = it.legal_in(&pos, 0)[0].clone();
+        previous = format!("({} {})", x.0, o.0);
+        state = it.next_from(&mut pos, &[x.1, o.1]).unwrap();
+    }
+    assert!(steps >= 5, "a game of tictactoe has at least 5 joint moves");
+    assert_eq!(
+        post(port, &format!("(STOP z1 {previous})")),
+        (200, "done".into())
+    );
+    let log = std::fs::read_to_string(dir.join("z1.jsonl")).unwrap();
+    assert!(
+        log.contains("not above the reply margin"),
+        "START with a play clock of 0 is logged as a warning:\n{log}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
