@@ -485,8 +485,31 @@ impl Checker<'_> {
     }
 
     /// Warns at each `legal`/`goal` rule whose role is a constant that no `role` fact
-    /// declares (the rule can never apply).
+    /// declares (the rule can never apply), and at each `does` literal of such a role (it
+    /// never holds).
     fn undeclared_roles(&self, warnings: &mut Vec<Diagnostic>) {
+        // (sentence, role): a sentence's `or` alternatives share their `does` literals.
+        let mut seen = BTreeSet::new();
+        for r in &self.program.rules {
+            let does = r.body.iter().filter_map(|l| match l {
+                Lit::Pos(a) | Lit::Neg(a) => Some(a),
+                _ => None,
+            });
+            for a in does.filter(|a| self.name(a.rel) == "does" && a.args.len() == 2) {
+                if let Term::Const(c) = &a.args[0] {
+                    if !self.program.roles.contains(c) && seen.insert((r.span.start, c.0)) {
+                        warnings.push(Diagnostic {
+                            loc: self.src.loc(r.span.start),
+                            message: format!(
+                                "`does` of `{}`, which is not a role: it never holds, in rule `{}`",
+                                self.name(*c),
+                                self.quote(r)
+                            ),
+                        });
+                    }
+                }
+            }
+        }
         for r in &self.program.rules {
             let keyword = self.name(r.head.rel);
             if !matches!(keyword, "legal" | "goal") || r.head.args.len() != 2 {

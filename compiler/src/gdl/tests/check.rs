@@ -177,6 +177,21 @@ fn legal_and_goal_rules_of_undeclared_roles_are_warnings() {
 }
 
 #[test]
+fn does_of_an_undeclared_role_is_a_warning_once_per_sentence() {
+    let g = game(
+        "(role a)\n(legal a go)\n(goal a 0)\n(<= (next x) (or (does z go) (does z stop)) (does a go))",
+    );
+    let w = warnings(&g);
+    assert_eq!(
+        w,
+        [
+            "g.kif:4:1: warning: `does` of `z`, which is not a role: it never holds, in rule \
+          `(<= (next x) (or (does z go) (does z stop)) (does a go))`"
+        ]
+    );
+}
+
+#[test]
 fn roles_are_ground_facts() {
     assert_eq!(
         error("(role a)\n(<= (role b) p)"),
