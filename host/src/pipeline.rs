@@ -66,6 +66,14 @@ pub enum PipelineError {
         /// What is wrong with it.
         source: JsonError,
     },
+    /// A text netlist (`propnet compile --emit text`) that does not read back.
+    #[error("{path}{}{source}", if matches!(source, propnet_netlist::TextError::Syntax { .. }) { ":" } else { ": " })]
+    TextNetlist {
+        /// The file.
+        path: String,
+        /// What is wrong with it (`line:column: …`).
+        source: propnet_netlist::TextError,
+    },
     /// Grounding failed.
     #[error("{location}{source}")]
     Ground {
@@ -86,7 +94,8 @@ pub enum PipelineError {
     /// A command that needs GDL rules was given a compiled netlist.
     #[error(
         "{path} is a compiled netlist, not GDL rules: `{command}` needs the game's .kif file \
-         (`run`, `compile`, `perft` and `trace`/`verify --engine netlist` take netlists)"
+         (`run`, `compile`, `perft`, `bench`, `solve`, `best`, `hdl`, `match` with in-process \
+         players, and `trace`/`verify --engine netlist` take netlists)"
     )]
     NotRules {
         /// The netlist file.
@@ -126,9 +135,10 @@ pub fn load_netlist(
     compile_game(&game, t0.elapsed(), opts)
 }
 
-/// Whether `path` holds a compiled netlist ([`propnet_netlist::to_json`]) rather than GDL
-/// rules: its name ends in `.json` (any case), or its text starts with `{`, which no KIF
-/// file does (so `propnet compile -o game.pnet` output is recognized too). An unreadable
+/// Whether `path` holds a compiled netlist ([`propnet_netlist::to_json`], or the text form
+/// of [`propnet_netlist::to_text`]) rather than GDL rules: its name ends in `.json` (any
+/// case), or its text starts with `{` or with `role r0`, which no KIF file does (so
+/// `propnet compile -o game.pnet` output is recognized too, in either form). An unreadable
 /// file counts as rules, so that the front end reports why it cannot be read.
 pub fn is_netlist_file(path: &Path) -> bool {
     use std::io::Read;
@@ -142,10 +152,19 @@ pub fn is_netlist_file(path: &Path) -> bool {
     let n = std::fs::File::open(path)
         .and_then(|mut f| f.read(&mut head))
         .unwrap_or(0);
-    head[..n]
-        .iter()
-        .find(|b| !b.is_ascii_whitespace())
-        .is_some_and(|&b| b == b'{')
+    let head = String::from_utf8_lossy(&head[..n]);
+    head.trim_start().starts_with('{') || starts_text_netlist(&head)
+}
+
+/// Whether `text` begins like [`propnet_netlist::to_text`]'s output (`role r0 "…"`), which
+/// no KIF file does (a sentence there starts with `(`, a bare `role` atom is no sentence).
+fn starts_text_netlist(text: &str) -> bool {
+    let mut words = text.split_whitespace();
+    words.next() == Some("role")
+        && words.next().is_some_and(|w| {
+            w.strip_prefix('r')
+                .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        })
 }
 
 /// Loads GDL rules for a command that needs them (not a netlist); a compiled netlist is
@@ -174,10 +193,17 @@ fn load_json(
         path: path.to_path_buf(),
         error,
     })?;
-    let net = from_json(&text).map_err(|source| PipelineError::Netlist {
-        path: name.clone(),
-        source,
-    })?;
+    let net = if starts_text_netlist(&text) {
+        propnet_netlist::from_text(&text).map_err(|source| PipelineError::TextNetlist {
+            path: name.clone(),
+            source,
+        })?
+    } else {
+        from_json(&text).map_err(|source| PipelineError::Netlist {
+            path: name.clone(),
+            source,
+        })?
+    };
     let times = (t0.elapsed(), Duration::ZERO);
     optimize_and_report(net, name, Vec::new(), times, opts)
 }

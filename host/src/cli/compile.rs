@@ -74,7 +74,11 @@ pub fn run(args: CompileArgs) -> anyhow::Result<()> {
             }
         }
         _ => {
+            // A terminal or a line-reading consumer expects the last line ended.
             write_stdout(&text)?;
+            if !text.ends_with('\n') {
+                write_stdout("\n")?;
+            }
             if let Some(stats) = stats {
                 eprint!("{stats}");
             }
