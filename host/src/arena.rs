@@ -87,8 +87,9 @@ pub fn play_game(
     })
 }
 
-/// Mean and 95% confidence half-width of a sample (Student t for small samples).
-#[derive(Copy, Clone, Debug, PartialEq, Serialize)]
+/// Mean and 95% confidence half-width of a sample (Student t for small samples). As JSON:
+/// `{"n", "mean", "ci95"}` with `ci95` null when n < 2 (no interval).
+#[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Estimate {
     /// Sample size.
     pub n: usize,
@@ -96,6 +97,17 @@ pub struct Estimate {
     pub mean: f64,
     /// Half-width of the 95% confidence interval for the mean (0 when n < 2).
     pub ci95: f64,
+}
+
+impl Serialize for Estimate {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Estimate", 3)?;
+        st.serialize_field("n", &self.n)?;
+        st.serialize_field("mean", &self.mean)?;
+        st.serialize_field("ci95", &(self.n >= 2).then_some(self.ci95))?;
+        st.end()
+    }
 }
 
 impl Estimate {
@@ -191,6 +203,9 @@ mod tests {
         assert!((e.ci95 - 3.182 * (5000.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-9);
         assert!(e.low() < 0.0 && e.high() > 100.0);
         assert_eq!(Estimate::of(&[70.0]).ci95, 0.0);
+        let json = |e: Estimate| serde_json::to_value(e).expect("serializes");
+        assert_eq!(json(Estimate::of(&[70.0]))["ci95"], serde_json::Value::Null);
+        assert!(json(Estimate::of(&[70.0, 30.0]))["ci95"].is_f64());
         assert_eq!(seats_for(0, 2, 2), vec![0, 1]);
         assert_eq!(seats_for(1, 2, 2), vec![1, 0]);
         assert_eq!(seats_for(2, 3, 3), vec![2, 0, 1]);
