@@ -57,7 +57,7 @@ pub const PROGRESS_EVERY: usize = 4096;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SolveError {
     /// Two or more roles have several legal moves in a reachable state.
-    #[error("simultaneous moves: roles {roles:?} all have a choice in state {{{fluents}}}; the solver handles turn-taking games only")]
+    #[error("simultaneous moves: roles {} all have a choice in state {{{fluents}}}; the solver handles turn-taking games only", roles.join(" and "))]
     Simultaneous {
         /// Names of the roles with more than one legal move.
         roles: Vec<String>,

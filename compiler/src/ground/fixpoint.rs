@@ -368,7 +368,7 @@ impl<'l> Grounder<'l> {
                     return Err(self.budget_error(
                         BudgetKind::TermDepth,
                         k,
-                        format!("; the rules build ever deeper terms, such as {text}"),
+                        format!("; the rules build terms deeper than that, such as {text}"),
                     ));
                 }
                 args.push(t);

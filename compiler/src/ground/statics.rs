@@ -396,7 +396,7 @@ impl Grounder<'_> {
                 Err(self.budget_error(
                     BudgetKind::TermDepth,
                     self.first_rule(rel),
-                    format!("; the rules build ever deeper terms, such as {text}"),
+                    format!("; the rules build terms deeper than that, such as {text}"),
                 ))
             }
         }

@@ -56,7 +56,11 @@ pub fn real(min: f64, max: f64) -> impl Fn(&str) -> Result<f64, String> + Clone 
 /// # Errors
 /// A message naming the value and the bounds.
 pub fn seconds(text: &str) -> Result<f64, String> {
-    let v: f64 = text.trim().parse().unwrap_or(f64::NAN);
+    let v: f64 = text.trim().parse().map_err(|_| {
+        format!(
+            "`{text}` is not a number of seconds (expected more than 0 and at most {MAX_SECONDS})"
+        )
+    })?;
     if !(v > 0.0 && v <= MAX_SECONDS) {
         return Err(format!(
             "`{text}` is out of range: seconds must be more than 0 and at most {MAX_SECONDS}"

@@ -172,7 +172,15 @@ fn play_moves(m: &NetMachine<'_>, moves: &[String]) -> anyhow::Result<State> {
             joint.push(i);
         }
         if let Some(extra) = given.next() {
-            bail!("move {step}: `{extra}` is extra (no other role has a choice)");
+            let choosing = legal.iter().filter(|l| l.len() > 1).count();
+            bail!(
+                "move {step}: `{extra}` is extra: {} here, one move each, in role order, \
+                 separated by `;` (roles with a single legal move take it and are skipped)",
+                match choosing {
+                    1 => "1 role has a choice".to_string(),
+                    n => format!("{n} roles have a choice"),
+                }
+            );
         }
         state = m.next_state(&state, &joint);
     }

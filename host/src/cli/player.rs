@@ -118,7 +118,7 @@ pub fn run(args: PlayerArgs) -> anyhow::Result<()> {
     outln!("listening on {local}")?;
     std::io::stdout().flush()?;
     eprintln!(
-        "[propnet player] {} on http://{local}, backend {:?}, margin {} ms",
+        "[propnet player] {} on http://{local}, backend {}, margin {} ms",
         opts.name, opts.backend, args.margin_ms
     );
     let gamer = Arc::new(Gamer::new(opts, Arc::new(log)));

@@ -37,7 +37,8 @@ pub struct EngineArgs {
 /// Arguments of `propnet trace`.
 #[derive(clap::Args, Debug)]
 pub struct TraceArgs {
-    /// The game (GDL in KIF syntax).
+    /// The game: GDL rules (.kif), or with `--engine netlist` also a netlist (.json) from
+    /// `propnet compile`.
     pub game: PathBuf,
     /// Number of playouts.
     #[arg(long, default_value_t = 1, value_parser = whole::<u64>(1, 1 << 32))]

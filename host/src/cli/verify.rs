@@ -9,7 +9,8 @@ use std::path::PathBuf;
 /// Arguments of `propnet verify`.
 #[derive(clap::Args, Debug)]
 pub struct VerifyArgs {
-    /// The game (GDL in KIF syntax).
+    /// The game: GDL rules (.kif), or with `--engine netlist` also a netlist (.json) from
+    /// `propnet compile`.
     pub game: PathBuf,
     /// The trace to check: oracle JSON lines or a gdl-perf correctness trace (`-` = stdin).
     pub trace: PathBuf,
