@@ -3,26 +3,25 @@
 
 mod support;
 
-use support::{dir, run, tictactoe};
+use support::{dir, run, tictactoe, Outcome};
 
 fn ttt() -> String {
     tictactoe().to_str().unwrap().to_string()
+}
+
+/// `propnet match tictactoe.kif --players random,random EXTRA…`.
+fn random_match(extra: &[&str]) -> Outcome {
+    let game = ttt();
+    let mut args = vec!["match", game.as_str(), "--players", "random,random"];
+    args.extend_from_slice(extra);
+    run(&args)
 }
 
 #[test]
 fn record_dir_with_in_process_players_only_writes_one_record_per_game() {
     let rec = dir().join("records-in-process");
     let _ = std::fs::remove_dir_all(&rec);
-    let o = run(&[
-        "match",
-        &ttt(),
-        "--players",
-        "random,random",
-        "--games",
-        "2",
-        "--record-dir",
-        rec.to_str().unwrap(),
-    ]);
+    let o = random_match(&["--games", "2", "--record-dir", rec.to_str().unwrap()]);
     o.expect_code(0, "match --record-dir with random players");
     let mut recs: Vec<serde_json::Value> = std::fs::read_dir(&rec)
         .unwrap_or_else(|e| panic!("{}: {e}\nstderr: {}", rec.display(), o.err))
@@ -50,49 +49,20 @@ fn record_dir_with_in_process_players_only_writes_one_record_per_game() {
 fn output_paths_are_checked_before_any_game_is_played() {
     let folder = dir().join("json-out-folder");
     std::fs::create_dir_all(&folder).unwrap();
-    let o = run(&[
-        "match",
-        &ttt(),
-        "--players",
-        "random,random",
-        "--games",
-        "3",
-        "--json-out",
-        folder.to_str().unwrap(),
-    ]);
+    let o = random_match(&["--games", "3", "--json-out", folder.to_str().unwrap()]);
     o.expect_code(1, "--json-out a folder");
     assert!(o.err.contains("is a folder"), "{}", o.err);
     assert!(o.out.is_empty(), "no game was played: {}", o.out);
     let missing = dir().join("no-such-folder/out.json");
-    let o = run(&[
-        "match",
-        &ttt(),
-        "--players",
-        "random,random",
-        "--json-out",
-        missing.to_str().unwrap(),
-    ]);
+    let o = random_match(&["--json-out", missing.to_str().unwrap()]);
     o.expect_code(1, "--json-out in a missing folder");
     assert!(o.err.contains("does not exist"), "{}", o.err);
     assert!(o.out.is_empty(), "no game was played: {}", o.out);
     let file = support::file("record-dir-is-a-file", "x");
     for extra in [&[][..], &["--playclock", "1"][..]] {
-        let mut args = vec![
-            "match",
-            &ttt(),
-            "--players",
-            "random,random",
-            "--games",
-            "3",
-            "--record-dir",
-            file.to_str().unwrap(),
-        ]
-        .into_iter()
-        .map(String::from)
-        .collect::<Vec<_>>();
-        args.extend(extra.iter().map(|s| s.to_string()));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let o = run(&args);
+        let mut args = vec!["--games", "3", "--record-dir", file.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = random_match(&args);
         o.expect_code(1, "--record-dir an existing file");
         assert!(o.err.contains("is not a folder"), "{}", o.err);
         assert!(o.out.is_empty(), "no game was played: {}", o.out);
@@ -126,11 +96,7 @@ fn malformed_player_urls_are_usage_errors() {
 #[test]
 fn one_game_has_no_interval_and_json_out_indexes_games() {
     let json = dir().join("one-game.json");
-    let o = run(&[
-        "match",
-        &ttt(),
-        "--players",
-        "random,random",
+    let o = random_match(&[
         "--games",
         "1",
         "--seed",

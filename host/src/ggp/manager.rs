@@ -110,6 +110,11 @@ struct Outcome {
     millis: f64,
 }
 
+/// Longest reply read from a player, bytes: a move is a few dozen; a reply past this is
+/// recorded as an illegal move (its first bytes are not a legal one) without reading the
+/// rest into memory.
+pub const MAX_REPLY_BYTES: u64 = 64 << 10;
+
 /// Sends one message and waits at most `timeout` for the reply.
 fn post(url: &str, body: &str, timeout: Duration) -> Outcome {
     let t = Instant::now();
@@ -128,11 +133,21 @@ fn post(url: &str, body: &str, timeout: Duration) -> Outcome {
         .header("Sender", "GAMESERVER")
         .header("Receiver", receiver.as_str())
         .send(body)
-        .and_then(|mut r| r.body_mut().read_to_string());
+        .and_then(|mut r| {
+            r.body_mut()
+                .with_config()
+                .limit(MAX_REPLY_BYTES)
+                .read_to_string()
+        });
     let millis = t.elapsed().as_secs_f64() * 1000.0;
     match res {
         Ok(text) => Outcome {
             reply: Some(text),
+            error: None,
+            millis,
+        },
+        Err(ureq::Error::BodyExceedsLimit(_)) => Outcome {
+            reply: Some(format!("(a reply of more than {MAX_REPLY_BYTES} bytes)")),
             error: None,
             millis,
         },
@@ -481,6 +496,48 @@ mod tests {
             error: None,
             millis: 1.0,
         }
+    }
+
+    /// A player on 127.0.0.1 answering one request with `body`; the read side of the
+    /// connection is bounded by a timeout, and the thread serves that one request only.
+    fn one_reply_server(body: Vec<u8>) -> (String, std::thread::JoinHandle<()>) {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let url = format!("http://{}/", listener.local_addr().expect("address"));
+        let thread = std::thread::spawn(move || {
+            let Ok((mut conn, _)) = listener.accept() else {
+                return;
+            };
+            let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
+            let mut request = [0u8; 4096];
+            let _ = conn.read(&mut request);
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/acl\r\nContent-Length: {}\r\n\r\n",
+                body.len()
+            );
+            let _ = conn.write_all(head.as_bytes());
+            let _ = conn.write_all(&body);
+        });
+        (url, thread)
+    }
+
+    #[test]
+    fn a_reply_past_the_size_limit_is_an_illegal_move_not_read_whole() {
+        let big = vec![b'a'; MAX_REPLY_BYTES as usize + 1];
+        let (url, thread) = one_reply_server(big);
+        let out = post(&url, "(PLAY m nil)", Duration::from_secs(10));
+        let _ = thread.join();
+        assert_eq!(out.error, None);
+        let text = out.reply.expect("a reply");
+        assert!(text.contains("more than 65536 bytes"), "{text:.80}");
+        let (choice, error, _) = judge(&reply(text), &["(mark 1 1)".to_string()]);
+        assert_eq!(choice, None);
+        assert!(error.starts_with("IL (a reply of more than"), "{error}");
+        // a reply within the limit is read as sent
+        let (url, thread) = one_reply_server(b"(mark 1 1)".to_vec());
+        let out = post(&url, "(PLAY m nil)", Duration::from_secs(10));
+        let _ = thread.join();
+        assert_eq!(out.reply.as_deref(), Some("(mark 1 1)"));
     }
 
     #[test]
