@@ -1,4 +1,7 @@
-//! Writing into a closed pipe (`propnet … | head`) ends the CLI quietly instead of panicking.
+//! Standard output end to end: writing into a closed pipe (`propnet … | head`) ends the CLI
+//! quietly instead of panicking; a text netlist on disk runs like the JSON one.
+
+mod support;
 
 use std::process::{Command, Stdio};
 
@@ -33,46 +36,36 @@ fn closed_stdout_is_not_a_panic() {
 /// JSON on standard output ends its last line.
 #[test]
 fn text_netlist_runs_like_json() {
-    let game = concat!(env!("CARGO_MANIFEST_DIR"), "/../bench-games/tictactoe.kif");
-    let dir = std::env::temp_dir().join(format!("propnet-cli-pipe-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let propnet = || Command::new(env!("CARGO_BIN_EXE_propnet"));
+    let game = support::tictactoe();
+    let game = game.to_str().unwrap();
     let mut results = Vec::new();
     for emit in ["json", "text"] {
-        let net = dir.join(format!("ttt.{emit}.pnet"));
-        let out = propnet()
-            .args(["compile", game, "--emit", emit, "-o"])
-            .arg(&net)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let out = propnet()
-            .arg("run")
-            .arg(&net)
-            .args(["--playouts", "500", "--threads", "1", "--seed", "9"])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(
-            out.status.success(),
-            "{emit}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let keep: Vec<String> = text
+        let net = support::dir().join(format!("ttt.{emit}.pnet"));
+        let net = net.to_str().unwrap();
+        support::run(&["compile", game, "--emit", emit, "-o", net]).expect_code(0, "compile");
+        let args = [
+            "run",
+            net,
+            "--playouts",
+            "500",
+            "--threads",
+            "1",
+            "--seed",
+            "9",
+        ];
+        let o = support::run(&args);
+        o.expect_code(0, emit);
+        let keep: Vec<String> = o
+            .out
             .lines()
             .filter(|l| l.starts_with("mean goal") || l.starts_with("mean length"))
             .map(str::to_string)
             .collect();
-        assert_eq!(keep.len(), 2, "{text}");
+        assert_eq!(keep.len(), 2, "{}", o.out);
         results.push(keep);
     }
     assert_eq!(results[0], results[1]);
-    let out = propnet().args(["compile", game]).output().unwrap();
-    assert!(out.status.success());
-    assert_eq!(out.stdout.last(), Some(&b'\n'));
-    let _ = std::fs::remove_dir_all(&dir);
+    let o = support::run(&["compile", game]);
+    o.expect_code(0, "compile to stdout");
+    assert!(o.out.ends_with('\n'), "unended last line");
 }
