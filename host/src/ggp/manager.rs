@@ -498,16 +498,26 @@ mod tests {
         }
     }
 
-    /// A player on 127.0.0.1 answering one request with `body`; the read side of the
-    /// connection is bounded by a timeout, and the thread serves that one request only.
+    /// A player on 127.0.0.1 answering one request with `body`; the thread serves that one
+    /// request only and gives up after 10 s without one (waiting for the connection and
+    /// reading it are both bounded), so joining it never hangs.
     fn one_reply_server(body: Vec<u8>) -> (String, std::thread::JoinHandle<()>) {
         use std::io::{Read, Write};
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         let url = format!("http://{}/", listener.local_addr().expect("address"));
+        listener.set_nonblocking(true).expect("non-blocking accept");
         let thread = std::thread::spawn(move || {
-            let Ok((mut conn, _)) = listener.accept() else {
-                return;
+            let until = Instant::now() + Duration::from_secs(10);
+            let mut conn = loop {
+                match listener.accept() {
+                    Ok((conn, _)) => break conn,
+                    Err(_) if Instant::now() < until => {
+                        std::thread::sleep(Duration::from_millis(5))
+                    }
+                    Err(_) => return,
+                }
             };
+            let _ = conn.set_nonblocking(false);
             let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
             let mut request = [0u8; 4096];
             let _ = conn.read(&mut request);
