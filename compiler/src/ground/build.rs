@@ -132,7 +132,8 @@ impl Builder<'_, '_> {
         fluents
     }
 
-    /// Inputs: reachable `does` of a role, by role then move text.
+    /// Inputs: reachable `does` of a role, by role then move text (a `does` of a non-role
+    /// is the constant false).
     fn inputs(&mut self) -> Vec<(usize, String, AtomId)> {
         let low = self.g.low;
         self.gates.tag = low.special.does.0;
@@ -147,6 +148,10 @@ impl Builder<'_, '_> {
             let args = self.g.store.atoms.args(a);
             if let Some(&r) = role_index.get(&Some(args[0])) {
                 moves.push((r, self.text(args[1]), a));
+            } else {
+                // `does` of a constant that is no role (reachable through a `legal` rule
+                // for it): never holds.
+                self.gate_of[a.index()] = self.gates.constant(false).0;
             }
         }
         moves.sort();

@@ -369,7 +369,8 @@ fn dependency_graph(rules: &[CRule], nrels: usize) -> (Graph, Vec<Vec<usize>>) {
     (Graph::from_edges(nrels, &edges), rules_of)
 }
 
-/// Static relations must be stratified: no negative edge inside a static component.
+/// Static relations must be stratified: no negative edge inside a static component (of
+/// the relations the roots reach; `comps` holds only those).
 fn check_stratified(
     rules: &[CRule],
     comps: &[Vec<u32>],
@@ -385,7 +386,8 @@ fn check_stratified(
     }
     for r in rules {
         let h = r.head.rel.0 as usize;
-        if !kind[h].is_static() {
+        // A relation no root reaches is in no component: never grounded, nothing to check.
+        if !kind[h].is_static() || comp_of[h] == u32::MAX {
             continue;
         }
         for lit in &r.body {

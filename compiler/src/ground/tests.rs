@@ -312,6 +312,32 @@ fn negation_through_a_cycle_is_an_error() {
     assert!(matches!(err, GroundError::Unstratified { .. }), "{err}");
 }
 
+/// A static relation no rule uses, defined through negation of another static relation,
+/// is stratified (no cycle) and compiles (it was rejected as "depends negatively on
+/// itself": relations outside the roots' components all compared equal).
+#[test]
+fn unused_static_negation_is_stratified() {
+    let p = program("(role p) (init s) (legal p n) (<= terminal (true s)) (goal p 0) (r) (<= w (not r)) (<= u w)");
+    let (net, _) = compiled(&p);
+    assert_eq!(net.inputs.len(), 1);
+    assert!(eval_gates(&net, &net.initial_state(), &[false])[net.terminal.index()]);
+}
+
+/// `legal` and `does` of a constant that is not a role: the `does` never holds (it was a
+/// gate-less atom and the builder panicked on it).
+#[test]
+fn does_of_a_non_role_with_a_legal_rule_never_holds() {
+    let p = program(
+        "(role white) (legal white play) (legal n0 play) (<= (next done) (does white play))
+         (<= (next ok) (does n0 play)) (<= terminal (true done)) (goal white 0)",
+    );
+    let (net, _) = compiled(&p);
+    let moves: Vec<_> = net.inputs.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(moves, ["play"], "no input for n0");
+    let s1 = step(&net, &net.initial_state(), &["play"]);
+    assert_eq!(fluents(&net, &s1), ["done"], "(does n0 play) never holds");
+}
+
 #[test]
 fn long_positive_chain_needs_all_rounds() {
     // r(1) <- r(2) <- ... <- r(6) <- r(1) cycle, fed at r(6) by (true go); r(1) needs 6 rounds.
