@@ -5,8 +5,10 @@
 use super::fixpoint::Grounder;
 use super::join::{Join, Stop};
 use super::plan::{Mode, Step};
-use super::rules::{CRule, PLit};
+use super::rules::{CRule, PLit, PTerm};
 use super::store::AtomId;
+use crate::gdl::{RelId, Sym};
+use crate::terms::TermRef;
 use super::GroundError;
 use rustc_hash::FxHashMap;
 
@@ -15,6 +17,74 @@ use rustc_hash::FxHashMap;
 #[derive(Default)]
 pub struct HeadPlans {
     plans: FxHashMap<usize, (CRule, Vec<Step>)>,
+    /// Per relation, its rules indexed by the head's outermost symbols.
+    heads: FxHashMap<RelId, HeadIndex>,
+}
+
+/// The outermost symbol of a term: a constant (`u32::MAX`) or a functor and its arity.
+type HeadKey = (Sym, u32);
+
+/// The outermost symbol of a head pattern, `None` for a variable.
+fn pattern_key(p: &PTerm) -> Option<HeadKey> {
+    match p {
+        PTerm::Var(_) => None,
+        PTerm::Const(s) => Some((*s, u32::MAX)),
+        PTerm::Fn(s, args) => Some((*s, args.len() as u32)),
+    }
+}
+
+/// The rules (non-synthetic, in `rules_of` order) of one relation by the outermost symbol
+/// of their head's argument `pos`, so that an atom is joined only with the rules whose
+/// head can match it: a relation of 10,000 facts costs 10,000 joins, not 10⁸.
+struct HeadIndex {
+    /// The argument position with the most distinct keys.
+    pos: usize,
+    /// Rules by their key at `pos`, each list ascending.
+    by_key: FxHashMap<HeadKey, Vec<usize>>,
+    /// Rules with a variable at `pos` (all of them when the relation has no arguments).
+    any: Vec<usize>,
+}
+
+impl HeadIndex {
+    fn new(rules: &[CRule], of_rel: &[usize]) -> Self {
+        let live: Vec<usize> = of_rel
+            .iter()
+            .copied()
+            .filter(|&k| !rules[k].synthetic)
+            .collect();
+        let arity = live.first().map_or(0, |&k| rules[k].head.args.len());
+        let distinct = |i: usize| {
+            let mut keys: Vec<HeadKey> = live
+                .iter()
+                .filter_map(|&k| pattern_key(&rules[k].head.args[i]))
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            keys.len()
+        };
+        let pos = (0..arity).max_by_key(|&i| (distinct(i), usize::MAX - i));
+        let mut index = HeadIndex {
+            pos: pos.unwrap_or(0),
+            by_key: FxHashMap::default(),
+            any: Vec::new(),
+        };
+        for k in live {
+            match pos.and_then(|i| pattern_key(&rules[k].head.args[i])) {
+                Some(key) => index.by_key.entry(key).or_default().push(k),
+                None => index.any.push(k),
+            }
+        }
+        index
+    }
+
+    /// The rules whose head can match an atom with argument `key` at [`Self::pos`], in
+    /// rule order.
+    fn candidates(&self, key: Option<HeadKey>) -> Vec<usize> {
+        let keyed = key.and_then(|k| self.by_key.get(&k));
+        let mut out: Vec<usize> = keyed.into_iter().flatten().chain(&self.any).copied().collect();
+        out.sort_unstable();
+        out
+    }
 }
 
 impl Grounder<'_> {
@@ -34,12 +104,17 @@ impl Grounder<'_> {
         let low = self.low;
         let rel = self.store.atoms.rel(a);
         let args = self.store.atoms.args(a).to_vec();
+        let index = plans
+            .heads
+            .entry(rel)
+            .or_insert_with(|| HeadIndex::new(&low.rules, &low.rules_of[rel.0 as usize]));
+        let key = args.get(index.pos).map(|&t| match self.store.terms.get(t) {
+            TermRef::Const(s) => (s, u32::MAX),
+            TermRef::Fn(s, xs) => (s, xs.len() as u32),
+        });
         let mut count = 0;
-        for &k in &low.rules_of[rel.0 as usize] {
+        for k in index.candidates(key) {
             let rule = &low.rules[k];
-            if rule.synthetic {
-                continue;
-            }
             if let std::collections::hash_map::Entry::Vacant(slot) = plans.plans.entry(k) {
                 let mut joined = rule.clone();
                 let guard = low.demand_of[rel.0 as usize];

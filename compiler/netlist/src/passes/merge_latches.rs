@@ -21,6 +21,11 @@ type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
 /// 16 and 512 steps. Fewer samples only cost more refinement rounds, never a wrong merge.
 const SAMPLE_GATE_BUDGET: usize = 20_000_000;
 
+/// Legal-move checks (one per move, lane and step) spent on choosing the sampled moves; it
+/// also bounds the steps (to no fewer than 16), so a small game with 10,000 moves samples
+/// in a fraction of a second rather than 30 s.
+const SAMPLE_LEGAL_BUDGET: usize = 64_000_000;
+
 /// Gates hashed over all refinement rounds before the pass gives up (merging nothing): a
 /// class that loses one member per round (a step counter beyond the sampled depth) would
 /// otherwise cost a round per member.
@@ -124,7 +129,10 @@ impl Classes {
 /// run side by side (word `k` of a signature holds step `k` of every playout, one per bit),
 /// each XORed with the latch's `init`. A playout that ends, or reaches 256 moves, restarts.
 fn sample(net: &Netlist) -> Vec<Vec<u64>> {
-    let steps = (SAMPLE_GATE_BUDGET / (2 * net.gates.len() + 1)).clamp(16, 512);
+    let moves: usize = net.roles.iter().map(|r| r.legal.len()).sum();
+    let steps = (SAMPLE_GATE_BUDGET / (2 * net.gates.len() + 1))
+        .min(SAMPLE_LEGAL_BUDGET / (64 * moves + 1))
+        .clamp(16, 512);
     let init: Vec<u64> = net
         .latches
         .iter()
