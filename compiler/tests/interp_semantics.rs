@@ -264,3 +264,62 @@ fn static_relation_is_only_computed_for_the_calls_made() {
     let mut i = Interp::with_limits(&game.program, limits).expect("nothing evaluated yet");
     assert_eq!(legal_texts(&mut i, 0), ["a"]);
 }
+
+/// A goal value out of 0..=100 derived in a state is an error naming the goal and the rule
+/// that derives it (the grounder rejects the game too); `lenient_goals` reads it as it is.
+#[test]
+fn a_derived_goal_out_of_range_is_an_error_unless_lenient() {
+    let src = "(role p) (init s) (legal p go) (<= (next t) (does p go)) (<= terminal (true t))
+               (score 200) (score 07) (<= (goal p ?v) (score ?v) (true t)) (goal p 0)";
+    let game = gdl::parse_source("t.kif", src.as_bytes()).expect("valid GDL");
+    let mut i = Interp::new(&game.program).expect("prepares");
+    let s0 = i
+        .initial_state()
+        .expect("the initial state derives no bad goal");
+    let go = i.legal_moves(&s0, 0).expect("legal");
+    let s1 = i.next_state(&s0, &go).expect("next");
+    match i.goals(&s1) {
+        Err(e @ InterpError::BadGoal { span, .. }) => {
+            assert!(e.to_string().ends_with("(goal p 200)"), "{e}");
+            assert_eq!(
+                &src[span.start as usize..span.end as usize],
+                "(<= (goal p ?v) (score ?v) (true t))"
+            );
+        }
+        other => panic!("expected a bad goal error, got {other:?}"),
+    }
+    let limits = Limits {
+        lenient_goals: true,
+        ..Limits::default()
+    };
+    let mut i = Interp::with_limits(&game.program, limits).expect("prepares");
+    let s1 = i.next_state(&s0, &go).expect("next");
+    assert_eq!(
+        i.goals(&s1).expect("lenient"),
+        [vec![
+            GoalValue::Int(0),
+            GoalValue::Int(7),
+            GoalValue::Int(200)
+        ]]
+    );
+}
+
+/// Every command reads goal values alike: ASCII digits only, leading zeros allowed, ≤ 100.
+#[test]
+fn goal_values_are_read_one_way() {
+    for (text, want) in [
+        ("0", Some(0)),
+        ("050", Some(50)),
+        ("000000000000000000000100", Some(100)),
+        ("100", Some(100)),
+        ("101", None),
+        ("+50", None),
+        ("-0", None),
+        ("0x10", None),
+        ("", None),
+        ("win", None),
+        ("99999999999999999999", None),
+    ] {
+        assert_eq!(gdl::goal_value(text), want, "{text:?}");
+    }
+}

@@ -364,6 +364,27 @@ fn item14_init_reading_true_gets_one_verdict_from_every_command() {
     }
 }
 
+/// A goal value out of 0..=100 derived through a variable: the grounder and the
+/// interpreter (`trace`'s default engine) reject it alike, at the rule that derives it.
+#[test]
+fn item14b_a_derived_goal_out_of_range_gets_one_verdict_from_every_command() {
+    let g = file(
+        "goal200.kif",
+        &format!("{GO}(score 200)\n(<= (goal a ?v) (true done) (score ?v))\n"),
+    );
+    let g = g.to_str().unwrap();
+    let want = "goal200.kif:11:1: goal value must be an integer 0..=100: (goal a 200)";
+    for cmd in ["check", "compile", "trace", "run"] {
+        let mut args = vec![cmd, g];
+        if cmd == "trace" {
+            args.extend(["--playouts", "4", "--seed", "1"]);
+        }
+        let o = run(&args);
+        o.expect_code(1, cmd);
+        assert!(o.err.contains(want), "{cmd}: {}", o.err);
+    }
+}
+
 #[test]
 fn item15_moves_are_read_with_the_rules_reader_and_case_policy() {
     for mv in ["(MARK 1 1)", "(mark  1  1)", "( mark 1 1 )"] {

@@ -213,12 +213,7 @@ impl Checker<'_> {
             return Ok(());
         }
         let ok = match &head.args[1] {
-            Term::Const(c) => {
-                let s = self.name(*c);
-                !s.is_empty()
-                    && s.bytes().all(|b| b.is_ascii_digit())
-                    && s.parse::<u32>().is_ok_and(|v| v <= 100)
-            }
+            Term::Const(c) => super::goal_value(self.name(*c)).is_some(),
             _ => false,
         };
         if ok {

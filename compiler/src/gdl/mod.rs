@@ -16,5 +16,20 @@ pub use deps::{RelId, RelKey, RelationInfo};
 pub use error::{Diagnostic, GdlError, Violation};
 pub use load::{load, parse_source, read_terms, Game};
 
+/// A goal value as every command reads it: the text of a constant made of ASCII digits
+/// only (leading zeros allowed), whose value is at most 100. `None` for anything else
+/// (`+50`, `-1`, `0x10`, `101`, `win`): such a goal makes the game invalid.
+pub fn goal_value(text: &str) -> Option<u8> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let digits = text.trim_start_matches('0');
+    match digits.len() {
+        0 => Some(0),
+        1..=3 => digits.parse::<u8>().ok().filter(|v| *v <= 100),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests;

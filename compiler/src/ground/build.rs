@@ -435,7 +435,7 @@ impl Builder<'_, '_> {
                 continue;
             }
             let value = match self.g.store.terms.get(args[1]) {
-                TermRef::Const(s) => low.syms.name(s).parse::<u8>().ok().filter(|v| *v <= 100),
+                TermRef::Const(s) => crate::gdl::goal_value(low.syms.name(s)),
                 TermRef::Fn(..) => None,
             };
             let Some(value) = value else {

@@ -7,9 +7,9 @@ use super::join::{Join, Stop};
 use super::plan::{Mode, Step};
 use super::rules::{CRule, PLit, PTerm};
 use super::store::AtomId;
+use super::GroundError;
 use crate::gdl::{RelId, Sym};
 use crate::terms::TermRef;
-use super::GroundError;
 use rustc_hash::FxHashMap;
 
 /// Join plans of rules with their head bound, per rule: the rule joined (its demand
@@ -81,7 +81,12 @@ impl HeadIndex {
     /// rule order.
     fn candidates(&self, key: Option<HeadKey>) -> Vec<usize> {
         let keyed = key.and_then(|k| self.by_key.get(&k));
-        let mut out: Vec<usize> = keyed.into_iter().flatten().chain(&self.any).copied().collect();
+        let mut out: Vec<usize> = keyed
+            .into_iter()
+            .flatten()
+            .chain(&self.any)
+            .copied()
+            .collect();
         out.sort_unstable();
         out
     }

@@ -172,22 +172,7 @@ impl GroundError {
     /// The message prefixed with `file:line:column` of the offending rule, and the rule's
     /// text (cut to one line), when the error has a span.
     pub fn located(&self, source: &SourceFile) -> String {
-        match self.span() {
-            Some(span) if span.end > span.start => {
-                let rule: String = source
-                    .slice(span)
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let rule = if rule.chars().count() > 160 {
-                    rule.chars().take(160).collect::<String>() + "…"
-                } else {
-                    rule
-                };
-                format!("{}: {self}\n  in rule: {rule}", source.loc(span.start))
-            }
-            _ => format!("{}: {self}", source.name()),
-        }
+        source.locate(self.span(), self)
     }
 }
 

@@ -259,6 +259,7 @@ impl Interp {
                 v
             })
             .collect();
+        self.check_goals(&goal_terms)?;
         let goals = goal_terms
             .into_iter()
             .map(|gs| {
@@ -341,6 +342,42 @@ impl Interp {
     /// derive several (numbers first by value, then non-numeric texts by byte order).
     pub fn goals_in(&self, pos: &Position) -> Vec<Vec<GoalValue>> {
         pos.goals.clone()
+    }
+
+    /// Unless [`Limits::lenient_goals`], [`InterpError::BadGoal`] for the first goal value (per role, in role order) that is
+    /// not an integer in 0..=100, located at the first `goal` rule whose head can derive it.
+    fn check_goals(&self, goal_terms: &[Vec<TermId>]) -> Result<(), InterpError> {
+        if self.limits.lenient_goals {
+            return Ok(());
+        }
+        for (r, gs) in goal_terms.iter().enumerate() {
+            let bad = gs.iter().find(|&&g| match self.terms.get(g) {
+                TermRef::Const(c) => crate::gdl::goal_value(self.syms.name(c)).is_none(),
+                TermRef::Fn(..) => true,
+            });
+            if let Some(&g) = bad {
+                let can_derive = |p: &super::rules::Pat, t: TermId| match p {
+                    super::rules::Pat::Ground(x) => *x == t,
+                    _ => true,
+                };
+                let span = self
+                    .rules
+                    .rules
+                    .iter()
+                    .find(|rule| {
+                        Some(rule.head.rel) == self.goal
+                            && can_derive(&rule.head.args[0], self.roles[r])
+                            && can_derive(&rule.head.args[1], g)
+                    })
+                    .map(|rule| rule.span)
+                    .unwrap_or_default();
+                return Err(InterpError::BadGoal {
+                    goal: format!("(goal {} {})", self.role_names[r], self.term_text(g)),
+                    span,
+                });
+            }
+        }
+        Ok(())
     }
 
     fn goal_value(&self, t: TermId) -> GoalValue {

@@ -41,6 +41,10 @@ pub struct Limits {
     pub max_facts: usize,
     /// Most alternating-fixpoint rounds for a stratum with a negative cycle.
     pub max_rounds: usize,
+    /// Report goal values outside 0..=100 as they are ([`GoalValue`]) instead of failing
+    /// with [`InterpError::BadGoal`]: for a GGP player, which plays whatever rules it is
+    /// sent. Off by default, so that every command gives an invalid game one verdict.
+    pub lenient_goals: bool,
 }
 
 impl Default for Limits {
@@ -49,6 +53,7 @@ impl Default for Limits {
             max_term_depth: 256,
             max_facts: 4_000_000,
             max_rounds: 1000,
+            lenient_goals: false,
         }
     }
 }
@@ -105,12 +110,33 @@ pub enum InterpError {
         /// The limit.
         limit: usize,
     },
+    /// A goal value that is not an integer in 0..=100 ([`crate::gdl::goal_value`]) holds
+    /// in an evaluated state: the game is not valid GDL (the grounder rejects it too).
+    #[error("goal value must be an integer 0..=100: {goal}")]
+    BadGoal {
+        /// The goal atom's text, e.g. `(goal white 200)`.
+        goal: String,
+        /// A `goal` rule that can derive it.
+        span: Span,
+    },
     /// A stratum with a negative cycle has no unique two-valued model.
     #[error("relation {relation} depends negatively on itself and has no two-valued model (not locally stratified)")]
     NotStratified {
         /// `name/arity` of a relation of the cycle.
         relation: String,
     },
+}
+
+impl InterpError {
+    /// The source span of the offending rule, when the error has one.
+    pub fn span(&self) -> Option<Span> {
+        match self {
+            InterpError::UnsafeRule { span, .. }
+            | InterpError::ReservedHead { span, .. }
+            | InterpError::BadGoal { span, .. } => Some(*span),
+            _ => None,
+        }
+    }
 }
 
 /// Reads `s` as an integer the way SWI-Prolog's `atom_number/2` does for the forms seen

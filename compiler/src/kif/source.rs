@@ -106,6 +106,28 @@ impl SourceFile {
         (line as u32 + 1, col as u32)
     }
 
+    /// `message` prefixed with `file:line:column` of the rule at `span`, and the rule's text
+    /// (whitespace collapsed, cut to 160 characters) on a second line; without a span (or an
+    /// empty one), prefixed with the file name only.
+    pub fn locate(&self, span: Option<Span>, message: &dyn std::fmt::Display) -> String {
+        match span {
+            Some(span) if span.end > span.start => {
+                let rule: String = self
+                    .slice(span)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let rule = if rule.chars().count() > 160 {
+                    rule.chars().take(160).collect::<String>() + "…"
+                } else {
+                    rule
+                };
+                format!("{}: {message}\n  in rule: {rule}", self.loc(span.start))
+            }
+            _ => format!("{}: {message}", self.name()),
+        }
+    }
+
     /// The location of byte `offset`.
     pub fn loc(&self, offset: u32) -> Loc {
         let (line, col) = self.line_col(offset);

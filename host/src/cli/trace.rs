@@ -6,7 +6,8 @@ use super::args::whole;
 use super::common::MAX_STEPS;
 use anyhow::Context;
 use propnet_compiler::interp::trace::{trace, InterpEngine, TraceEngine, TraceOptions};
-use propnet_compiler::interp::Interp;
+use propnet_compiler::interp::{Interp, InterpError};
+use propnet_compiler::kif::SourceFile;
 use propnet_host::compare::engine::{NetEngine, TraceBackend};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -73,11 +74,14 @@ pub fn with_engine<T>(
             for w in &g.warnings {
                 eprintln!("{w}");
             }
-            let mut interp = Interp::new(&g.program)
-                .with_context(|| format!("cannot prepare {}", game.display()))?;
-            let mut e = InterpEngine::new(&mut interp)
-                .with_context(|| format!("initial state of {}", game.display()))?;
-            f(&mut e)
+            let mut run = || {
+                let mut interp = Interp::new(&g.program)
+                    .with_context(|| format!("cannot prepare {}", game.display()))?;
+                let mut e = InterpEngine::new(&mut interp)
+                    .with_context(|| format!("initial state of {}", game.display()))?;
+                f(&mut e)
+            };
+            run().map_err(|e| locate_interp(e, &g.source))
         }
         EngineKind::Netlist => {
             let (net, _) = super::load(game, false)?;
@@ -85,6 +89,20 @@ pub fn with_engine<T>(
             eprintln!("engine: {}", e.describe());
             f(&mut e)
         }
+    }
+}
+
+/// `e` itself, or, when its chain holds an interpreter error about a rule (a goal value
+/// out of range), that error located at the rule's `file:line:column` with the rule's text.
+pub fn locate_interp(e: anyhow::Error, source: &SourceFile) -> anyhow::Error {
+    let located = e
+        .chain()
+        .find_map(|c| c.downcast_ref::<InterpError>())
+        .filter(|ie| ie.span().is_some_and(|s| s.end > s.start))
+        .map(|ie| source.locate(ie.span(), ie));
+    match located {
+        Some(message) => anyhow::anyhow!(message),
+        None => e,
     }
 }
 

@@ -352,7 +352,7 @@ fn interp_engine(job: &Job, why: &str) -> Result<Engine, String> {
         &format!("falling back to the reference interpreter: {why}"),
         json!({"event": "fallback", "reason": why}),
     );
-    let model = InterpModel::new(&job.game.program)
+    let model = InterpModel::lenient(&job.game.program)
         .map_err(|e| format!("the interpreter cannot run this game: {e}"))?;
     let params = crate::mcts::MctsParams {
         leaves_per_batch: 1,

@@ -28,6 +28,22 @@ impl InterpModel {
         })
     }
 
+    /// [`InterpModel::new`] with goal values outside 0..=100 read as they are rather than
+    /// as an error ([`propnet_compiler::interp::Limits::lenient_goals`]): for a player, which
+    /// plays whatever rules a game manager sends.
+    ///
+    /// # Errors
+    /// The interpreter's preparation error.
+    pub fn lenient(program: &Program) -> Result<Self, InterpError> {
+        let limits = propnet_compiler::interp::Limits {
+            lenient_goals: true,
+            ..Default::default()
+        };
+        Ok(Self {
+            interp: Interp::with_limits(program, limits)?,
+        })
+    }
+
     /// The interpreter.
     pub fn interp(&self) -> &Interp {
         &self.interp
