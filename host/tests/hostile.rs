@@ -426,3 +426,26 @@ fn item17_the_257th_role_is_rejected_where_it_stands() {
         );
     }
 }
+
+/// `compare` on a game that does not load: its rows are written, marked failed, and the
+/// command exits 1 naming them (like `bench`), instead of 0.
+#[test]
+fn compare_exits_1_when_its_own_reasoners_cannot_measure_a_game() {
+    let g = file("norole.kif", "(init s)\n");
+    let out = support::dir().join("compare-norole");
+    let o = run(&[
+        "compare",
+        g.to_str().unwrap(),
+        "--reasoners",
+        "interp,cpu:1",
+        "--seconds",
+        "0.1",
+        "--rounds",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    o.expect_code(1, "compare");
+    assert!(o.err.contains("interp on norole: failed"), "{}", o.err);
+    assert!(out.join("compare.json").is_file(), "results written");
+}

@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use propnet_host::compare::machine::Machine;
 use propnet_host::compare::output::write_all;
 use propnet_host::compare::reasoner::{check_unique, Reasoner};
-use propnet_host::compare::report::{set_speedups, Report};
+use propnet_host::compare::report::{set_speedups, Report, Row, Status};
 use propnet_host::compare::runner::{run as run_compare, steps, Options, VerifyOptions};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -164,6 +164,38 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     for w in &written.warnings {
         eprintln!("warning: {w}");
     }
+    own_failures(&report.rows)
+}
+
+/// An error naming every row of propnet's own reasoners (interpreter, netlist backends)
+/// that failed or diverged, e.g. on a game that does not load; `Ok` when there is none.
+/// An outside reasoner's failure is a result of the comparison, not an error of it.
+fn own_failures(rows: &[Row]) -> anyhow::Result<()> {
+    let failed: Vec<String> = rows
+        .iter()
+        .filter(|r| r.kind != "external")
+        .filter(|r| matches!(r.status, Status::Failed(_) | Status::Diverged(_)))
+        .map(|r| {
+            let reason = r
+                .status
+                .reason()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            format!(
+                "{} on {}: {} ({reason})",
+                r.reasoner,
+                r.game,
+                r.status.word()
+            )
+        })
+        .collect();
+    anyhow::ensure!(
+        failed.is_empty(),
+        "{} row(s) of propnet's own reasoners did not measure (the results are written):\n  {}",
+        failed.len(),
+        failed.join("\n  ")
+    );
     Ok(())
 }
 
