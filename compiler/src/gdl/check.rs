@@ -63,6 +63,7 @@ pub fn check(
     cx.undefined_relations(warnings);
     cx.recursion_restriction(warnings);
     cx.missing_game_rules(warnings);
+    cx.base_input_static(warnings);
     Ok(())
 }
 
@@ -424,6 +425,38 @@ impl Checker<'_> {
                     ),
                 });
             }
+        }
+    }
+
+    /// Warns when `base/1` or `input/2` depends on `true` or `does`: GDL defines them from
+    /// static relations only (they describe every possible fluent and move, not a state).
+    /// propnet does not read them, so the game still plays; other players may reject it.
+    fn base_input_static(&self, warnings: &mut Vec<Diagnostic>) {
+        let syms = &self.program.symbols;
+        for (name, arity) in [("base", 1), ("input", 2)] {
+            let Some(rel) = self.info.id(syms, name, arity) else {
+                continue;
+            };
+            if self.info.is_static(rel) {
+                continue;
+            }
+            let reached = if self.info.depends_on_does[rel.0 as usize] {
+                self.info.id(syms, "does", 2)
+            } else {
+                self.info.id(syms, "true", 1)
+            };
+            let Some(dynamic) = reached else { continue };
+            let (chain, first_rule) = self.path(rel, dynamic);
+            let rule = &self.program.rules[first_rule];
+            warnings.push(Diagnostic {
+                loc: self.src.loc(rule.span.start),
+                message: format!(
+                    "`{name}` depends on the state ({chain}): GDL defines `base` and `input` \
+                     from static relations only; propnet ignores them, other players may \
+                     reject the game, in rule `{}`",
+                    self.quote(rule)
+                ),
+            });
         }
     }
 

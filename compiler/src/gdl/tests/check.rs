@@ -286,3 +286,23 @@ fn missing_terminal_legal_and_goal_rules_are_warnings_at_the_role_facts() {
         ["g.kif:2:1: warning: role `b` has no `goal` rules: its goal value is always 0"]
     );
 }
+
+#[test]
+fn base_and_input_reading_the_state_are_warnings() {
+    let g = game(
+        "(role a)\n(init s)\n(legal a go)\n(goal a 0)\n(<= terminal (true s))\n\
+         (<= (base ?f) (true ?f))\n(<= (input a ?m) (does a ?m))\n(base s)\n(input a go)",
+    );
+    let w = warnings(&g);
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w[0].starts_with("g.kif:6:1: warning: `base` depends on the state (base/1 -> true/1)"),
+        "{w:?}"
+    );
+    assert!(
+        w[1].starts_with("g.kif:7:1: warning: `input` depends on the state (input/2 -> does/2)"),
+        "{w:?}"
+    );
+    let fine = game("(role a)\n(init s)\n(legal a go)\n(goal a 0)\n(<= terminal (true s))\n(base s)\n(input a go)");
+    assert!(warnings(&fine).is_empty(), "static base/input: no warning");
+}
