@@ -449,3 +449,38 @@ fn compare_exits_1_when_its_own_reasoners_cannot_measure_a_game() {
     assert!(o.err.contains("interp on norole: failed"), "{}", o.err);
     assert!(out.join("compare.json").is_file(), "results written");
 }
+
+/// A non-terminal state where a role has no legal move ends the game (the playout rule);
+/// `best`, `solve` and `match` say so instead of printing an empty search or bare scores.
+#[test]
+fn a_role_without_legal_moves_is_named_by_best_solve_and_match() {
+    let g = file(
+        "stuck.kif",
+        "(role a)\n(role b)\n(init s)\n(legal a go)\n(<= (next s) (true s))\n\
+         (<= terminal (true t))\n(goal a 0)\n(goal b 50)\n",
+    );
+    let g = g.to_str().unwrap();
+    let o = run(&["best", g, "--iterations", "10"]);
+    o.expect_code(0, "best");
+    assert!(
+        o.out
+            .contains("b has no legal move in this non-terminal state"),
+        "{}",
+        o.out
+    );
+    let o = run(&["solve", g]);
+    o.expect_code(0, "solve");
+    assert!(
+        o.err
+            .contains("warning: b has no legal move in the initial state"),
+        "{}",
+        o.err
+    );
+    let o = run(&["match", g, "--players", "random,random", "--games", "2"]);
+    o.expect_code(0, "match");
+    assert!(
+        o.err.contains("2 of 2 games ended in a non-terminal state"),
+        "{}",
+        o.err
+    );
+}

@@ -59,6 +59,15 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
         outln!("terminal state; goals {:?}", m.goals(&state))?;
         return Ok(());
     }
+    if let Some(stuck) = m.legal_moves(&state).iter().position(Vec::is_empty) {
+        outln!(
+            "{} has no legal move in this non-terminal state (an ill-formed game: it ends \
+             here, as in every playout); goals {:?}",
+            net.roles[stuck].name,
+            m.goals(&state)
+        )?;
+        return Ok(());
+    }
     propnet_host::stop::set_graceful(true);
     let budget = match args.iterations {
         Some(n) => Budget::Iterations(n),

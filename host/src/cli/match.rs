@@ -112,6 +112,15 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         outln!("no games finished of {}: no scores", args.game.display())?;
         return Ok(());
     }
+    let stuck = games.iter().filter(|g| g.end == "no legal move").count();
+    if stuck > 0 {
+        eprintln!(
+            "warning: {} of {} ended in a non-terminal state where a role had no legal move \
+             (an ill-formed game), scored by the goal values there",
+            stuck,
+            super::plural(games.len() as u64, "game")
+        );
+    }
     let scores = player_scores(&games, players.len());
     outln!(
         "{} of {}",

@@ -70,5 +70,16 @@ pub fn run(args: SolveArgs) -> anyhow::Result<()> {
         )?,
         None => outln!("no choice at the root")?,
     }
+    let root = net.initial_state();
+    let m = propnet_host::machine::NetMachine::new(&net);
+    if !m.is_terminal(&root) {
+        if let Some(stuck) = m.legal_moves(&root).iter().position(Vec::is_empty) {
+            eprintln!(
+                "warning: {} has no legal move in the initial state, which is not terminal \
+                 (an ill-formed game): it ends there with its goal values, as in every playout",
+                net.roles[stuck].name
+            );
+        }
+    }
     Ok(())
 }
