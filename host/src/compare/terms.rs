@@ -28,10 +28,24 @@ pub enum TermError {
     EmptyList(String),
 }
 
+/// The tokens of `text`: `(`, `)` and symbols; a `"string"` is one symbol, quotes included,
+/// as the rules' reader has it (an unterminated one runs to the end).
 fn tokens(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = None;
+    let mut quoted_until = 0;
     for (i, c) in text.char_indices() {
+        if i < quoted_until {
+            continue;
+        }
+        if c == '"' && start.is_none() {
+            let close = text[i + 1..]
+                .find('"')
+                .map_or(text.len(), |k| i + 1 + k + 1);
+            out.push(&text[i..close]);
+            quoted_until = close;
+            continue;
+        }
         let delim = c == '(' || c == ')' || c.is_whitespace();
         if delim {
             if let Some(s) = start.take() {
@@ -135,5 +149,14 @@ mod tests {
         assert!(matches!(canonical("()"), Err(TermError::EmptyList(_))));
         assert!(matches!(canonical("a b"), Err(TermError::Trailing { .. })));
         assert!(matches!(canonical(")"), Err(TermError::Trailing { .. })));
+    }
+
+    #[test]
+    fn strings_are_one_symbol_like_in_the_rules() {
+        assert_eq!(canonical("\"Hello World\"").unwrap(), "\"hello world\"");
+        assert_eq!(
+            canonical("(say \"a (b) c\"  x)").unwrap(),
+            "(say \"a (b) c\" x)"
+        );
     }
 }
