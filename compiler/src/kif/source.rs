@@ -40,6 +40,14 @@ impl SourceFile {
                 text: text.to_string(),
                 line_starts,
             }),
+            Err(_) if invalid_only_in_comments(bytes) => {
+                let text = String::from_utf8_lossy(bytes).into_owned();
+                Ok(SourceFile {
+                    name,
+                    line_starts: self::line_starts(text.as_bytes()),
+                    text,
+                })
+            }
             Err(e) => {
                 let bad = e.valid_up_to();
                 let len = e.error_len().unwrap_or(bytes.len() - bad);
@@ -55,7 +63,10 @@ impl SourceFile {
                 };
                 Err(KifError {
                     loc: src.loc(bad as u32),
-                    message: format!("invalid UTF-8 byte sequence `{shown}`"),
+                    message: format!(
+                        "invalid UTF-8 byte sequence `{shown}` (rules must be UTF-8; re-encode \
+                         the file, e.g. `iconv -f latin1 -t utf-8`)"
+                    ),
                     text: shown,
                 })
             }
@@ -139,6 +150,43 @@ impl SourceFile {
     }
 }
 
+/// Whether every invalid UTF-8 sequence of `bytes` stands in a `;` comment (after a `;`
+/// outside a `"string"` on its line; files in Latin-1 often have such comments). A
+/// comment is never read, so [`SourceFile::new`] replaces those bytes with U+FFFD.
+fn invalid_only_in_comments(bytes: &[u8]) -> bool {
+    let mut at = 0;
+    loop {
+        let Err(e) = std::str::from_utf8(&bytes[at..]) else {
+            return true;
+        };
+        let bad = at + e.valid_up_to();
+        if !in_comment(bytes, bad) {
+            return false;
+        }
+        match e.error_len() {
+            Some(n) => at = bad + n,
+            None => return true,
+        }
+    }
+}
+
+/// Whether byte `pos` follows a `;` outside a string on its line.
+fn in_comment(bytes: &[u8], pos: usize) -> bool {
+    let line_start = bytes[..pos]
+        .iter()
+        .rposition(|&b| b == b'\n' || b == b'\r')
+        .map_or(0, |i| i + 1);
+    let mut quoted = false;
+    for &b in &bytes[line_start..pos] {
+        match b {
+            b'"' => quoted = !quoted,
+            b';' if !quoted => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Offsets at which lines start: after `\n`, and after a `\r` not followed by `\n`.
 fn line_starts(bytes: &[u8]) -> Vec<u32> {
     let mut starts = vec![0u32];
@@ -181,7 +229,20 @@ mod tests {
         assert_eq!(err.text, "\\xff");
         assert_eq!(
             err.to_string(),
-            "bad.kif:2:4: invalid UTF-8 byte sequence `\\xff`"
+            "bad.kif:2:4: invalid UTF-8 byte sequence `\\xff` (rules must be UTF-8; re-encode \
+             the file, e.g. `iconv -f latin1 -t utf-8`)"
         );
+        let in_string = SourceFile::new("s.kif", b"(p \"a;\xff\")").unwrap_err();
+        assert_eq!(in_string.loc.to_string(), "s.kif:1:7");
+    }
+
+    #[test]
+    fn invalid_utf8_in_comments_is_replaced() {
+        let src = SourceFile::new("c.kif", b"; caf\xe9\n(role x) ; \"q\" \xff\xfe\n(p y)").unwrap();
+        assert_eq!(
+            src.text(),
+            "; caf\u{fffd}\n(role x) ; \"q\" \u{fffd}\u{fffd}\n(p y)"
+        );
+        assert_eq!(src.line_col(src.text().find("(p").unwrap() as u32), (3, 1));
     }
 }
