@@ -103,7 +103,7 @@ pub enum InterpError {
         limit: u32,
     },
     /// Evaluation derived more facts than the budget.
-    #[error("evaluating {relation} exceeds the budget of {limit} facts")]
+    #[error("evaluating {relation} exceeds the reference interpreter's budget of {limit} facts per store (a game this big needs the netlist: `--engine netlist`, or `propnet compile`)")]
     FactBudget {
         /// `name/arity`.
         relation: String,
