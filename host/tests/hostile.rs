@@ -433,18 +433,10 @@ fn item17_the_257th_role_is_rejected_where_it_stands() {
 fn compare_exits_1_when_its_own_reasoners_cannot_measure_a_game() {
     let g = file("norole.kif", "(init s)\n");
     let out = support::dir().join("compare-norole");
-    let o = run(&[
-        "compare",
-        g.to_str().unwrap(),
-        "--reasoners",
-        "interp,cpu:1",
-        "--seconds",
-        "0.1",
-        "--rounds",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (g, out_dir) = (g.to_str().unwrap(), out.to_str().unwrap());
+    let mut args = vec!["compare", g, "--out", out_dir];
+    args.extend("--reasoners interp,cpu:1 --seconds 0.1 --rounds 1".split(' '));
+    let o = run(&args);
     o.expect_code(1, "compare");
     assert!(o.err.contains("interp on norole: failed"), "{}", o.err);
     assert!(out.join("compare.json").is_file(), "results written");
@@ -460,27 +452,20 @@ fn a_role_without_legal_moves_is_named_by_best_solve_and_match() {
          (<= terminal (true t))\n(goal a 0)\n(goal b 50)\n",
     );
     let g = g.to_str().unwrap();
-    let o = run(&["best", g, "--iterations", "10"]);
-    o.expect_code(0, "best");
-    assert!(
-        o.out
-            .contains("b has no legal move in this non-terminal state"),
-        "{}",
-        o.out
-    );
-    let o = run(&["solve", g]);
-    o.expect_code(0, "solve");
-    assert!(
-        o.err
-            .contains("warning: b has no legal move in the initial state"),
-        "{}",
-        o.err
-    );
-    let o = run(&["match", g, "--players", "random,random", "--games", "2"]);
-    o.expect_code(0, "match");
-    assert!(
-        o.err.contains("2 of 2 games ended in a non-terminal state"),
-        "{}",
-        o.err
+    let says = |args: &[&str], on_stderr: bool, want: &str| {
+        let o = run(args);
+        o.expect_code(0, args[0]);
+        let text = if on_stderr { &o.err } else { &o.out };
+        assert!(text.contains(want), "{}: {text}", args[0]);
+    };
+    let best = "b has no legal move in this non-terminal state";
+    says(&["best", g, "--iterations", "10"], false, best);
+    let solve = "warning: b has no legal move in the initial state";
+    says(&["solve", g], true, solve);
+    let matched = "2 of 2 games ended in a non-terminal state";
+    says(
+        &["match", g, "--players", "random,random", "--games", "2"],
+        true,
+        matched,
     );
 }
