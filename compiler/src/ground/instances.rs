@@ -33,6 +33,14 @@ fn pattern_key(p: &PTerm) -> Option<HeadKey> {
     }
 }
 
+/// The outermost symbol of a ground term, as [`pattern_key`] gives it for a pattern.
+fn term_key(t: TermRef<'_>) -> HeadKey {
+    match t {
+        TermRef::Const(s) => (s, u32::MAX),
+        TermRef::Fn(s, args) => (s, args.len() as u32),
+    }
+}
+
 /// The rules (non-synthetic, in `rules_of` order) of one relation by the outermost symbol
 /// of their head's argument `pos`, so that an atom is joined only with the rules whose
 /// head can match it: a relation of 10,000 facts costs 10,000 joins, not 10⁸.
@@ -113,10 +121,9 @@ impl Grounder<'_> {
             .heads
             .entry(rel)
             .or_insert_with(|| HeadIndex::new(&low.rules, &low.rules_of[rel.0 as usize]));
-        let key = args.get(index.pos).map(|&t| match self.store.terms.get(t) {
-            TermRef::Const(s) => (s, u32::MAX),
-            TermRef::Fn(s, xs) => (s, xs.len() as u32),
-        });
+        let key = args
+            .get(index.pos)
+            .map(|&t| term_key(self.store.terms.get(t)));
         let mut count = 0;
         for k in index.candidates(key) {
             let rule = &low.rules[k];
