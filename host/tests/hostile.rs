@@ -385,6 +385,32 @@ fn item14b_a_derived_goal_out_of_range_gets_one_verdict_from_every_command() {
     }
 }
 
+/// Unbounded recursion through function terms in a static relation: the interpreter's
+/// term-depth error names the rule where it stands, in `trace` and in `compare`'s row.
+#[test]
+fn item14c_the_interpreters_term_depth_error_is_located_at_the_rule() {
+    let g = file(
+        "nat.kif",
+        &format!("{GO}(nat 0)\n(<= (nat (s ?x)) (nat ?x))\n(<= (legal a (count ?x)) (nat ?x))\n"),
+    );
+    let g = g.to_str().unwrap();
+    let want = "nat.kif:11:1: evaluating nat/1 builds terms deeper than";
+    let o = run(&["trace", g, "--engine", "interp", "--playouts", "1"]);
+    o.expect_code(1, "trace");
+    assert!(o.err.contains(want), "trace: {}", o.err);
+    assert!(
+        o.err.contains("in rule: (<= (nat (s ?x)) (nat ?x))"),
+        "{}",
+        o.err
+    );
+    let out = support::dir().join("compare-nat");
+    let mut args = vec!["compare", g, "--out", out.to_str().unwrap()];
+    args.extend("--reasoners interp --seconds 0.1 --rounds 1".split(' '));
+    let o = run(&args);
+    o.expect_code(1, "compare");
+    assert!(o.err.contains(want), "compare: {}", o.err);
+}
+
 #[test]
 fn item15_moves_are_read_with_the_rules_reader_and_case_policy() {
     for mv in ["(MARK 1 1)", "(mark  1  1)", "( mark 1 1 )"] {

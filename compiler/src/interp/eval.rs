@@ -389,6 +389,7 @@ fn heads(
                 return Err(InterpError::TermDepth {
                     relation: ctx.rules.rel_name(ctx.syms, rule.head.rel),
                     limit: ctx.limits.max_term_depth,
+                    span: rule.span,
                 });
             }
             tuple.push(t);

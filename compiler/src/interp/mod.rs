@@ -101,6 +101,8 @@ pub enum InterpError {
         relation: String,
         /// The limit.
         limit: u32,
+        /// A rule of the relation (the one whose head built the term, when known).
+        span: Span,
     },
     /// Evaluation derived more facts than the budget.
     #[error("evaluating {relation} exceeds the reference interpreter's budget of {limit} facts per store (a game this big needs the netlist: `--engine netlist`, or `propnet compile`)")]
@@ -133,7 +135,8 @@ impl InterpError {
         match self {
             InterpError::UnsafeRule { span, .. }
             | InterpError::ReservedHead { span, .. }
-            | InterpError::BadGoal { span, .. } => Some(*span),
+            | InterpError::BadGoal { span, .. }
+            | InterpError::TermDepth { span, .. } => Some(*span),
             _ => None,
         }
     }

@@ -21,6 +21,7 @@ use super::rules::RelId;
 use super::store::Store;
 use super::store::Tuple;
 use super::InterpError;
+use crate::gdl::Span;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
@@ -263,13 +264,19 @@ fn rel_name(eng: &Engine<'_>, rel: RelId) -> String {
 }
 
 /// A call argument deeper than the term-depth limit means unbounded recursion through
-/// function terms in bound arguments (each goal would open another).
+/// function terms in bound arguments (each goal would open another). The error points at
+/// the relation's first rule.
 fn check_key(eng: &Engine<'_>, key: &CallKey) -> Result<(), InterpError> {
     let limit = eng.ctx.limits.max_term_depth;
     if key.1.iter().flatten().any(|&t| eng.terms.depth(t) > limit) {
+        let rules = &eng.ctx.rules.rules;
         return Err(InterpError::TermDepth {
             relation: rel_name(eng, key.0),
             limit,
+            span: rules
+                .iter()
+                .find(|r| r.head.rel == key.0)
+                .map_or_else(Span::default, |r| r.span),
         });
     }
     Ok(())

@@ -4,10 +4,10 @@
 use anyhow::Context;
 use indicatif::ProgressBar;
 use propnet_compiler::gdl;
-use propnet_compiler::interp::Interp;
+use propnet_compiler::interp::{Interp, InterpError};
 use propnet_host::backend::Backend;
 use propnet_host::compare::machine::Machine;
-use propnet_host::compare::measure::{interp_sample, measure, natural_batch};
+use propnet_host::compare::measure::{interp_sample, measure, natural_batch, MeasureError};
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
 use propnet_host::sim::CpuOptions;
 use std::path::{Path, PathBuf};
@@ -59,8 +59,13 @@ fn default_games() -> Vec<PathBuf> {
 /// (the measurement `propnet compare` uses for `interp`).
 fn interp_rate(game: &Path, seconds: f64, max_steps: u32) -> anyhow::Result<f64> {
     let g = gdl::load(game)?;
-    let mut it = Interp::new(&g.program)?;
-    Ok(interp_sample(&mut it, seconds, max_steps, 1)?.playouts_per_second())
+    let located = |e: &InterpError| anyhow::anyhow!(g.source.locate(e.span(), e));
+    let mut it = Interp::new(&g.program).map_err(|e| located(&e))?;
+    let sample = interp_sample(&mut it, seconds, max_steps, 1).map_err(|e| match e {
+        MeasureError::Interp(ie) => located(&ie),
+        e => e.into(),
+    })?;
+    Ok(sample.playouts_per_second())
 }
 
 /// Short row label of a non-CPU backend: `gpu`, `ref`, `fpga:…`, or for `auto` what it

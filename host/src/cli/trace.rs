@@ -93,7 +93,8 @@ pub fn with_engine<T>(
 }
 
 /// `e` itself, or, when its chain holds an interpreter error about a rule (a goal value
-/// out of range), that error located at the rule's `file:line:column` with the rule's text.
+/// out of range, terms built deeper than the limit), that error located at the rule's
+/// `file:line:column` with the rule's text.
 pub fn locate_interp(e: anyhow::Error, source: &SourceFile) -> anyhow::Error {
     let located = e
         .chain()

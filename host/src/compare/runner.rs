@@ -9,7 +9,7 @@
 
 use super::engine::{NetEngine, TraceBackend};
 use super::external::ExternalCommand;
-use super::measure::{interp_sample, measure, natural_batch, Sample, Spread};
+use super::measure::{interp_sample, measure, natural_batch, MeasureError, Sample, Spread};
 use super::reasoner::Reasoner;
 use super::report::{Row, Status, Verification};
 use super::verify::{verify, Verdict, VerifyError};
@@ -20,7 +20,8 @@ use crate::sim::CpuOptions;
 use indicatif::ProgressBar;
 use propnet_compiler::gdl::{self, Program};
 use propnet_compiler::interp::trace::{trace, InterpEngine, TraceEngine, TraceOptions};
-use propnet_compiler::interp::Interp;
+use propnet_compiler::interp::{Interp, InterpError};
+use propnet_compiler::kif::SourceFile;
 use propnet_netlist::ValidNetlist;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -62,6 +63,8 @@ struct Game {
     name: String,
     path: PathBuf,
     program: Result<(Program, f64), String>,
+    /// The source text, to locate an interpreter error at its rule.
+    source: Option<SourceFile>,
     net: Option<Result<(ValidNetlist, f64), String>>,
 }
 
@@ -72,9 +75,10 @@ impl Game {
             |s| s.to_string_lossy().into_owned(),
         );
         let t0 = Instant::now();
-        let program = gdl::load(path)
-            .map(|g| (g.program, t0.elapsed().as_secs_f64()))
-            .map_err(|e| e.to_string());
+        let (program, source) = match gdl::load(path) {
+            Ok(g) => (Ok((g.program, t0.elapsed().as_secs_f64())), Some(g.source)),
+            Err(e) => (Err(e.to_string()), None),
+        };
         let net = need_net.then(|| {
             load_netlist(path, &PipelineOptions::default())
                 .map(|(n, r)| (n, r.total_time().as_secs_f64()))
@@ -84,6 +88,7 @@ impl Game {
             name,
             path: path.to_path_buf(),
             program,
+            source,
             net,
         }
     }
@@ -91,8 +96,25 @@ impl Game {
     fn interp(&self) -> Result<(Interp, f64), String> {
         let (program, load) = self.program.as_ref().map_err(Clone::clone)?;
         let t0 = Instant::now();
-        let it = Interp::new(program).map_err(|e| format!("interpreter: {e}"))?;
+        let it =
+            Interp::new(program).map_err(|e| format!("interpreter: {}", self.locate_interp(&e)))?;
         Ok((it, load + t0.elapsed().as_secs_f64()))
+    }
+
+    /// `e` as text; an interpreter error about a rule is located at the rule's
+    /// `file:line:column` with its text.
+    fn locate(&self, e: &MeasureError) -> String {
+        match e {
+            MeasureError::Interp(ie) => self.locate_interp(ie),
+            _ => e.to_string(),
+        }
+    }
+
+    fn locate_interp(&self, e: &InterpError) -> String {
+        match &self.source {
+            Some(src) if e.span().is_some() => src.locate(e.span(), e),
+            _ => e.to_string(),
+        }
     }
 
     fn net(&self) -> Result<&(ValidNetlist, f64), String> {
@@ -352,7 +374,7 @@ fn sample(game: &Game, e: &mut Entry, round: u32, opts: &Options) {
         None => return,
         Some(Ready::Interp(it)) => interp_sample(it, opts.seconds, opts.max_steps, opts.seed)
             .map(|s| (s, None))
-            .map_err(|x| x.to_string()),
+            .map_err(|x| game.locate(&x)),
         Some(Ready::Backend(b, _, first)) => {
             let hidden = ProgressBar::hidden();
             measure(
