@@ -159,12 +159,12 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
 }
 
 /// The value of `key` for each role in the object `v[field]` (role names compared
-/// canonically).
+/// canonically); `roles` are those of the header on line `hno`.
 fn per_role<'v>(
     no: usize,
     v: &'v Value,
     field: &str,
-    roles: &[String],
+    (hno, roles): (usize, &[String]),
 ) -> Result<Vec<&'v Value>, Malformed> {
     let obj = v[field]
         .as_object()
@@ -175,7 +175,14 @@ fn per_role<'v>(
             obj.iter()
                 .find(|(k, _)| canonical(k).is_ok_and(|k| &k == r))
                 .map(|(_, x)| x)
-                .ok_or_else(|| bad(no, 1, format!("`{field}` has no entry for role {r}")))
+                .ok_or_else(|| {
+                    let msg = format!(
+                        "`{field}` has no entry for role {r}, which the header (line {hno}) \
+                         lists among its roles {}",
+                        roles.join(" ")
+                    );
+                    bad(no, 1, msg)
+                })
         })
         .collect()
 }
@@ -199,7 +206,7 @@ fn oracle_goals(no: usize, v: &Value) -> Result<Vec<GoalValue>, Malformed> {
     }
 }
 
-fn oracle_claim(no: usize, line: &str, roles: &[String]) -> Result<Claim, Malformed> {
+fn oracle_claim(no: usize, line: &str, roles: (usize, &[String])) -> Result<Claim, Malformed> {
     let v = json_line(no, line)?;
     let num = |k: &str| {
         v[k].as_u64()
@@ -253,7 +260,7 @@ fn parse_oracle(text: &str) -> Result<TraceFile, Malformed> {
     let roles = strings(hno, &h["roles"], "roles")
         .map_err(|e| bad(hno, 1, format!("header: {}", e.message)))?;
     let items = lines
-        .map(|(no, l)| oracle_claim(no, l, &roles).map(Item::Claim))
+        .map(|(no, l)| oracle_claim(no, l, (hno, &roles)).map(Item::Claim))
         .collect::<Result<_, _>>()?;
     Ok(TraceFile {
         format: TraceFormat::Oracle,
@@ -538,6 +545,18 @@ mod tests {
         assert_eq!(e.line, 2, "{e}");
         assert!(parse("hello\nworld\n").is_err());
         assert!(parse("\n\n").is_err());
+    }
+
+    #[test]
+    fn a_role_the_header_lists_but_a_line_lacks_names_the_header() {
+        let t = "{\"roles\":[\"x\",\"y\"]}\n\
+                 {\"playout\":0,\"step\":0,\"state\":[],\"terminal\":false,\
+                  \"legal\":{\"x\":[\"a\"]},\"goals\":{\"x\":null}}\n";
+        let e = parse(t).unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+        let want = "`legal` has no entry for role y, which the header (line 1) lists among its \
+                    roles x y";
+        assert!(e.to_string().contains(want), "{e}");
     }
 
     #[test]
