@@ -30,6 +30,7 @@ pub mod perft;
 pub mod player;
 pub mod profile;
 pub mod run;
+mod run_report;
 pub mod solve;
 pub mod trace;
 pub mod verify;
