@@ -423,6 +423,55 @@ fn item15_moves_are_read_with_the_rules_reader_and_case_policy() {
     assert!(o.err.contains("--moves (move 1):1:"), "{}", o.err);
 }
 
+/// `--moves` takes the moves of the roles with a choice, or whole joint moves with the
+/// forced moves written out; a state where no role has a choice names the forced moves.
+#[test]
+fn item15b_forced_moves_may_be_written_and_are_printed() {
+    let o = run(&[
+        "best",
+        &ttt(),
+        "--moves",
+        "(mark 2 2);noop,noop;(mark 1 1)",
+        "--iterations",
+        "20",
+    ]);
+    o.expect_code(0, "whole joint moves");
+    assert!(o.out.contains("x: best move"), "{}", o.out);
+    assert!(o.out.contains("o: only legal move noop"), "{}", o.out);
+    let o = run(&[
+        "best",
+        &ttt(),
+        "--moves",
+        "(mark 2 2);noop;x",
+        "--iterations",
+        "20",
+    ]);
+    o.expect_code(1, "extra");
+    assert!(
+        o.err
+            .contains("`x` is extra: the roles with a choice here are x"),
+        "{}",
+        o.err
+    );
+    let g = file(
+        "forced.kif",
+        "(role a)\n(role b)\n(init s)\n(legal a go)\n(legal b wait)\n\
+         (<= (next t) (true s))\n(<= (next u) (true t))\n(<= terminal (true u))\n\
+         (goal a 50)\n(goal b 50)\n",
+    );
+    let o = run(&[
+        "best",
+        g.to_str().unwrap(),
+        "--moves",
+        "go",
+        "--iterations",
+        "5",
+    ]);
+    o.expect_code(0, "forced");
+    assert!(o.out.contains("a: only legal move go"), "{}", o.out);
+    assert!(o.out.contains("b: only legal move wait"), "{}", o.out);
+}
+
 #[test]
 fn item16_one_seed_type_everywhere() {
     let max = u64::MAX.to_string();

@@ -5,6 +5,7 @@ use anyhow::{bail, Context};
 use propnet_host::machine::{NetMachine, State};
 use propnet_host::mcts::{Budget, Search};
 use propnet_host::select::BackendKind;
+use propnet_netlist::InputId;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -17,7 +18,8 @@ pub struct BestArgs {
     #[arg(long, conflicts_with = "moves")]
     pub state: Option<PathBuf>,
     /// Joint moves from the initial state, comma-separated; in each, the moves of the roles
-    /// that have a choice, in role order, separated by `;` (roles with one legal move play it).
+    /// that have a choice, in role order, separated by `;` (roles with one legal move play
+    /// it), or the moves of every role.
     #[arg(long, value_delimiter = ',')]
     pub moves: Vec<String>,
     /// Search time in seconds.
@@ -59,7 +61,8 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
         outln!("terminal state; goals {:?}", m.goals(&state))?;
         return Ok(());
     }
-    if let Some(stuck) = m.legal_moves(&state).iter().position(Vec::is_empty) {
+    let legal = m.legal_moves(&state);
+    if let Some(stuck) = legal.iter().position(Vec::is_empty) {
         outln!(
             "{} has no legal move in this non-terminal state (an ill-formed game: it ends \
              here, as in every playout); goals {:?}",
@@ -87,7 +90,9 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
         backend.describe()
     )?;
     for (r, moves) in res.roles.iter().enumerate() {
-        if moves.len() < 2 {
+        if let [only] = legal[r][..] {
+            let role = &net.roles[r].name;
+            outln!("{role}: only legal move {}", m.move_name(only))?;
             continue;
         }
         let Some(best) = res.best_move(r) else {
@@ -155,43 +160,72 @@ fn play_moves(m: &NetMachine<'_>, moves: &[String]) -> anyhow::Result<State> {
                 }
             );
         }
-        let legal = m.legal_moves(&state);
-        let mut given = jm.split(';').map(str::trim).filter(|s| !s.is_empty());
-        let mut joint = Vec::new();
-        for (r, l) in legal.iter().enumerate() {
-            let role = &m.netlist().roles[r].name;
-            if l.is_empty() {
-                bail!("move {step}: role {role} has no legal move");
-            }
-            if l.len() == 1 {
-                joint.push(l[0]);
-                continue;
-            }
-            let Some(text) = given.next() else {
-                bail!("move {step}: no move given for role {role}")
-            };
-            let want = read_move(step, text)?;
-            let Some(&i) = l.iter().find(|&&i| m.move_name(i) == want) else {
-                let names: Vec<&str> = l.iter().map(|&i| m.move_name(i)).collect();
-                bail!(
-                    "move {step}: `{text}` is not legal for {role}; legal: {}",
-                    names.join(" ")
-                );
-            };
-            joint.push(i);
-        }
-        if let Some(extra) = given.next() {
-            let choosing = legal.iter().filter(|l| l.len() > 1).count();
-            bail!(
-                "move {step}: `{extra}` is extra: {} here, one move each, in role order, \
-                 separated by `;` (roles with a single legal move take it and are skipped)",
-                match choosing {
-                    1 => "1 role has a choice".to_string(),
-                    n => format!("{n} roles have a choice"),
-                }
-            );
-        }
+        let joint = joint_move(m, &state, step, jm)?;
         state = m.next_state(&state, &joint);
     }
     Ok(state)
+}
+
+/// The joint move `text` names in `state` (input indices in role order): the moves of the
+/// roles with a choice, separated by `;`, in role order. A role with one legal move plays
+/// it; its move may be written too (the whole joint move, or any forced move the count of
+/// given moves leaves room for).
+fn joint_move(
+    m: &NetMachine<'_>,
+    state: &State,
+    step: usize,
+    text: &str,
+) -> anyhow::Result<Vec<InputId>> {
+    let legal = m.legal_moves(state);
+    let role = |r: usize| &m.netlist().roles[r].name;
+    if let Some(r) = legal.iter().position(Vec::is_empty) {
+        bail!("move {step}: role {} has no legal move", role(r));
+    }
+    let mut given = text
+        .split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|t| read_move(step, t).map(|canon| (t, canon)))
+        .collect::<anyhow::Result<Vec<_>>>()?
+        .into_iter()
+        .peekable();
+    let choosing: Vec<usize> = (0..legal.len()).filter(|&r| legal[r].len() > 1).collect();
+    let mut joint = Vec::with_capacity(legal.len());
+    for (r, l) in legal.iter().enumerate() {
+        let name_of = |i: &InputId| m.move_name(*i);
+        if let [only] = l[..] {
+            let choices_left = choosing.iter().filter(|&&c| c > r).count();
+            let room = given.len() > choices_left;
+            if room && given.peek().is_some_and(|(_, c)| c == name_of(&only)) {
+                given.next();
+            }
+            joint.push(only);
+            continue;
+        }
+        let Some((text, want)) = given.next() else {
+            bail!("move {step}: no move given for role {}", role(r))
+        };
+        let Some(&i) = l.iter().find(|i| name_of(i) == want) else {
+            let names: Vec<&str> = l.iter().map(name_of).collect();
+            bail!(
+                "move {step}: `{text}` is not legal for {}; legal: {}",
+                role(r),
+                names.join(" ")
+            );
+        };
+        joint.push(i);
+    }
+    if let Some((extra, _)) = given.next() {
+        let names: Vec<&str> = choosing.iter().map(|&r| role(r).as_str()).collect();
+        bail!(
+            "move {step}: `{extra}` is extra: the roles with a choice here are {}; give their \
+             moves in role order, separated by `;` (a role with a single legal move plays it)",
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        );
+    }
+    Ok(joint)
 }
