@@ -43,13 +43,44 @@ fn valid_game_prints_summary_and_warnings() {
         out.contains("dynamic: does/2 next/1 terminal/0 true/1"),
         "{out}"
     );
-    assert!(out.contains("warnings: 1"), "{out}");
+    assert!(out.contains("warnings: 2"), "{out}");
     assert!(
         out.contains("grounding: ok in") && out.contains("2 latches, 2 inputs"),
         "{out}"
     );
     assert!(
         out.contains("ok.kif:7:1: warning: relation `undefined/0` has no rules"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ok.kif:7:1: warning: relation `q/0` is defined but no rule reads it"),
+        "{out}"
+    );
+}
+
+/// A misspelled `legal` leaves a role without moves: `check` names the unread relation,
+/// suggests the keyword, and says the initial state has no legal move for the role; a
+/// terminal initial state is named too. `--deny-warnings` fails on either.
+#[test]
+fn misspelled_keywords_and_dead_initial_states_are_warned() {
+    let game = "(role a)\n(init s)\n(legl a go)\n(<= (next t) (true s))\n\
+                (<= terminal (true t))\n(goal a 50)\n";
+    let (ok, out, err) = check_with(game, "legl.kif", &["--deny-warnings"]);
+    assert!(!ok, "--deny-warnings: {out}");
+    assert!(err.contains("3 warnings and --deny-warnings"), "{err}");
+    assert!(
+        out.contains("legl.kif:3:1: warning: relation `legl/2` is defined but no rule reads it: it has no effect on the game; a misspelled `legal` (arity 2)?"),
+        "{out}"
+    );
+    assert!(
+        out.contains("legl.kif: warning: in the initial state, which is not terminal, role a has no legal move"),
+        "{out}"
+    );
+    let game = "(role a)\n(init s)\n(legal a go)\n(<= terminal)\n(goal a 50)\n";
+    let (ok, out, _) = check(game, "over.kif");
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("over.kif: warning: the initial state is terminal"),
         "{out}"
     );
 }

@@ -2,8 +2,9 @@
 //! Game Description Language Specification", Stanford LG-2006-01, §3 and §4):
 //! keyword arities and placement, roles, safety, ground goal values, `does` not reaching
 //! `legal`/`terminal`/`goal`/`init`, stratified negation. Warnings: undefined relations,
-//! recursion restriction, negation that is only stratified rule by rule, and a game
-//! missing `terminal` rules or a role missing `legal` or `goal` rules.
+//! recursion restriction, negation that is only stratified rule by rule, a game
+//! missing `terminal` rules or a role missing `legal` or `goal` rules, and relations no
+//! rule reads ([`super::unused`]).
 //!
 //! Negation policy: a relation-level negative cycle is accepted when the *rule-level*
 //! dependency graph (a rule depends on the rules whose heads may match its body atoms,
@@ -64,6 +65,7 @@ pub fn check(
     cx.recursion_restriction(warnings);
     cx.missing_game_rules(warnings);
     cx.base_input_static(warnings);
+    super::unused::unused_relations(src, program, info, warnings);
     Ok(())
 }
 

@@ -10,6 +10,7 @@ pub mod dnf;
 pub mod error;
 mod load;
 pub mod lower;
+mod unused;
 
 pub use ast::*;
 pub use deps::{RelId, RelKey, RelationInfo};

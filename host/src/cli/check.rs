@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use anyhow::Result;
 use propnet_compiler::gdl::Game;
+use propnet_host::machine::NetMachine;
 use propnet_host::pipeline::{compile_game, PipelineOptions};
+use propnet_netlist::Netlist;
 
 /// Arguments of `propnet check`.
 #[derive(clap::Args)]
@@ -31,26 +33,32 @@ pub struct CheckArgs {
 /// warnings. Errors (unreadable file, syntax, invalid GDL) are returned located.
 pub fn run(args: CheckArgs) -> Result<()> {
     let game = propnet_host::pipeline::load_rules(&args.game, "check")?;
-    let grounded = if args.no_ground {
-        "grounding: not checked (--no-ground)".to_string()
+    let (grounded, initial) = if args.no_ground {
+        (
+            "grounding: not checked (--no-ground)".to_string(),
+            Vec::new(),
+        )
     } else {
         ground(&game)?
     };
-    out!("{}", summary(&game, args.relations))?;
+    let mut warnings: Vec<String> = game.warnings.iter().map(ToString::to_string).collect();
+    warnings.extend(initial);
+    out!("{}", summary(&game, args.relations, warnings.len()))?;
     outln!("{grounded}")?;
-    for w in &game.warnings {
+    for w in &warnings {
         outln!("{w}")?;
     }
-    if args.deny_warnings && !game.warnings.is_empty() {
-        let n = game.warnings.len() as u64;
+    if args.deny_warnings && !warnings.is_empty() {
+        let n = warnings.len() as u64;
         anyhow::bail!("{} and --deny-warnings", super::plural(n, "warning"));
     }
     Ok(())
 }
 
 /// Grounds `game` as `compile` does (same budget flags, no optimization passes) and says
-/// how big its netlist is; the grounder's errors are `compile`'s, located.
-fn ground(game: &Game) -> Result<String> {
+/// how big its netlist is, with the warnings about its initial state
+/// ([`initial_state_warnings`]); the grounder's errors are `compile`'s, located.
+fn ground(game: &Game) -> Result<(String, Vec<String>)> {
     let (ground, bar) = super::ground::options();
     let opts = PipelineOptions {
         no_optimize: true,
@@ -59,20 +67,53 @@ fn ground(game: &Game) -> Result<String> {
     };
     let compiled = compile_game(game, Duration::ZERO, &opts);
     bar.finish_and_clear();
-    let (_, report) = compiled?;
+    let (net, report) = compiled?;
     let g = &report.grounded;
-    Ok(format!(
+    let warnings = initial_state_warnings(&net, game.source.name());
+    let text = format!(
         "grounding: ok in {:.3} s; {} logic gates, {} latches, {} inputs before optimization \
          (`propnet compile --stats` optimizes and says more)",
         report.ground_time.as_secs_f64(),
         g.and + g.or + g.not,
         g.latches,
         g.inputs
-    ))
+    );
+    Ok((text, warnings))
+}
+
+/// Warnings about the initial state of the grounded game `net` (of file `name`): it is
+/// terminal (every playout has length 0), or a role has no legal move in it while it is
+/// not terminal (every playout ends there, as an ill-formed game).
+fn initial_state_warnings(net: &Netlist, name: &str) -> Vec<String> {
+    let m = NetMachine::new(net);
+    let s = m.initial_state();
+    if m.is_terminal(&s) {
+        return vec![format!(
+            "{name}: warning: the initial state is terminal: every game ends before its first move"
+        )];
+    }
+    let stuck: Vec<&str> = m
+        .legal_moves(&s)
+        .iter()
+        .zip(&net.roles)
+        .filter(|(l, _)| l.is_empty())
+        .map(|(_, r)| r.name.as_str())
+        .collect();
+    match stuck.as_slice() {
+        [] => Vec::new(),
+        roles => vec![format!(
+            "{name}: warning: in the initial state, which is not terminal, {} no legal move: \
+             every game ends there (is a `legal` rule misspelled or its condition never true?)",
+            match roles {
+                [one] => format!("role {one} has"),
+                many => format!("roles {} have", many.join(", ")),
+            }
+        )],
+    }
 }
 
 /// The text summary of a loaded game.
-fn summary(game: &Game, list_relations: bool) -> String {
+fn summary(game: &Game, list_relations: bool, warnings: usize) -> String {
     use std::fmt::Write;
     let (p, info) = (&game.program, &game.info);
     let syms = &p.symbols;
@@ -117,6 +158,6 @@ fn summary(game: &Game, list_relations: bool) -> String {
             let _ = writeln!(out, "{label}: {}", names.join(" "));
         }
     }
-    let _ = writeln!(out, "warnings: {}", game.warnings.len());
+    let _ = writeln!(out, "warnings: {warnings}");
     out
 }
