@@ -27,6 +27,7 @@
 
 #![deny(missing_docs)]
 
+mod cancel;
 mod dot;
 mod info;
 mod ir;
@@ -42,6 +43,7 @@ pub mod rng;
 #[cfg(test)]
 mod serial_tests;
 
+pub use cancel::Cancel;
 pub use dot::to_dot;
 pub use info::{NetlistInfo, Output, ValidNetlist};
 pub use ir::*;

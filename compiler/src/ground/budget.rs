@@ -2,6 +2,7 @@
 //! defaults sized to the machine; and the meter that checks them while grounding.
 
 use cpu_time::ThreadTime;
+use propnet_netlist::Cancel;
 use std::time::Duration;
 
 /// Limits on grounding work. A game that needs more fails with
@@ -89,17 +90,19 @@ pub(super) fn limit_text(kind: BudgetKind, b: &Budget) -> String {
 }
 
 /// The time limit of one grounding: [`Budget::max_time`] of CPU time on the thread that
-/// made it (the grounder runs on one thread).
-#[derive(Copy, Clone, Debug)]
+/// made it (the grounder runs on one thread), or the caller's [`Cancel`] flag.
+#[derive(Clone, Debug)]
 pub(super) struct Deadline {
     start: ThreadTime,
     limit: Duration,
+    cancel: Cancel,
 }
 
 impl Deadline {
-    /// True when the thread has used more CPU time than the limit since the start.
+    /// True when the thread has used more CPU time than the limit since the start, or
+    /// the work was cancelled.
     pub fn passed(&self) -> bool {
-        self.start.elapsed() > self.limit
+        self.cancel.is_cancelled() || self.start.elapsed() > self.limit
     }
 }
 
@@ -113,18 +116,20 @@ pub(super) struct Meter {
 }
 
 impl Meter {
-    /// A meter started now, on the thread that grounds.
-    pub fn new(budget: Budget) -> Self {
+    /// A meter started now, on the thread that grounds; `cancel` stops it like the time
+    /// limit.
+    pub fn new(budget: Budget, cancel: Cancel) -> Self {
         let deadline = Deadline {
             start: ThreadTime::now(),
             limit: budget.max_time,
+            cancel,
         };
         Meter { budget, deadline }
     }
 
     /// The time limit.
     pub fn deadline(&self) -> Deadline {
-        self.deadline
+        self.deadline.clone()
     }
 
     /// True when the time limit has passed.
@@ -145,10 +150,13 @@ mod tests {
     /// The time limit counts this thread's CPU time: waiting does not use it up, work does.
     #[test]
     fn deadline_counts_cpu_time_not_waiting() {
-        let meter = Meter::new(Budget {
-            max_time: Duration::from_millis(30),
-            ..Budget::default()
-        });
+        let meter = Meter::new(
+            Budget {
+                max_time: Duration::from_millis(30),
+                ..Budget::default()
+            },
+            Cancel::never(),
+        );
         std::thread::sleep(Duration::from_millis(100));
         assert!(
             !meter.late(),

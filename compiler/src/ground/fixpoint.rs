@@ -14,6 +14,7 @@ use super::{Budget, GroundError};
 use crate::gdl::RelId;
 use crate::intern::Tuples;
 use crate::terms::TermId;
+use propnet_netlist::Cancel;
 use rustc_hash::FxHashMap;
 
 /// Reports progress of long grounding work: a short text naming what is being done.
@@ -52,7 +53,7 @@ pub struct Outcome {
 
 impl<'l> Grounder<'l> {
     /// A grounder with nothing derived yet.
-    pub fn new(low: &'l Lowered, budget: Budget, progress: Progress<'l>) -> Self {
+    pub fn new(low: &'l Lowered, budget: Budget, cancel: Cancel, progress: Progress<'l>) -> Self {
         Grounder {
             low,
             store: Store::new(low.rels.len()),
@@ -61,7 +62,7 @@ impl<'l> Grounder<'l> {
             index_specs: Vec::new(),
             index_of: FxHashMap::default(),
             statics: Statics::default(),
-            meter: Meter::new(budget),
+            meter: Meter::new(budget, cancel),
             solutions: 0,
             progress,
         }

@@ -48,7 +48,7 @@ pub use stats::RelationStats;
 
 use crate::gdl::{Game, Program, Span};
 use crate::kif::SourceFile;
-use propnet_netlist::{Netlist, NetlistStats};
+use propnet_netlist::{Cancel, Netlist, NetlistStats};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -63,6 +63,8 @@ pub struct CompileOptions {
     pub budget: Budget,
     /// Where progress is reported (nowhere when `None`).
     pub progress: Option<ProgressFn>,
+    /// Raised by another thread to stop grounding early ([`GroundError::Cancelled`]).
+    pub cancel: Cancel,
 }
 
 impl std::fmt::Debug for CompileOptions {
@@ -137,6 +139,9 @@ pub enum GroundError {
     /// The built netlist broke an IR invariant (a grounder bug).
     #[error("internal error: built netlist is invalid: {0}")]
     Internal(String),
+    /// [`CompileOptions::cancel`] was raised.
+    #[error("grounding cancelled")]
+    Cancelled,
 }
 
 /// The end of a budget error: the flag that raises the limit, or why it will not help.
@@ -165,7 +170,7 @@ impl GroundError {
             | GroundError::BadGoal { span, .. }
             | GroundError::BadRule { span, .. } => Some(*span),
             GroundError::Budget { span, .. } => *span,
-            GroundError::Internal(_) => None,
+            GroundError::Internal(_) | GroundError::Cancelled => None,
         }
     }
 
@@ -250,12 +255,16 @@ pub fn compile_with_report(
         Some(p) => p.as_ref(),
         None => &quiet,
     };
-    let mut g = fixpoint::Grounder::new(&low, opts.budget.clone(), progress);
-    g.saturate()?;
+    let cancelled = |e: GroundError| match opts.cancel.is_cancelled() {
+        true => GroundError::Cancelled,
+        false => e,
+    };
+    let mut g = fixpoint::Grounder::new(&low, opts.budget.clone(), opts.cancel.clone(), progress);
+    g.saturate().map_err(cancelled)?;
     let ground_time = t0.elapsed();
     let t1 = Instant::now();
     let table_bytes = g.used_bytes();
-    let (mut net, counts) = build::build(&mut g)?;
+    let (mut net, counts) = build::build(&mut g).map_err(cancelled)?;
     let by_relation = stats::by_relation(&g, &net, &counts);
     propnet_netlist::passes::remove_dead::run(&mut net);
     // Validated once, by the caller's pipeline (and by the grounder's tests).

@@ -72,6 +72,7 @@ pub fn options() -> (CompileOptions, ProgressBar) {
     let opts = CompileOptions {
         budget: budget(),
         progress: Some(progress),
+        ..CompileOptions::default()
     };
     (opts, bar)
 }

@@ -96,6 +96,7 @@ fn referee(args: &MatchArgs, game: &gdl::Game) -> anyhow::Result<Referee> {
                 ..GroundBudget::default()
             },
             progress: None,
+            ..CompileOptions::default()
         },
         no_optimize: args.no_optimize,
         ..PipelineOptions::default()

@@ -12,7 +12,8 @@ use crate::pipeline::{compile_game, PipelineOptions};
 use crate::select;
 use propnet_compiler::gdl::Game;
 use propnet_compiler::ground::CompileOptions;
-use propnet_netlist::Netlist;
+use propnet_netlist::passes::OptimizeOptions;
+use propnet_netlist::{Cancel, Netlist};
 use serde_json::json;
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -289,45 +290,71 @@ fn play(
     }
 }
 
-/// A compiled game and its backend, or why it could not be had.
-type Compiled = Result<(Netlist, select::Selected), String>;
+/// A compiled game, its backend and the time compiling took, or why it could not be had.
+type Compiled = Result<(Netlist, select::Selected, Duration), String>;
+
+/// A compilation under way on a thread of its own. Dropping it (the match ended, or its
+/// result was taken) cancels the work: grounding and optimizing stop soon after and free
+/// their memory and CPU.
+struct Compiling {
+    rx: mpsc::Receiver<Compiled>,
+    cancel: Cancel,
+}
+
+impl Drop for Compiling {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+    }
+}
 
 /// Compiles the game (and builds its backend) on a thread of its own, with the full
-/// grounding budget: past the start clock it goes on in the background.
-fn spawn_compile(job: &Job) -> mpsc::Receiver<Compiled> {
+/// grounding budget: past the start clock it goes on in the background until the
+/// returned [`Compiling`] is dropped.
+fn spawn_compile(job: &Job) -> Compiling {
     let (tx, rx) = mpsc::channel();
     let game = job.game.clone();
     let budget = job.opts.ground.clone();
     let (kind, bopts) = (job.opts.backend.clone(), job.opts.backend_options.clone());
+    let cancel = Cancel::new();
+    let opts = PipelineOptions {
+        ground: CompileOptions {
+            budget,
+            progress: None,
+            cancel: cancel.clone(),
+        },
+        optimize: OptimizeOptions {
+            cancel: cancel.clone(),
+            ..OptimizeOptions::default()
+        },
+        ..PipelineOptions::default()
+    };
+    let stop = cancel.clone();
     std::thread::spawn(move || {
-        let opts = PipelineOptions {
-            ground: CompileOptions {
-                budget,
-                progress: None,
-            },
-            ..PipelineOptions::default()
-        };
+        let t0 = Instant::now();
         let res = compile_game(&game, Duration::ZERO, &opts)
             .map_err(|e| e.to_string())
             .and_then(|(net, _)| {
+                if stop.is_cancelled() {
+                    return Err("cancelled".to_string());
+                }
                 let sel =
                     select::make_backend(kind, net.clone(), &bopts).map_err(|e| e.to_string())?;
-                Ok((net.into_netlist(), sel))
+                Ok((net.into_netlist(), sel, t0.elapsed()))
             });
         let _ = tx.send(res);
     });
-    rx
+    Compiling { rx, cancel }
 }
 
-/// The netlist engine at the initial state (logged with its compile time since `t0`).
+/// The netlist engine at the initial state (logged with the time compiling took).
 fn net_engine(
     job: &Job,
     net: Netlist,
     sel: select::Selected,
-    t0: Instant,
+    took: Duration,
 ) -> Result<Engine, String> {
     let desc = sel.backend.describe();
-    let ms = t0.elapsed().as_secs_f64() * 1000.0;
+    let ms = took.as_secs_f64() * 1000.0;
     let gates = net.logic_gate_count();
     let note = sel
         .note
@@ -364,22 +391,21 @@ fn interp_engine(job: &Job, why: &str) -> Result<Engine, String> {
 
 /// Compiles the game within `compile_wait` of the start clock, or starts with the
 /// interpreter; then also returns the compilation still under way, if any.
-fn prepare(job: &Job) -> Result<(Engine, Option<mpsc::Receiver<Compiled>>), String> {
-    let t0 = Instant::now();
-    let rx = spawn_compile(job);
+fn prepare(job: &Job) -> Result<(Engine, Option<Compiling>), String> {
+    let compiling = spawn_compile(job);
     let wait = job
         .deadline
-        .saturating_duration_since(t0)
+        .saturating_duration_since(Instant::now())
         .mul_f64(job.opts.compile_wait);
-    match rx.recv_timeout(wait) {
-        Ok(Ok((net, sel))) => Ok((net_engine(job, net, sel, t0)?, None)),
+    match compiling.rx.recv_timeout(wait) {
+        Ok(Ok((net, sel, took))) => Ok((net_engine(job, net, sel, took)?, None)),
         Ok(Err(e)) => Ok((interp_engine(job, &e)?, None)),
         Err(mpsc::RecvTimeoutError::Timeout) => {
             let why = format!(
                 "not compiled within {:.1} s of the start clock (compiling on in the background)",
                 wait.as_secs_f64()
             );
-            Ok((interp_engine(job, &why)?, Some(rx)))
+            Ok((interp_engine(job, &why)?, Some(compiling)))
         }
         Err(mpsc::RecvTimeoutError::Disconnected) => {
             Ok((interp_engine(job, "the compiler thread stopped")?, None))
@@ -392,18 +418,20 @@ fn prepare(job: &Job) -> Result<(Engine, Option<mpsc::Receiver<Compiled>>), Stri
 fn try_upgrade(
     job: &Job,
     engine: &mut Engine,
-    pending: &mut Option<mpsc::Receiver<Compiled>>,
+    pending: &mut Option<Compiling>,
     history: &[Vec<String>],
 ) {
-    let Some(rx) = pending.as_ref() else { return };
-    let res = match rx.try_recv() {
+    let Some(compiling) = pending.as_ref() else {
+        return;
+    };
+    let res = match compiling.rx.try_recv() {
         Ok(r) => r,
         Err(mpsc::TryRecvError::Empty) => return,
         Err(mpsc::TryRecvError::Disconnected) => Err("the compiler thread stopped".into()),
     };
     *pending = None;
-    let upgraded = res.and_then(|(net, sel)| {
-        let mut e = net_engine(job, net, sel, Instant::now())?;
+    let upgraded = res.and_then(|(net, sel, took)| {
+        let mut e = net_engine(job, net, sel, took)?;
         for joint in history {
             let problems = e.apply(joint).map_err(|e| e.to_string())?;
             if !problems.is_empty() {

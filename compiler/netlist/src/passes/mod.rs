@@ -63,6 +63,9 @@ pub struct OptimizeOptions {
     /// Run [`validate`] after every pass and panic on a broken invariant (a pass bug).
     /// Defaults to on in debug builds.
     pub validate_each_pass: bool,
+    /// Checked before each pass: once raised, the remaining passes are skipped (the
+    /// netlist is valid, less optimized, and the report says it did not converge).
+    pub cancel: crate::Cancel,
 }
 
 impl Default for OptimizeOptions {
@@ -71,6 +74,7 @@ impl Default for OptimizeOptions {
             max_iterations: 32,
             drop_constant_latches: true,
             validate_each_pass: cfg!(debug_assertions),
+            cancel: crate::Cancel::never(),
         }
     }
 }
@@ -171,6 +175,9 @@ pub fn optimize(net: &mut Netlist, opts: &OptimizeOptions) -> PassReport {
         iterations += 1;
         let mut any = false;
         for &(name, pass) in PASSES {
+            if opts.cancel.is_cancelled() {
+                break;
+            }
             let drops_latches = matches!(name, "drop_constant_latches" | "merge_latches");
             if (drops_latches && !opts.drop_constant_latches) || (any && EXPENSIVE.contains(&name))
             {
@@ -196,6 +203,9 @@ pub fn optimize(net: &mut Netlist, opts: &OptimizeOptions) -> PassReport {
                 logic_after: net.logic_gate_count(),
                 time,
             });
+        }
+        if opts.cancel.is_cancelled() {
+            break;
         }
         if !any {
             converged = true;
