@@ -13,8 +13,11 @@
 //!   timeout), a body that stalls for that long or is not complete by
 //!   [`ServerLimits::request_deadline`] after receipt is answered `408`, and a reply the
 //!   client does not take within `io_timeout` closes the connection;
-//! - at most [`ServerLimits::max_connections`] connections are served at once; up to as
-//!   many more are answered `503`, beyond that they are closed at once.
+//! - at most [`ServerLimits::max_connections`] requests are handled at once (counted
+//!   once a request has been read: idle connections take no handler) and more are
+//!   answered `503`; at most [`ServerLimits::max_open`] connections are open at once,
+//!   idle ones included (each closed after `io_timeout` without a head), and more are
+//!   closed at once.
 //!
 //! Every reply has `Content-Type: text/acl`, `Content-Length`, CORS headers
 //! (`Access-Control-Allow-Origin: *`, …) and `Connection: close`, with title-case header
@@ -45,8 +48,12 @@ pub struct ServerLimits {
     pub io_timeout: Duration,
     /// Longest time from receipt to the end of the body.
     pub request_deadline: Duration,
-    /// Most connections served at once; up to as many more are answered `503`.
+    /// Most requests handled at once (a handler may block: a PLAY until its deadline);
+    /// a request read while that many run is answered `503`.
     pub max_connections: usize,
+    /// Most connections open at once, idle ones included (sockets of clients that have
+    /// not sent a whole request); more are closed at once.
+    pub max_open: usize,
 }
 
 impl Default for ServerLimits {
@@ -57,6 +64,7 @@ impl Default for ServerLimits {
             io_timeout: Duration::from_secs(5),
             request_deadline: Duration::from_secs(10),
             max_connections: 64,
+            max_open: 1024,
         }
     }
 }
@@ -147,7 +155,8 @@ pub fn serve(
         limits,
         handler,
         log,
-        active: AtomicUsize::new(0),
+        open: Arc::new(AtomicUsize::new(0)),
+        handling: Arc::new(AtomicUsize::new(0)),
     });
     let result = runtime.block_on(server.accept_loop(listener, stop));
     runtime.shutdown_background();
@@ -159,16 +168,27 @@ struct Server {
     limits: ServerLimits,
     handler: Handler,
     log: ErrorLog,
-    /// Connections open now (served and answered `503`).
-    active: AtomicUsize,
+    /// Connections open now.
+    open: Arc<AtomicUsize>,
+    /// Requests whose handler runs now.
+    handling: Arc<AtomicUsize>,
 }
 
-/// One open connection in [`Server::active`], given back when dropped.
-struct Admission(Arc<Server>);
+/// One taken unit of a counter of [`Server`], given back when dropped.
+struct Taken(Arc<AtomicUsize>);
 
-impl Drop for Admission {
+impl Taken {
+    /// Takes one unit of `counter` unless it has reached `max` already.
+    fn take(counter: &Arc<AtomicUsize>, max: usize) -> Option<Self> {
+        let before = counter.fetch_add(1, Ordering::SeqCst);
+        let taken = Taken(counter.clone());
+        (before < max).then_some(taken)
+    }
+}
+
+impl Drop for Taken {
     fn drop(&mut self) {
-        self.0.active.fetch_sub(1, Ordering::SeqCst);
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -195,25 +215,18 @@ impl Server {
         Ok(())
     }
 
-    /// Counts a new connection and serves it (answering `503` over the limit), or closes
-    /// it at once past twice the limit.
+    /// Counts a new connection and serves it, or closes it at once when
+    /// [`ServerLimits::max_open`] are open.
     fn admit(self: &Arc<Self>, stream: tokio::net::TcpStream, peer: SocketAddr) {
         let received = Instant::now();
-        let open = self.active.fetch_add(1, Ordering::SeqCst);
-        let admission = Admission(self.clone());
-        let max = self.limits.max_connections;
-        if open >= max.saturating_mul(2) {
-            (self.log)(format!("{peer}: too many connections; closed"));
+        let Some(open) = Taken::take(&self.open, self.limits.max_open) else {
+            (self.log)(format!("{peer}: too many open connections; closed"));
             return;
-        }
-        let over = open >= max;
-        if over {
-            (self.log)(format!("{peer}: too many connections; answered 503"));
-        }
+        };
         let server = self.clone();
         tokio::spawn(async move {
-            server.connection(stream, peer, received, over).await;
-            drop(admission);
+            server.connection(stream, peer, received).await;
+            drop(open);
         });
     }
 
@@ -224,7 +237,6 @@ impl Server {
         stream: tokio::net::TcpStream,
         peer: SocketAddr,
         received: Instant,
-        over_limit: bool,
     ) {
         let answered = Arc::new(Notify::new());
         let service = {
@@ -232,7 +244,7 @@ impl Server {
             hyper::service::service_fn(move |req| {
                 let (server, answered) = (server.clone(), answered.clone());
                 async move {
-                    let reply = server.answer(req, peer, received, over_limit).await;
+                    let reply = server.answer(req, peer, received).await;
                     answered.notify_one();
                     Ok::<_, Infallible>(response(reply))
                 }
@@ -263,14 +275,13 @@ impl Server {
         }
     }
 
-    /// Reads the body and runs the handler on a blocking thread (or answers `503` over
-    /// the connection limit, or the body's error status).
+    /// Reads the body and runs the handler on a blocking thread (or answers `503` while
+    /// [`ServerLimits::max_connections`] handlers run, or the body's error status).
     async fn answer(
         &self,
         req: Request<Incoming>,
         peer: SocketAddr,
         received: Instant,
-        over_limit: bool,
     ) -> HttpReply {
         let method = req.method().as_str().to_string();
         let path = req
@@ -285,9 +296,10 @@ impl Server {
                 return HttpReply::error(status, why);
             }
         };
-        if over_limit {
+        let Some(_handling) = Taken::take(&self.handling, self.limits.max_connections) else {
+            (self.log)(format!("{peer}: too many connections; answered 503"));
             return HttpReply::error(503, "busy: too many connections, try again");
-        }
+        };
         let request = HttpRequest {
             method,
             path,

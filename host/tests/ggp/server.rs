@@ -114,6 +114,7 @@ fn limits() -> ServerLimits {
         io_timeout: Duration::from_millis(300),
         request_deadline: Duration::from_millis(800),
         max_connections: 2,
+        max_open: 6,
     }
 }
 
@@ -209,6 +210,34 @@ fn a_blocking_handler_holds_up_no_other_and_the_bound_answers_503() {
     assert_eq!(second.join().unwrap(), (200, "slow".into()));
     assert_eq!(raw(s.port, b"GET /info HTTP/1.0\r\n\r\n", false).0, 200);
     s.logged("too many connections; answered 503");
+}
+
+/// Connections that send nothing take no handler: with more of them open than
+/// `max_connections`, a request is still answered; past `max_open` a new connection is
+/// closed at once, and once the idle ones time out it is served again.
+#[test]
+fn idle_connections_do_not_lock_out_requests() {
+    let s = Server::start(limits());
+    let idle: Vec<TcpStream> = (0..5)
+        .map(|_| TcpStream::connect(("127.0.0.1", s.port)).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(50));
+    let (status, body) = raw(s.port, b"GET /info HTTP/1.0\r\n\r\n", false);
+    assert_eq!((status, body.as_str()), (200, "GET /info "));
+    let sixth = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    let mut seventh = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    seventh
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut got = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut seventh, &mut got);
+    assert!(got.is_empty(), "a 7th connection got {got:?}");
+    s.logged("too many open connections; closed");
+    // the idle ones are closed after io_timeout (300 ms), and their slots given back
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(raw(s.port, b"GET /info HTTP/1.0\r\n\r\n", false).0, 200);
+    drop((idle, sixth));
 }
 
 #[test]
