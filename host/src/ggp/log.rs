@@ -12,10 +12,16 @@ use std::time::Instant;
 /// Longest message text kept in a log line (rules are long); longer ones end in `…`.
 pub const MAX_LOGGED_MESSAGE: usize = 400;
 
+/// Most log files kept open at once; past it the least recently written is closed (a
+/// line for a match whose file was closed, e.g. a PLAY answered after its ABORT,
+/// reopens it), so a long tournament holds a bounded number of descriptors.
+pub const MAX_OPEN_LOGS: usize = 16;
+
 /// Writes log lines; without a directory only stderr gets them.
 pub struct Log {
     dir: Option<PathBuf>,
     started: Instant,
+    /// Open files, least recently written first.
     files: Mutex<Vec<(String, File)>>,
 }
 
@@ -48,22 +54,32 @@ impl Log {
         }
         let name = sanitize(file);
         let mut files = self.files.lock().unwrap_or_else(|p| p.into_inner());
-        if !files.iter().any(|(n, _)| *n == name) {
-            match File::options()
+        let entry = match files.iter().position(|(n, _)| *n == name) {
+            Some(i) => files.remove(i),
+            None => match File::options()
                 .create(true)
                 .append(true)
                 .open(dir.join(format!("{name}.jsonl")))
             {
-                Ok(f) => files.push((name.clone(), f)),
+                Ok(f) => (name, f),
                 Err(e) => {
                     eprintln!("[propnet player] cannot write the log of {name}: {e}");
                     return;
                 }
-            }
+            },
+        };
+        files.push(entry);
+        if files.len() > MAX_OPEN_LOGS {
+            files.remove(0);
         }
-        if let Some((_, f)) = files.iter_mut().find(|(n, _)| *n == name) {
+        if let Some((_, f)) = files.last_mut() {
             let _ = writeln!(f, "{fields}");
         }
+    }
+
+    /// How many log files are open (at most [`MAX_OPEN_LOGS`]).
+    pub fn open_files(&self) -> usize {
+        self.files.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 
     /// Closes the file of a finished match.
@@ -101,5 +117,29 @@ fn sanitize(id: &str) -> String {
         format!("match_{s}")
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Log, MAX_OPEN_LOGS};
+    use serde_json::json;
+
+    /// Lines for matches already closed reopen their file, and the open files stay
+    /// bounded; every line reaches its file.
+    #[test]
+    fn open_files_are_bounded_and_late_lines_are_kept() {
+        let dir = std::env::temp_dir().join(format!("propnet-log-test-{}", std::process::id()));
+        let log = Log::new(Some(&dir)).unwrap();
+        for i in 0..40 {
+            let id = format!("m{i}");
+            log.line(&id, "start", json!({"n": 1}));
+            log.close(&id);
+            log.line(&id, "late play", json!({"n": 2}));
+            assert!(log.open_files() <= MAX_OPEN_LOGS);
+        }
+        let text = std::fs::read_to_string(dir.join("m3.jsonl")).unwrap();
+        assert_eq!(text.lines().count(), 2, "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
