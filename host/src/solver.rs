@@ -6,12 +6,16 @@
 //!   playouts); its value is the goal vector there (goal of each role, 0..=100).
 //! - In every other reachable state at most one role may have more than one legal move
 //!   (the *mover*; when none has, role 0's single move is taken). The value of the state is
-//!   the value of the child that maximises the mover's own goal; ties go to the first move
-//!   in choice order (netlist order). This is **max^n** (Luckhardt & Irani, AAAI 1986).
+//!   the value of the child that maximises the mover's own goal. This is **max^n**
+//!   (Luckhardt & Irani, AAAI 1986). Ties are broken against the other roles (the child
+//!   with the least sum of their goals, then the least of their goals in role order; the
+//!   *paranoid* tie rule), so the value does not depend on how moves are named or
+//!   ordered; children with equal goal vectors go to the first in choice order.
 //! - For two-player constant-sum games (e.g. win/loss/draw with goals summing to 100) max^n
 //!   is exactly minimax, so the value is *the* game value for each role with the side to
 //!   move playing first. For general-sum or n-player games the result is one subgame-perfect
-//!   equilibrium (the one selected by the tie rule), not a security value.
+//!   equilibrium (the one selected by the tie rule), not a security value;
+//!   [`Solution::constant_sum`] says which case the game's final states showed.
 //! - States where two or more roles have a real choice (simultaneous moves) are refused with
 //!   [`SolveError::Simultaneous`]: their value needs mixed strategies (a matrix game per
 //!   state), which this solver does not compute. A repeated state on the current path (the
@@ -99,6 +103,27 @@ pub struct Solution {
     pub best: Option<(usize, InputId)>,
     /// Distinct non-final states visited.
     pub states: usize,
+    /// Every final state met had the same sum of goals (then, with two roles, the values
+    /// are the minimax values; otherwise they are the equilibrium the tie rule selects).
+    pub constant_sum: bool,
+}
+
+/// The sums of goals seen in final states: whether they were all the same.
+#[derive(Default)]
+struct Sums(Option<u32>, bool);
+
+impl Sums {
+    fn see(&mut self, values: &[u8]) {
+        let sum = values.iter().map(|&v| u32::from(v)).sum();
+        match self.0 {
+            None => self.0 = Some(sum),
+            Some(s) if s != sum => self.1 = true,
+            Some(_) => {}
+        }
+    }
+    fn constant(&self) -> bool {
+        !self.1
+    }
 }
 
 struct Expanded {
@@ -202,10 +227,12 @@ pub fn solve(
                 values,
                 best: None,
                 states: 0,
+                constant_sum: true,
             })
         }
         Eval::Open(e) => e,
     };
+    let mut sums = Sums::default();
     let mut table: HashMap<Vec<u64>, Vec<u8>> = HashMap::new();
     let mut on_path: HashSet<Vec<u64>> = HashSet::new();
     let root_key = pack_state(root);
@@ -231,6 +258,7 @@ pub fn solve(
                     values,
                     best,
                     states: table.len() + 1,
+                    constant_sum: sums.constant(),
                 });
             };
             table.insert(f.key, values.clone());
@@ -253,7 +281,10 @@ pub fn solve(
             });
         }
         match evaluate(net, &child)? {
-            Eval::Final(values) => combine(top, values),
+            Eval::Final(values) => {
+                sums.see(&values);
+                combine(top, values)
+            }
             Eval::Open(e) => {
                 if table.len() >= opts.max_states {
                     return Err(SolveError::TooLarge(opts.max_states));
@@ -291,8 +322,47 @@ fn combine(f: &mut Frame, values: Vec<u8>) {
     let better = f
         .best
         .as_ref()
-        .is_none_or(|(b, _)| values[f.e.mover] > b[f.e.mover]);
+        .is_none_or(|(b, _)| prefer(&values, b, f.e.mover));
     if better {
         f.best = Some((values, mv));
+    }
+}
+
+/// Whether the mover prefers the goal vector `a` to `b`: a higher own goal, or on a tie
+/// the one worse for the others (lower sum of their goals, then lower goals in role
+/// order). Equal vectors are not preferred (the first in choice order stays).
+fn prefer(a: &[u8], b: &[u8], mover: usize) -> bool {
+    let others = |v: &[u8]| {
+        let rest: Vec<u8> = (0..v.len()).filter(|&r| r != mover).map(|r| v[r]).collect();
+        (rest.iter().map(|&g| u32::from(g)).sum::<u32>(), rest)
+    };
+    match a[mover].cmp(&b[mover]) {
+        std::cmp::Ordering::Greater => true,
+        std::cmp::Ordering::Less => false,
+        std::cmp::Ordering::Equal => others(a) < others(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prefer;
+
+    #[test]
+    fn ties_in_the_movers_goal_go_against_the_others() {
+        assert!(prefer(&[60, 0], &[50, 100], 0), "a higher own goal wins");
+        assert!(!prefer(&[50, 100], &[60, 0], 0));
+        assert!(
+            prefer(&[0, 50], &[100, 50], 1),
+            "tie for role 1: worse for role 0"
+        );
+        assert!(!prefer(&[100, 50], &[0, 50], 1));
+        assert!(
+            prefer(&[50, 10, 40], &[50, 40, 10], 0),
+            "equal sums: role order"
+        );
+        assert!(
+            !prefer(&[50, 40, 10], &[50, 40, 10], 0),
+            "equal vectors keep the first"
+        );
     }
 }

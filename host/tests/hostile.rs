@@ -502,6 +502,38 @@ fn item17_the_257th_role_is_rejected_where_it_stands() {
     }
 }
 
+/// A general-sum game where the opponent is indifferent: `solve`'s value does not depend
+/// on how the opponent's moves are named (ties go against the other roles), and it says
+/// the game is not constant-sum.
+#[test]
+fn solve_breaks_ties_the_same_whatever_the_move_names() {
+    let game = |hurt: &str, help: &str| {
+        format!(
+            "(role x) (role o)\n(init (phase 0))\n(<= (legal x safe) (true (phase 0)))\n\
+             (<= (legal x risky) (true (phase 0)))\n(<= (legal o noop) (true (phase 0)))\n\
+             (<= (legal o {hurt}) (true (phase 1)))\n(<= (legal o {help}) (true (phase 1)))\n\
+             (<= (legal x noop) (true (phase 1)))\n(<= (next (phase 1)) (does x risky))\n\
+             (<= (next (done 60)) (does x safe))\n(<= (next (done 0)) (does o {hurt}))\n\
+             (<= (next (done 100)) (does o {help}))\n(<= terminal (true (done ?d)))\n\
+             (<= (goal x ?v) (true (done ?v)))\n\
+             (<= (goal x 0) (not (true (done 60))) (not (true (done 0))) (not (true (done 100))))\n\
+             (goal o 50)\n"
+        )
+    };
+    for (name, hurt, help) in [("nzs1.kif", "hurt", "help"), ("nzs2.kif", "zhurt", "ahelp")] {
+        let g = file(name, &game(hurt, help));
+        let o = run(&["solve", g.to_str().unwrap()]);
+        o.expect_code(0, name);
+        assert!(o.out.contains("value x: 60\n"), "{name}: {}", o.out);
+        assert!(o.out.contains("best move: safe"), "{name}: {}", o.out);
+        assert!(
+            o.out.contains("do not sum to a constant"),
+            "{name}: {}",
+            o.out
+        );
+    }
+}
+
 /// `compare` on a game that does not load: its rows are written, marked failed, and the
 /// command exits 1 naming them (like `bench`), instead of 0.
 #[test]

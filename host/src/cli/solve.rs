@@ -70,6 +70,13 @@ pub fn run(args: SolveArgs) -> anyhow::Result<()> {
         )?,
         None => outln!("no choice at the root")?,
     }
+    if !sol.constant_sum {
+        outln!(
+            "note: the goals of the final states do not sum to a constant (a general-sum \
+             game): the values are a max^n equilibrium, each role maximising its own goal \
+             and breaking ties against the other roles"
+        )?;
+    }
     let root = net.initial_state();
     let m = propnet_host::machine::NetMachine::new(&net);
     if !m.is_terminal(&root) {
