@@ -103,6 +103,16 @@ pub enum PipelineError {
         /// The command (and engine) that needs rules.
         command: String,
     },
+    /// A DOT drawing of a netlist ([`propnet_netlist::to_dot`]) where a game or netlist
+    /// was expected.
+    #[error(
+        "{path} is a DOT drawing of a netlist (`propnet compile --emit dot`), which cannot be \
+         read back: give the game's .kif file, or a netlist written as JSON or text"
+    )]
+    Drawing {
+        /// The file.
+        path: String,
+    },
     /// The final netlist broke an invariant (a compiler bug).
     #[error("{path}: internal error: compiled netlist is invalid: {source}")]
     Invalid {
@@ -128,6 +138,7 @@ pub fn load_netlist(
     opts: &PipelineOptions,
 ) -> Result<(ValidNetlist, CompileReport), PipelineError> {
     let t0 = Instant::now();
+    refuse_drawing(path)?;
     if is_netlist_file(path) {
         return load_json(path, opts);
     }
@@ -141,19 +152,35 @@ pub fn load_netlist(
 /// `propnet compile -o game.pnet` output is recognized too, in either form). An unreadable
 /// file counts as rules, so that the front end reports why it cannot be read.
 pub fn is_netlist_file(path: &Path) -> bool {
-    use std::io::Read;
     if path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))
     {
         return true;
     }
+    let head = head_of(path);
+    head.trim_start().starts_with('{') || starts_text_netlist(&head)
+}
+
+/// The first bytes of `path` (empty when it cannot be read: the front end says why).
+fn head_of(path: &Path) -> String {
+    use std::io::Read;
     let mut head = [0u8; 512];
     let n = std::fs::File::open(path)
         .and_then(|mut f| f.read(&mut head))
         .unwrap_or(0);
-    let head = String::from_utf8_lossy(&head[..n]);
-    head.trim_start().starts_with('{') || starts_text_netlist(&head)
+    String::from_utf8_lossy(&head[..n]).into_owned()
+}
+
+/// [`PipelineError::Drawing`] when `path` starts like a DOT graph (`digraph`), which no
+/// KIF file or netlist does.
+fn refuse_drawing(path: &Path) -> Result<(), PipelineError> {
+    match head_of(path).trim_start().starts_with("digraph") {
+        true => Err(PipelineError::Drawing {
+            path: path.display().to_string(),
+        }),
+        false => Ok(()),
+    }
 }
 
 /// Whether `text` begins like [`propnet_netlist::to_text`]'s output (`role r0 "…"`), which
@@ -173,6 +200,7 @@ fn starts_text_netlist(text: &str) -> bool {
 /// # Errors
 /// [`gdl::GdlError`] from the front end; [`PipelineError::NotRules`] for a netlist file.
 pub fn load_rules(path: &Path, command: &str) -> Result<Game, PipelineError> {
+    refuse_drawing(path)?;
     if is_netlist_file(path) {
         return Err(PipelineError::NotRules {
             path: path.display().to_string(),
@@ -332,6 +360,16 @@ mod tests {
         let rules = temp_file("ttt.kif", "; a comment\n(role x)");
         assert!(!is_netlist_file(&rules));
         assert!(!is_netlist_file(Path::new("/no/such/file.kif")));
+        let dot = temp_file("ttt.dot", &propnet_netlist::to_dot(&net));
+        for e in [
+            load_netlist(&dot, &PipelineOptions::default()).unwrap_err(),
+            load_rules(&dot, "check").unwrap_err(),
+        ] {
+            assert!(
+                e.to_string().contains("is a DOT drawing of a netlist"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::pipeline::{load_netlist, PipelineOptions};
 use crate::select::{make_backend, BackendKind, BackendOptions};
 use crate::sim::CpuOptions;
 use indicatif::ProgressBar;
-use propnet_compiler::gdl::{self, Program};
+use propnet_compiler::gdl::Program;
 use propnet_compiler::interp::trace::{trace, InterpEngine, TraceEngine, TraceOptions};
 use propnet_compiler::interp::{Interp, InterpError};
 use propnet_compiler::kif::SourceFile;
@@ -75,10 +75,11 @@ impl Game {
             |s| s.to_string_lossy().into_owned(),
         );
         let t0 = Instant::now();
-        let (program, source) = match gdl::load(path) {
-            Ok(g) => (Ok((g.program, t0.elapsed().as_secs_f64())), Some(g.source)),
-            Err(e) => (Err(e.to_string()), None),
-        };
+        let (program, source) =
+            match crate::pipeline::load_rules(path, "compare --reasoners interp") {
+                Ok(g) => (Ok((g.program, t0.elapsed().as_secs_f64())), Some(g.source)),
+                Err(e) => (Err(e.to_string()), None),
+            };
         let net = need_net.then(|| {
             load_netlist(path, &PipelineOptions::default())
                 .map(|(n, r)| (n, r.total_time().as_secs_f64()))
