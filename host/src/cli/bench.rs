@@ -183,6 +183,10 @@ fn bench_game(
         }
         let mut b = selected.backend;
         let label = match threads {
+            Some(0) => format!(
+                "t{}",
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            ),
             Some(t) => format!("t{t}"),
             None => kind_name(&args.backend, b.as_ref()),
         };

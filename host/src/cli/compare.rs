@@ -32,8 +32,8 @@ pub struct CompareArgs {
     /// Rounds: samples per reasoner and game, interleaved A B A B …
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub rounds: u32,
-    /// Threads of `cpu:all` (default: every hardware thread).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    /// Threads of `cpu:all` (0 or absent: every hardware thread).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(0..=1024))]
     pub threads: Option<u16>,
     /// Reasoner the speedups are relative to (default: the first one).
     #[arg(long)]
@@ -99,10 +99,10 @@ fn options(args: &CompareArgs, list: Vec<Reasoner>) -> anyhow::Result<Options> {
         reasoners: list,
         seconds: args.seconds,
         rounds: args.rounds,
-        threads: args.threads.map_or_else(
-            || std::thread::available_parallelism().map_or(1, |n| n.get()),
-            usize::from,
-        ),
+        threads: match args.threads {
+            None | Some(0) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            Some(n) => usize::from(n),
+        },
         max_steps: args.max_steps,
         seed: args.seed,
         verify: args.verify.then_some(VerifyOptions {
@@ -224,7 +224,7 @@ mod tests {
             ("--seconds", "1e300"),
             ("--rounds", "0"),
             ("--rounds", "-2"),
-            ("--threads", "0"),
+            ("--threads", "-1"),
             ("--threads", "99999"),
             ("--verify-steps", "0"),
             ("--kill-after", "0"),

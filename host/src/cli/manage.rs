@@ -93,7 +93,7 @@ fn referee(args: &MatchArgs, game: &gdl::Game) -> anyhow::Result<Referee> {
             budget: GroundBudget {
                 max_atoms: args.manager.ground_atoms,
                 max_time: Duration::from_secs_f64(args.manager.ground_seconds),
-                ..GroundBudget::default()
+                ..super::ground::budget()
             },
             progress: None,
             ..CompileOptions::default()

@@ -96,7 +96,7 @@ fn options(args: &PlayerArgs) -> anyhow::Result<PlayerOptions> {
         ground: GroundBudget {
             max_atoms: args.ground_atoms,
             max_time: Duration::from_secs_f64(args.ground_seconds),
-            ..GroundBudget::default()
+            ..super::ground::budget()
         },
         mcts: MctsParams {
             seed: args.seed,
