@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("device").args(["synth", "board"]).multiple(true)))]
 pub struct HdlArgs {
-    /// The game: GDL (`.kif`; grounded and optimized) or a netlist as JSON (`.json`).
+    /// The game: GDL (`.kif`; grounded and optimized) or a netlist written by `propnet
+    /// compile` (JSON or text, any name).
     pub game: PathBuf,
     /// Output directory for the Verilog files and tool logs.
     #[arg(short, long)]
