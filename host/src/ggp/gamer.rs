@@ -14,6 +14,7 @@ use crate::select::{BackendKind, BackendOptions};
 use propnet_compiler::gdl::{self, lower::fold_case};
 use propnet_compiler::ground::Budget as GroundBudget;
 use propnet_compiler::kif::{self, SExpr};
+use propnet_netlist::Cancel;
 use serde_json::json;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -59,6 +60,15 @@ struct Active {
     /// Without a message by then the match counts as abandoned (the manager is gone) and
     /// a new START replaces it: two play clocks and [`ABANDON_AFTER`] after the last one.
     expires: Instant,
+    /// The worker's search stop ([`crate::mcts::MctsParams::stop`]), raised when the
+    /// match ends (this is dropped): a search still running for a PLAY ends at once.
+    stop: Cancel,
+}
+
+impl Drop for Active {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
 }
 
 /// Slack after which a silent match is abandoned (see `Active::expires`).
@@ -244,12 +254,15 @@ impl Gamer {
         let (ready_tx, ready_rx) = mpsc::channel();
         let slot = Arc::new(SharedSlot::default());
         let spelling = Arc::new(Spelling::from_rules(rules));
+        let stop = Cancel::new();
+        let mut opts = self.opts.clone();
+        opts.mcts.stop = stop.clone();
         let job = worker::Job {
             id: id.clone(),
             game,
             role: role_index,
             deadline,
-            opts: self.opts.clone(),
+            opts,
             log: self.log.clone(),
             slot: slot.clone(),
             spelling: spelling.clone(),
@@ -263,6 +276,7 @@ impl Gamer {
             play_clock,
             spelling,
             expires: start_end + 2 * play_clock + ABANDON_AFTER,
+            stop,
         });
         drop(cur);
         if play_clock <= self.opts.margin {

@@ -37,6 +37,9 @@ pub struct MctsParams {
     /// RNG seed (key of [`propnet_netlist::rng`]) for rollouts and tie-breaking. Same seed,
     /// same budget in iterations, one thread ⇒ same tree and same move.
     pub seed: u64,
+    /// Raised by another thread to end a search early, like a budget running out (a GGP
+    /// match that is stopped or aborted mid-move). Never raised by default.
+    pub stop: propnet_netlist::Cancel,
 }
 
 impl Default for MctsParams {
@@ -50,6 +53,7 @@ impl Default for MctsParams {
             max_nodes: 2_000_000,
             max_steps: 1000,
             seed: 0x5eed,
+            stop: propnet_netlist::Cancel::never(),
         }
     }
 }

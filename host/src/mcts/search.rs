@@ -250,7 +250,7 @@ impl<
                 _ if deadline.is_some_and(|d| Instant::now() >= d) => break,
                 _ => k,
             };
-            if crate::stop::requested() {
+            if crate::stop::requested() || self.params.stop.is_cancelled() {
                 break;
             }
             if self.tree.node(NodeId(0)).exact.is_some() {

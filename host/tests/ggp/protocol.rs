@@ -239,3 +239,33 @@ fn play_clock_zero_still_gets_a_legal_move_of_the_current_state() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An ABORT while a PLAY is being searched ends the search: the PLAY is answered soon
+/// after, not at its deadline a minute later (the worker's search stop is raised when
+/// the match ends).
+#[test]
+fn abort_ends_the_search_of_a_pending_play() {
+    let dir = scratch("abort-search");
+    let (_p, port) = player(&dir, &["--name", "suite"]);
+    let text = std::fs::read_to_string(root().join("bench-games/connectfour.kif")).unwrap();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|l| l.split(';').next().unwrap_or(""))
+        .collect();
+    let start = format!("(START a1 red ({}) 5 60)", lines.join(" "));
+    assert_eq!(post(port, &start), (200, "ready".into()));
+    let play = std::thread::spawn(move || {
+        let t = Instant::now();
+        (post(port, "(PLAY a1 NIL)"), t.elapsed())
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(post(port, "(ABORT a1)"), (200, "aborted".into()));
+    let ((status, reply), took) = play.join().unwrap();
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        took < Duration::from_secs(30),
+        "the PLAY was answered after {took:?}: the search went on after the ABORT"
+    );
+    assert_eq!(post(port, "(INFO)"), (200, INFO_FREE.into()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
