@@ -6,7 +6,7 @@ use indicatif::ProgressBar;
 use propnet_compiler::gdl;
 use propnet_compiler::interp::{Interp, InterpError};
 use propnet_host::backend::Backend;
-use propnet_host::compare::machine::Machine;
+use propnet_host::compare::machine::{hardware_threads, Machine};
 use propnet_host::compare::measure::{interp_sample, measure, natural_batch, MeasureError};
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
 use propnet_host::sim::CpuOptions;
@@ -183,10 +183,7 @@ fn bench_game(
         }
         let mut b = selected.backend;
         let label = match threads {
-            Some(0) => format!(
-                "t{}",
-                std::thread::available_parallelism().map_or(1, |n| n.get())
-            ),
+            Some(0) => format!("t{}", hardware_threads()),
             Some(t) => format!("t{t}"),
             None => kind_name(&args.backend, b.as_ref()),
         };

@@ -100,7 +100,7 @@ fn options(args: &CompareArgs, list: Vec<Reasoner>) -> anyhow::Result<Options> {
         seconds: args.seconds,
         rounds: args.rounds,
         threads: match args.threads {
-            None | Some(0) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            None | Some(0) => propnet_host::compare::machine::hardware_threads(),
             Some(n) => usize::from(n),
         },
         max_steps: args.max_steps,

@@ -45,6 +45,12 @@ fn os_name() -> String {
     }
 }
 
+/// Hardware threads the OS lets this process use (1 when it cannot tell): what a thread
+/// count of 0 ("all") means everywhere.
+pub fn hardware_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 impl Machine {
     /// Reads the stamp of this machine. `probe_gpu` asks wgpu for an adapter (a fraction of
     /// a second; skipped when false).
@@ -55,7 +61,7 @@ impl Machine {
             .map(|a| propnet_kernels::runner::adapter_text(&a.get_info()));
         Machine {
             cpu: cpu_model(),
-            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            cores: hardware_threads(),
             os: os_name(),
             gpu,
             propnet_version: env!("CARGO_PKG_VERSION").to_string(),

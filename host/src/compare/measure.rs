@@ -77,7 +77,7 @@ pub fn natural_batch(kind: &BackendKind, opts: &BackendOptions) -> u64 {
         BackendKind::Reference => 1,
         BackendKind::Cpu => {
             let threads = match opts.cpu.threads {
-                0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                0 => super::machine::hardware_threads(),
                 t => t,
             };
             let lanes = match opts.cpu.lane_width {
