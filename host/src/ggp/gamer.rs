@@ -60,8 +60,9 @@ struct Active {
     /// Without a message by then the match counts as abandoned (the manager is gone) and
     /// a new START replaces it: two play clocks and [`ABANDON_AFTER`] after the last one.
     expires: Instant,
-    /// The worker's search stop ([`crate::mcts::MctsParams::stop`]), raised when the
-    /// match ends (this is dropped): a search still running for a PLAY ends at once.
+    /// The match's stop flag ([`crate::mcts::MctsParams::stop`] of its worker), raised
+    /// when the match ends (this is dropped): a search still running for a PLAY ends at
+    /// once, and so does a compile still going on in the background.
     stop: Cancel,
 }
 

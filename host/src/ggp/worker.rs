@@ -13,7 +13,7 @@ use crate::select;
 use propnet_compiler::gdl::Game;
 use propnet_compiler::ground::CompileOptions;
 use propnet_netlist::passes::OptimizeOptions;
-use propnet_netlist::{Cancel, Netlist};
+use propnet_netlist::Netlist;
 use serde_json::json;
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -293,29 +293,19 @@ fn play(
 /// A compiled game, its backend and the time compiling took, or why it could not be had.
 type Compiled = Result<(Netlist, select::Selected, Duration), String>;
 
-/// A compilation under way on a thread of its own. Dropping it (the match ended, or its
-/// result was taken) cancels the work: grounding and optimizing stop soon after and free
-/// their memory and CPU.
-struct Compiling {
-    rx: mpsc::Receiver<Compiled>,
-    cancel: Cancel,
-}
-
-impl Drop for Compiling {
-    fn drop(&mut self) {
-        self.cancel.cancel();
-    }
-}
+/// A compilation under way on a thread of its own.
+type Compiling = mpsc::Receiver<Compiled>;
 
 /// Compiles the game (and builds its backend) on a thread of its own, with the full
-/// grounding budget: past the start clock it goes on in the background until the
-/// returned [`Compiling`] is dropped.
+/// grounding budget: past the start clock it goes on in the background until the match
+/// ends (the match's stop flag, [`crate::mcts::MctsParams::stop`], also cancels grounding
+/// and optimizing, which then free their memory and CPU).
 fn spawn_compile(job: &Job) -> Compiling {
     let (tx, rx) = mpsc::channel();
     let game = job.game.clone();
     let budget = job.opts.ground.clone();
     let (kind, bopts) = (job.opts.backend.clone(), job.opts.backend_options.clone());
-    let cancel = Cancel::new();
+    let cancel = job.opts.mcts.stop.clone();
     let opts = PipelineOptions {
         ground: CompileOptions {
             budget,
@@ -343,7 +333,7 @@ fn spawn_compile(job: &Job) -> Compiling {
             });
         let _ = tx.send(res);
     });
-    Compiling { rx, cancel }
+    rx
 }
 
 /// The netlist engine at the initial state (logged with the time compiling took).
@@ -397,7 +387,7 @@ fn prepare(job: &Job) -> Result<(Engine, Option<Compiling>), String> {
         .deadline
         .saturating_duration_since(Instant::now())
         .mul_f64(job.opts.compile_wait);
-    match compiling.rx.recv_timeout(wait) {
+    match compiling.recv_timeout(wait) {
         Ok(Ok((net, sel, took))) => Ok((net_engine(job, net, sel, took)?, None)),
         Ok(Err(e)) => Ok((interp_engine(job, &e)?, None)),
         Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -424,7 +414,7 @@ fn try_upgrade(
     let Some(compiling) = pending.as_ref() else {
         return;
     };
-    let res = match compiling.rx.try_recv() {
+    let res = match compiling.try_recv() {
         Ok(r) => r,
         Err(mpsc::TryRecvError::Empty) => return,
         Err(mpsc::TryRecvError::Disconnected) => Err("the compiler thread stopped".into()),
