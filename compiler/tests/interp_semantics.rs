@@ -265,8 +265,9 @@ fn static_relation_is_only_computed_for_the_calls_made() {
     assert_eq!(legal_texts(&mut i, 0), ["a"]);
 }
 
-/// A goal value out of 0..=100 derived in a state is an error naming the goal and the rule
-/// that derives it (the grounder rejects the game too); `lenient_goals` reads it as it is.
+/// A goal value out of 0..=100 derived in a state is an error naming the goal and the fact
+/// the value comes from (the grounder rejects the game too, at the same fact);
+/// `lenient_goals` reads it as it is.
 #[test]
 fn a_derived_goal_out_of_range_is_an_error_unless_lenient() {
     let src = "(role p) (init s) (legal p go) (<= (next t) (does p go)) (<= terminal (true t))
@@ -281,10 +282,7 @@ fn a_derived_goal_out_of_range_is_an_error_unless_lenient() {
     match i.goals(&s1) {
         Err(e @ InterpError::BadGoal { span, .. }) => {
             assert!(e.to_string().ends_with("(goal p 200)"), "{e}");
-            assert_eq!(
-                &src[span.start as usize..span.end as usize],
-                "(<= (goal p ?v) (score ?v) (true t))"
-            );
+            assert_eq!(&src[span.start as usize..span.end as usize], "(score 200)");
         }
         other => panic!("expected a bad goal error, got {other:?}"),
     }
@@ -321,5 +319,25 @@ fn goal_values_are_read_one_way() {
         ("99999999999999999999", None),
     ] {
         assert_eq!(gdl::goal_value(text), want, "{text:?}");
+    }
+}
+
+/// The interpreter follows a goal value through rules that pass it on, a recursive one
+/// included, to the fact that writes it: the same place the grounder names.
+#[test]
+fn a_bad_goal_value_is_located_through_recursive_rules() {
+    let src = "(role r) (init s) (legal r go) (<= (next t) (does r go)) (<= terminal (true t))
+               (num 50) (num 101) (<= (val ?x) (val ?x)) (<= (val ?x) (num ?x))
+               (<= (goal r ?v) (val ?v) (true t))";
+    let game = gdl::parse_source("v.kif", src.as_bytes()).expect("valid GDL");
+    let mut i = Interp::new(&game.program).expect("prepares");
+    let s0 = i.initial_state().expect("initial");
+    let go = i.legal_moves(&s0, 0).expect("legal");
+    let s1 = i.next_state(&s0, &go).expect("next");
+    match i.goals(&s1) {
+        Err(InterpError::BadGoal { span, .. }) => {
+            assert_eq!(&src[span.start as usize..span.end as usize], "(num 101)");
+        }
+        other => panic!("expected a bad goal error, got {other:?}"),
     }
 }

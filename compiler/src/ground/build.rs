@@ -439,9 +439,8 @@ impl Builder<'_, '_> {
                 TermRef::Fn(..) => None,
             };
             let Some(value) = value else {
-                let rule = &low.rules[self.g.store.origin[a.index()] as usize];
                 return Err(GroundError::BadGoal {
-                    span: rule.span,
+                    span: super::value_origin::value_origin(self.g, a, 1, args[1]),
                     goal: atom_text(self.g, a),
                 });
             };

@@ -42,6 +42,7 @@ mod statics;
 mod stats;
 mod store;
 mod unify;
+mod value_origin;
 
 pub use budget::{default_memory, Budget, BudgetKind};
 pub use stats::RelationStats;
@@ -123,7 +124,8 @@ pub enum GroundError {
     /// A goal value that is not an integer 0..=100.
     #[error("goal value must be an integer 0..=100: {goal}")]
     BadGoal {
-        /// The rule deriving it.
+        /// The sentence the value comes from: the goal rule, or the fact (rule) that bound
+        /// the goal rule's value variable.
         span: Span,
         /// The goal atom text.
         goal: String,

@@ -305,6 +305,22 @@ fn bad_goal_value_is_an_error() {
     );
 }
 
+/// A bad goal value bound from a body atom is located at the fact that writes it, through
+/// rules that pass it on (a recursive one included).
+#[test]
+fn bad_goal_value_is_located_at_the_fact_it_comes_from() {
+    let src = "(role r) (init s) (legal r go) (<= (next t) (does r go)) (<= terminal (true t))
+               (num 50) (num 101) (<= (val ?x) (num ?x)) (<= (val ?x) (val ?x))
+               (<= (goal r ?v) (val ?v) (true t))";
+    let game = crate::gdl::parse_source("v.kif", src.as_bytes()).expect("valid GDL");
+    let err = compile(&game.program, &CompileOptions::default()).unwrap_err();
+    let GroundError::BadGoal { span, goal } = &err else {
+        panic!("expected a bad goal error, got {err}");
+    };
+    assert_eq!(goal, "(goal r 101)");
+    assert_eq!(&src[span.start as usize..span.end as usize], "(num 101)");
+}
+
 #[test]
 fn negation_through_a_cycle_is_an_error() {
     let p = program("(role r) (init a) (legal r go) (<= p (true a) (not q)) (<= q p) (goal r 0) (<= (next a) p)");

@@ -5,6 +5,7 @@ use super::eval::{eval_stratum, query, Ctx, Engine, Memo};
 use super::plan::{plan_all, Plans};
 use super::rules::{lower, Class, RelId, Rules};
 use super::store::Store;
+use super::value_origin;
 use super::{GoalValue, InterpError, Limits};
 use crate::gdl::{Program, Symbols};
 use crate::terms::{TermArena, TermId, TermRef};
@@ -345,7 +346,8 @@ impl Interp {
     }
 
     /// Unless [`Limits::lenient_goals`], [`InterpError::BadGoal`] for the first goal value (per role, in role order) that is
-    /// not an integer in 0..=100, located at the first `goal` rule whose head can derive it.
+    /// not an integer in 0..=100, located at the sentence that writes it
+    /// ([`value_origin::goal_value_origin`]).
     fn check_goals(&self, goal_terms: &[Vec<TermId>]) -> Result<(), InterpError> {
         if self.limits.lenient_goals {
             return Ok(());
@@ -356,21 +358,12 @@ impl Interp {
                 TermRef::Fn(..) => true,
             });
             if let Some(&g) = bad {
-                let can_derive = |p: &super::rules::Pat, t: TermId| match p {
-                    super::rules::Pat::Ground(x) => *x == t,
-                    _ => true,
-                };
-                let span = self
-                    .rules
-                    .rules
-                    .iter()
-                    .find(|rule| {
-                        Some(rule.head.rel) == self.goal
-                            && can_derive(&rule.head.args[0], self.roles[r])
-                            && can_derive(&rule.head.args[1], g)
-                    })
-                    .map(|rule| rule.span)
-                    .unwrap_or_default();
+                let goals = (self.rules.rules.iter().enumerate())
+                    .filter(|(_, rule)| Some(rule.head.rel) == self.goal)
+                    .map(|(k, _)| k);
+                let span =
+                    value_origin::goal_value_origin(&self.rules.rules, goals, self.roles[r], g)
+                        .unwrap_or_default();
                 return Err(InterpError::BadGoal {
                     goal: format!("(goal {} {})", self.role_names[r], self.term_text(g)),
                     span,

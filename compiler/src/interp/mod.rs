@@ -23,6 +23,7 @@ pub mod rules;
 pub mod store;
 pub mod table;
 pub mod trace;
+mod value_origin;
 
 pub use crate::terms::{TermArena, TermId, TermRef};
 pub use machine::{Interp, Position, State};
