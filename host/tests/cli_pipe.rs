@@ -69,3 +69,28 @@ fn text_netlist_runs_like_json() {
     o.expect_code(0, "compile to stdout");
     assert!(o.out.ends_with('\n'), "unended last line");
 }
+
+/// `compile --stats` with `-o` prints the report to standard output: the phase times, the
+/// sizes, the optimization rounds with each pass's time (every pass of the pipeline named
+/// once) and the relations that make the most gates.
+#[test]
+fn compile_stats_name_every_pass_and_relation_sizes() {
+    let game = support::tictactoe();
+    let net = support::dir().join("ttt.stats.json");
+    let (game, net) = (game.to_str().unwrap(), net.to_str().unwrap());
+    let o = support::run(&["compile", game, "-o", net, "--stats"]);
+    o.expect_code(0, "compile --stats");
+    assert!(o.out.contains(": parse "), "{}", o.out);
+    let line = (o.out.lines())
+        .find(|l| l.starts_with("optimize: "))
+        .unwrap_or_else(|| panic!("no optimize line: {}", o.out));
+    assert!(line.contains(" rounds; by pass: "), "{line}");
+    for (name, _) in propnet_netlist::passes::PASSES {
+        assert_eq!(
+            line.matches(&format!(" {name} ")).count(),
+            1,
+            "{name}: {line}"
+        );
+    }
+    assert!(o.out.contains("relations by gates"), "{}", o.out);
+}

@@ -112,6 +112,23 @@ fn stats_text(args: &CompileArgs, r: &CompileReport) -> anyhow::Result<String> {
         r.grounded.edges,
         r.grounded.latches
     )?;
+    if let Some(passes) = &r.passes {
+        write!(
+            out,
+            "optimize: {} rounds{}; by pass:",
+            passes.iterations,
+            if passes.converged {
+                ""
+            } else {
+                " (not converged)"
+            }
+        )?;
+        for (name, time, runs) in passes.time_by_pass() {
+            write!(out, " {name} {:.3} s ({runs}×),", time.as_secs_f64())?;
+        }
+        out.pop();
+        out.push('\n');
+    }
     let Some(g) = &r.grounding else {
         return Ok(out);
     };

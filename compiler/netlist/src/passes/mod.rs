@@ -115,6 +115,25 @@ pub struct PassReport {
     pub steps: Vec<PassStep>,
 }
 
+impl PassReport {
+    /// Per pass: its total wall time over every round and how many times it ran, slowest
+    /// first.
+    pub fn time_by_pass(&self) -> Vec<(&'static str, std::time::Duration, usize)> {
+        let mut by: Vec<(&'static str, std::time::Duration, usize)> = Vec::new();
+        for s in &self.steps {
+            match by.iter_mut().find(|(name, ..)| *name == s.pass) {
+                Some((_, time, runs)) => {
+                    *time += s.time;
+                    *runs += 1;
+                }
+                None => by.push((s.pass, s.time, 1)),
+            }
+        }
+        by.sort_by(|a, b| b.1.cmp(&a.1));
+        by
+    }
+}
+
 impl std::fmt::Display for PassReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let (b, a) = (&self.before, &self.after);
