@@ -19,7 +19,7 @@
 //! gate left with a single user, after which this pass may find more).
 
 use super::rebuild::{rebuild, Rebuilder, Rewrite};
-use crate::{Gate, GateId, Netlist};
+use crate::{Cancel, Gate, GateId, Netlist};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -73,18 +73,28 @@ impl Lists {
 
 /// Runs the pass; returns true when the netlist changed.
 pub fn run(net: &mut Netlist) -> bool {
+    run_until(net, &Cancel::never())
+}
+
+/// [`run`], stopping early once `cancel` is raised (checked every [`CANCEL_EVERY`]
+/// candidates and between rounds): the pairs extracted so far are kept, so the netlist
+/// stays valid and equivalent. On chess one run takes seconds.
+pub fn run_until(net: &mut Netlist, cancel: &Cancel) -> bool {
     let mut changed = false;
     // New gates reorder operand lists and may bring new pairs next to each other: repeat
     // until the canonical order shows none (each round shrinks gates plus edges, so it ends).
     loop {
         let n = net.gates.len() as u32;
         let (mut lists, heads) = collect(net);
-        let pairs = compress(&mut lists, n);
+        let pairs = compress(&mut lists, n, cancel);
         if pairs.is_empty() {
             return changed;
         }
         materialize(net, &lists, &heads, &pairs);
         changed = true;
+        if cancel.is_cancelled() {
+            return changed;
+        }
     }
 }
 
@@ -125,9 +135,12 @@ fn collect(net: &Netlist) -> (Lists, Vec<u32>) {
     (lists, heads)
 }
 
+/// Candidate pairs taken from the queue between two checks of the cancel flag in [`run_until`].
+const CANCEL_EVERY: usize = 1024;
+
 /// Re-Pair over `lists`; returns the extracted pairs in creation order (symbol `n + i` is
-/// pair `i`).
-fn compress(lists: &mut Lists, n: u32) -> Vec<Pair> {
+/// pair `i`), fewer once `cancel` is raised.
+fn compress(lists: &mut Lists, n: u32, cancel: &Cancel) -> Vec<Pair> {
     let mut count: FxHashMap<Pair, u32> = FxHashMap::default();
     for p in 0..lists.sym.len() as u32 {
         if let Some(pair) = lists.pair_at(p) {
@@ -149,7 +162,12 @@ fn compress(lists: &mut Lists, n: u32) -> Vec<Pair> {
         .map(|(&pair, v)| (v.len() as u32, Reverse(pair)))
         .collect();
     let mut pairs = Vec::new();
+    let mut pops = 0usize;
     while let Some((c, Reverse(pair))) = heap.pop() {
+        pops += 1;
+        if pops % CANCEL_EVERY == 0 && cancel.is_cancelled() {
+            break;
+        }
         let Some(mut at) = occ.remove(&pair) else {
             continue;
         };
@@ -378,6 +396,31 @@ mod tests {
         let mut again = out.clone();
         assert!(!run(&mut again), "second run changed the netlist");
         assert_eq!(again, out);
+    }
+
+    /// A raised cancel flag stops the pass within one check: what it extracted is kept, the
+    /// netlist is valid and plays the same, and a full run still finds pairs to extract.
+    #[test]
+    fn a_cancelled_run_stops_early_and_stays_equivalent() {
+        let net = all_but_one(256);
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let mut cut = net.clone();
+        assert!(
+            run_until(&mut cut, &cancel),
+            "extracts up to the first check"
+        );
+        validate(&cut).expect("valid");
+        let opts = EquivOptions {
+            seed: 5,
+            playouts: 4,
+            max_steps: 20,
+        };
+        check_equivalent(&net, &cut, &opts).expect("same game");
+        let mut full = net.clone();
+        assert!(run(&mut full));
+        assert!(cut.stats().edges > full.stats().edges, "stopped early");
+        assert!(run(&mut cut), "pairs left after the cancelled run");
     }
 
     #[test]

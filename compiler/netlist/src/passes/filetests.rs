@@ -52,7 +52,7 @@ fn run_pass(name: &str, net: &mut Netlist) -> Result<(), String> {
         return Ok(());
     }
     let pass = pass_by_name(name).ok_or_else(|| format!("unknown pass `{name}`"))?;
-    pass(net);
+    pass(net, &crate::Cancel::never());
     Ok(())
 }
 

@@ -24,23 +24,27 @@ pub mod remove_dead;
 
 pub use check_equivalent::{check_equivalent, EquivOptions, Mismatch};
 
-use crate::{validate, Netlist, NetlistStats};
+use crate::{validate, Cancel, Netlist, NetlistStats};
 
-/// A pass: rewrites the netlist in place, returns true when it changed something.
-pub type PassFn = fn(&mut Netlist) -> bool;
+/// A pass: rewrites the netlist in place, returns true when it changed something. A pass
+/// that can take long on big netlists stops early once the flag is raised, leaving the
+/// netlist valid and equivalent (the others finish; each takes under a second on chess).
+pub type PassFn = fn(&mut Netlist, &Cancel) -> bool;
 
 /// Every pass by name, in the order [`optimize`] runs them in one iteration.
 pub const PASSES: &[(&str, PassFn)] = &[
-    ("fold_constants", fold_constants::run),
-    ("drop_constant_latches", drop_constant_latches::run),
-    ("merge_equivalent", merge_equivalent::run),
-    ("collapse_single", collapse_single::run),
-    ("absorb_operands", absorb_operands::run),
-    ("factor_shared", factor_shared::run),
-    ("absorb_not", absorb_not::run),
-    ("remove_dead", remove_dead::run),
-    ("merge_latches", merge_latches::run),
-    ("extract_pairs", extract_pairs::run),
+    ("fold_constants", |net, _| fold_constants::run(net)),
+    ("drop_constant_latches", |net, _| {
+        drop_constant_latches::run(net)
+    }),
+    ("merge_equivalent", |net, _| merge_equivalent::run(net)),
+    ("collapse_single", |net, _| collapse_single::run(net)),
+    ("absorb_operands", |net, _| absorb_operands::run(net)),
+    ("factor_shared", |net, _| factor_shared::run(net)),
+    ("absorb_not", |net, _| absorb_not::run(net)),
+    ("remove_dead", |net, _| remove_dead::run(net)),
+    ("merge_latches", |net, _| merge_latches::run(net)),
+    ("extract_pairs", extract_pairs::run_until),
 ];
 
 /// Passes too slow to run every round: [`optimize`] runs them only in a round where the
@@ -63,8 +67,9 @@ pub struct OptimizeOptions {
     /// Run [`validate`] after every pass and panic on a broken invariant (a pass bug).
     /// Defaults to on in debug builds.
     pub validate_each_pass: bool,
-    /// Checked before each pass: once raised, the remaining passes are skipped (the
-    /// netlist is valid, less optimized, and the report says it did not converge).
+    /// Checked before each pass and inside the long ones ([`PassFn`]): once raised, the
+    /// rest is skipped (the netlist is valid, less optimized, and the report says it did
+    /// not converge).
     pub cancel: crate::Cancel,
 }
 
@@ -204,7 +209,7 @@ pub fn optimize(net: &mut Netlist, opts: &OptimizeOptions) -> PassReport {
             }
             let (gates_before, logic_before) = (net.gates.len(), net.logic_gate_count());
             let t0 = std::time::Instant::now();
-            let changed = pass(net);
+            let changed = pass(net, &opts.cancel);
             let time = t0.elapsed();
             if verify {
                 if let Err(e) = validate(net) {
