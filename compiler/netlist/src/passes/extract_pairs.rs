@@ -165,7 +165,7 @@ fn compress(lists: &mut Lists, n: u32, cancel: &Cancel) -> Vec<Pair> {
     let mut pops = 0usize;
     while let Some((c, Reverse(pair))) = heap.pop() {
         pops += 1;
-        if pops % CANCEL_EVERY == 0 && cancel.is_cancelled() {
+        if pops.is_multiple_of(CANCEL_EVERY) && cancel.is_cancelled() {
             break;
         }
         let Some(mut at) = occ.remove(&pair) else {

@@ -134,7 +134,7 @@ impl PassReport {
                 None => by.push((s.pass, s.time, 1)),
             }
         }
-        by.sort_by(|a, b| b.1.cmp(&a.1));
+        by.sort_by_key(|b| std::cmp::Reverse(b.1));
         by
     }
 }
