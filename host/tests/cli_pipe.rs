@@ -94,3 +94,38 @@ fn compile_stats_name_every_pass_and_relation_sizes() {
     }
     assert!(o.out.contains("relations by gates"), "{}", o.out);
 }
+
+/// `bench --results` refuses, before measuring, a file that is not a results file (a
+/// netlist, an array, garbage) and leaves it as it was; a new path gets the results.
+#[test]
+fn bench_keeps_files_that_are_not_its_results() {
+    let dir = support::dir();
+    let game = support::tictactoe();
+    let game = game.to_str().unwrap();
+    let netlist = dir.join("bench.netlist.json");
+    support::run(&["compile", game, "-o", netlist.to_str().unwrap()]).expect_code(0, "compile");
+    let array = dir.join("bench.array.json");
+    std::fs::write(&array, "[1, 2]").unwrap();
+    let garbage = dir.join("bench.garbage.json");
+    std::fs::write(&garbage, "garbage").unwrap();
+    let bench = |results: &std::path::Path| {
+        let args = ["bench", game, "--no-interp", "--seconds", "0.05", "--threads", "1"];
+        let mut args: Vec<&str> = args.to_vec();
+        args.extend(["--results", results.to_str().unwrap()]);
+        support::run(&args)
+    };
+    for file in [&netlist, &array, &garbage] {
+        let before = std::fs::read(file).unwrap();
+        let o = bench(file);
+        o.expect_code(1, "not a results file");
+        assert!(o.err.contains("not a bench results file"), "{}", o.err);
+        assert!(!o.out.contains("playouts/s"), "measured first: {}", o.out);
+        assert_eq!(std::fs::read(file).unwrap(), before, "{} changed", file.display());
+    }
+    let fresh = dir.join("bench.fresh").join("results.json");
+    let _ = std::fs::remove_dir_all(fresh.parent().unwrap());
+    bench(&fresh).expect_code(0, "fresh results");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&fresh).unwrap()).unwrap();
+    assert!(saved["tictactoe/t1"]["playouts_per_second"].is_number(), "{saved}");
+}

@@ -1,6 +1,7 @@
 //! `propnet bench [GAMES…]`: playouts/s per game and thread count, side by side with the
 //! reference interpreter and the previous best run (`bench-results/cpu-latest.json`).
 
+use super::run_report::RateBasis;
 use anyhow::Context;
 use indicatif::ProgressBar;
 use propnet_compiler::gdl;
@@ -92,10 +93,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         !games.is_empty(),
         "no games given and no bundled games found"
     );
-    let previous: serde_json::Value = std::fs::read_to_string(&args.results)
-        .ok()
-        .and_then(|s| serde_json::from_str(&s).ok())
-        .unwrap_or(serde_json::json!({}));
+    let previous = load_results(&args.results)?;
     let mut rows = Vec::new();
     let mut best = previous.clone();
     let mut failed = Vec::new();
@@ -126,9 +124,6 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     } else {
         outln!("machine: {}", machine.summary())?;
     }
-    if let Some(dir) = args.results.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
     std::fs::write(&args.results, serde_json::to_string_pretty(&best)?)
         .with_context(|| format!("writing {}", args.results.display()))?;
     anyhow::ensure!(
@@ -140,6 +135,47 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         args.results.display()
     );
     Ok(())
+}
+
+/// The previous best results at `path` (`{}` when there is no file yet or it is empty, as
+/// `/dev/null` is), checked before
+/// anything is measured: the file must be a JSON object of `"game/config": {"playouts_per_second":
+/// …}` entries (as `bench` writes it) and writable, so that neither another file nor a
+/// benchmark's results are lost.
+fn load_results(path: &Path) -> anyhow::Result<serde_json::Value> {
+    let advice = "give another --results path, or remove the file to start afresh";
+    if !path.exists() {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        std::fs::write(path, "{}").with_context(|| format!("writing {}", path.display()))?;
+        return Ok(serde_json::json!({}));
+    }
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the results file {}", path.display()))?;
+    if text.trim().is_empty() {
+        return Ok(serde_json::json!({}));
+    }
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: not a bench results file ({e}); {advice}",
+            path.display()
+        )
+    })?;
+    let entry_ok =
+        |v: &serde_json::Value| v.get("playouts_per_second").is_some_and(|p| p.is_number());
+    match value.as_object() {
+        Some(map) if map.values().all(entry_ok) => {}
+        _ => anyhow::bail!(
+            "{}: not a bench results file (expected a JSON object of \"game/config\": {{\"playouts_per_second\": …}} entries); {advice}",
+            path.display()
+        ),
+    }
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .with_context(|| format!("{} cannot be written", path.display()))?;
+    Ok(value)
 }
 
 /// Where [`bench_game`] records: the previous best results, the new best, the rows.
@@ -202,8 +238,11 @@ fn bench_game(
         let sample = t.sample();
         let pps = sample.playouts_per_second();
         let gps = sample.states_per_second() * logic;
-        // On a shared machine wall-clock rates undercount; per CPU-second is shown too.
-        let per_cpu = sample.playouts_per_cpu_second();
+        // On a shared machine wall-clock rates undercount; per CPU-second is shown too, for
+        // backends that compute on this process's CPU (not a board or its simulator).
+        let per_cpu = sample
+            .playouts_per_cpu_second()
+            .filter(|_| RateBasis::of(&args.backend) == RateBasis::Host);
         let key = format!("{name}/{label}");
         let prev = out
             .previous

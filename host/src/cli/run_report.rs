@@ -15,14 +15,14 @@ use propnet_netlist::ValidNetlist;
 /// (a board's CPU time is the host waiting on the link), and `fpga:sim`'s is the speed of
 /// the simulation, not of a board.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum RateBasis {
+pub(super) enum RateBasis {
     Host,
     FpgaBoard,
     FpgaSimulation,
 }
 
 impl RateBasis {
-    fn of(kind: &BackendKind) -> Self {
+    pub(super) fn of(kind: &BackendKind) -> Self {
         match kind {
             BackendKind::Fpga(FpgaTarget::Sim) => Self::FpgaSimulation,
             BackendKind::Fpga(FpgaTarget::Serial(_)) => Self::FpgaBoard,
