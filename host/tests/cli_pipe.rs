@@ -109,7 +109,15 @@ fn bench_keeps_files_that_are_not_its_results() {
     let garbage = dir.join("bench.garbage.json");
     std::fs::write(&garbage, "garbage").unwrap();
     let bench = |results: &std::path::Path| {
-        let args = ["bench", game, "--no-interp", "--seconds", "0.05", "--threads", "1"];
+        let args = [
+            "bench",
+            game,
+            "--no-interp",
+            "--seconds",
+            "0.05",
+            "--threads",
+            "1",
+        ];
         let mut args: Vec<&str> = args.to_vec();
         args.extend(["--results", results.to_str().unwrap()]);
         support::run(&args)
@@ -120,12 +128,20 @@ fn bench_keeps_files_that_are_not_its_results() {
         o.expect_code(1, "not a results file");
         assert!(o.err.contains("not a bench results file"), "{}", o.err);
         assert!(!o.out.contains("playouts/s"), "measured first: {}", o.out);
-        assert_eq!(std::fs::read(file).unwrap(), before, "{} changed", file.display());
+        assert_eq!(
+            std::fs::read(file).unwrap(),
+            before,
+            "{} changed",
+            file.display()
+        );
     }
     let fresh = dir.join("bench.fresh").join("results.json");
     let _ = std::fs::remove_dir_all(fresh.parent().unwrap());
     bench(&fresh).expect_code(0, "fresh results");
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&fresh).unwrap()).unwrap();
-    assert!(saved["tictactoe/t1"]["playouts_per_second"].is_number(), "{saved}");
+    assert!(
+        saved["tictactoe/t1"]["playouts_per_second"].is_number(),
+        "{saved}"
+    );
 }

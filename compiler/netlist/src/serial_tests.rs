@@ -74,12 +74,53 @@ fn text_errors_say_where() {
     assert!(msg.contains("next l0"), "{msg}");
     let (_, _, _, tok) = syntax_error("g0 = const 2\n");
     assert_eq!(tok, "2");
-    // Parses, but is not topological.
-    let e = from_text("g0 = not g0\nterminal g0\n").unwrap_err();
-    assert!(
-        matches!(e, TextError::Invalid(ValidateError::NotTopological { .. })),
-        "{e}"
+    // Not topological: said at the operand.
+    let (line, col, _, tok) = syntax_error("g0 = not g0\nterminal g0\n");
+    assert_eq!((line, col, tok.as_str()), (1, 10, "g0"));
+}
+
+/// What `validate` would reject without a place is said at its line: a gate that is not
+/// defined, output lines given twice or out of order (the last one used to win silently).
+#[test]
+fn text_output_lines_are_checked_where_they_stand() {
+    let head =
+        "role r0 \"p\"\nlatch l0 \"(a)\" init 1\ninput i0 r0 \"(go)\"\ninput i1 r0 \"(stay)\"\n\
+                g0 = latch l0\ng1 = not g0\ng2 = input i0\ng3 = input i1\ng4 = or g1 g2\n";
+    let with = |tail: &str| format!("{head}{tail}");
+    let ok =
+        "next l0 g4\nlegal r0 i0 g0\nlegal r0 i1 g1\ngoal r0 0 g1\ngoal r0 100 g0\nterminal g1\n";
+    from_text(&with(ok)).expect("valid");
+    let cases = [
+        (
+            "terminal g0\n",
+            (16, 1, "terminal"),
+            "second `terminal` line (the first is line 15)",
+        ),
+        (
+            "next l0 g1\n",
+            (16, 1, "next"),
+            "second `next l0` line (the first is line 10)",
+        ),
+        ("g5 = and g0 g7\n", (16, 13, "g7"), "not an earlier gate"),
+    ];
+    for (extra, at, says) in cases {
+        let src = with(&format!("{ok}{extra}"));
+        let (line, col, msg, tok) = syntax_error(&src);
+        assert_eq!((line, col, tok.as_str()), at, "{msg}");
+        assert!(msg.contains(says), "{msg}");
+    }
+    let undefined = ok.replace("terminal g1", "terminal g9");
+    let (line, col, msg, tok) = syntax_error(&with(&undefined));
+    assert_eq!((line, col, tok.as_str()), (15, 10, "g9"), "{msg}");
+    let swapped = ok.replace(
+        "legal r0 i0 g0\nlegal r0 i1 g1",
+        "legal r0 i1 g1\nlegal r0 i0 g0",
     );
+    let (line, col, msg, _) = syntax_error(&with(&swapped));
+    assert_eq!((line, col), (12, 10), "{msg}");
+    let twice = ok.replace("goal r0 100 g0", "goal r0 0 g0");
+    let (line, col, msg, _) = syntax_error(&with(&twice));
+    assert_eq!((line, col), (14, 9), "{msg}");
 }
 
 #[test]

@@ -265,8 +265,10 @@ impl Line {
 /// Reads the text form written by [`to_text`].
 ///
 /// # Errors
-/// [`TextError::Syntax`] with line and column for malformed lines, misnumbered items, a
-/// latch without `next` line or a missing `terminal`; [`TextError::Invalid`] when the result
+/// [`TextError::Syntax`] with line and column for malformed lines, misnumbered items, an
+/// operand that is not an earlier gate, an output line naming no gate, a `next` or
+/// `terminal` line given twice, legal or goal lines out of order or repeated, a latch
+/// without `next` line or a missing `terminal`; [`TextError::Invalid`] when the result
 /// fails [`validate`].
 pub fn from_text(src: &str) -> Result<Netlist, TextError> {
     let mut r = Reader::default();
@@ -291,7 +293,14 @@ pub fn from_text(src: &str) -> Result<Netlist, TextError> {
         mut net,
         next,
         terminal,
+        outputs,
     } = r;
+    if let Some((_, at)) = outputs
+        .into_iter()
+        .find(|(g, _)| g.index() >= net.gates.len())
+    {
+        return Err(at);
+    }
     let missing = |msg: String| TextError::Syntax {
         line: last_line + 1,
         column: 1,
@@ -299,9 +308,11 @@ pub fn from_text(src: &str) -> Result<Netlist, TextError> {
         token: String::new(),
     };
     for (i, n) in next.into_iter().enumerate() {
-        net.latches[i].next = n.ok_or_else(|| missing(format!("no `next l{i}` line")))?;
+        net.latches[i].next = n.ok_or_else(|| missing(format!("no `next l{i}` line")))?.0;
     }
-    net.terminal = terminal.ok_or_else(|| missing("no `terminal` line".into()))?;
+    net.terminal = terminal
+        .ok_or_else(|| missing("no `terminal` line".into()))?
+        .0;
     validate(&net)?;
     Ok(net)
 }
@@ -311,8 +322,13 @@ pub fn from_text(src: &str) -> Result<Netlist, TextError> {
 #[derive(Default)]
 struct Reader {
     net: Netlist,
-    next: Vec<Option<GateId>>,
-    terminal: Option<GateId>,
+    /// Per latch: its `next` gate and the line that gave it.
+    next: Vec<Option<(GateId, usize)>>,
+    /// The `terminal` gate and its line.
+    terminal: Option<(GateId, usize)>,
+    /// Gates named by `next`, `legal`, `goal` and `terminal` lines, which may come before
+    /// the gate lines: checked to exist at the end, reported at their token.
+    outputs: Vec<(GateId, TextError)>,
 }
 
 impl Reader {
@@ -380,13 +396,24 @@ impl Reader {
                     l.pos -= 1;
                     return Err(l.err("latch not declared"));
                 }
-                self.next[id] = Some(GateId(l.num("g", "gate id")?));
+                let gate = self.output(l)?;
+                if let Some((_, first)) = self.next[id] {
+                    l.pos = 0;
+                    return Err(l.err(format!(
+                        "a second `next l{id}` line (the first is line {first})"
+                    )));
+                }
+                self.next[id] = Some((gate, l.ln));
             }
             "legal" => {
                 let r = role_ref(l, net)?;
                 let input = InputId(l.num("i", "input id")?);
-                let gate = GateId(l.num("g", "gate id")?);
-                net.roles[r].legal.push(Legal { input, gate });
+                if net.roles[r].legal.last().is_some_and(|x| x.input >= input) {
+                    l.pos -= 1;
+                    return Err(l.err("a role's legal lines go in input order, each input once"));
+                }
+                let gate = self.output(l)?;
+                self.net.roles[r].legal.push(Legal { input, gate });
             }
             "goal" => {
                 let r = role_ref(l, net)?;
@@ -395,15 +422,31 @@ impl Reader {
                     l.pos -= 1;
                     l.err("goal value out of range")
                 })?;
-                let gate = GateId(l.num("g", "gate id")?);
-                net.roles[r].goals.push(Goal { value, gate });
+                if net.roles[r].goals.last().is_some_and(|x| x.value >= value) {
+                    l.pos -= 1;
+                    return Err(
+                        l.err("a role's goal lines go in ascending value order, each value once")
+                    );
+                }
+                let gate = self.output(l)?;
+                self.net.roles[r].goals.push(Goal { value, gate });
             }
-            "terminal" => self.terminal = Some(GateId(l.num("g", "gate id")?)),
+            "terminal" => {
+                let gate = self.output(l)?;
+                if let Some((_, first)) = self.terminal {
+                    l.pos = 0;
+                    return Err(l.err(format!(
+                        "a second `terminal` line (the first is line {first})"
+                    )));
+                }
+                self.terminal = Some((gate, l.ln));
+            }
             h if h.starts_with('g') => {
                 l.pos = 0;
                 l.index("g", "gate id", net.gates.len())?;
                 l.keyword("=")?;
-                net.gates.push(gate(l)?);
+                let g = gate(l, net.gates.len())?;
+                net.gates.push(g);
             }
             _ => {
                 l.pos = 0;
@@ -414,19 +457,38 @@ impl Reader {
     }
 }
 
-/// The gate of a gate line after its `gN =`.
-fn gate(l: &mut Line) -> Result<Gate, TextError> {
+impl Reader {
+    /// The gate an output line names; recorded with its position, to be checked to exist
+    /// once every gate line is read.
+    fn output(&mut self, l: &mut Line) -> Result<GateId, TextError> {
+        let at = l.err("no gate line defines this gate");
+        let gate = GateId(l.num("g", "gate id")?);
+        self.outputs.push((gate, at));
+        Ok(gate)
+    }
+}
+
+/// The gate of gate line `gN =` (`n` = N), after the `=`.
+fn gate(l: &mut Line, n: usize) -> Result<Gate, TextError> {
     let kind = l.word("a gate kind")?.to_string();
+    let operand = |l: &mut Line| {
+        let op = l.num("g", "gate id")?;
+        if op as usize >= n {
+            l.pos -= 1;
+            return Err(l.err(format!("operand of g{n} is not an earlier gate (operands are defined on lines before their gate)")));
+        }
+        Ok(GateId(op))
+    };
     Ok(match kind.as_str() {
         "const" => Gate::Const(l.bit()?),
         "input" => Gate::Input(InputId(l.num("i", "input id")?)),
         "latch" => Gate::Latch(LatchId(l.num("l", "latch id")?)),
-        "not" => Gate::Not(GateId(l.num("g", "gate id")?)),
+        "not" => Gate::Not(operand(l)?),
         k @ ("and" | "or") => {
             let is_and = k == "and";
             let mut ops = Vec::new();
             while l.pos < l.toks.len() {
-                ops.push(GateId(l.num("g", "gate id")?));
+                ops.push(operand(l)?);
             }
             if is_and {
                 Gate::And(ops)
