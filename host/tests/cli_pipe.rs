@@ -145,3 +145,36 @@ fn bench_keeps_files_that_are_not_its_results() {
         "{saved}"
     );
 }
+
+/// Wrong paths and numbers are named as what they are: `hdl -o` an existing file, a
+/// directory among `compare`'s games, a non-number for a whole-number flag (with its range).
+#[test]
+fn wrong_paths_and_numbers_say_what_is_wrong() {
+    let game = support::tictactoe();
+    let game = game.to_str().unwrap();
+    let file = support::dir().join("hdl.out.file");
+    std::fs::write(&file, "x").unwrap();
+    let o = support::run(&["hdl", game, "-o", file.to_str().unwrap()]);
+    o.expect_code(1, "hdl -o file");
+    assert!(o.err.contains("exists and is not a directory"), "{}", o.err);
+    let dir = support::dir();
+    let o = support::run(&["compare", game, dir.to_str().unwrap()]);
+    o.expect_code(1, "compare dir");
+    assert!(
+        o.err.contains("is a directory, not a game file"),
+        "{}",
+        o.err
+    );
+    let o = support::run(&[
+        "hdl",
+        game,
+        "-o",
+        "x",
+        "--synth",
+        "ice40",
+        "--pnr-mhz",
+        "NaN",
+    ]);
+    o.expect_code(2, "NaN");
+    assert!(o.err.contains("expected 1..=1000"), "{}", o.err);
+}

@@ -30,7 +30,7 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = 2.0, value_parser = super::args::seconds)]
     pub seconds: f64,
     /// Rounds: samples per reasoner and game, interleaved A B A B …
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, default_value_t = 3, value_parser = super::args::whole::<u32>(1, 1000))]
     pub rounds: u32,
     /// Threads of `cpu:all` (0 or absent: every hardware thread).
     #[arg(long, value_parser = clap::value_parser!(u16).range(0..=1024))]
@@ -46,7 +46,7 @@ pub struct CompareArgs {
     #[arg(long)]
     pub verify: bool,
     /// Joint moves each gate trace covers (whole playouts).
-    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    #[arg(long, default_value_t = 200, value_parser = super::args::whole::<u64>(1, 10_000_000))]
     pub verify_steps: u64,
     /// Trace command of an external reasoner for `--verify`: NAME=COMMAND, run as
     /// `COMMAND GAME OUTFILE STATE_CHANGES` (gdl-perf's correctness convention; repeatable).
@@ -117,6 +117,12 @@ fn options(args: &CompareArgs, list: Vec<Reasoner>) -> anyhow::Result<Options> {
 /// Runs `propnet compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     for g in &args.games {
+        anyhow::ensure!(
+            !g.is_dir(),
+            "{}: is a directory, not a game file (give the games in it, e.g. {}/*.kif)",
+            g.display(),
+            g.display()
+        );
         anyhow::ensure!(g.is_file(), "{}: no such game file", g.display());
     }
     let list = reasoners(&args)?;

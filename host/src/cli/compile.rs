@@ -37,7 +37,7 @@ pub struct CompileArgs {
     #[arg(long)]
     pub stats: bool,
     /// With `--stats`: how many relations to list.
-    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, default_value_t = 15, value_parser = super::args::whole::<u32>(1, 100_000))]
     pub top: u32,
 }
 
