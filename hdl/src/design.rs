@@ -237,7 +237,9 @@ impl<'a> Writer<'a> {
         assert!(info.describes(net), "NetlistInfo of another netlist");
         if net.latches.is_empty() || net.inputs.is_empty() || net.roles.is_empty() {
             return Err(Error::Unsupported(format!(
-                "the engine needs at least one latch, input and role (has {}, {}, {})",
+                "the engine needs at least one latch, input and role (has {}, {}, {}): a game \
+                 whose state never changes (no fluent left after optimization) or with no move \
+                 has no hardware engine; the cpu, gpu and reference backends play it",
                 net.latches.len(),
                 net.inputs.len(),
                 net.roles.len()

@@ -178,3 +178,29 @@ fn wrong_paths_and_numbers_say_what_is_wrong() {
     o.expect_code(2, "NaN");
     assert!(o.err.contains("expected 1..=1000"), "{}", o.err);
 }
+
+/// A game without state (its one fluent never changes, `terminal` always holds) has no
+/// hardware engine: `hdl` says so and names the backends that play it, and `run` plays it.
+#[test]
+fn hdl_says_a_stateless_game_has_no_engine() {
+    let game = support::dir().join("stateless.kif");
+    std::fs::write(
+        &game,
+        "(role a) (init (s 0)) (legal a noop) (<= (next (s 0)) (true (s 0))) terminal (goal a 37)",
+    )
+    .unwrap();
+    let game = game.to_str().unwrap();
+    let out = support::dir().join("stateless.hdl");
+    let o = support::run(&["hdl", game, "-o", out.to_str().unwrap()]);
+    o.expect_code(1, "hdl");
+    assert!(o.err.contains("has 0, 1, 1"), "{}", o.err);
+    assert!(
+        o.err
+            .contains("the cpu, gpu and reference backends play it"),
+        "{}",
+        o.err
+    );
+    let o = support::run(&["run", game, "--playouts", "10", "--threads", "1"]);
+    o.expect_code(0, "run");
+    assert!(o.out.contains("a 37.00"), "{}", o.out);
+}
