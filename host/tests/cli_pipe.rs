@@ -177,6 +177,23 @@ fn wrong_paths_and_numbers_say_what_is_wrong() {
     ]);
     o.expect_code(2, "NaN");
     assert!(o.err.contains("expected 1..=1000"), "{}", o.err);
+    let args = [
+        "hdl",
+        game,
+        "-o",
+        "x",
+        "--synth",
+        "xc7",
+        "--ecp5-speed",
+        "8",
+    ];
+    let o = support::run(&args);
+    o.expect_code(1, "ecp5 speed for xc7");
+    assert!(
+        o.err.contains("--ecp5-speed applies to ECP5 only"),
+        "{}",
+        o.err
+    );
 }
 
 /// A game without state (its one fluent never changes, `terminal` always holds) has no

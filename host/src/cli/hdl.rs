@@ -72,9 +72,10 @@ pub struct HdlArgs {
     #[arg(long, requires = "board", default_value_t = propnet_hdl::shell::DEFAULT_BAUD,
           value_parser = super::args::whole::<u32>(9600, 12_000_000))]
     pub baud: u32,
-    /// ECP5 speed grade for place and route with `--synth ecp5`: 6, 7 or 8.
-    #[arg(long, requires = "device", default_value_t = 6, value_parser = super::args::whole::<u32>(6, 8))]
-    pub ecp5_speed: u32,
+    /// ECP5 speed grade for place and route with `--synth ecp5` or `--board ulx3s`: 6, 7 or
+    /// 8 [default: 6].
+    #[arg(long, requires = "device", value_parser = super::args::whole::<u32>(6, 8))]
+    pub ecp5_speed: Option<u32>,
     /// Clock target for nextpnr's timing-driven place and route, MHz (Fmax is reported
     /// whether or not it is met).
     #[arg(long, requires = "device", default_value_t = 150, value_parser = super::args::whole::<u32>(1, 1000))]
@@ -140,9 +141,14 @@ impl HdlArgs {
         }
     }
 
+    /// The ECP5 speed grade: `--ecp5-speed`, else 6.
+    pub(super) fn ecp5_speed(&self) -> u32 {
+        self.ecp5_speed.unwrap_or(6)
+    }
+
     pub(super) fn pnr(&self) -> PnrOptions {
         PnrOptions {
-            ecp5_speed: self.ecp5_speed,
+            ecp5_speed: self.ecp5_speed(),
             target_mhz: self.pnr_mhz,
         }
     }
@@ -206,6 +212,9 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
         (None, Some(b)) => b.target(),
         (None, None) => None,
     };
+    if args.ecp5_speed.is_some() && family != Some(Target::Ecp5) {
+        bail!("--ecp5-speed applies to ECP5 only (--synth ecp5 or --board ulx3s)");
+    }
     let fit = args.fit || (family.is_some() && !args.engine_options_given());
     if args.fit && family.is_none() {
         bail!("--fit needs a device: give --synth ice40|ecp5|xc7 or --board");

@@ -179,7 +179,7 @@ fn build_once(
     let clock = Clock::for_board(board, want_mhz)?;
     let bd = BoardDesign::new(design.clone(), board, clock, args.baud)?;
     let mut log = ToolLog::new();
-    let r = build_board(&bd, dir, args.ecp5_speed, &mut |w| log.before(w))
+    let r = build_board(&bd, dir, args.ecp5_speed(), &mut |w| log.before(w))
         .with_context(|| format!("building for the {} board", board.name()))?;
     log.finish();
     Ok((bd, r))
