@@ -228,23 +228,24 @@ fn progress_bar(args: &RunArgs, playouts: Option<u64>) -> anyhow::Result<Progres
 }
 
 /// The goal policy's counter: the first playouts of this run, replayed (bounded). The
-/// scalar replay reads every edge twice per step (about 2·10⁸ edges/s at least): a
-/// netlist whose one playout of the run's mean length would take longer than the budget
-/// is not replayed at all (chess: ~4 s), so the run is never late for it.
+/// scalar replay reads every edge twice per step (about 2·10⁸ edges/s at least): as many
+/// playouts as that estimate fits in the budget, so that every backend (same playouts)
+/// replays the same sample and prints the same verdict, and none when one playout of the
+/// run's mean length would take longer (chess: ~4 s), so the run is never late for it.
+/// The replay's own time limit, ten budgets, only guards against a far-off estimate.
 fn goal_audit(net: &ValidNetlist, report: &CompileReport, args: &RunArgs, t: &Totals) -> GoalAudit {
     let budget = Duration::from_millis(300);
     let mean_steps = t.agg.total_length as f64 / t.agg.playouts.max(1) as f64;
     let replay_secs = 2.0 * report.stats.edges as f64 * (mean_steps + 1.0) / 2.0e8;
-    let sample = if replay_secs > budget.as_secs_f64() {
-        0
-    } else {
-        t.agg.playouts.min(256) as u32
-    };
+    let fits = (budget.as_secs_f64() / replay_secs.max(1e-12))
+        .floor()
+        .min(256.0) as u64;
+    let sample = t.agg.playouts.min(fits) as u32;
     if sample == 0 && t.agg.playouts > 0 {
         eprintln!(
             "goal audit: skipped (replaying one playout through the scalar evaluator would \
              take about {replay_secs:.1} s)"
         );
     }
-    propnet_host::goals::audit(net, args.seed, args.max_steps, sample, budget)
+    propnet_host::goals::audit(net, args.seed, args.max_steps, sample, 10 * budget)
 }
