@@ -221,3 +221,30 @@ fn hdl_says_a_stateless_game_has_no_engine() {
     o.expect_code(0, "run");
     assert!(o.out.contains("a 37.00"), "{}", o.out);
 }
+
+/// `hdl --check` says how much it is about to simulate before it starts (a long check is
+/// not silent), then that the playouts equal the reference.
+#[test]
+fn hdl_check_says_what_it_simulates() {
+    if !propnet_hdl::tools::available_for_tests("iverilog") {
+        return;
+    }
+    let game = support::tictactoe();
+    let out = support::dir().join("check.hdl");
+    let args = ["hdl", game.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    let o = support::run(&[&args[..], &["--check", "3", "--seed", "5"]].concat());
+    o.expect_code(0, "hdl --check");
+    let line = (o.err.lines())
+        .find(|l| l.starts_with("simulating 3 playouts in iverilog ("))
+        .unwrap_or_else(|| panic!("no estimate line: {}", o.err));
+    assert!(
+        line.ends_with("joint moves in the reference, over 1 engine)"),
+        "{line}"
+    );
+    assert!(
+        o.out
+            .contains("simulation: 3 playouts equal to the reference"),
+        "{}",
+        o.out
+    );
+}

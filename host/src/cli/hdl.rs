@@ -274,6 +274,17 @@ fn write_design(design: &propnet_hdl::Design, args: &HdlArgs) -> anyhow::Result<
 /// `--check`: iverilog against the reference playouts.
 fn check(net: &ValidNetlist, design: &propnet_hdl::Design, args: &HdlArgs) -> anyhow::Result<()> {
     let start = net.initial_state();
+    let want: Vec<_> = (0..args.check)
+        .map(|p| reference_playout(net, &start, args.seed, p, args.max_steps))
+        .collect();
+    // iverilog runs some thousands of cycles per second on an engine: say how much is to
+    // come, so that a long check is not mistaken for a hang.
+    let moves: u64 = want.iter().map(|r| u64::from(r.length)).sum();
+    eprintln!(
+        "simulating {} in iverilog ({moves} joint moves in the reference, over {})",
+        super::plural(u64::from(args.check), "playout"),
+        super::plural(u64::from(design.info.engines), "engine")
+    );
     let pb = spinner(format!("simulating {} playouts in iverilog", args.check));
     let run = SimRun {
         seed: args.seed,
@@ -284,9 +295,6 @@ fn check(net: &ValidNetlist, design: &propnet_hdl::Design, args: &HdlArgs) -> an
     };
     let out = simulate(design, &args.out.join("sim"), &run)?;
     pb.finish_and_clear();
-    let want: Vec<_> = (0..args.check)
-        .map(|p| reference_playout(net, &start, args.seed, p, args.max_steps))
-        .collect();
     if out.records != want {
         let bad = out.records.iter().zip(&want).find(|(a, b)| a != b);
         bail!(
