@@ -137,11 +137,11 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The previous best results at `path` (`{}` when there is no file yet or it is empty, as
-/// `/dev/null` is), checked before
-/// anything is measured: the file must be a JSON object of `"game/config": {"playouts_per_second":
-/// …}` entries (as `bench` writes it) and writable, so that neither another file nor a
-/// benchmark's results are lost.
+/// The previous best results at `path`, checked before anything is measured: `{}` when
+/// there is no file yet (one holding `{}` is created, so an unwritable path fails now) or
+/// it is empty (as `/dev/null` is); else the file must be a JSON object of `"game/config":
+/// {"playouts_per_second": …}` entries (as `bench` writes it) and writable, so that neither
+/// another file nor a benchmark's results are lost.
 fn load_results(path: &Path) -> anyhow::Result<serde_json::Value> {
     let advice = "give another --results path, or remove the file to start afresh";
     if !path.exists() {
