@@ -96,7 +96,8 @@ fn invalid_game_fails_with_located_error() {
 }
 
 /// A goal value out of 0..=100 that only grounding finds (it comes from a static
-/// relation): `check` gives `compile`'s located error, and `--no-ground` skips it.
+/// relation): `check` gives `compile`'s error, located at the fact the value comes from,
+/// and `--no-ground` skips it.
 #[test]
 fn check_grounds_like_compile() {
     let game = "(role x)\n(val 200)\n(init p)\n(legal x a)\n(<= (next p) (does x a))\n\
@@ -104,7 +105,7 @@ fn check_grounds_like_compile() {
     let (ok, out, err) = check(game, "goalvar.kif");
     assert!(!ok, "stdout: {out}");
     assert!(
-        err.contains("goalvar.kif:7:1: goal value must be an integer 0..=100: (goal x 200)"),
+        err.contains("goalvar.kif:2:1: goal value must be an integer 0..=100: (goal x 200)"),
         "{err}"
     );
     let (ok, out, err) = check_with(game, "goalvar2.kif", &["--no-ground"]);
