@@ -109,7 +109,17 @@ pub fn make_backend(
         note: None,
     };
     match kind {
-        BackendKind::Gpu => Ok(plain(Box::new(GpuBackend::new(net, &opts.gpu)?))),
+        BackendKind::Gpu => {
+            let note = software_adapter().map(|name| {
+                format!(
+                    "gpu: {name} is a software (CPU-type) adapter: its shader compiler can take \
+                     minutes on a netlist of thousands of gates, and its rates say nothing about \
+                     a GPU's"
+                )
+            });
+            let backend = Box::new(GpuBackend::new(net, &opts.gpu)?);
+            Ok(Selected { backend, note })
+        }
         BackendKind::Cpu => Ok(plain(cpu(net, &opts.cpu)?)),
         BackendKind::Reference => Ok(plain(Box::new(ReferenceBackend::new(net.into_netlist())))),
         BackendKind::Fpga(target) => {
@@ -199,6 +209,23 @@ mod tests {
                 "{n}"
             ),
             None => assert!(d.starts_with("gpu: "), "{d}"),
+        }
+    }
+
+    /// `gpu` asked for by name takes a software adapter, and says what it is (lavapipe in
+    /// CI; a hardware adapter gets no note; no adapter at all fails to build).
+    #[test]
+    fn gpu_on_a_software_adapter_says_so() {
+        let net = ValidNetlist::new(crate::fixtures::tictactoe()).unwrap();
+        let Ok(g) = make_backend(BackendKind::Gpu, net, &BackendOptions::default()) else {
+            return;
+        };
+        match software_adapter() {
+            Some(name) => {
+                let note = g.note.as_deref().unwrap_or("");
+                assert!(note.contains(&name) && note.contains("software"), "{note}");
+            }
+            None => assert!(g.note.is_none(), "{:?}", g.note),
         }
     }
 }
