@@ -332,6 +332,15 @@ struct Reader {
 }
 
 impl Reader {
+    /// The gate an output line names; recorded with its position, to be checked to exist
+    /// once every gate line is read.
+    fn output(&mut self, l: &mut Line) -> Result<GateId, TextError> {
+        let at = l.err("no gate line defines this gate");
+        let gate = GateId(l.num("g", "gate id")?);
+        self.outputs.push((gate, at));
+        Ok(gate)
+    }
+
     /// Reads one non-empty line (all but its end check).
     fn line(&mut self, l: &mut Line) -> Result<(), TextError> {
         let net = &mut self.net;
@@ -454,17 +463,6 @@ impl Reader {
             }
         }
         Ok(())
-    }
-}
-
-impl Reader {
-    /// The gate an output line names; recorded with its position, to be checked to exist
-    /// once every gate line is read.
-    fn output(&mut self, l: &mut Line) -> Result<GateId, TextError> {
-        let at = l.err("no gate line defines this gate");
-        let gate = GateId(l.num("g", "gate id")?);
-        self.outputs.push((gate, at));
-        Ok(gate)
     }
 }
 

@@ -141,9 +141,9 @@ impl HdlArgs {
         }
     }
 
-    /// The ECP5 speed grade: `--ecp5-speed`, else 6.
+    /// The ECP5 speed grade: `--ecp5-speed`, else [`PnrOptions`]' default.
     pub(super) fn ecp5_speed(&self) -> u32 {
-        self.ecp5_speed.unwrap_or(6)
+        self.ecp5_speed.unwrap_or(PnrOptions::default().ecp5_speed)
     }
 
     pub(super) fn pnr(&self) -> PnrOptions {
