@@ -132,6 +132,12 @@ pub trait Backend: Send {
     fn cpu_program(&self) -> Option<&crate::sim::program::Program> {
         None
     }
+    /// Fewest playouts per batch that keep this backend at full speed, when it needs more
+    /// than one per lane (the CPU simulator's pools of blocks re-sorted by key); `None`
+    /// when one per lane does.
+    fn preferred_batch(&self) -> Option<u64> {
+        None
+    }
 }
 
 impl JobResult {

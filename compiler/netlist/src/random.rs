@@ -153,6 +153,35 @@ pub fn random_netlist(seed: u64, spec: &RandomSpec) -> Netlist {
     n
 }
 
+/// Makes the first `members` latches of `net` (at most all of them) a group of which
+/// exactly one holds in every reachable state, as a king's square does: they are named
+/// `(pos i)`, member `first % members` holds initially, and each takes the previous
+/// member's value (a rotation). The other gates keep reading them, so a simulator can
+/// specialize on the group (key guards).
+///
+/// # Panics
+/// If `members` is 0.
+pub fn with_rotating_group(net: &mut Netlist, members: usize, first: usize) {
+    let members = members.min(net.latches.len());
+    assert!(members > 0, "a group needs a member");
+    let gate_of: Vec<GateId> = (0..members)
+        .map(|l| {
+            let at = net
+                .gates
+                .iter()
+                .position(|g| *g == Gate::Latch(LatchId(l as u32)))
+                .expect("every latch has its gate");
+            GateId(at as u32)
+        })
+        .collect();
+    for l in 0..members {
+        let latch = &mut net.latches[l];
+        latch.name = format!("(pos {l})");
+        latch.init = l == first % members;
+        latch.next = gate_of[(l + members - 1) % members];
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -130,7 +130,7 @@ pub fn measure(
     };
     let cpu0 = process_cpu_time();
     let t0 = Instant::now();
-    let first_batch = first_batch.max(1);
+    let first_batch = first_batch.max(backend.preferred_batch().unwrap_or(1));
     let mut batch = first_batch;
     let mut next_index = 0u64;
     loop {

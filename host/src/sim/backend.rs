@@ -1,6 +1,7 @@
 //! [`CpuBackend`]: the bit-parallel simulator behind the [`Backend`] trait, with playouts
 //! spread over a rayon thread pool in chunks.
 
+use super::engine::pool::{pool_blocks, pool_lanes, run_pool};
 use super::engine::{Engine, Outcome, RunSpec};
 use super::probe::{NoProbe, PhaseClock, PhaseTimes, Probe};
 use super::program::{Program, Tuning};
@@ -137,6 +138,16 @@ fn run_engines<const W: usize, P: Probe + Send>(
             ],
             ..Default::default()
         };
+        let blocks = pool_blocks(prog, Engine::<W, P>::LANES, queue.total() / engines as u64);
+        if blocks > 1 {
+            let mut pool: Vec<Engine<'_, W, P>> = (0..blocks).map(|_| Engine::new(prog)).collect();
+            run_pool(&mut pool, spec, queue, &mut out);
+            let mut times = PhaseTimes::default();
+            for eng in &pool {
+                times.add(&eng.phase_times());
+            }
+            return (out, times);
+        }
         let mut eng = Engine::<W, P>::new(prog);
         eng.run(spec, queue, &mut out);
         (out, eng.phase_times())
@@ -176,6 +187,11 @@ impl Backend for CpuBackend {
 
     fn cpu_program(&self) -> Option<&Program> {
         Some(&self.prog)
+    }
+
+    fn preferred_batch(&self) -> Option<u64> {
+        let lanes = pool_lanes(&self.prog);
+        (lanes > 0).then(|| (lanes * self.threads()) as u64)
     }
 
     fn run_batch(&mut self, req: &BatchRequest) -> Result<BatchResult, BackendError> {

@@ -10,12 +10,14 @@
 //! and reset to its job's start state, so lanes stay busy until the queue is empty (a
 //! guarded program refills the whole block at once when its last lane finishes).
 
+pub(super) mod pool;
+
 use super::choice::{choose_moves, ChoiceScratch, Isa, LaneCounters};
 use super::eval::{read, run_alive, run_guarded, run_phase, run_skipping, Block};
 use super::guard::NONE;
 use super::probe::{NoProbe, PhaseTimes, Probe, SimPhase};
 use super::program::{slot, Program};
-use super::queue::WorkQueue;
+use super::queue::{Cursor, WorkQueue};
 use super::record::{for_each_lane, record, tally, Finished, FinishedLanes};
 use super::slots::Slots;
 use crate::backend::JobResult;
@@ -81,6 +83,13 @@ pub struct Engine<'p, const W: usize, P: Probe = NoProbe> {
     /// Per run of the next phase, then per run of the core phase: its slots are 0 from an
     /// earlier skip.
     zeroed: Vec<bool>,
+    /// Lanes loaded since the last [`Self::apply_refills`], by job.
+    refills: Vec<(u32, Block<W>)>,
+    /// Block steps taken (the probe samples some).
+    block_steps: u64,
+    /// At least the step of every active lane: it grows by one per block step, and a
+    /// refilled lane starts below it; made exact whenever it reaches the limit.
+    oldest: u32,
 }
 
 /// Per latch: the run of `prog`'s next phase whose instruction gives its next value
@@ -160,6 +169,9 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             ],
             live_guards: vec![false; prog.guards.len()],
             zeroed: vec![false; prog.next.runs.len() + prog.core.runs.len()],
+            refills: Vec::new(),
+            block_steps: 0,
+            oldest: 0,
         }
     }
 
@@ -207,25 +219,51 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
     /// [`Self::run`] for any processor; inlined into each feature-specific copy.
     #[inline(always)]
     fn run_any(&mut self, spec: &RunSpec<'_>, work: &WorkQueue, out: &mut Outcome, isa: Isa) {
-        let prog = self.prog;
         let mut cursor = work.cursor();
-        let mut take = move || cursor.take();
-        let mut refills: Vec<(u32, Block<W>)> = Vec::new();
         self.active = [0; W];
+        self.fill(&mut cursor, spec);
+        while !is_zero(&self.active) {
+            self.step(spec, &mut cursor, out, isa, true);
+        }
+        self.flush(spec, out);
+    }
+
+    /// Loads the next playouts of the queue into every lane (the block must be idle);
+    /// false when the queue had none left.
+    #[inline(always)]
+    pub(super) fn fill(&mut self, cursor: &mut Cursor<'_>, spec: &RunSpec<'_>) -> bool {
+        let mut any = false;
         for lane in 0..Self::LANES {
-            if !self.load_lane(lane, &mut take, spec, &mut refills) {
+            if !self.load_lane(lane, cursor, spec) {
                 break;
             }
+            any = true;
         }
-        self.apply_refills(spec, &mut refills);
+        self.apply_refills(spec);
+        any
+    }
 
-        let mut block_steps = 0u64;
-        // At least the step of every active lane: it grows by one per block step, and a
-        // refilled lane starts below it; made exact whenever it reaches the limit.
-        let mut oldest = 0u32;
+    /// Whether some lane holds a playout in progress.
+    pub(super) fn is_active(&self) -> bool {
+        !is_zero(&self.active)
+    }
+
+    /// One block step of the active lanes (see the module doc). With `refill`, finished
+    /// lanes are refilled from `cursor` (at once, or all together once the block is idle
+    /// when the program is guarded); without, they stay idle ([`super::pool`] refills).
+    #[inline(always)]
+    pub(super) fn step(
+        &mut self,
+        spec: &RunSpec<'_>,
+        cursor: &mut Cursor<'_>,
+        out: &mut Outcome,
+        isa: Isa,
+        refill: bool,
+    ) {
+        let prog = self.prog;
         let core_guarded = prog.core_is_guarded();
-        while !is_zero(&self.active) {
-            self.probe.begin_step(block_steps);
+        {
+            self.probe.begin_step(self.block_steps);
             if core_guarded {
                 self.run_core_guarded(isa);
             } else {
@@ -241,15 +279,15 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             let mut fin: Block<W> = std::array::from_fn(|j| term[j] & self.active[j]);
             let mut at_limit = [0u64; W];
             // Only when some lane may have reached the limit are the lanes looked at.
-            block_steps += 1;
-            if oldest >= spec.max_steps {
-                oldest = 0;
+            self.block_steps += 1;
+            if self.oldest >= spec.max_steps {
+                self.oldest = 0;
                 for (j, w) in at_limit.iter_mut().enumerate() {
                     for b in 0..64 {
                         let step = self.step[64 * j + b];
                         *w |= u64::from(step == spec.max_steps) << b;
                         if self.active[j] >> b & 1 == 1 && step < spec.max_steps {
-                            oldest = oldest.max(step);
+                            self.oldest = self.oldest.max(step);
                         }
                     }
                     *w &= self.active[j] & !fin[j];
@@ -299,31 +337,26 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             for s in self.step.iter_mut() {
                 *s = s.wrapping_add(1);
             }
-            oldest = oldest.saturating_add(1);
+            self.oldest = self.oldest.saturating_add(1);
             // 5. Refill finished lanes: at once, or (lockstep, when the next phase is
             // guarded) all together once the whole block has finished, so that the
             // groups no lane has reached stay dead.
             let lockstep = !prog.guards.is_empty();
             for_each_lane(&fin, |lane| {
                 self.active[lane / 64] &= !(1u64 << (lane % 64));
-                if !lockstep {
-                    self.load_lane(lane, &mut take, spec, &mut refills);
+                if !lockstep && refill {
+                    self.load_lane(lane, cursor, spec);
                 }
             });
             if core_guarded && !is_zero(&fin) {
                 self.clear_lanes(&fin);
             }
-            if lockstep && is_zero(&self.active) {
-                for lane in 0..Self::LANES {
-                    if !self.load_lane(lane, &mut take, spec, &mut refills) {
-                        break;
-                    }
-                }
+            if lockstep && refill && is_zero(&self.active) {
+                self.fill(cursor, spec);
             }
-            self.apply_refills(spec, &mut refills);
+            self.apply_refills(spec);
             self.probe.end_phase(SimPhase::Refill);
         }
-        self.flush(spec, out);
     }
 
     /// Latches take their next values, in place: a value is copied once, straight from
@@ -432,18 +465,19 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         for (live, latches) in self.live_guards.iter_mut().zip(&self.prog.guards) {
             *live = latches.iter().any(|&l| live_latch(l as usize));
         }
+        for check in &self.prog.key_checks {
+            if !check.holds(vals, &self.active) {
+                for &g in &check.guards {
+                    self.live_guards[g as usize] = true;
+                }
+            }
+        }
     }
 
     /// Puts the next playout of the queue into `lane`; false when the queue is empty.
     #[inline(always)]
-    fn load_lane(
-        &mut self,
-        lane: usize,
-        take: &mut impl FnMut() -> Option<(u32, u32)>,
-        spec: &RunSpec<'_>,
-        refills: &mut Vec<(u32, Block<W>)>,
-    ) -> bool {
-        let Some((job, offset)) = take() else {
+    fn load_lane(&mut self, lane: usize, cursor: &mut Cursor<'_>, spec: &RunSpec<'_>) -> bool {
+        let Some((job, offset)) = cursor.take() else {
             return false;
         };
         self.job[lane] = job;
@@ -451,12 +485,12 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         self.playout[lane] = spec.first_playout[job as usize].wrapping_add(offset);
         self.step[lane] = 0;
         set_bit(&mut self.active, lane);
-        match refills.iter_mut().find(|(j, _)| *j == job) {
+        match self.refills.iter_mut().find(|(j, _)| *j == job) {
             Some((_, m)) => set_bit(m, lane),
             None => {
                 let mut m = [0; W];
                 set_bit(&mut m, lane);
-                refills.push((job, m));
+                self.refills.push((job, m));
             }
         }
         true
@@ -464,11 +498,11 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
 
     /// Resets the latches of refilled lanes to their job's start state.
     #[inline(always)]
-    fn apply_refills(&mut self, spec: &RunSpec<'_>, refills: &mut Vec<(u32, Block<W>)>) {
-        if refills.is_empty() {
+    fn apply_refills(&mut self, spec: &RunSpec<'_>) {
+        if self.refills.is_empty() {
             return;
         }
-        for (job, m) in refills.drain(..) {
+        for (job, m) in self.refills.drain(..) {
             let start = spec.starts[job as usize];
             for (v, &b) in self.vals[..self.prog.latches].iter_mut().zip(start) {
                 for j in 0..W {

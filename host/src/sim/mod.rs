@@ -12,7 +12,12 @@
 //! guards* (`observe`): a gate is skipped while it is 0 or no output depends on it, e.g.
 //! the king-safety test of a square no lane's king stands on, or the moves of the side not
 //! to move; a finished lane's latches are cleared so that it keeps no guard live while its
-//! block finishes. In large programs (at least 16,384 operands) a two-operand `And`
+//! block finishes. Where latch names show a *key group* (fluents of which every state
+//! holds exactly one: the side to move, a king's square), the core phase also gets *key
+//! guards* ([`key`]): a gate is skipped while no lane holds a member it is needed for, as
+//! found by specializing the netlist on each member; lanes are then stepped in pools of
+//! blocks re-sorted by key before every step (`engine::pool`), so that a block holds few
+//! king squares and finished lanes gather in blocks that stop stepping. In large programs (at least 16,384 operands) a two-operand `And`
 //! read by one `Or` only is fused into it as a product, and a product led by a latch that
 //! is 0 in every lane of the block is skipped ([`program::Tuning`]). Latches take their
 //! next values in place, straight from the slots that compute them (a latch fed by another
@@ -36,6 +41,7 @@ mod engine;
 pub mod eval;
 mod fold;
 mod guard;
+pub mod key;
 mod observe;
 pub mod probe;
 pub mod program;

@@ -16,6 +16,7 @@
 
 use super::fold::Folded;
 use super::guard::{guards, NONE};
+use super::key::{key_guards, KeyCheck};
 use super::observe::{skip_guards, ALTS};
 use propnet_netlist::{Gate, GateId, Netlist, NetlistInfo, Output};
 
@@ -161,6 +162,10 @@ pub struct Program {
     /// Latches of each zero guard of the next phase's runs (empty when the next phase is
     /// not guarded): a block whose lanes all have a guard's latches at 0 skips its runs.
     pub guards: Vec<Vec<u32>>,
+    /// The key groups of the core phase's key guards ([`super::key`]): each block step,
+    /// a group that some active lane does not hold exactly one member of keeps its guards
+    /// live.
+    pub key_checks: Vec<KeyCheck>,
     /// Whether the simulator keeps track of the latches that are 0 in every lane of a block
     /// to skip the [`RunKind::OrAnd`] products they lead ([`super::eval::run_skipping`]).
     pub skips_products: bool,
@@ -218,10 +223,12 @@ impl Program {
         }
         let mut slot_of = vec![u32::MAX; net.gates.len()];
         let mut next_slot = input_base + net.inputs.len();
-        let (mut guards, next_guard_of) = phase_guards(net, info, &folded, tuning, 2, 0);
-        let (core_guards, core_guard_of) =
-            phase_guards(net, info, &folded, tuning, 0, guards.len() as u32);
-        guards.extend(core_guards);
+        let next_guards = phase_guards(net, info, &folded, tuning, 2, 0);
+        let core_guards = phase_guards(net, info, &folded, tuning, 0, next_guards.len());
+        let (mut guards, next_guard_of) = (next_guards.groups, next_guards.guards_of);
+        let core_guard_of = core_guards.guards_of;
+        let key_checks = core_guards.key_checks;
+        guards.extend(core_guards.groups);
         let mut phases: [Phase; 3] = Default::default();
         for (p, phase) in phases.iter_mut().enumerate() {
             phase.first_slot = next_slot;
@@ -277,6 +284,7 @@ impl Program {
                 .collect(),
             next_state: net.latches.iter().map(|x| op_of(x.next)).collect(),
             guards,
+            key_checks,
             skips_products,
         }
     }
@@ -461,11 +469,29 @@ impl Tuning {
     }
 }
 
+/// The guards of one phase ([`phase_guards`]).
+struct PhaseGuards {
+    /// Latches of each guard, numbered from the `first` that [`phase_guards`] was given.
+    groups: Vec<Vec<u32>>,
+    /// Per gate: its guards ([`NONE`] where absent; empty when the phase is unguarded).
+    guards_of: Vec<[u32; ALTS]>,
+    /// The key groups among the guards ([`super::key`]).
+    key_checks: Vec<KeyCheck>,
+}
+
+impl PhaseGuards {
+    /// Number of guards.
+    fn len(&self) -> u32 {
+        self.groups.len() as u32
+    }
+}
+
 /// The guards of phase `p`'s instructions, numbered from `first` in the order of the
 /// groups that guard some instruction, and the guards of each gate; none (and every gate
 /// [`NONE`]) where `tuning` says so. The next phase (2) uses zero guards
 /// ([`super::guard::guards`]), the core phase (0) skip guards
-/// ([`super::observe::skip_guards`]).
+/// ([`super::observe::skip_guards`]) and key guards ([`super::key::key_guards`]; a gate
+/// with one keeps it first, then its best skip guard).
 fn phase_guards(
     net: &Netlist,
     info: &NetlistInfo,
@@ -473,7 +499,12 @@ fn phase_guards(
     tuning: Tuning,
     p: usize,
     first: u32,
-) -> (Vec<Vec<u32>>, Vec<[u32; ALTS]>) {
+) -> PhaseGuards {
+    let none = PhaseGuards {
+        groups: Vec::new(),
+        guards_of: Vec::new(),
+        key_checks: Vec::new(),
+    };
     let in_phase =
         |i: usize| folded.is_instruction(i) && phase_of(info, GateId(i as u32)) == Some(p);
     let members: Vec<usize> = info
@@ -484,13 +515,35 @@ fn phase_guards(
     let width = |i: usize| folded.width(i);
     let total: usize = members.iter().map(|&i| width(i)).sum();
     if !tuning.pays(total, LARGE_MIN_OPERANDS) {
-        return (Vec::new(), Vec::new());
+        return none;
     }
-    let (groups, mut guards_of) = if p == 0 {
-        let g = skip_guards(net, in_phase);
+    // Per guard: its key group, or NONE.
+    let mut key_of: Vec<u32>;
+    let mut key_groups: Vec<Vec<u32>> = Vec::new();
+    let (mut groups, mut guards_of) = if p == 0 {
+        let mut g = skip_guards(net, in_phase);
+        key_of = vec![NONE; g.groups.len()];
+        let keys = key_guards(net, in_phase);
+        let base = g.groups.len() as u32;
+        for (i, &[k1, k2]) in keys.guard_of.iter().enumerate() {
+            if k1 != NONE {
+                let second = if k2 == NONE {
+                    g.guards_of[i][0]
+                } else {
+                    base + k2
+                };
+                g.guards_of[i] = [base + k1, second];
+            }
+        }
+        for (q, set) in keys.sets {
+            g.groups.push(set);
+            key_of.push(q);
+        }
+        key_groups = keys.groups;
         (g.groups, g.guards_of)
     } else {
         let g = guards(net);
+        key_of = vec![NONE; g.groups.len()];
         let of = g.group_of.iter().map(|&x| [x, NONE]).collect();
         (g.groups, of)
     };
@@ -503,24 +556,40 @@ fn phase_guards(
         .map(|&i| width(i))
         .sum();
     if tuning == Tuning::Auto && 2 * guarded < total {
-        return (Vec::new(), Vec::new());
+        return none;
     }
     let mut renumber = vec![NONE; groups.len()];
     let mut used: Vec<Vec<u32>> = Vec::new();
+    let mut key_checks: Vec<KeyCheck> = key_groups
+        .into_iter()
+        .map(|members| KeyCheck {
+            members,
+            guards: Vec::new(),
+        })
+        .collect();
     let mut out = vec![[NONE; ALTS]; net.gates.len()];
     for &i in &members {
         for (slot, &group) in out[i].iter_mut().zip(&guards_of[i]) {
             if group == NONE {
                 continue;
             }
-            if renumber[group as usize] == NONE {
-                renumber[group as usize] = first + used.len() as u32;
-                used.push(groups[group as usize].clone());
+            let g = group as usize;
+            if renumber[g] == NONE {
+                renumber[g] = first + used.len() as u32;
+                used.push(std::mem::take(&mut groups[g]));
+                if let Some(check) = key_checks.get_mut(key_of[g] as usize) {
+                    check.guards.push(renumber[g]);
+                }
             }
-            *slot = renumber[group as usize];
+            *slot = renumber[g];
         }
     }
-    (used, out)
+    key_checks.retain(|c| !c.guards.is_empty());
+    PhaseGuards {
+        groups: used,
+        guards_of: out,
+        key_checks,
+    }
 }
 
 /// Fewest operands a guard must cover to be kept ([`Tuning::Auto`]): each guard splits the
