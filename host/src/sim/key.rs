@@ -158,16 +158,9 @@ pub fn key_guards(net: &Netlist, skippable: impl Fn(usize) -> bool) -> KeyGuards
     out
 }
 
-/// The gates whose values leave the netlist: legal, goal, next-state and terminal.
+/// The gates whose values leave the netlist ([`super::observe::outputs`]), by index.
 fn outputs(net: &Netlist) -> Vec<usize> {
-    let views = net.roles.iter().flat_map(|r| {
-        let legal = r.legal.iter().map(|x| x.gate.index());
-        legal.chain(r.goals.iter().map(|x| x.gate.index()))
-    });
-    views
-        .chain(net.latches.iter().map(|x| x.next.index()))
-        .chain([net.terminal.index()])
-        .collect()
+    super::observe::outputs(net).map(|g| g.index()).collect()
 }
 
 /// Candidate key groups, largest first: latches named by one relation with the same

@@ -131,7 +131,7 @@ enum Seen {
 }
 
 /// The gates whose values leave the netlist: legal, goal, next-state and terminal.
-fn outputs(net: &Netlist) -> impl Iterator<Item = propnet_netlist::GateId> + '_ {
+pub(super) fn outputs(net: &Netlist) -> impl Iterator<Item = propnet_netlist::GateId> + '_ {
     let views = net.roles.iter().flat_map(|r| {
         let legal = r.legal.iter().map(|x| x.gate);
         legal.chain(r.goals.iter().map(|x| x.gate))
