@@ -14,7 +14,9 @@
 //!   `O(log n)`, with no per-lane loop at all outside the draw.
 //! - **transpose** (`n >` [`SLICED_MAX`]): 64 legal words at a time are bit-transposed into
 //!   per-lane move sets; a lane's count is a few popcounts and its `k`-th move a broadword
-//!   select.
+//!   select. Tiles holding no legal move are not transposed, and entries computed by core
+//!   runs the skip guards zeroed this step are not read ([`KnownZero`]; chess: all of the
+//!   side not to move's but its `noop`).
 //!
 //! A role with one entry is decided by word operations alone; with none every live lane is
 //! stuck. Lanes with no legal move are reported in `stuck`; the caller ends them.
@@ -24,6 +26,7 @@ use super::avx2::Avx2;
 use super::bits::{select64, transpose64};
 use super::draw::{draws, threefry_lanes};
 use super::eval::{read, Block};
+use super::guard::NONE;
 use super::probe::{Probe, SimPhase};
 use super::program::{slot, Operand};
 use propnet_netlist::rng::{self, choose};
@@ -146,13 +149,38 @@ impl TransposeScratch {
     }
 }
 
+/// The legal entries known to be 0 in every lane without reading their slots: those
+/// computed by a core run that the skip guards skipped this step (its slots are zeroed,
+/// [`super::eval::run_guarded`]).
+#[derive(Clone, Copy, Debug)]
+pub struct KnownZero<'a> {
+    /// Per legal entry of the role: the core run whose slots hold it, or [`NONE`] (a
+    /// negated operand, or not a core instruction).
+    pub runs: &'a [u32],
+    /// Per core run: its slots are 0 from a skip.
+    pub zeroed: &'a [bool],
+}
+
+impl KnownZero<'_> {
+    /// Whether legal entry `m` is known to be 0 in every lane.
+    #[inline(always)]
+    fn get(&self, m: usize) -> bool {
+        match self.runs.get(m) {
+            Some(&r) if r != NONE => self.zeroed[r as usize],
+            _ => false,
+        }
+    }
+}
+
 /// Picks the role's move in every `live` lane and sets its input slot (input slots must be
 /// zero for the live lanes on entry); lanes without a legal move are set in `stuck`.
+/// Entries `zero` knows to be 0 are not read (transpose path).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn choose_moves<const W: usize, P: Probe>(
     vals: &mut [Block<W>],
     legal: &[(Operand, u32)],
+    zero: KnownZero<'_>,
     input_base: usize,
     live: &Block<W>,
     stuck: &mut Block<W>,
@@ -189,7 +217,7 @@ pub fn choose_moves<const W: usize, P: Probe>(
         }
         _ => transposed(
             vals,
-            legal,
+            (legal, zero),
             input_base,
             live,
             stuck,
@@ -342,7 +370,7 @@ fn pick_planes<const W: usize, const B: usize>(
 #[allow(clippy::too_many_arguments)]
 fn transposed<const W: usize, P: Probe>(
     vals: &mut [Block<W>],
-    legal: &[(Operand, u32)],
+    (legal, zero): (&[(Operand, u32)], KnownZero<'_>),
     input_base: usize,
     live: &Block<W>,
     stuck: &mut Block<W>,
@@ -363,17 +391,32 @@ fn transposed<const W: usize, P: Probe>(
     } = scratch;
     // sets[lane * chunks + c] bit i: move 64 * c + i is legal in lane.
     let sets = &mut sets[..lanes * chunks];
-    let mut rows = [0u64; 64];
+    // Tiles of 64 entries × 64 lanes: those holding no legal move (chess: every tile of
+    // the side not to move but its `noop`'s) are neither transposed nor, for entries
+    // `zero` knows, read.
     for (c, part) in legal.chunks(64).enumerate() {
+        let mut read = [(0, 0); 64];
+        let mut n = 0;
+        for (i, &(op, _)) in part.iter().enumerate() {
+            if !zero.get(64 * c + i) {
+                read[n] = (i, op);
+                n += 1;
+            }
+        }
+        let read = &read[..n];
         for j in 0..W {
             if live[j] == 0 {
                 continue;
             }
-            for (row, &(op, _)) in rows.iter_mut().zip(part) {
-                *row = (vals[slot(op)][j] ^ 0u64.wrapping_sub(u64::from(op & 1))) & live[j];
+            let mut rows = [0u64; 64];
+            let mut any = 0;
+            for &(i, op) in read {
+                rows[i] = (vals[slot(op)][j] ^ 0u64.wrapping_sub(u64::from(op & 1))) & live[j];
+                any |= rows[i];
             }
-            rows[part.len()..].fill(0);
-            transpose64(&mut rows);
+            if any != 0 {
+                transpose64(&mut rows);
+            }
             for (b, &row) in rows.iter().enumerate() {
                 sets[(64 * j + b) * chunks + c] = row;
             }

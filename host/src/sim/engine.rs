@@ -12,11 +12,11 @@
 
 pub(super) mod pool;
 
-use super::choice::{choose_moves, ChoiceScratch, Isa, LaneCounters};
+use super::choice::{choose_moves, ChoiceScratch, Isa, KnownZero, LaneCounters};
 use super::eval::{read, run_alive, run_guarded, run_phase, run_skipping, Block};
 use super::guard::NONE;
 use super::probe::{NoProbe, PhaseTimes, Probe, SimPhase};
-use super::program::{slot, Program};
+use super::program::{slot, Operand, Phase, Program};
 use super::queue::{Cursor, WorkQueue};
 use super::record::{for_each_lane, record, tally, Finished, FinishedLanes};
 use super::slots::Slots;
@@ -60,6 +60,8 @@ pub struct Engine<'p, const W: usize, P: Probe = NoProbe> {
     latch_fed: Vec<u32>,
     /// Per latch: the run of the next phase holding its next value, or `NONE`.
     next_run: Vec<u32>,
+    /// Per role, per legal entry: the core run holding it ([`KnownZero::runs`]).
+    legal_runs: Vec<Vec<u32>>,
     /// Per lane: playout index (RNG counter), step, job, offset within job.
     playout: Vec<u32>,
     step: Vec<u32>,
@@ -92,28 +94,31 @@ pub struct Engine<'p, const W: usize, P: Probe = NoProbe> {
     oldest: u32,
 }
 
-/// Per latch: the run of `prog`'s next phase whose instruction gives its next value
-/// (not negated), or `NONE` when another slot or a negation does.
-fn next_runs(prog: &Program) -> Vec<u32> {
-    let next = &prog.next;
-    let mut run_of = vec![NONE; next.len()];
+/// Per operand of `ops`: the run of `phase` whose instruction gives its value (not
+/// negated), or `NONE` when another slot or a negation does.
+fn runs_of(phase: &Phase, ops: impl Iterator<Item = Operand>) -> Vec<u32> {
+    let mut run_of = vec![NONE; phase.len()];
     let mut k = 0;
-    for (r, run) in next.runs.iter().enumerate() {
+    for (r, run) in phase.runs.iter().enumerate() {
         let n = run.len as usize;
         run_of[k..k + n].fill(r as u32);
         k += n;
     }
-    prog.next_state
-        .iter()
-        .map(|&op| {
-            let negated = op & 1 == 1;
-            slot(op)
-                .checked_sub(next.first_slot)
-                .and_then(|i| run_of.get(i).copied())
-                .filter(|_| !negated)
-                .unwrap_or(NONE)
-        })
-        .collect()
+    ops.map(|op| {
+        let negated = op & 1 == 1;
+        slot(op)
+            .checked_sub(phase.first_slot)
+            .and_then(|i| run_of.get(i).copied())
+            .filter(|_| !negated)
+            .unwrap_or(NONE)
+    })
+    .collect()
+}
+
+/// Per latch: the run of `prog`'s next phase whose instruction gives its next value
+/// (not negated), or `NONE` when another slot or a negation does.
+fn next_runs(prog: &Program) -> Vec<u32> {
+    runs_of(&prog.next, prog.next_state.iter().copied())
 }
 
 #[inline(always)]
@@ -144,6 +149,11 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             next_buf: vec![[0; W]; latch_fed.len()],
             latch_fed,
             next_run: next_runs(prog),
+            legal_runs: prog
+                .legal
+                .iter()
+                .map(|entries| runs_of(&prog.core, entries.iter().map(|&(op, _)| op)))
+                .collect(),
             playout: vec![0; lanes],
             step: vec![0; lanes],
             job: vec![0; lanes],
@@ -535,9 +545,14 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             playout: &self.playout,
             step: &self.step,
         };
+        let zero = KnownZero {
+            runs: &self.legal_runs[r],
+            zeroed: &self.zeroed[self.prog.next.runs.len()..],
+        };
         choose_moves(
             &mut self.vals,
             &self.prog.legal[r],
+            zero,
             self.prog.input_base,
             live,
             &mut stuck,

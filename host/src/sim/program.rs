@@ -15,7 +15,9 @@
 //!   the joint move is set.
 
 use super::fold::Folded;
-use super::guard::{guards, NONE};
+use super::guard::guards;
+/// Marks a missing guard or run ([`Run::guard`], [`Phase::second_guards`]).
+pub use super::guard::NONE;
 use super::key::{key_guards, KeyCheck};
 use super::observe::{skip_guards, ALTS};
 use propnet_netlist::{Gate, GateId, Netlist, NetlistInfo, Output};
