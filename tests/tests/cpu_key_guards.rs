@@ -55,6 +55,18 @@ fn batch(net: &Netlist, count: u32, other: Vec<bool>, seed: u64) -> BatchRequest
     }
 }
 
+/// A random netlist (`seed`, `spec`) whose first `members` latches rotate one token, and a
+/// start state holding two of them (which breaks the key: no key guard may skip there).
+fn rotating(seed: u64, spec: &RandomSpec, members: usize, first: usize) -> (Netlist, Vec<bool>) {
+    let mut net = random_netlist(seed, spec);
+    with_rotating_group(&mut net, members, first);
+    validate(&net).expect("valid");
+    let mut two = net.initial_state();
+    two[0] = true;
+    two[1] = true;
+    (net, two)
+}
+
 #[test]
 fn pooled_blocks_equal_reference_on_rotating_groups() {
     let mut keyed = 0;
@@ -66,13 +78,8 @@ fn pooled_blocks_equal_reference_on_rotating_groups() {
             next_gates: 40,
             ..RandomSpec::default()
         };
-        let mut net = random_netlist(4_000 + seed, &spec);
-        with_rotating_group(&mut net, 3 + seed as usize % 12, seed as usize);
-        validate(&net).expect("valid");
         // The second job starts with two members held: no key guard may skip there.
-        let mut two = net.initial_state();
-        two[0] = true;
-        two[1] = true;
+        let (net, two) = rotating(4_000 + seed, &spec, 3 + seed as usize % 12, seed as usize);
         let lanes = [64, 128][seed as usize % 2];
         let mut b = cpu(&net, 1 + seed as usize % 2, lanes);
         keyed += usize::from(!b.program().key_checks.is_empty());
@@ -135,12 +142,7 @@ fn pooled_blocks_equal_reference_with_many_moves() {
             next_gates: 60,
             ..RandomSpec::default()
         };
-        let mut net = random_netlist(7_000 + seed, &spec);
-        with_rotating_group(&mut net, 4 + seed as usize % 6, seed as usize);
-        validate(&net).expect("valid");
-        let mut two = net.initial_state();
-        two[0] = true;
-        two[1] = true;
+        let (net, two) = rotating(7_000 + seed, &spec, 4 + seed as usize % 6, seed as usize);
         let lanes = [64, 128][seed as usize % 2];
         let mut b = cpu(&net, 1, lanes);
         skippable += guarded_legal_entries(&b);
