@@ -137,8 +137,11 @@ pub struct PhaseClock {
 }
 
 impl PhaseClock {
-    /// One step in this many is timed.
-    pub const EVERY: u64 = 8;
+    /// One step in this many is timed. Odd (and prime), so that the sampled steps do not
+    /// follow a game's turn cycle: with 8, every sampled step of a two-player game where
+    /// the roles alternate was the same role's turn (in chess, only white's moves were
+    /// timed, and the pooled blocks sort on the king of the side to move).
+    pub const EVERY: u64 = 7;
 }
 
 impl Probe for PhaseClock {
@@ -170,5 +173,32 @@ impl Probe for PhaseClock {
     }
     fn times(&self) -> PhaseTimes {
         self.times.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sampled steps cover both turns of a two-role cycle and every turn of a
+    /// four-role one, in equal shares.
+    #[test]
+    fn sampled_steps_do_not_follow_the_turn_cycle() {
+        for roles in [2u64, 3, 4] {
+            let mut clock = PhaseClock::default();
+            let mut turns = vec![0u64; roles as usize];
+            for step in 0..roles * PhaseClock::EVERY * 10 {
+                clock.begin_step(step);
+                if clock.sampling() {
+                    turns[(step % roles) as usize] += 1;
+                }
+                clock.end_phase(SimPhase::CoreGates);
+            }
+            assert_eq!(clock.times().sampled_steps, turns.iter().sum::<u64>());
+            assert!(
+                turns.iter().all(|&t| t == turns[0] && t > 0),
+                "{roles} roles: sampled turns {turns:?}"
+            );
+        }
     }
 }
