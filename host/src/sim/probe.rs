@@ -137,10 +137,11 @@ pub struct PhaseClock {
 }
 
 impl PhaseClock {
-    /// One step in this many is timed. Odd (and prime), so that the sampled steps do not
-    /// follow a game's turn cycle: with 8, every sampled step of a two-player game where
-    /// the roles alternate was the same role's turn (in chess, only white's moves were
-    /// timed, and the pooled blocks sort on the king of the side to move).
+    /// One step in this many is timed. Prime, so that the sampled steps follow a game's
+    /// turn cycle only when it is a multiple of 7 steps long: with 8, every sampled step
+    /// of a two-player game where the roles alternate was the same role's turn (in chess,
+    /// only white's moves were timed, and the pooled blocks sort on the king of the side
+    /// to move).
     pub const EVERY: u64 = 7;
 }
 
@@ -180,8 +181,8 @@ impl Probe for PhaseClock {
 mod tests {
     use super::*;
 
-    /// The sampled steps cover both turns of a two-role cycle and every turn of a
-    /// four-role one, in equal shares.
+    /// The sampled steps cover every turn of two-, three- and four-role cycles, in equal
+    /// shares.
     #[test]
     fn sampled_steps_do_not_follow_the_turn_cycle() {
         for roles in [2u64, 3, 4] {
