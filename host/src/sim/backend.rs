@@ -1,7 +1,7 @@
 //! [`CpuBackend`]: the bit-parallel simulator behind the [`Backend`] trait, with playouts
 //! spread over a rayon thread pool in chunks.
 
-use super::engine::pool::{pool_blocks, pool_lanes, run_pool};
+use super::engine::pool::{pool_capacity, pool_lanes, run_pool};
 use super::engine::{Engine, Outcome, RunSpec};
 use super::probe::{NoProbe, PhaseClock, PhaseTimes, Probe};
 use super::program::{Program, Tuning};
@@ -138,15 +138,12 @@ fn run_engines<const W: usize, P: Probe + Send>(
             ],
             ..Default::default()
         };
-        let blocks = pool_blocks(prog, Engine::<W, P>::LANES, queue.total() / engines as u64);
-        if blocks > 1 {
-            let mut pool: Vec<Engine<'_, W, P>> = (0..blocks).map(|_| Engine::new(prog)).collect();
-            run_pool(&mut pool, spec, queue, &mut out);
-            let mut times = PhaseTimes::default();
-            for eng in &pool {
-                times.add(&eng.phase_times());
-            }
-            return (out, times);
+        let lanes = Engine::<W, P>::LANES;
+        let capacity = pool_capacity(prog, lanes, queue.total() / engines as u64);
+        if capacity > lanes {
+            let mut eng = Engine::<W, P>::new(prog);
+            run_pool(&mut eng, capacity, spec, queue, &mut out);
+            return (out, eng.phase_times());
         }
         let mut eng = Engine::<W, P>::new(prog);
         eng.run(spec, queue, &mut out);

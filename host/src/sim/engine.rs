@@ -241,7 +241,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
     /// Loads the next playouts of the queue into every lane (the block must be idle);
     /// false when the queue had none left.
     #[inline(always)]
-    pub(super) fn fill(&mut self, cursor: &mut Cursor<'_>, spec: &RunSpec<'_>) -> bool {
+    fn fill(&mut self, cursor: &mut Cursor<'_>, spec: &RunSpec<'_>) -> bool {
         let mut any = false;
         for lane in 0..Self::LANES {
             if !self.load_lane(lane, cursor, spec) {
@@ -251,11 +251,6 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         }
         self.apply_refills(spec);
         any
-    }
-
-    /// Whether some lane holds a playout in progress.
-    pub(super) fn is_active(&self) -> bool {
-        !is_zero(&self.active)
     }
 
     /// One block step of the active lanes (see the module doc). With `refill`, finished

@@ -1,33 +1,38 @@
-//! Pools of blocks whose lanes are re-sorted by key before every step, so that the key
-//! guards of the core phase ([`crate::sim::key`]) die in most blocks.
+//! Pools of lanes re-sorted by key before every step, so that the key guards of the core
+//! phase ([`crate::sim::key`]) die in most block steps.
 //!
 //! A block of 512 random chess playouts holds its kings on about 38 squares in the middle
-//! of the game, and the king-safety cones of every one of them run. A pool steps several
-//! blocks in lockstep (all refilled together once every lane has finished) and, before
-//! each step, sorts all its lanes by the member of a key group they hold, packing them
-//! into the blocks in that order: a block then holds a few king squares, and finished lanes
-//! gather in the last blocks, which stop stepping. The group sorted on is the one whose
-//! key guards put the most operands at stake this step: guards whose run's other guard
-//! is live somewhere in the pool (in chess, the king of the side to move).
+//! of the game, and the king-safety cones of every one of them run. A pool holds many
+//! blocks' worth of lanes in a compact store (per lane: its latches as bits, its playout
+//! counters, the member of each key group it holds) and steps them through **one** engine:
+//! before each pool step it sorts its active lanes by the member of a key group they hold,
+//! and the engine steps them block by block in that order (each block's lanes loaded into
+//! its latch slots, stepped, and saved back). A block then holds a few king squares, and
+//! the engine's slots (21 MB for chess at 512 lanes) are one working set for every block
+//! instead of one per block. The group sorted on is the one whose key guards put the most
+//! operands at stake this step: guards whose run's other guard is live somewhere in the
+//! pool (in chess, the king of the side to move). All lanes are refilled together once
+//! every lane has finished.
 //!
-//! Moving a lane moves its latches (the bits of the latch slots; the other slots are
-//! recomputed every step, and skipped runs' slots stay 0 in every lane) and its playout
-//! counters; results do not depend on where a lane sits, as every draw is keyed by its
-//! playout and step ([`propnet_netlist::rng`]).
+//! Only latches travel with a lane: every other slot is recomputed each step, and the
+//! engine's marks of skipped runs (`zeroed`) describe its slots whatever lanes they hold.
+//! Results do not depend on where a lane is stepped, as every draw is keyed by its playout
+//! and step ([`propnet_netlist::rng`]).
 
 use super::{set_bit, Engine, Outcome, RunSpec};
 use crate::sim::choice::Isa;
 use crate::sim::guard::NONE;
 use crate::sim::probe::Probe;
 use crate::sim::program::Program;
-use crate::sim::queue::WorkQueue;
+use crate::sim::queue::{Cursor, WorkQueue};
+use propnet_netlist::playout::PlayoutEnd;
 use std::cmp::Reverse;
 
-/// Most lanes a pool holds (over all its blocks).
+/// Most lanes a pool holds.
 pub(in crate::sim) const MAX_POOL_LANES: usize = 8192;
 
-/// Most slot bytes a pool's blocks may hold together (512 MiB).
-const MAX_POOL_BYTES: usize = 512 << 20;
+/// Most bytes a pool's lane store may take (256 MiB).
+const MAX_STORE_BYTES: usize = 256 << 20;
 
 /// Lanes a pool for `prog` holds at most; 0 for a program without key guards (no pool).
 pub(in crate::sim) fn pool_lanes(prog: &Program) -> usize {
@@ -38,21 +43,24 @@ pub(in crate::sim) fn pool_lanes(prog: &Program) -> usize {
     }
 }
 
-/// How many blocks of `lanes` lanes a pool for `prog` has when a thread is to run
-/// `playouts` playouts; 1 (no pool) for a program without key guards.
-pub(in crate::sim) fn pool_blocks(prog: &Program, lanes: usize, playouts: u64) -> usize {
+/// How many lanes a pool for `prog` stepped in blocks of `lanes` holds when a thread is to
+/// run `playouts` playouts: a multiple of `lanes`, or `lanes` itself (no pool) for a
+/// program without key guards or work for one block only.
+pub(in crate::sim) fn pool_capacity(prog: &Program, lanes: usize, playouts: u64) -> usize {
     if prog.key_checks.is_empty() {
-        return 1;
+        return lanes;
     }
-    let by_bytes = MAX_POOL_BYTES / (prog.slots * lanes / 8).max(1);
+    let per_lane = LaneStore::words(prog) * 8 + prog.key_checks.len() + 32;
+    let by_bytes = MAX_STORE_BYTES / per_lane / lanes;
     let by_work = usize::try_from(playouts / lanes as u64).unwrap_or(usize::MAX);
-    (MAX_POOL_LANES / lanes).min(by_bytes).min(by_work).max(1)
+    lanes * (MAX_POOL_LANES / lanes).min(by_bytes).min(by_work).max(1)
 }
 
-/// Runs playouts taken from `work` on the pool `engines` until it is empty, adding their
-/// results to `out`. Dispatches like [`Engine::run`].
+/// Runs playouts taken from `work` through `eng` in a pool of `capacity` lanes until the
+/// queue is empty, adding their results to `out`. Dispatches like [`Engine::run`].
 pub(in crate::sim) fn run_pool<const W: usize, P: Probe>(
-    engines: &mut [Engine<'_, W, P>],
+    eng: &mut Engine<'_, W, P>,
+    capacity: usize,
     spec: &RunSpec<'_>,
     work: &WorkQueue,
     out: &mut Outcome,
@@ -66,64 +74,217 @@ pub(in crate::sim) fn run_pool<const W: usize, P: Probe>(
             // SAFETY: the features `pool_x86_v3` is compiled for were detected above.
             #[allow(unsafe_code)]
             unsafe {
-                pool_x86_v3(engines, spec, work, out, avx2)
+                pool_x86_v3(eng, capacity, spec, work, out, avx2)
             };
             return;
         }
     }
-    pool_any(engines, spec, work, out, Isa::Portable);
+    pool_any(eng, capacity, spec, work, out, Isa::Portable);
 }
 
 /// [`run_pool`] compiled with AVX2, POPCNT and BMI1/2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
 fn pool_x86_v3<const W: usize, P: Probe>(
-    engines: &mut [Engine<'_, W, P>],
+    eng: &mut Engine<'_, W, P>,
+    capacity: usize,
     spec: &RunSpec<'_>,
     work: &WorkQueue,
     out: &mut Outcome,
     avx2: crate::sim::avx2::Avx2,
 ) {
-    pool_any(engines, spec, work, out, Isa::Avx2(avx2));
+    pool_any(eng, capacity, spec, work, out, Isa::Avx2(avx2));
 }
 
 /// [`run_pool`] for any processor.
 #[inline(always)]
 fn pool_any<const W: usize, P: Probe>(
-    engines: &mut [Engine<'_, W, P>],
+    eng: &mut Engine<'_, W, P>,
+    capacity: usize,
     spec: &RunSpec<'_>,
     work: &WorkQueue,
     out: &mut Outcome,
     isa: Isa,
 ) {
-    let Some(first) = engines.first() else {
-        return;
-    };
-    let mut sorter = Sorter::new(first.prog, engines.len() * Engine::<W, P>::LANES);
+    let lanes = Engine::<W, P>::LANES;
+    let mut store = LaneStore::new(eng.prog, spec, capacity);
+    let mut sorter = Sorter::new(eng.prog);
     let mut cursor = work.cursor();
-    loop {
-        let mut any = false;
-        for e in engines.iter_mut() {
-            e.active = [0; W];
-            any |= e.fill(&mut cursor, spec);
-        }
-        if !any {
-            break;
-        }
+    while store.fill(&mut cursor, spec) {
         loop {
-            sorter.sort(engines);
-            let mut stepped = false;
-            for e in engines.iter_mut().filter(|e| e.is_active()) {
-                e.step(spec, &mut cursor, out, isa, false);
-                stepped = true;
-            }
-            if !stepped {
+            let order = sorter.sort(&store);
+            if order.is_empty() {
                 break;
+            }
+            for chunk in order.chunks(lanes) {
+                store.load(eng, chunk);
+                eng.step(spec, &mut cursor, out, isa, false);
+                store.save(eng, chunk);
             }
         }
     }
-    for e in engines.iter_mut() {
-        e.flush(spec, out);
+    eng.flush(spec, out);
+}
+
+/// The lanes of a pool: per lane its latches (bits), its counters and its key members.
+struct LaneStore {
+    /// Latches of the program.
+    latches: usize,
+    /// `u64` words of latch bits per lane.
+    words: usize,
+    /// Per lane, `words` words: bit `l` is latch `l`.
+    bits: Vec<u64>,
+    /// Per lane: what it carries besides its latches.
+    meta: Vec<LaneMeta>,
+    /// Key groups of the program.
+    groups: usize,
+    /// Per lane, per key group: 1 + the member it holds (the first), or 0 for none.
+    members: Vec<u8>,
+    /// Per key group: its member latches.
+    group_members: Vec<Vec<u32>>,
+    /// Per job: its start state as latch bits, and its key members.
+    starts: Vec<(Vec<u64>, Vec<u8>)>,
+}
+
+impl LaneStore {
+    /// Words of latch bits per lane for `prog`.
+    fn words(prog: &Program) -> usize {
+        prog.latches.div_ceil(64)
+    }
+
+    fn new(prog: &Program, spec: &RunSpec<'_>, capacity: usize) -> Self {
+        let words = Self::words(prog);
+        let group_members: Vec<Vec<u32>> =
+            prog.key_checks.iter().map(|c| c.members.clone()).collect();
+        let starts = spec
+            .starts
+            .iter()
+            .map(|start| {
+                let mut bits = vec![0u64; words];
+                for (l, _) in start.iter().enumerate().filter(|(_, &b)| b) {
+                    bits[l / 64] |= 1 << (l % 64);
+                }
+                let members = group_members
+                    .iter()
+                    .map(|m| {
+                        m.iter()
+                            .position(|&l| start[l as usize])
+                            .map_or(0, |b| b as u8 + 1)
+                    })
+                    .collect();
+                (bits, members)
+            })
+            .collect();
+        LaneStore {
+            latches: prog.latches,
+            words,
+            bits: vec![0; capacity * words],
+            meta: vec![LaneMeta::IDLE; capacity],
+            groups: group_members.len(),
+            members: vec![0; capacity * group_members.len()],
+            group_members,
+            starts,
+        }
+    }
+
+    /// Loads the next playouts of the queue into every lane (all must be idle); false when
+    /// the queue had none left.
+    fn fill(&mut self, cursor: &mut Cursor<'_>, spec: &RunSpec<'_>) -> bool {
+        let mut any = false;
+        for p in 0..self.meta.len() {
+            let Some((job, offset)) = cursor.take() else {
+                break;
+            };
+            any = true;
+            self.meta[p] = LaneMeta {
+                active: true,
+                playout: spec.first_playout[job as usize].wrapping_add(offset),
+                step: 0,
+                job,
+                offset,
+                end: PlayoutEnd::Terminal,
+            };
+            let (bits, members) = &self.starts[job as usize];
+            self.bits[p * self.words..][..self.words].copy_from_slice(bits);
+            self.members[p * self.groups..][..self.groups].copy_from_slice(members);
+        }
+        any
+    }
+
+    /// Puts the lanes `chunk` (store indices) into `eng`'s lanes `0..chunk.len()`; its
+    /// other lanes idle with every latch 0.
+    fn load<const W: usize, P: Probe>(&self, eng: &mut Engine<'_, W, P>, chunk: &[u32]) {
+        for v in &mut eng.vals[..self.latches] {
+            *v = [0; W];
+        }
+        eng.active = [0; W];
+        let mut oldest = 0;
+        for (lane, &p) in chunk.iter().enumerate() {
+            let p = p as usize;
+            let (j, bit) = (lane / 64, 1u64 << (lane % 64));
+            for (w, &word) in self.bits[p * self.words..][..self.words].iter().enumerate() {
+                let mut word = word;
+                while word != 0 {
+                    let l = 64 * w + word.trailing_zeros() as usize;
+                    word &= word - 1;
+                    eng.vals[l][j] |= bit;
+                }
+            }
+            let meta = &self.meta[p];
+            meta.put(eng, lane);
+            oldest = oldest.max(meta.step);
+        }
+        eng.oldest = oldest;
+        for l in 0..self.latches {
+            let nonzero = eng.vals[l].iter().any(|&w| w != 0);
+            if let Some(n) = eng.nonzero.get_mut(2 * l) {
+                *n = nonzero;
+            }
+        }
+    }
+
+    /// Takes back the lanes `chunk` from `eng` after a step ([`Self::load`]).
+    fn save<const W: usize, P: Probe>(&mut self, eng: &Engine<'_, W, P>, chunk: &[u32]) {
+        let words = self.words;
+        for &p in chunk {
+            self.bits[p as usize * words..][..words].fill(0);
+            self.members[p as usize * self.groups..][..self.groups].fill(0);
+        }
+        let mask: [u64; W] = std::array::from_fn(|j| {
+            let n = chunk.len().saturating_sub(64 * j).min(64);
+            if n == 64 {
+                !0
+            } else {
+                (1u64 << n) - 1
+            }
+        });
+        for (l, v) in eng.vals[..self.latches].iter().enumerate() {
+            let (w, bit) = (l / 64, 1u64 << (l % 64));
+            for j in 0..W {
+                let mut word = v[j] & mask[j];
+                while word != 0 {
+                    let lane = 64 * j + word.trailing_zeros() as usize;
+                    word &= word - 1;
+                    self.bits[chunk[lane] as usize * words + w] |= bit;
+                }
+            }
+        }
+        for (q, members) in self.group_members.iter().enumerate() {
+            for (b, &l) in members.iter().enumerate().rev() {
+                let v = &eng.vals[l as usize];
+                for j in 0..W {
+                    let mut word = v[j] & mask[j];
+                    while word != 0 {
+                        let lane = 64 * j + word.trailing_zeros() as usize;
+                        word &= word - 1;
+                        self.members[chunk[lane] as usize * self.groups + q] = b as u8 + 1;
+                    }
+                }
+            }
+        }
+        for (lane, &p) in chunk.iter().enumerate() {
+            self.meta[p as usize] = LaneMeta::of(eng, lane);
+        }
     }
 }
 
@@ -138,17 +299,20 @@ struct KeyRun {
 struct Sorter {
     /// Core runs with a key guard.
     runs: Vec<KeyRun>,
-    /// Per lane of the pool: its sort key, then its latches at 1.
+    /// Latch guards of the program (latches per guard).
+    guards: Vec<Vec<u32>>,
+    /// Per active lane: its sort key and store index.
     keys: Vec<(u64, u32)>,
-    held: Vec<Vec<u32>>,
-    /// Per latch: 1 in some lane of the pool.
-    live_latch: Vec<bool>,
+    /// The active lanes in sorted order.
+    order: Vec<u32>,
+    /// Per latch word: some active lane has a latch of it at 1.
+    live_latch: Vec<u64>,
     /// Per guard: some latch of it is live.
     live_guard: Vec<bool>,
 }
 
 impl Sorter {
-    fn new(prog: &Program, lanes: usize) -> Self {
+    fn new(prog: &Program) -> Self {
         let mut group_of = vec![usize::MAX; prog.guards.len()];
         for (q, check) in prog.key_checks.iter().enumerate() {
             for &g in &check.guards {
@@ -175,24 +339,31 @@ impl Sorter {
         }
         Sorter {
             runs,
-            keys: Vec::with_capacity(lanes),
-            held: vec![Vec::new(); lanes],
-            live_latch: vec![false; prog.latches],
+            guards: prog.guards.clone(),
+            keys: Vec::new(),
+            order: Vec::new(),
+            live_latch: vec![0; prog.latches.div_ceil(64)],
             live_guard: vec![false; prog.guards.len()],
         }
     }
 
     /// The key group with the most operands at stake: key-guarded runs whose other
     /// guard is live somewhere in the pool (or that have none).
-    fn group<const W: usize, P: Probe>(&mut self, engines: &[Engine<'_, W, P>]) -> usize {
-        let prog = engines[0].prog;
-        for (l, live) in self.live_latch.iter_mut().enumerate() {
-            *live = engines.iter().any(|e| e.vals[l].iter().any(|&w| w != 0));
+    fn group(&mut self, store: &LaneStore) -> usize {
+        self.live_latch.fill(0);
+        for (p, meta) in store.meta.iter().enumerate() {
+            if meta.active {
+                let bits = &store.bits[p * store.words..][..store.words];
+                for (live, &w) in self.live_latch.iter_mut().zip(bits) {
+                    *live |= w;
+                }
+            }
         }
-        for (g, live) in self.live_guard.iter_mut().enumerate() {
-            *live = prog.guards[g].iter().any(|&l| self.live_latch[l as usize]);
+        let live_latch = |l: u32| self.live_latch[l as usize / 64] >> (l % 64) & 1 == 1;
+        for (live, latches) in self.live_guard.iter_mut().zip(&self.guards) {
+            *live = latches.iter().any(|&l| live_latch(l));
         }
-        let mut stake = vec![0usize; prog.key_checks.len()];
+        let mut stake = vec![0usize; store.groups];
         for run in &self.runs {
             if run.other == NONE || self.live_guard[run.other as usize] {
                 stake[run.group] += run.operands;
@@ -203,90 +374,27 @@ impl Sorter {
             .unwrap_or(0)
     }
 
-    /// Sorts the pool's lanes by key (see the module doc).
-    fn sort<const W: usize, P: Probe>(&mut self, engines: &mut [Engine<'_, W, P>]) {
-        let lanes = Engine::<W, P>::LANES;
-        let prog = engines[0].prog;
-        let first = self.group(engines);
+    /// The store's active lanes sorted by key (see the module doc).
+    fn sort(&mut self, store: &LaneStore) -> &[u32] {
+        let first = self.group(store);
         let order: Vec<usize> = std::iter::once(first)
-            .chain((0..prog.key_checks.len()).filter(|&q| q != first))
-            .take(7)
+            .chain((0..store.groups).filter(|&q| q != first))
+            .take(8)
             .collect();
         self.keys.clear();
-        for (e, eng) in engines.iter().enumerate() {
-            for lane in 0..lanes {
-                let active = eng.active[lane / 64] >> (lane % 64) & 1 == 1;
-                let key = if active { 0 } else { u64::MAX };
-                self.keys.push((key, (e * lanes + lane) as u32));
-            }
-            for (rank, &q) in order.iter().enumerate() {
-                let shift = 8 * (6 - rank);
-                for (b, &l) in prog.key_checks[q].members.iter().enumerate() {
-                    for (j, &w) in eng.vals[l as usize].iter().enumerate() {
-                        let mut w = w;
-                        while w != 0 {
-                            let lane = 64 * j + w.trailing_zeros() as usize;
-                            w &= w - 1;
-                            let key = &mut self.keys[e * lanes + lane].0;
-                            if *key != u64::MAX {
-                                *key |= (b as u64 + 1) << shift;
-                            }
-                        }
-                    }
-                }
+        for (p, meta) in store.meta.iter().enumerate() {
+            if meta.active {
+                let members = &store.members[p * store.groups..][..store.groups];
+                let key = order
+                    .iter()
+                    .fold(0u64, |key, &q| key << 8 | u64::from(members[q]));
+                self.keys.push((key << (8 * (8 - order.len())), p as u32));
             }
         }
         self.keys.sort_unstable();
-        if self.keys.iter().enumerate().all(|(p, k)| k.1 as usize == p) {
-            return;
-        }
-        self.move_lanes(engines);
-    }
-
-    /// Moves the lane at pool position `keys[p].1` to position `p`, for every `p`.
-    fn move_lanes<const W: usize, P: Probe>(&mut self, engines: &mut [Engine<'_, W, P>]) {
-        let lanes = Engine::<W, P>::LANES;
-        let latches = engines[0].prog.latches;
-        for h in &mut self.held {
-            h.clear();
-        }
-        for (e, eng) in engines.iter_mut().enumerate() {
-            for l in 0..latches {
-                let v = &mut eng.vals[l];
-                for (j, w) in v.iter_mut().enumerate() {
-                    let mut bits = std::mem::take(w);
-                    while bits != 0 {
-                        let lane = 64 * j + bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        self.held[e * lanes + lane].push(l as u32);
-                    }
-                }
-            }
-        }
-        let meta: Vec<LaneMeta> = (0..engines.len() * lanes)
-            .map(|i| LaneMeta::of(&engines[i / lanes], i % lanes))
-            .collect();
-        let oldest = engines.iter().map(|e| e.oldest).max().unwrap_or(0);
-        for eng in engines.iter_mut() {
-            eng.active = [0; W];
-            eng.oldest = oldest;
-        }
-        for (p, &(_, i)) in self.keys.iter().enumerate() {
-            let (eng, lane) = (&mut engines[p / lanes], p % lanes);
-            let bit = 1u64 << (lane % 64);
-            for &l in &self.held[i as usize] {
-                eng.vals[l as usize][lane / 64] |= bit;
-            }
-            meta[i as usize].put(eng, lane);
-        }
-        for eng in engines.iter_mut() {
-            for l in 0..latches {
-                let nonzero = eng.vals[l].iter().any(|&w| w != 0);
-                if let Some(n) = eng.nonzero.get_mut(2 * l) {
-                    *n = nonzero;
-                }
-            }
-        }
+        self.order.clear();
+        self.order.extend(self.keys.iter().map(|k| k.1));
+        &self.order
     }
 }
 
@@ -298,10 +406,20 @@ struct LaneMeta {
     step: u32,
     job: u32,
     offset: u32,
-    end: propnet_netlist::playout::PlayoutEnd,
+    end: PlayoutEnd,
 }
 
 impl LaneMeta {
+    /// A lane holding no playout.
+    const IDLE: LaneMeta = LaneMeta {
+        active: false,
+        playout: 0,
+        step: 0,
+        job: 0,
+        offset: 0,
+        end: PlayoutEnd::Terminal,
+    };
+
     fn of<const W: usize, P: Probe>(e: &Engine<'_, W, P>, lane: usize) -> Self {
         LaneMeta {
             active: e.active[lane / 64] >> (lane % 64) & 1 == 1,
