@@ -433,7 +433,7 @@ fn rejects_bad_input() {
 /// `--profile`'s count of evaluated core operands: every operand on each sampled step of an
 /// unguarded core phase (`Tuning::Never`), at most that of a guarded one (`Tuning::Always`),
 /// and fewer in most guarded programs (dead guards skip their runs); results stay the
-/// reference's with the profile on.
+/// reference's with the profile on; the active lanes they count fit the sampled blocks.
 #[test]
 fn profile_counts_the_core_operands_evaluated() {
     let (mut guarded, mut skipped) = (0, 0);
@@ -469,6 +469,12 @@ fn profile_counts_the_core_operands_evaluated() {
             let t = b.phase_times().expect("profile enabled");
             assert!(t.sampled_steps > 0, "seed {seed}: no step sampled");
             let all = per_step * t.sampled_steps;
+            assert!(
+                t.active_lanes > 0 && t.active_lanes <= 64 * t.sampled_steps,
+                "seed {seed}: {} active lanes in {} sampled steps of 64 lanes",
+                t.active_lanes,
+                t.sampled_steps
+            );
             if is_guarded {
                 guarded += 1;
                 assert!(

@@ -88,5 +88,11 @@ pub fn print_profile(
              ({:.1}% skipped)",
             100.0 * (1.0 - run / total.max(1.0))
         );
+        let lanes = times.active_lanes as f64 / times.sampled_steps as f64;
+        println!(
+            "  per lane     {:.0} core operands per lane-step ({lanes:.0} active lanes per \
+             block step on average)",
+            times.core_operands as f64 / (times.active_lanes as f64).max(1.0)
+        );
     }
 }

@@ -277,7 +277,8 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             self.probe.end_phase(SimPhase::CoreGates);
             if self.probe.sampling() {
                 let n = self.core_operands_run(core_guarded);
-                self.probe.add_core_operands(n);
+                let lanes = self.active.iter().map(|w| w.count_ones() as u64).sum();
+                self.probe.add_core_operands(n, lanes);
             }
             // 1. Terminal or step limit.
             let term = read(&self.vals, prog.terminal);

@@ -69,6 +69,9 @@ pub struct PhaseTimes {
     /// runs skipped by their guards ([`super::program::Run::guard`]) do not count, products
     /// skipped inside a run do.
     pub core_operands: u64,
+    /// Lanes holding a playout in progress at the start of the sampled steps, summed over
+    /// those steps (a pool's block may step fewer lanes than it has).
+    pub active_lanes: u64,
 }
 
 impl PhaseTimes {
@@ -79,6 +82,7 @@ impl PhaseTimes {
         }
         self.sampled_steps += other.sampled_steps;
         self.core_operands += other.core_operands;
+        self.active_lanes += other.active_lanes;
     }
 
     /// Share of the sampled time spent in `phase` (0..1; 0 when nothing was sampled).
@@ -102,9 +106,10 @@ pub trait Probe: Default {
     fn end_phase(&mut self, phase: SimPhase);
     /// Whether this step is sampled (so that [`Self::add_core_operands`] is worth a count).
     fn sampling(&self) -> bool;
-    /// Adds `n` to the sampled steps' [`PhaseTimes::core_operands`]; the time spent counting
-    /// them since the last phase ended is charged to no phase.
-    fn add_core_operands(&mut self, n: u64);
+    /// Adds `n` to the sampled steps' [`PhaseTimes::core_operands`] and `lanes` to their
+    /// [`PhaseTimes::active_lanes`]; the time spent counting them since the last phase
+    /// ended is charged to no phase.
+    fn add_core_operands(&mut self, n: u64, lanes: u64);
     /// The times gathered so far.
     fn times(&self) -> PhaseTimes;
 }
@@ -123,7 +128,7 @@ impl Probe for NoProbe {
         false
     }
     #[inline(always)]
-    fn add_core_operands(&mut self, _n: u64) {}
+    fn add_core_operands(&mut self, _n: u64, _lanes: u64) {}
     fn times(&self) -> PhaseTimes {
         PhaseTimes::default()
     }
@@ -166,9 +171,10 @@ impl Probe for PhaseClock {
     fn sampling(&self) -> bool {
         self.last.is_some()
     }
-    fn add_core_operands(&mut self, n: u64) {
+    fn add_core_operands(&mut self, n: u64, lanes: u64) {
         if self.last.is_some() {
             self.times.core_operands += n;
+            self.times.active_lanes += lanes;
             self.last = Some(Instant::now());
         }
     }
