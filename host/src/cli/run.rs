@@ -27,8 +27,9 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "seconds", value_parser = whole::<u64>(1, 1 << 32))]
     pub playouts: Option<u64>,
     /// Run for this many seconds instead of a fixed count. Playouts already started are
-    /// finished, so a run lasts at least one block of playouts per thread, or one pool of
-    /// 8,192 where the CPU simulator sorts lanes by key (chess: about 15 s on one core).
+    /// finished, so a run lasts at least one block of playouts per thread, or 8,192
+    /// playouts per thread where the CPU simulator sorts lanes by key (chess: about 10 s
+    /// on one core; later batches fill its pools of 32,768 lanes when the time allows).
     #[arg(long, value_parser = super::args::seconds)]
     pub seconds: Option<f64>,
     /// RNG seed.

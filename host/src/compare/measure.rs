@@ -102,11 +102,14 @@ fn affordable(done: u64, elapsed: f64, left: f64) -> u64 {
 
 /// Runs playouts from the initial state through `backend` until `playouts` are done or
 /// `seconds` passed (with both, the count wins; with neither, nothing runs), in batches
-/// that start at `first_batch` (see [`natural_batch`]) and double while a batch takes under
-/// 0.1 s; with a time limit a batch never holds more playouts than the remaining time
-/// allows at the rate so far (but at least `first_batch`), so that a slow backend stops
-/// close to `seconds` too. Updates `bar` (position: playouts, or milliseconds with only
-/// `seconds`).
+/// that start at `first_batch` (see [`natural_batch`]) or the backend's preferred batch
+/// ([`Backend::preferred_batch`]) and double while a batch takes under 0.1 s; a count is
+/// split into equal batches (no small last one). With a time limit the first batch takes
+/// at most a quarter of the preferred batch (a run that is over in seconds does not wait
+/// for a full pool of chess playouts), later ones the preferred batch, and none holds
+/// more playouts than the remaining time allows at the rate so far (but at least the
+/// first batch), so that a slow backend stops close to `seconds` too. Updates `bar`
+/// (position: playouts, or milliseconds with only `seconds`).
 ///
 /// # Errors
 /// The backend's error, or [`MeasureError::CounterOverflow`] past 2^32 playouts.
@@ -130,7 +133,11 @@ pub fn measure(
     };
     let cpu0 = process_cpu_time();
     let t0 = Instant::now();
-    let first_batch = first_batch.max(backend.preferred_batch().unwrap_or(1));
+    let preferred = backend.preferred_batch().unwrap_or(1);
+    let first_batch = match (playouts, seconds) {
+        (None, Some(_)) => first_batch.max(preferred / 4),
+        _ => first_batch.max(preferred),
+    };
     let mut batch = first_batch;
     let mut next_index = 0u64;
     loop {
@@ -139,13 +146,22 @@ pub fn measure(
             break;
         }
         let count = match (playouts, seconds) {
-            (Some(n), _) => batch.min(n - t.agg.playouts),
+            (Some(n), _) => {
+                let left = n - t.agg.playouts;
+                left.div_ceil(left.div_ceil(batch).max(1))
+            }
             (None, Some(s)) => {
                 let elapsed = t0.elapsed().as_secs_f64();
                 if elapsed >= s {
                     break;
                 }
-                batch.min(affordable(t.agg.playouts, elapsed, s - elapsed).max(first_batch))
+                let fits = affordable(t.agg.playouts, elapsed, s - elapsed);
+                let want = if t.agg.playouts == 0 {
+                    batch
+                } else {
+                    batch.max(preferred)
+                };
+                want.min(fits.max(first_batch))
             }
             (None, None) => break,
         };
@@ -368,10 +384,14 @@ mod tests {
         assert_eq!(s.playouts_per_cpu_second(), Some(2.5));
     }
 
-    /// A backend whose playouts take at least 1 ms each, recording its batch sizes.
-    struct Slow(propnet_netlist::Netlist, Vec<u32>);
+    /// A backend whose playouts take at least 1 ms each, recording its batch sizes, with a
+    /// preferred batch.
+    struct Slow(propnet_netlist::Netlist, Vec<u32>, Option<u64>);
 
     impl Backend for Slow {
+        fn preferred_batch(&self) -> Option<u64> {
+            self.2
+        }
         fn describe(&self) -> String {
             "slow".into()
         }
@@ -401,7 +421,7 @@ mod tests {
     /// none holds more than the time left allows (sleeping only ever makes it slower).
     #[test]
     fn time_limited_batches_fit_a_slow_backend() {
-        let mut b = Slow(crate::fixtures::tictactoe(), Vec::new());
+        let mut b = Slow(crate::fixtures::tictactoe(), Vec::new(), None);
         let t = measure(&mut b, None, Some(0.05), 1, 20, 16, &ProgressBar::hidden()).unwrap();
         assert_eq!(b.1[0], 16);
         assert!(t.agg.playouts <= 16 + 32 + 50, "{:?}", b.1);
@@ -409,6 +429,30 @@ mod tests {
             t.agg.playouts,
             b.1.iter().map(|&n| u64::from(n)).sum::<u64>()
         );
+    }
+
+    /// A count is split into equal batches: 300 playouts from batches of 128 (each takes
+    /// over 0.1 s, so none doubles) are three of 100, not 128 + 128 + 44.
+    #[test]
+    fn counts_are_split_into_equal_batches() {
+        let mut b = Slow(crate::fixtures::tictactoe(), Vec::new(), None);
+        let t = measure(&mut b, Some(300), None, 1, 20, 128, &ProgressBar::hidden()).unwrap();
+        assert_eq!(t.agg.playouts, 300);
+        assert_eq!(b.1, vec![100, 100, 100]);
+    }
+
+    /// With a time limit the first batch is a quarter of the backend's preferred batch,
+    /// later ones the preferred batch when the time allows; a count starts at the
+    /// preferred batch.
+    #[test]
+    fn time_limited_runs_start_below_the_preferred_batch() {
+        let mut b = Slow(crate::fixtures::tictactoe(), Vec::new(), Some(64));
+        measure(&mut b, None, Some(0.5), 1, 20, 4, &ProgressBar::hidden()).unwrap();
+        assert_eq!(b.1[0], 16, "{:?}", b.1);
+        assert_eq!(b.1[1], 64, "{:?}", b.1);
+        let mut b = Slow(crate::fixtures::tictactoe(), Vec::new(), Some(64));
+        measure(&mut b, Some(64), None, 1, 20, 4, &ProgressBar::hidden()).unwrap();
+        assert_eq!(b.1, vec![64]);
     }
 
     #[test]

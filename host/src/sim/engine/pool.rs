@@ -28,8 +28,12 @@ use crate::sim::queue::{Cursor, WorkQueue};
 use propnet_netlist::playout::PlayoutEnd;
 use std::cmp::Reverse;
 
-/// Most lanes a pool holds.
-pub(in crate::sim) const MAX_POOL_LANES: usize = 8192;
+/// Most lanes a pool holds, and the batch a program with key guards runs at full speed
+/// ([`pool_lanes`]): the more lanes share each king square, the fewer squares a chess
+/// block holds. Core operands per chess lane-step at 512 lanes per block: 772 with 8,192
+/// lanes, 615 with 32,768, 599 with 65,536 (BENCHMARKS.md, session 22). A lane takes
+/// ~240 bytes of store for chess (8 MB in all).
+pub(in crate::sim) const MAX_POOL_LANES: usize = 32_768;
 
 /// Most bytes a pool's lane store may take (256 MiB).
 const MAX_STORE_BYTES: usize = 256 << 20;
@@ -44,15 +48,16 @@ pub(in crate::sim) fn pool_lanes(prog: &Program) -> usize {
 }
 
 /// How many lanes a pool for `prog` stepped in blocks of `lanes` holds when a thread is to
-/// run `playouts` playouts: a multiple of `lanes`, or `lanes` itself (no pool) for a
-/// program without key guards or work for one block only.
+/// run `playouts` playouts: enough for all of them (whole blocks) up to
+/// [`MAX_POOL_LANES`] and the store's byte limit; `lanes` itself (no pool) for a program
+/// without key guards or work for one block only.
 pub(in crate::sim) fn pool_capacity(prog: &Program, lanes: usize, playouts: u64) -> usize {
     if prog.key_checks.is_empty() {
         return lanes;
     }
     let per_lane = LaneStore::words(prog) * 8 + prog.key_checks.len() + 32;
     let by_bytes = MAX_STORE_BYTES / per_lane / lanes;
-    let by_work = usize::try_from(playouts / lanes as u64).unwrap_or(usize::MAX);
+    let by_work = usize::try_from(playouts.div_ceil(lanes as u64)).unwrap_or(usize::MAX);
     lanes * (MAX_POOL_LANES / lanes).min(by_bytes).min(by_work).max(1)
 }
 
@@ -112,11 +117,11 @@ fn pool_any<const W: usize, P: Probe>(
     let mut cursor = work.cursor();
     while store.fill(&mut cursor, spec) {
         loop {
-            let order = sorter.sort(&store);
-            if order.is_empty() {
+            sorter.sort(&store);
+            if sorter.order.is_empty() {
                 break;
             }
-            for chunk in order.chunks(lanes) {
+            for chunk in sorter.order.chunks(lanes) {
                 store.load(eng, chunk);
                 eng.step(spec, &mut cursor, out, isa, false);
                 store.save(eng, chunk);
@@ -374,8 +379,8 @@ impl Sorter {
             .unwrap_or(0)
     }
 
-    /// The store's active lanes sorted by key (see the module doc).
-    fn sort(&mut self, store: &LaneStore) -> &[u32] {
+    /// Sorts the store's active lanes by key into `order` (see the module doc).
+    fn sort(&mut self, store: &LaneStore) {
         let first = self.group(store);
         let order: Vec<usize> = std::iter::once(first)
             .chain((0..store.groups).filter(|&q| q != first))
@@ -394,7 +399,6 @@ impl Sorter {
         self.keys.sort_unstable();
         self.order.clear();
         self.order.extend(self.keys.iter().map(|k| k.1));
-        &self.order
     }
 }
 
