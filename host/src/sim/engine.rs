@@ -255,7 +255,7 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
 
     /// One block step of the active lanes (see the module doc). With `refill`, finished
     /// lanes are refilled from `cursor` (at once, or all together once the block is idle
-    /// when the program is guarded); without, they stay idle ([`super::pool`] refills).
+    /// when the program is guarded); without, they stay idle ([`pool`] refills).
     #[inline(always)]
     pub(super) fn step(
         &mut self,

@@ -15,9 +15,10 @@
 //! block finishes. Where latch names show a *key group* (fluents of which every state
 //! holds exactly one: the side to move, a king's square), the core phase also gets *key
 //! guards* ([`key`]): a gate is skipped while no lane holds a member it is needed for, as
-//! found by specializing the netlist on each member; lanes are then stepped in pools of
-//! blocks re-sorted by key before every step (`engine::pool`), so that a block holds few
-//! king squares and finished lanes gather in blocks that stop stepping. In large programs (at least 16,384 operands) a two-operand `And`
+//! found by specializing the netlist on each member; lanes are then kept in pools (up to
+//! 32,768 lanes, latches stored as bits) re-sorted by key before every step and stepped
+//! block by block through one engine (`engine::pool`), so that a block holds few king
+//! squares, finished lanes are not stepped, and every block shares one set of slots. In large programs (at least 16,384 operands) a two-operand `And`
 //! read by one `Or` only is fused into it as a product, and a product led by a latch that
 //! is 0 in every lane of the block is skipped ([`program::Tuning`]). Latches take their
 //! next values in place, straight from the slots that compute them (a latch fed by another
