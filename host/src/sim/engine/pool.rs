@@ -30,9 +30,9 @@ use std::cmp::Reverse;
 
 /// Most lanes a pool holds, and the batch a program with key guards runs at full speed
 /// ([`pool_lanes`]): the more lanes share each king square, the fewer squares a chess
-/// block holds. Core operands per chess lane-step at 512 lanes per block: 772 with 8,192
-/// lanes, 615 with 32,768, 599 with 65,536 (BENCHMARKS.md, session 22). A lane takes
-/// ~240 bytes of store for chess (8 MB in all).
+/// block holds. Core operands per chess block step at 512 lanes per block: 387 k with
+/// 8,192 lanes, 341 k with 16,384, 314 k with 32,768, 299 k with 65,536 (BENCHMARKS.md,
+/// session 22). A lane takes ~240 bytes of store for chess (8 MB in all).
 pub(in crate::sim) const MAX_POOL_LANES: usize = 32_768;
 
 /// Most bytes a pool's lane store may take (256 MiB).
