@@ -133,8 +133,8 @@ pub trait Backend: Send {
         None
     }
     /// Fewest playouts per batch that keep this backend at full speed, when it needs more
-    /// than one per lane (the CPU simulator's pools of blocks re-sorted by key); `None`
-    /// when one per lane does.
+    /// than one per lane (the CPU simulator's pools of lanes re-sorted by key, per
+    /// thread); `None` when one per lane does.
     fn preferred_batch(&self) -> Option<u64> {
         None
     }

@@ -146,7 +146,9 @@ impl PhaseClock {
     /// turn cycle only when it is a multiple of 7 steps long: with 8, every sampled step
     /// of a two-player game where the roles alternate was the same role's turn (in chess,
     /// only white's moves were timed, and the pooled blocks sort on the king of the side
-    /// to move).
+    /// to move). A pool steps its blocks in sorted order through one engine: while a pool
+    /// step has a multiple of 7 blocks, the samples fall on the same sorted positions in
+    /// every pool step (both sides' turns are still sampled).
     pub const EVERY: u64 = 7;
 }
 
