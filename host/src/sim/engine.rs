@@ -516,6 +516,13 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
                 }
             }
         }
+        self.mark_nonzero_latches();
+    }
+
+    /// Makes `nonzero` (where the program skips products) say again which latches are 1
+    /// in some lane, after latches were written from outside the step.
+    #[inline(always)]
+    fn mark_nonzero_latches(&mut self) {
         if self.prog.skips_products {
             for (l, v) in self.vals[..self.prog.latches].iter().enumerate() {
                 self.nonzero[2 * l] = !is_zero(v);

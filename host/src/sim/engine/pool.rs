@@ -19,7 +19,7 @@
 //! Results do not depend on where a lane is stepped, as every draw is keyed by its playout
 //! and step ([`propnet_netlist::rng`]).
 
-use super::{set_bit, Engine, Outcome, RunSpec};
+use super::{for_each_lane, set_bit, Block, Engine, Outcome, RunSpec};
 use crate::sim::choice::Isa;
 use crate::sim::guard::NONE;
 use crate::sim::probe::Probe;
@@ -117,7 +117,7 @@ fn pool_any<const W: usize, P: Probe>(
     let mut cursor = work.cursor();
     while store.fill(&mut cursor, spec) {
         loop {
-            sorter.sort(&store);
+            sorter.sort(eng.prog, &store);
             if sorter.order.is_empty() {
                 break;
             }
@@ -145,8 +145,6 @@ struct LaneStore {
     groups: usize,
     /// Per lane, per key group: 1 + the member it holds (the first), or 0 for none.
     members: Vec<u8>,
-    /// Per key group: its member latches.
-    group_members: Vec<Vec<u32>>,
     /// Per job: its start state as latch bits, and its key members.
     starts: Vec<(Vec<u64>, Vec<u8>)>,
 }
@@ -159,8 +157,7 @@ impl LaneStore {
 
     fn new(prog: &Program, spec: &RunSpec<'_>, capacity: usize) -> Self {
         let words = Self::words(prog);
-        let group_members: Vec<Vec<u32>> =
-            prog.key_checks.iter().map(|c| c.members.clone()).collect();
+        let groups = prog.key_checks.len();
         let starts = spec
             .starts
             .iter()
@@ -169,10 +166,12 @@ impl LaneStore {
                 for (l, _) in start.iter().enumerate().filter(|(_, &b)| b) {
                     bits[l / 64] |= 1 << (l % 64);
                 }
-                let members = group_members
+                let members = prog
+                    .key_checks
                     .iter()
-                    .map(|m| {
-                        m.iter()
+                    .map(|c| {
+                        c.members
+                            .iter()
                             .position(|&l| start[l as usize])
                             .map_or(0, |b| b as u8 + 1)
                     })
@@ -185,9 +184,8 @@ impl LaneStore {
             words,
             bits: vec![0; capacity * words],
             meta: vec![LaneMeta::IDLE; capacity],
-            groups: group_members.len(),
-            members: vec![0; capacity * group_members.len()],
-            group_members,
+            groups,
+            members: vec![0; capacity * groups],
             starts,
         }
     }
@@ -240,12 +238,7 @@ impl LaneStore {
             oldest = oldest.max(meta.step);
         }
         eng.oldest = oldest;
-        for l in 0..self.latches {
-            let nonzero = eng.vals[l].iter().any(|&w| w != 0);
-            if let Some(n) = eng.nonzero.get_mut(2 * l) {
-                *n = nonzero;
-            }
-        }
+        eng.mark_nonzero_latches();
     }
 
     /// Takes back the lanes `chunk` from `eng` after a step ([`Self::load`]).
@@ -263,28 +256,18 @@ impl LaneStore {
                 (1u64 << n) - 1
             }
         });
-        for (l, v) in eng.vals[..self.latches].iter().enumerate() {
+        let held = |l: usize| -> Block<W> { std::array::from_fn(|j| eng.vals[l][j] & mask[j]) };
+        for l in 0..self.latches {
             let (w, bit) = (l / 64, 1u64 << (l % 64));
-            for j in 0..W {
-                let mut word = v[j] & mask[j];
-                while word != 0 {
-                    let lane = 64 * j + word.trailing_zeros() as usize;
-                    word &= word - 1;
-                    self.bits[chunk[lane] as usize * words + w] |= bit;
-                }
-            }
+            for_each_lane(&held(l), |lane| {
+                self.bits[chunk[lane] as usize * words + w] |= bit;
+            });
         }
-        for (q, members) in self.group_members.iter().enumerate() {
+        for (q, members) in eng.prog.key_checks.iter().map(|c| &c.members).enumerate() {
             for (b, &l) in members.iter().enumerate().rev() {
-                let v = &eng.vals[l as usize];
-                for j in 0..W {
-                    let mut word = v[j] & mask[j];
-                    while word != 0 {
-                        let lane = 64 * j + word.trailing_zeros() as usize;
-                        word &= word - 1;
-                        self.members[chunk[lane] as usize * self.groups + q] = b as u8 + 1;
-                    }
-                }
+                for_each_lane(&held(l as usize), |lane| {
+                    self.members[chunk[lane] as usize * self.groups + q] = b as u8 + 1;
+                });
             }
         }
         for (lane, &p) in chunk.iter().enumerate() {
@@ -304,8 +287,6 @@ struct KeyRun {
 struct Sorter {
     /// Core runs with a key guard.
     runs: Vec<KeyRun>,
-    /// Latch guards of the program (latches per guard).
-    guards: Vec<Vec<u32>>,
     /// Per active lane: its sort key and store index.
     keys: Vec<(u64, u32)>,
     /// The active lanes in sorted order.
@@ -344,7 +325,6 @@ impl Sorter {
         }
         Sorter {
             runs,
-            guards: prog.guards.clone(),
             keys: Vec::new(),
             order: Vec::new(),
             live_latch: vec![0; prog.latches.div_ceil(64)],
@@ -354,7 +334,7 @@ impl Sorter {
 
     /// The key group with the most operands at stake: key-guarded runs whose other
     /// guard is live somewhere in the pool (or that have none).
-    fn group(&mut self, store: &LaneStore) -> usize {
+    fn group(&mut self, prog: &Program, store: &LaneStore) -> usize {
         self.live_latch.fill(0);
         for (p, meta) in store.meta.iter().enumerate() {
             if meta.active {
@@ -365,7 +345,7 @@ impl Sorter {
             }
         }
         let live_latch = |l: u32| self.live_latch[l as usize / 64] >> (l % 64) & 1 == 1;
-        for (live, latches) in self.live_guard.iter_mut().zip(&self.guards) {
+        for (live, latches) in self.live_guard.iter_mut().zip(&prog.guards) {
             *live = latches.iter().any(|&l| live_latch(l));
         }
         let mut stake = vec![0usize; store.groups];
@@ -380,8 +360,8 @@ impl Sorter {
     }
 
     /// Sorts the store's active lanes by key into `order` (see the module doc).
-    fn sort(&mut self, store: &LaneStore) {
-        let first = self.group(store);
+    fn sort(&mut self, prog: &Program, store: &LaneStore) {
+        let first = self.group(prog, store);
         let order: Vec<usize> = std::iter::once(first)
             .chain((0..store.groups).filter(|&q| q != first))
             .take(8)
