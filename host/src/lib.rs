@@ -1,23 +1,8 @@
-//! propnet runtime: the [`backend::Backend`] interface and its implementations
-//! (reference, bit-parallel CPU, GPU), the netlist state machine, MCTS, benches, GGP play
-//! over HTTP ([`ggp`]: the protocol player and the game manager) and the comparison of
-//! reasoners ([`compare`]).
+//! The library half of the `propnet` binary: backend selection ([`select`]), the one
+//! place that knows every backend (the CPU simulator of `propnet-sim`, the GPU of
+//! `propnet-kernels`, the FPGA host of `propnet-fpga`, the reference of
+//! `propnet-runtime`) and builds them by [`propnet_runtime::factory::BackendKind`]. The
+//! subcommands (`src/cli/`, in the binary) and the tests use it; the GGP player and
+//! `compare` receive it as a [`propnet_runtime::factory::BackendFactory`].
 
-pub mod arena;
-pub mod backend;
-pub mod compare;
-#[cfg(any(test, feature = "testing"))]
-pub mod fixtures;
-pub mod fpga;
-pub mod ggp;
-pub mod goals;
-pub mod gpu;
-pub mod machine;
-pub mod mcts;
-pub mod perft;
-pub mod pipeline;
-pub mod player;
 pub mod select;
-pub mod sim;
-pub mod solver;
-pub mod stop;

@@ -82,12 +82,12 @@ fn exit_quietly_on_broken_pipe() {
 }
 
 /// SIGINT/SIGTERM: a command that reports partial results
-/// ([`propnet_host::stop::set_graceful`]) gets a stop request and ends at its next check;
+/// ([`propnet_runtime::stop::set_graceful`]) gets a stop request and ends at its next check;
 /// any other command, or a second signal, ends the process at once with status 130.
 fn install_interrupt_handler() {
     let handler = || {
-        if propnet_host::stop::graceful() && !propnet_host::stop::requested() {
-            propnet_host::stop::request();
+        if propnet_runtime::stop::graceful() && !propnet_runtime::stop::requested() {
+            propnet_runtime::stop::request();
             eprintln!(
                 "interrupted: stopping and reporting what is done so far (again to quit at once)"
             );
@@ -170,7 +170,7 @@ fn run_command(command: Command) -> ExitCode {
     }
     .and_then(|()| cli::out::flush());
     match result {
-        Ok(()) if propnet_host::stop::requested() => ExitCode::from(130),
+        Ok(()) if propnet_runtime::stop::requested() => ExitCode::from(130),
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {

@@ -1,71 +1,16 @@
 //! Backend selection: the one factory the CLI (`--backend gpu|cpu|auto|reference|fpga:…`,
-//! player specs `mcts:BACKEND:BUDGET`) and tests use to build a [`Backend`].
+//! player specs `mcts:BACKEND:BUDGET`) and tests use to build a [`Backend`], and the
+//! [`BackendFactory`] ([`Backends`]) handed to the GGP player and `compare`.
 
-use crate::backend::{Backend, BackendError, ReferenceBackend};
-use crate::fpga::{FpgaBackend, FpgaOptions, FpgaTarget};
-use crate::gpu::GpuBackend;
-use crate::sim::{CpuBackend, CpuOptions};
+use propnet_fpga::{FpgaBackend, FpgaOptions};
+use propnet_kernels::backend::GpuBackend;
 use propnet_kernels::runner::software_adapter;
 use propnet_netlist::ValidNetlist;
-
-/// Which backend to run playouts on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BackendKind {
-    /// The WGSL/wgpu backend; fails when no adapter exists or it rejects the shader.
-    Gpu,
-    /// The bit-parallel CPU simulator.
-    Cpu,
-    /// GPU when a hardware adapter exists and accepts the shader, else CPU (with a one-line
-    /// reason). A software adapter (a CPU-type device such as lavapipe's llvmpipe) is never
-    /// chosen: the CPU backend is about 1000× faster than a rasterizer emulating a GPU on
-    /// the same cores (connect four 2.4 M vs ~2 k playouts/s measured here).
-    /// Never an FPGA: a board is only used when named.
-    Auto,
-    /// The scalar reference backend (slow; the yardstick).
-    Reference,
-    /// The generated Verilog engines behind the UART shell: `fpga:sim` (a Verilator model)
-    /// or `fpga:PORT` (a board on a serial port, e.g. `fpga:/dev/ttyUSB0`).
-    Fpga(FpgaTarget),
-}
-
-impl BackendKind {
-    /// Parses a backend name as on the command line (`gpu`, `cpu`, `auto`, `reference` or
-    /// `ref`, `fpga:sim`, `fpga:PORT`; names are case-insensitive, ports are not).
-    ///
-    /// # Errors
-    /// A message listing the accepted names.
-    pub fn parse(name: &str) -> Result<Self, String> {
-        let lower = name.trim().to_ascii_lowercase();
-        match lower.as_str() {
-            "gpu" => Ok(Self::Gpu),
-            "cpu" => Ok(Self::Cpu),
-            "auto" => Ok(Self::Auto),
-            "reference" | "ref" => Ok(Self::Reference),
-            "fpga" | "fpga:" => Err(format!(
-                "backend `{name}` needs a target: fpga:sim (a Verilator model) or fpga:PORT (e.g. fpga:/dev/ttyUSB0)"
-            )),
-            "fpga:sim" => Ok(Self::Fpga(FpgaTarget::Sim)),
-            l if l.starts_with("fpga:") => {
-                Ok(Self::Fpga(FpgaTarget::Serial(name.trim()[5..].to_string())))
-            }
-            _ => Err(format!(
-                "unknown backend `{name}` (expected gpu, cpu, auto, reference, fpga:sim or fpga:PORT)"
-            )),
-        }
-    }
-}
-
-impl std::fmt::Display for BackendKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Gpu => f.write_str("gpu"),
-            Self::Cpu => f.write_str("cpu"),
-            Self::Auto => f.write_str("auto"),
-            Self::Reference => f.write_str("reference"),
-            Self::Fpga(t) => write!(f, "{t}"),
-        }
-    }
-}
+use propnet_runtime::backend::{Backend, BackendError, ReferenceBackend};
+use propnet_runtime::factory::BackendFactory;
+pub use propnet_runtime::factory::{BackendKind, BackendRequest, FpgaTarget, Selected};
+use propnet_runtime::net_trace::StepEvaluator;
+use propnet_sim::{CpuBackend, CpuOptions, ProgramEvaluator};
 
 /// Options of every backend kind; each kind reads its own fields.
 #[derive(Clone, Debug, Default)]
@@ -78,20 +23,46 @@ pub struct BackendOptions {
     pub fpga: FpgaOptions,
 }
 
-/// A built backend and, when `auto` fell back to the CPU, the one-line reason.
-pub struct Selected {
-    /// The backend.
-    pub backend: Box<dyn Backend>,
-    /// `Some("auto: using CPU because …")` after a fallback.
-    pub note: Option<String>,
-}
-
 fn cpu(net: ValidNetlist, opts: &CpuOptions) -> Result<Box<dyn Backend>, BackendError> {
     let b = CpuBackend::new(net, opts.clone()).map_err(|e| BackendError::BadOptions {
         backend: "cpu".to_string(),
         message: e.to_string(),
     })?;
     Ok(Box::new(b))
+}
+
+/// Every backend this binary links, with the options of each kind: the
+/// [`BackendFactory`] the GGP player and `compare` are given.
+#[derive(Clone, Debug, Default)]
+pub struct Backends {
+    /// Options of each kind (a request's `threads` and `throughput` override the CPU's).
+    pub options: BackendOptions,
+}
+
+impl BackendFactory for Backends {
+    fn make(&self, req: &BackendRequest, net: ValidNetlist) -> Result<Selected, BackendError> {
+        let mut opts = self.options.clone();
+        if let Some(t) = req.threads {
+            opts.cpu.threads = t;
+        }
+        if req.throughput {
+            opts.cpu.lane_width = CpuOptions::TUNED_LANES;
+        }
+        make_backend(req.kind.clone(), net, &opts)
+    }
+
+    fn step_evaluator(&self, net: &ValidNetlist) -> Option<Box<dyn StepEvaluator>> {
+        Some(Box::new(ProgramEvaluator::new(net)))
+    }
+}
+
+/// The description of the GPU adapter wgpu would use (name, API, driver), or `None`
+/// without one; for the machine stamp of `bench` and `compare`. Takes a fraction of a
+/// second.
+pub fn gpu_adapter() -> Option<String> {
+    propnet_kernels::runner::request_adapter()
+        .ok()
+        .map(|a| propnet_kernels::runner::adapter_text(&a.get_info()))
 }
 
 /// Builds the backend of `kind` for `net`.
@@ -178,7 +149,7 @@ mod tests {
 
     #[test]
     fn cpu_reference_and_auto_build() {
-        let net = ValidNetlist::new(crate::fixtures::tictactoe()).unwrap();
+        let net = ValidNetlist::new(propnet_runtime::fixtures::tictactoe()).unwrap();
         let opts = BackendOptions {
             cpu: CpuOptions {
                 threads: 1,
@@ -216,7 +187,7 @@ mod tests {
     /// CI; a hardware adapter gets no note; no adapter at all fails to build).
     #[test]
     fn gpu_on_a_software_adapter_says_so() {
-        let net = ValidNetlist::new(crate::fixtures::tictactoe()).unwrap();
+        let net = ValidNetlist::new(propnet_runtime::fixtures::tictactoe()).unwrap();
         let Ok(g) = make_backend(BackendKind::Gpu, net, &BackendOptions::default()) else {
             return;
         };

@@ -6,6 +6,7 @@
 //!   (same Threefry-2x32-20 draws, same choice rule, same records).
 //! - [`runner`]: uploads a batch of jobs, dispatches the shader (splitting batches that exceed
 //!   the device limits) and reads the per-playout records back.
+//! - [`backend`]: [`backend::GpuBackend`], the runner as a `propnet-runtime` backend.
 //!
 //! # Layout
 //! The shader is **bit-sliced**: one invocation runs `lanes` (default 32) playouts at once, one
@@ -15,6 +16,7 @@
 //! straight-line code ([`wgsl::Layout::Inline`]) or, above a size threshold, as a levelized
 //! opcode stream interpreted from a storage buffer ([`wgsl::Layout::Table`]).
 
+pub mod backend;
 pub mod runner;
 pub mod wgsl;
 

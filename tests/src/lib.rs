@@ -69,13 +69,13 @@ pub fn shared_file(rel: &str) -> Option<PathBuf> {
 }
 
 /// The game at `path` compiled by the pipeline every `propnet` subcommand uses
-/// ([`propnet_host::pipeline::load_netlist`]: check, ground, optimize, validate).
+/// ([`propnet_runtime::pipeline::load_netlist`]: check, ground, optimize, validate).
 ///
 /// # Panics
 /// With the located error when the game does not load.
 pub fn compile_file(path: &Path) -> Netlist {
-    let opts = propnet_host::pipeline::PipelineOptions::default();
-    match propnet_host::pipeline::load_netlist(path, &opts) {
+    let opts = propnet_runtime::pipeline::PipelineOptions::default();
+    match propnet_runtime::pipeline::load_netlist(path, &opts) {
         Ok((net, _)) => net.into_netlist(),
         Err(e) => panic!("{e}"),
     }

@@ -4,10 +4,10 @@
 //! first-turn count and a Niu Jiao Qi ending.
 
 use propnet_compiler::gdl::{self, Game};
-use propnet_host::machine::NetMachine;
-use propnet_host::perft::perft;
-use propnet_host::pipeline::{compile_game, PipelineOptions};
 use propnet_netlist::{validate, Netlist};
+use propnet_runtime::machine::NetMachine;
+use propnet_runtime::perft::perft;
+use propnet_runtime::pipeline::{compile_game, PipelineOptions};
 use propnet_tests::{read_trace, replay_interp, replay_netlist, workspace_root};
 use std::sync::OnceLock;
 use std::time::Duration;

@@ -12,13 +12,13 @@
 //! skips, unless `PROPNET_REQUIRE_TOOLS=1` / `PROPNET_REQUIRE_SHARED=1` (CI).
 
 use indicatif::ProgressBar;
-use propnet_host::compare::machine::Machine;
-use propnet_host::compare::measure::format_rate;
-use propnet_host::compare::output::write_all;
-use propnet_host::compare::plot::{charts, PNG_DATA_KEY};
-use propnet_host::compare::reasoner::Reasoner;
-use propnet_host::compare::report::{set_speedups, Report, Row, Status, Verification};
-use propnet_host::compare::runner::{run, Options, VerifyOptions};
+use propnet_compare::output::write_all;
+use propnet_compare::plot::{charts, PNG_DATA_KEY};
+use propnet_compare::reasoner::Reasoner;
+use propnet_compare::report::{set_speedups, Report, Row, Status, Verification};
+use propnet_compare::runner::{run, Options, VerifyOptions};
+use propnet_compare::stamp::HostStamp;
+use propnet_runtime::measure::format_rate;
 use propnet_tests::{shared_dir, workspace_root};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -43,7 +43,7 @@ fn ext(name: &str, command: &str) -> Reasoner {
     Reasoner::external(name, &format!("{name}={command}")).expect("valid command")
 }
 
-fn external_command(r: &Reasoner) -> propnet_host::compare::external::ExternalCommand {
+fn external_command(r: &Reasoner) -> propnet_compare::external::ExternalCommand {
     match r {
         Reasoner::External(c) => c.clone(),
         _ => unreachable!("an external reasoner"),
@@ -88,6 +88,7 @@ fn options(oracle: &Path, work: &Path) -> Options {
         }),
         kill_after: Duration::from_secs(3),
         work_dir: work.to_path_buf(),
+        backends: std::sync::Arc::new(propnet_host::select::Backends::default()),
     }
 }
 
@@ -284,7 +285,7 @@ fn compare_ours_beside_the_prolog_oracle_and_broken_reasoners() {
     check_rows(&rows);
     assert_eq!(row(&rows, "tictactoe", "interp").speedup, Some(1.0));
     let report = Report {
-        machine: Machine::detect(false),
+        machine: HostStamp::detect(None),
         command: vec!["compare_run".into()],
         seconds: opts.seconds,
         rounds: opts.rounds,
@@ -317,6 +318,7 @@ fn the_gpu_is_measured_and_verified_or_reported_absent() {
         }),
         kill_after: Duration::from_secs(3),
         work_dir: dir.clone(),
+        backends: std::sync::Arc::new(propnet_host::select::Backends::default()),
     };
     let game = workspace_root().join("bench-games/tictactoe.kif");
     let rows = run(&[game], &opts, &ProgressBar::hidden());

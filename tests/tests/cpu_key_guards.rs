@@ -1,14 +1,14 @@
-//! Key guards and pools of blocks re-sorted by key (`propnet_host::sim::key`, the engine's
+//! Key guards and pools of blocks re-sorted by key (`propnet_sim::key`, the engine's
 //! `pool`): the CPU backend still equals the reference backend record for record, on
 //! random netlists whose first latches rotate one token (a key group held in every state)
 //! and on a real game (the side to move), and from start states that break the key
 //! (two members held), where the per-step check keeps the key guards live.
 
-use propnet_host::backend::{Backend, BatchRequest, Job, ReferenceBackend};
-use propnet_host::sim::program::Tuning;
-use propnet_host::sim::{CpuBackend, CpuOptions};
 use propnet_netlist::random::{random_netlist, with_rotating_group, RandomSpec};
 use propnet_netlist::{validate, Netlist, ValidNetlist};
+use propnet_runtime::backend::{Backend, BatchRequest, Job, ReferenceBackend};
+use propnet_sim::program::Tuning;
+use propnet_sim::{CpuBackend, CpuOptions};
 use propnet_tests::{compile_file, workspace_root};
 
 /// A CPU backend with every technique on (`Tuning::Always`).
@@ -17,6 +17,7 @@ fn cpu(net: &Netlist, threads: usize, lane_width: usize) -> CpuBackend {
     let opts = CpuOptions {
         threads,
         lane_width,
+        ..Default::default()
     };
     CpuBackend::with_tuning(valid, opts, Tuning::Always).expect("cpu backend")
 }
@@ -111,7 +112,7 @@ fn guarded_legal_entries(b: &CpuBackend) -> usize {
     let mut k = 0;
     for run in &core.runs {
         let n = run.len as usize;
-        guarded[k..k + n].fill(run.guard != propnet_host::sim::program::NONE);
+        guarded[k..k + n].fill(run.guard != propnet_sim::program::NONE);
         k += n;
     }
     prog.legal

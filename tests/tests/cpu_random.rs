@@ -1,13 +1,13 @@
 //! The bit-parallel CPU backend equals the reference backend, record for record, on random
 //! netlists of many shapes, and its results do not depend on thread count or lane width.
 
-use propnet_host::backend::{Backend, BatchRequest, BatchResult, Job, ReferenceBackend};
-use propnet_host::sim::program::Tuning;
-use propnet_host::sim::{CpuBackend, CpuOptions, SUPPORTED_LANES};
 use propnet_netlist::playout::PlayoutEnd;
 use propnet_netlist::random::{random_netlist, RandomSpec};
 use propnet_netlist::rng::threefry2x32_20;
 use propnet_netlist::{validate, Netlist};
+use propnet_runtime::backend::{Backend, BatchRequest, BatchResult, Job, ReferenceBackend};
+use propnet_sim::program::Tuning;
+use propnet_sim::{CpuBackend, CpuOptions, SUPPORTED_LANES};
 
 fn cpu(net: &Netlist, threads: usize, lane_width: usize) -> CpuBackend {
     CpuBackend::new(
@@ -15,6 +15,7 @@ fn cpu(net: &Netlist, threads: usize, lane_width: usize) -> CpuBackend {
         CpuOptions {
             threads,
             lane_width,
+            ..Default::default()
         },
     )
     .expect("cpu backend")
@@ -129,6 +130,7 @@ fn guarded_lockstep_equals_reference() {
             CpuOptions {
                 threads: 1 + seed as usize % 2,
                 lane_width,
+                ..Default::default()
             },
             Tuning::Always,
         )
@@ -413,7 +415,8 @@ fn rejects_bad_input() {
         propnet_netlist::ValidNetlist::new(net.clone()).expect("valid netlist"),
         CpuOptions {
             threads: 1,
-            lane_width: 100
+            lane_width: 100,
+            ..Default::default()
         }
     )
     .is_err());
@@ -454,6 +457,7 @@ fn profile_counts_the_core_operands_evaluated() {
                 CpuOptions {
                     threads: 1,
                     lane_width: 64,
+                    ..Default::default()
                 },
                 tuning,
             )

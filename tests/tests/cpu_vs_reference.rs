@@ -2,10 +2,10 @@
 //! games compiled by the full pipeline (parse → check → ground → optimize → validate),
 //! including a simultaneous-move game, from the initial state and from mid-game states.
 
-use propnet_host::backend::{Backend, BatchRequest, Job, ReferenceBackend};
-use propnet_host::machine::NetMachine;
-use propnet_host::sim::{CpuBackend, CpuOptions};
 use propnet_netlist::Netlist;
+use propnet_runtime::backend::{Backend, BatchRequest, Job, ReferenceBackend};
+use propnet_runtime::machine::NetMachine;
+use propnet_sim::{CpuBackend, CpuOptions};
 use propnet_tests::{compile_file, shared_file, workspace_root};
 
 /// A bench game compiled by the full pipeline.
@@ -61,6 +61,7 @@ fn check_game(net: &Netlist, count: u32, max_steps: u32) {
             CpuOptions {
                 threads,
                 lane_width: lanes,
+                ..Default::default()
             },
         )
         .unwrap()

@@ -9,12 +9,12 @@
 //! second run of this file builds nothing). Skips (with a message) without Verilator or the
 //! shared corpus, unless `PROPNET_REQUIRE_TOOLS=1` / `PROPNET_REQUIRE_SHARED=1`.
 
-use propnet_host::backend::{Backend, BatchRequest, Job};
-use propnet_host::fpga::{FpgaBackend, FpgaOptions, FpgaTarget};
-use propnet_host::mcts::{Budget, MctsParams, Search};
-use propnet_host::sim::{CpuBackend, CpuOptions};
+use propnet_fpga::{FpgaBackend, FpgaOptions, FpgaTarget};
+use propnet_mcts::{Budget, MctsParams, Search};
 use propnet_netlist::playout::reference_playout;
 use propnet_netlist::{Netlist, ValidNetlist};
+use propnet_runtime::backend::{Backend, BatchRequest, Job};
+use propnet_sim::{CpuBackend, CpuOptions};
 use propnet_tests::{compile_file, shared_file, workspace_root};
 
 fn have_verilator() -> bool {
@@ -40,6 +40,7 @@ fn cpu(net: &Netlist) -> CpuBackend {
         CpuOptions {
             threads: 1,
             lane_width: 64,
+            ..Default::default()
         },
     )
     .unwrap()
@@ -171,7 +172,7 @@ fn another_games_design_is_refused() {
     let mut opts = FpgaOptions::default();
     opts.design.engines = 2;
     opts.design.records = 16;
-    let err = propnet_host::fpga::connect_model_for(&valid(&ttt), &valid(&c4), &opts)
+    let err = propnet_fpga::connect_model_for(&valid(&ttt), &valid(&c4), &opts)
         .err()
         .expect("a netlist-hash mismatch");
     let msg = err.to_string();

@@ -4,13 +4,13 @@
 //! netlist of more than 5,000 logic gates).
 //! Skips without a GPU adapter (lavapipe counts) unless `PROPNET_REQUIRE_GPU=1`.
 
-use propnet_host::backend::{Backend, BatchRequest, Job, ReferenceBackend};
-use propnet_host::gpu::GpuBackend;
-use propnet_host::sim::{CpuBackend, CpuOptions};
+use propnet_kernels::backend::GpuBackend;
 use propnet_kernels::wgsl::{Layout, Options};
 use propnet_netlist::playout::reference_playout;
 use propnet_netlist::random::{random_netlist, RandomSpec};
 use propnet_netlist::Netlist;
+use propnet_runtime::backend::{Backend, BatchRequest, Job, ReferenceBackend};
+use propnet_sim::{CpuBackend, CpuOptions};
 
 use propnet_tests::gpu_available;
 
@@ -57,6 +57,7 @@ fn check_layouts(what: &str, net: &Netlist, scale: u32, layouts: &[Layout]) {
         CpuOptions {
             threads: 1,
             lane_width: 64,
+            ..Default::default()
         },
     )
     .unwrap();
@@ -140,8 +141,8 @@ fn game(path: &str) -> Option<Netlist> {
 }
 
 fn load(path: &std::path::Path) -> Netlist {
-    let opts = propnet_host::pipeline::PipelineOptions::default();
-    propnet_host::pipeline::load_netlist(path, &opts)
+    let opts = propnet_runtime::pipeline::PipelineOptions::default();
+    propnet_runtime::pipeline::load_netlist(path, &opts)
         .unwrap_or_else(|e| panic!("{e}"))
         .0
         .into_netlist()

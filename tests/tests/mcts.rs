@@ -1,16 +1,18 @@
 //! MCTS (UCT) strength and determinism, and the exact solver, on hand-built tic-tac-toe and
 //! connect-four netlists (fixed seeds and iteration budgets, never time).
 
-use propnet_host::arena::{play_game, player_scores, seats_for, Estimate, GameRecord};
-use propnet_host::backend::{Backend, BackendError, BatchRequest, BatchResult, ReferenceBackend};
-use propnet_host::fixtures::{connect_four, tictactoe};
-use propnet_host::machine::NetMachine;
-use propnet_host::mcts::{Budget, MctsParams, Search};
-use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
-use propnet_host::sim::{CpuBackend, CpuOptions};
-use propnet_host::solver::{solve, SolveError, SolveOptions, PROGRESS_EVERY};
+use propnet_mcts::arena::{play_game, player_scores, seats_for, Estimate, GameRecord};
+use propnet_mcts::player::{MctsPlayer, Player, RandomPlayer};
+use propnet_mcts::{Budget, MctsParams, Search};
 use propnet_netlist::random::{random_netlist, RandomSpec};
 use propnet_netlist::Netlist;
+use propnet_runtime::backend::{
+    Backend, BackendError, BatchRequest, BatchResult, ReferenceBackend,
+};
+use propnet_runtime::fixtures::{connect_four, tictactoe};
+use propnet_runtime::machine::NetMachine;
+use propnet_runtime::solver::{solve, SolveError, SolveOptions, PROGRESS_EVERY};
+use propnet_sim::{CpuBackend, CpuOptions};
 
 /// The bit-parallel CPU backend on one thread (tests run in parallel already), 64 lanes.
 fn backend(net: &Netlist) -> Box<dyn Backend> {
@@ -20,6 +22,7 @@ fn backend(net: &Netlist) -> Box<dyn Backend> {
             CpuOptions {
                 threads: 1,
                 lane_width: 64,
+                ..Default::default()
             },
         )
         .unwrap(),

@@ -2,13 +2,13 @@
 //! corpus (skipped with a message when `../shared` is absent, unless
 //! `PROPNET_REQUIRE_SHARED=1`).
 
-use propnet_host::arena::{play_game, seats_for};
-use propnet_host::machine::NetMachine;
-use propnet_host::mcts::{Budget, MctsParams};
-use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
-use propnet_host::sim::{CpuBackend, CpuOptions};
-use propnet_host::solver::{solve, SolveOptions};
+use propnet_mcts::arena::{play_game, seats_for};
+use propnet_mcts::player::{MctsPlayer, Player, RandomPlayer};
+use propnet_mcts::{Budget, MctsParams};
 use propnet_netlist::Netlist;
+use propnet_runtime::machine::NetMachine;
+use propnet_runtime::solver::{solve, SolveOptions};
+use propnet_sim::{CpuBackend, CpuOptions};
 use propnet_tests::{compile_file, shared_file, workspace_root};
 
 /// A bench game compiled by the full pipeline.
@@ -90,6 +90,7 @@ fn mcts_never_loses_tictactoe_kif_against_random() {
         CpuOptions {
             threads: 1,
             lane_width: 64,
+            ..Default::default()
         },
     )
     .unwrap();
@@ -121,6 +122,7 @@ fn more_iterations_beat_fewer_on_connectfour_kif() {
             CpuOptions {
                 threads: 1,
                 lane_width: 64,
+                ..Default::default()
             },
         )
         .unwrap();
@@ -135,7 +137,7 @@ fn more_iterations_beat_fewer_on_connectfour_kif() {
     let games: Vec<_> = (0..40)
         .map(|g| play_game(&net, &mut players, &seats_for(g, 2, 2), g, 100).unwrap())
         .collect();
-    let s = propnet_host::arena::player_scores(&games, 2);
+    let s = propnet_mcts::arena::player_scores(&games, 2);
     let first_wins = games.iter().filter(|g| g.goals[0] == 100).count();
     eprintln!(
         "connectfour.kif mcts:300 vs mcts:30: {:.1} ± {:.1}; first mover won {first_wins}/40",

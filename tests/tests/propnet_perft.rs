@@ -3,7 +3,7 @@
 
 use propnet_compiler::gdl;
 use propnet_compiler::ground::{compile, CompileOptions};
-use propnet_host::perft::perft;
+use propnet_runtime::perft::perft;
 use propnet_tests::shared_dir;
 
 fn nodes(game: &str, depth: u32) -> Option<Vec<u64>> {

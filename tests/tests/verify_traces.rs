@@ -5,11 +5,11 @@
 //! the netlist; a trace edited in one legal move, one goal or one terminal flag is caught
 //! at exactly the edited line, naming what differs.
 
+use propnet_compare::verify::{verify, Mismatch, Verdict};
 use propnet_compiler::gdl;
 use propnet_compiler::interp::trace::InterpEngine;
 use propnet_compiler::interp::Interp;
-use propnet_host::compare::engine::{NetEngine, TraceBackend};
-use propnet_host::compare::verify::{verify, Mismatch, Verdict};
+use propnet_runtime::net_trace::{NetTrace, TraceBackend};
 use propnet_tests::{compile_file, workspace_root};
 use serde_json::Value;
 
@@ -27,7 +27,12 @@ fn both(game: &str, text: &str) -> Verdict {
     let mut ie = InterpEngine::new(&mut interp).expect("initial state");
     let by_interp = verify(&mut ie, text).expect("readable trace");
     let net = compile_file(&path);
-    let mut ne = NetEngine::new(&net, TraceBackend::Cpu).expect("engine");
+    let mut ne = NetTrace::new(
+        &net,
+        TraceBackend::Cpu,
+        &propnet_host::select::Backends::default(),
+    )
+    .expect("engine");
     let by_net = verify(&mut ne, text).expect("readable trace");
     assert_eq!(by_interp, by_net, "{game}: the two engines disagree");
     by_interp

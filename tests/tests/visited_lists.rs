@@ -9,7 +9,7 @@ use propnet_compiler::gdl;
 use propnet_compiler::ground::{compile_with_report, CompileOptions};
 use propnet_compiler::interp::trace::{trace, InterpEngine, TraceEngine, TraceOptions};
 use propnet_compiler::interp::Interp;
-use propnet_host::compare::engine::{NetEngine, TraceBackend};
+use propnet_runtime::net_trace::{NetTrace, TraceBackend};
 
 /// How a variant departs from the faithful idiom.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -121,7 +121,12 @@ fn traces(text: &str, playouts: u64) -> (Vec<String>, Vec<String>, bool) {
         &opts,
     );
     let by_net = lines(
-        &mut NetEngine::new(&net, TraceBackend::Cpu).expect("netlist engine"),
+        &mut NetTrace::new(
+            &net,
+            TraceBackend::Cpu,
+            &propnet_host::select::Backends::default(),
+        )
+        .expect("netlist engine"),
         &opts,
     );
     (by_interp, by_net, dropped)

@@ -80,7 +80,7 @@ pub fn seconds_or_zero(text: &str) -> Result<f64, String> {
 /// The most threads `--threads` accepts: [`THREADS_PER_CORE`] × the available cores
 /// (at least 8).
 pub fn max_threads() -> usize {
-    let cores = propnet_host::compare::machine::hardware_threads();
+    let cores = propnet_runtime::measure::hardware_threads();
     (cores * THREADS_PER_CORE).max(8)
 }
 
@@ -95,7 +95,7 @@ pub fn threads(text: &str) -> Result<usize, String> {
         .parse::<u64>()
         .map_err(|_| format!("`{text}` is not a thread count (0 = one per core, at most {max})"))?;
     if v > max as u64 {
-        let cores = propnet_host::compare::machine::hardware_threads();
+        let cores = propnet_runtime::measure::hardware_threads();
         return Err(format!(
             "{v} threads is too many: at most {max} ({THREADS_PER_CORE} per core, {cores} cores here; 0 = one per core)"
         ));

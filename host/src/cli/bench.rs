@@ -4,13 +4,14 @@
 use super::run_report::RateBasis;
 use anyhow::Context;
 use indicatif::ProgressBar;
+use propnet_compare::stamp::HostStamp;
 use propnet_compiler::gdl;
 use propnet_compiler::interp::{Interp, InterpError};
-use propnet_host::backend::Backend;
-use propnet_host::compare::machine::{hardware_threads, Machine};
-use propnet_host::compare::measure::{interp_sample, measure, natural_batch, MeasureError};
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
-use propnet_host::sim::CpuOptions;
+use propnet_runtime::backend::Backend;
+use propnet_runtime::measure::hardware_threads;
+use propnet_runtime::measure::{interp_sample, measure, MeasureError};
+use propnet_sim::CpuOptions;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `propnet bench`.
@@ -115,7 +116,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             failed.push(name);
         }
     }
-    let machine = Machine::detect(true);
+    let machine = HostStamp::detect(propnet_host::select::gpu_adapter());
     if args.json {
         outln!(
             "{}",
@@ -210,6 +211,7 @@ fn bench_game(
             cpu: CpuOptions {
                 threads: threads.unwrap_or(0),
                 lane_width: CpuOptions::TUNED_LANES,
+                ..Default::default()
             },
             ..BackendOptions::default()
         };
@@ -226,13 +228,14 @@ fn bench_game(
         if threads.is_none() && !args.json {
             outln!("{name}: {}", b.describe())?;
         }
+        let first_batch = b.natural_batch();
         let t = measure(
             b.as_mut(),
             None,
             Some(args.seconds),
             1,
             args.max_steps,
-            natural_batch(&args.backend, &opts),
+            first_batch,
             &ProgressBar::hidden(),
         )?;
         let sample = t.sample();

@@ -2,10 +2,10 @@
 
 use super::common::{make_backend, MctsFlags};
 use anyhow::{bail, Context};
-use propnet_host::machine::{NetMachine, State};
-use propnet_host::mcts::{Budget, Search};
 use propnet_host::select::BackendKind;
+use propnet_mcts::{Budget, Search};
 use propnet_netlist::InputId;
+use propnet_runtime::machine::{NetMachine, State};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -44,7 +44,7 @@ pub struct BestArgs {
 /// Searches the state and prints per role the root moves' visits and values.
 pub fn run(args: BestArgs) -> anyhow::Result<()> {
     let (net, _) = super::load(&args.game, args.no_optimize)?;
-    if let Some(w) = propnet_host::goals::audit_sample(&net).warning() {
+    if let Some(w) = propnet_runtime::goals::audit_sample(&net).warning() {
         eprintln!("{w}");
     }
     let m = NetMachine::new(&net);
@@ -71,7 +71,7 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
         )?;
         return Ok(());
     }
-    propnet_host::stop::set_graceful(true);
+    propnet_runtime::stop::set_graceful(true);
     let budget = match args.iterations {
         Some(n) => Budget::Iterations(n),
         None => Budget::Time(Duration::from_secs_f64(args.seconds)),

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use anyhow::Result;
 use propnet_compiler::gdl::Game;
-use propnet_host::machine::NetMachine;
-use propnet_host::pipeline::{compile_game, PipelineOptions};
 use propnet_netlist::Netlist;
+use propnet_runtime::machine::NetMachine;
+use propnet_runtime::pipeline::{compile_game, PipelineOptions};
 
 /// Arguments of `propnet check`.
 #[derive(clap::Args)]
@@ -32,7 +32,7 @@ pub struct CheckArgs {
 /// Loads the game; prints roles, relation and rule counts, static/dynamic relations and
 /// warnings. Errors (unreadable file, syntax, invalid GDL) are returned located.
 pub fn run(args: CheckArgs) -> Result<()> {
-    let game = propnet_host::pipeline::load_rules(&args.game, "check")?;
+    let game = propnet_runtime::pipeline::load_rules(&args.game, "check")?;
     let (grounded, initial) = if args.no_ground {
         (
             "grounding: not checked (--no-ground)".to_string(),

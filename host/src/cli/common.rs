@@ -2,12 +2,12 @@
 
 use super::args::{real, threads, whole};
 use anyhow::{anyhow, bail};
-use propnet_host::backend::Backend;
-use propnet_host::mcts::{Budget, MctsParams};
-use propnet_host::player::{MctsPlayer, Player, RandomPlayer};
 use propnet_host::select::{self, BackendKind, BackendOptions};
-use propnet_host::sim::CpuOptions;
+use propnet_mcts::player::{MctsPlayer, Player, RandomPlayer};
+use propnet_mcts::{Budget, MctsParams};
 use propnet_netlist::ValidNetlist;
+use propnet_runtime::backend::Backend;
+use propnet_sim::CpuOptions;
 use std::time::Duration;
 
 /// Most joint moves of one playout or game accepted by any `--max-steps`/`--max-moves`.

@@ -4,11 +4,11 @@
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use propnet_host::compare::machine::Machine;
-use propnet_host::compare::output::write_all;
-use propnet_host::compare::reasoner::{check_unique, Reasoner};
-use propnet_host::compare::report::{set_speedups, Report, Row, Status};
-use propnet_host::compare::runner::{run as run_compare, steps, Options, VerifyOptions};
+use propnet_compare::output::write_all;
+use propnet_compare::reasoner::{check_unique, Reasoner};
+use propnet_compare::report::{set_speedups, Report, Row, Status};
+use propnet_compare::runner::{run as run_compare, steps, Options, VerifyOptions};
+use propnet_compare::stamp::HostStamp;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -100,7 +100,7 @@ fn options(args: &CompareArgs, list: Vec<Reasoner>) -> anyhow::Result<Options> {
         seconds: args.seconds,
         rounds: args.rounds,
         threads: match args.threads {
-            None | Some(0) => propnet_host::compare::machine::hardware_threads(),
+            None | Some(0) => propnet_runtime::measure::hardware_threads(),
             Some(n) => usize::from(n),
         },
         max_steps: args.max_steps,
@@ -111,6 +111,7 @@ fn options(args: &CompareArgs, list: Vec<Reasoner>) -> anyhow::Result<Options> {
         }),
         kill_after: Duration::try_from_secs_f64(kill).context("--kill-after")?,
         work_dir: args.out.join("work"),
+        backends: std::sync::Arc::new(propnet_host::select::Backends::default()),
     })
 }
 
@@ -134,7 +135,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let opts = options(&args, list)?;
     std::fs::create_dir_all(&opts.work_dir)
         .with_context(|| format!("creating {}", opts.work_dir.display()))?;
-    let machine = Machine::detect(true);
+    let machine = HostStamp::detect(propnet_host::select::gpu_adapter());
     let bar = ProgressBar::new(steps(args.games.len(), &opts));
     if !std::io::stderr().is_terminal() {
         bar.set_draw_target(ProgressDrawTarget::hidden());

@@ -2,8 +2,8 @@
 //! netlist; with `--stats`, also report where its size comes from.
 
 use propnet_compiler::kif::SourceFile;
-use propnet_host::pipeline::CompileReport;
 use propnet_netlist::{to_dot, to_json, to_text};
+use propnet_runtime::pipeline::CompileReport;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 

@@ -9,12 +9,11 @@ use super::r#match::MatchArgs;
 use anyhow::{bail, Context};
 use propnet_compiler::gdl;
 use propnet_compiler::ground::{Budget as GroundBudget, CompileOptions};
-use propnet_host::arena::{player_scores, seats_for, GameRecord};
-use propnet_host::backend::ReferenceBackend;
-use propnet_host::ggp::manager::{play_match, GameText, ManagerOptions, Referee, Seat};
-use propnet_host::ggp::record::MatchRecord;
-use propnet_host::mcts::InterpModel;
-use propnet_host::pipeline::{compile_game, PipelineOptions};
+use propnet_ggp::manager::{play_match, GameText, ManagerOptions, Referee, Seat};
+use propnet_ggp::record::MatchRecord;
+use propnet_mcts::arena::{player_scores, seats_for, GameRecord};
+use propnet_runtime::machine::InterpMachine;
+use propnet_runtime::pipeline::{compile_game, PipelineOptions};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -102,13 +101,10 @@ fn referee(args: &MatchArgs, game: &gdl::Game) -> anyhow::Result<Referee> {
         ..PipelineOptions::default()
     };
     match compile_game(game, Duration::ZERO, &opts) {
-        Ok((net, _)) => Ok(Referee::Net(
-            Box::new(net.clone()),
-            Box::new(ReferenceBackend::new(net.into_netlist())),
-        )),
+        Ok((net, _)) => Ok(Referee::Net(Box::new(net))),
         Err(e) => {
             eprintln!("referee: {e}; the reference interpreter referees instead");
-            let m = InterpModel::new(&game.program)
+            let m = InterpMachine::new(&game.program)
                 .with_context(|| format!("cannot prepare {}", args.game.display()))?;
             Ok(Referee::Interp(Box::new(m)))
         }
@@ -128,7 +124,7 @@ fn seats(args: &MatchArgs, referee: &Referee) -> anyhow::Result<Vec<Option<Seat>
                 Seat::Random(seed)
             } else {
                 match referee {
-                    Referee::Net(net, _) => Seat::Local(make_player(spec, net, &args.mcts, seed)?),
+                    Referee::Net(net) => Seat::Local(make_player(spec, net, &args.mcts, seed)?),
                     Referee::Interp(_) => bail!(
                         "player `{spec}` needs a compiled game, but {} did not compile; use `random` or http:// players",
                         args.game.display()
@@ -154,7 +150,7 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
     if args.manager.ground_atoms == 0 {
         bail!("--ground-atoms must be at least 1");
     }
-    let game = propnet_host::pipeline::load_rules(&args.game, "match")?;
+    let game = propnet_runtime::pipeline::load_rules(&args.game, "match")?;
     for w in &game.warnings {
         eprintln!("{w}");
     }

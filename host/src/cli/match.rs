@@ -6,7 +6,7 @@ use super::args::whole;
 use super::common::{make_player, MctsFlags, MAX_STEPS};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
-use propnet_host::arena::{play_game, player_scores, seats_for, Estimate, GameRecord};
+use propnet_mcts::arena::{play_game, player_scores, seats_for, Estimate, GameRecord};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -46,7 +46,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         return super::manage::run(&args);
     }
     let (net, _) = super::load(&args.game, args.no_optimize)?;
-    if let Some(w) = propnet_host::goals::audit_sample(&net).warning() {
+    if let Some(w) = propnet_runtime::goals::audit_sample(&net).warning() {
         eprintln!("{w}");
     }
     if args.players.len() != net.roles.len() {
@@ -79,7 +79,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
             .expect("valid template"),
     );
     let mut games = Vec::new();
-    propnet_host::stop::set_graceful(true);
+    propnet_runtime::stop::set_graceful(true);
     for g in 0..args.games {
         let seats = seats_for(g, net.roles.len(), players.len());
         let mut game = play_game(
@@ -90,7 +90,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
             args.max_moves,
         )?;
         game.index = g;
-        if propnet_host::stop::requested() {
+        if propnet_runtime::stop::requested() {
             // An interrupted game is unfinished: its goals are no score.
             if game.end != "interrupted" {
                 games.push(game);
@@ -101,7 +101,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         bar.inc(1);
     }
     bar.finish_and_clear();
-    if propnet_host::stop::requested() {
+    if propnet_runtime::stop::requested() {
         eprintln!(
             "interrupted: reporting the {} finished of {}",
             super::plural(games.len() as u64, "game"),

@@ -35,8 +35,8 @@ pub mod solve;
 pub mod trace;
 pub mod verify;
 
-use propnet_host::pipeline::{load_netlist, CompileReport, PipelineOptions};
 use propnet_netlist::ValidNetlist;
+use propnet_runtime::pipeline::{load_netlist, CompileReport, PipelineOptions};
 use std::path::Path;
 
 /// Loads a game (GDL, or a `.json` netlist) through the shared pipeline, with the error as

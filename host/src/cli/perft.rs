@@ -2,7 +2,7 @@
 //! depth completes; stops at a depth with no nodes, at the memory bound `--max-states`, or
 //! when interrupted (SIGINT/SIGTERM).
 
-use propnet_host::perft::{perft_each, PerftEnd, PerftLayer};
+use propnet_runtime::perft::{perft_each, PerftEnd, PerftLayer};
 use std::path::PathBuf;
 
 /// Arguments of `propnet perft`.
@@ -38,7 +38,7 @@ pub fn run(args: PerftArgs) -> anyhow::Result<()> {
             "states"
         )?;
     }
-    propnet_host::stop::set_graceful(true);
+    propnet_runtime::stop::set_graceful(true);
     let end = perft_each(&net, args.depth, args.max_states, |d, l: &PerftLayer| {
         if args.json {
             let v = serde_json::json!({"game": game, "depth": d, "nodes": l.nodes,

@@ -1,12 +1,12 @@
-//! `propnet player`: a GGP protocol player over HTTP (see `propnet_host::ggp`).
+//! `propnet player`: a GGP protocol player over HTTP (see `propnet_ggp`).
 
 use super::args::{real, seconds, threads, whole};
 use anyhow::{bail, Context};
 use propnet_compiler::ground::Budget as GroundBudget;
-use propnet_host::ggp::{self, Gamer, PlayerOptions, DEFAULT_MARGIN};
-use propnet_host::mcts::MctsParams;
-use propnet_host::select::{BackendKind, BackendOptions};
-use propnet_host::sim::CpuOptions;
+use propnet_ggp::{Gamer, PlayerOptions, DEFAULT_MARGIN};
+use propnet_host::select::{BackendKind, BackendOptions, BackendRequest, Backends};
+use propnet_mcts::MctsParams;
+use propnet_sim::CpuOptions;
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::path::PathBuf;
@@ -84,14 +84,16 @@ fn options(args: &PlayerArgs) -> anyhow::Result<PlayerOptions> {
     }
     Ok(PlayerOptions {
         name: args.name.clone(),
-        backend: args.backend.clone(),
-        backend_options: BackendOptions {
-            cpu: CpuOptions {
-                threads: args.threads,
-                ..CpuOptions::default()
+        backend: BackendRequest::of(args.backend.clone()),
+        backends: Arc::new(Backends {
+            options: BackendOptions {
+                cpu: CpuOptions {
+                    threads: args.threads,
+                    ..CpuOptions::default()
+                },
+                ..BackendOptions::default()
             },
-            ..BackendOptions::default()
-        },
+        }),
         margin: Duration::from_millis(args.margin_ms),
         ground: GroundBudget {
             max_atoms: args.ground_atoms,
@@ -113,15 +115,15 @@ pub fn run(args: PlayerArgs) -> anyhow::Result<()> {
     let addr = SocketAddr::new(args.bind, args.port);
     let listener = TcpListener::bind(addr).with_context(|| format!("cannot listen on {addr}"))?;
     let local = listener.local_addr()?;
-    let log = ggp::log::Log::new(args.log_dir.as_deref())
+    let log = propnet_ggp::log::Log::new(args.log_dir.as_deref())
         .with_context(|| "cannot create the --log-dir folder".to_string())?;
     outln!("listening on {local}")?;
     std::io::stdout().flush()?;
     eprintln!(
         "[propnet player] {} on http://{local}, backend {}, margin {} ms",
-        opts.name, opts.backend, args.margin_ms
+        opts.name, opts.backend.kind, args.margin_ms
     );
     let gamer = Arc::new(Gamer::new(opts, Arc::new(log)));
-    ggp::serve_player(listener, gamer, Arc::new(AtomicBool::new(false)))?;
+    propnet_ggp::serve_player(listener, gamer, Arc::new(AtomicBool::new(false)))?;
     Ok(())
 }

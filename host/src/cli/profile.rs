@@ -1,8 +1,8 @@
 //! The `--profile` report of `propnet run`: where the CPU simulator's time goes per phase of
 //! a step, per lane-step, next to the gate-bound rate the netlist size allows.
 
-use propnet_host::sim::probe::{PhaseTimes, SimPhase};
-use propnet_host::sim::program::Program;
+use propnet_sim::probe::{PhaseTimes, SimPhase};
+use propnet_sim::program::Program;
 
 /// Nominal clock of this machine in MHz (`/proc/cpuinfo`), to turn nanoseconds into cycles;
 /// `None` where it cannot be read.

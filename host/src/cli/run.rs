@@ -5,15 +5,15 @@ use super::common::MAX_STEPS;
 use super::run_report::{print_report, ProgramSize};
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use propnet_host::backend::Backend;
-use propnet_host::compare::measure::{measure, natural_batch, Totals};
-use propnet_host::fpga::FpgaTarget;
-use propnet_host::goals::GoalAudit;
-use propnet_host::pipeline::CompileReport;
+use propnet_fpga::FpgaTarget;
 use propnet_host::select::{make_backend, BackendKind, BackendOptions};
-use propnet_host::sim::program::Program;
-use propnet_host::sim::{CpuBackend, CpuOptions, SUPPORTED_LANES};
 use propnet_netlist::ValidNetlist;
+use propnet_runtime::backend::Backend;
+use propnet_runtime::goals::GoalAudit;
+use propnet_runtime::measure::{measure, Totals};
+use propnet_runtime::pipeline::CompileReport;
+use propnet_sim::program::Program;
+use propnet_sim::{CpuBackend, CpuOptions, SUPPORTED_LANES};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -98,14 +98,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let backend = chosen.as_dyn();
     let program = Some(program_size(backend, &net));
     let bar = progress_bar(&args, playouts)?;
-    propnet_host::stop::set_graceful(true);
+    propnet_runtime::stop::set_graceful(true);
+    let first_batch = backend.natural_batch();
     let t = measure(
         backend,
         playouts,
         args.seconds,
         args.seed,
         args.max_steps,
-        natural_batch(&args.backend, &opts),
+        first_batch,
         &bar,
     )?;
     bar.finish_and_clear();
@@ -153,6 +154,7 @@ fn backend_options(args: &RunArgs) -> BackendOptions {
         cpu: CpuOptions {
             threads: args.threads.unwrap_or(0),
             lane_width: args.lanes.unwrap_or(CpuOptions::TUNED_LANES),
+            ..Default::default()
         },
         ..BackendOptions::default()
     };
@@ -195,20 +197,10 @@ impl RunBackend {
 
 /// The CPU program's size: the CPU backend's own program, else one compiled here.
 fn program_size(backend: &dyn Backend, net: &ValidNetlist) -> ProgramSize {
-    let summary = |p: &Program| {
-        let ops = p.core.args.len() + p.goal.args.len() + p.next.args.len();
-        (
-            p.core.len(),
-            p.goal.len(),
-            p.next.len(),
-            ops,
-            p.tuning_summary(),
-        )
-    };
-    match backend.cpu_program() {
-        Some(p) => summary(p),
-        None => summary(&Program::compile(net, net.info())),
-    }
+    let size = backend
+        .program_size()
+        .unwrap_or_else(|| Program::compile(net, net.info()).size());
+    (size.core, size.goal, size.next, size.operands, size.tuning)
 }
 
 /// The progress bar of a run of `playouts` (or of `--seconds`, in milliseconds); hidden
@@ -248,5 +240,5 @@ fn goal_audit(net: &ValidNetlist, report: &CompileReport, args: &RunArgs, t: &To
              take about {replay_secs:.1} s)"
         );
     }
-    propnet_host::goals::audit(net, args.seed, args.max_steps, sample, 10 * budget)
+    propnet_runtime::goals::audit(net, args.seed, args.max_steps, sample, 10 * budget)
 }

@@ -3,12 +3,12 @@
 
 use super::plural;
 use super::run::RunArgs;
-use propnet_host::compare::measure::{Totals, MIN_CPU_TIME};
-use propnet_host::fpga::FpgaTarget;
-use propnet_host::goals::GoalAudit;
-use propnet_host::pipeline::CompileReport;
+use propnet_fpga::FpgaTarget;
 use propnet_host::select::BackendKind;
 use propnet_netlist::ValidNetlist;
+use propnet_runtime::goals::GoalAudit;
+use propnet_runtime::measure::{Totals, MIN_CPU_TIME};
+use propnet_runtime::pipeline::CompileReport;
 
 /// What a run's playouts per second measure: `Host` backends compute on this machine (the
 /// CPU, a GPU), so a per-CPU-second rate is given too; an FPGA's rate is wall clock only
@@ -40,7 +40,7 @@ impl RateBasis {
 }
 
 /// The CPU program's size: core, goal and next instructions, operands, and what
-/// [`propnet_host::sim::program::Program::tuning_summary`] says.
+/// [`propnet_sim::program::Program::tuning_summary`] says.
 pub type ProgramSize = (usize, usize, usize, usize, String);
 
 /// A run's figures: rates per wall-clock second (and per CPU-second where they mean

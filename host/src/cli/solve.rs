@@ -2,7 +2,7 @@
 
 use super::args::{seconds_or_zero, whole};
 use indicatif::{ProgressBar, ProgressStyle};
-use propnet_host::solver::{solve, SolveOptions};
+use propnet_runtime::solver::{solve, SolveOptions};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -25,7 +25,7 @@ pub struct SolveArgs {
 /// Solves the game from its initial state and prints each role's value.
 pub fn run(args: SolveArgs) -> anyhow::Result<()> {
     let (net, _) = super::load(&args.game, args.no_optimize)?;
-    if let Some(w) = propnet_host::goals::audit_sample(&net).warning() {
+    if let Some(w) = propnet_runtime::goals::audit_sample(&net).warning() {
         eprintln!("{w}");
     }
     let max_time = (args.max_seconds > 0.0).then(|| Duration::from_secs_f64(args.max_seconds));
@@ -45,7 +45,7 @@ pub fn run(args: SolveArgs) -> anyhow::Result<()> {
     bar.set_message("checking for simultaneous moves");
     bar.enable_steady_tick(Duration::from_millis(200));
     let budget = args.max_states;
-    propnet_host::stop::set_graceful(true);
+    propnet_runtime::stop::set_graceful(true);
     let sol = solve(
         &net,
         &net.initial_state(),
@@ -78,7 +78,7 @@ pub fn run(args: SolveArgs) -> anyhow::Result<()> {
         )?;
     }
     let root = net.initial_state();
-    let m = propnet_host::machine::NetMachine::new(&net);
+    let m = propnet_runtime::machine::NetMachine::new(&net);
     if !m.is_terminal(&root) {
         if let Some(stuck) = m.legal_moves(&root).iter().position(Vec::is_empty) {
             eprintln!(

@@ -8,7 +8,7 @@ use anyhow::Context;
 use propnet_compiler::interp::trace::{trace, InterpEngine, TraceEngine, TraceOptions};
 use propnet_compiler::interp::{Interp, InterpError};
 use propnet_compiler::kif::SourceFile;
-use propnet_host::compare::engine::{NetEngine, TraceBackend};
+use propnet_runtime::net_trace::{NetTrace, TraceBackend};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -31,8 +31,30 @@ pub struct EngineArgs {
     /// `cpu` (the CPU backend's compiled program and bit-parallel evaluator) or `gpu` (lines
     /// from the CPU program, every state also run on the GPU kernel and compared; fails
     /// without an adapter).
-    #[arg(long, value_enum, default_value_t = TraceBackend::Cpu)]
-    pub backend: TraceBackend,
+    #[arg(long, value_enum, default_value_t = TraceEval::Cpu)]
+    pub backend: TraceEval,
+}
+
+/// The netlist evaluation a trace runs on, as `--backend` names it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TraceEval {
+    /// Scalar evaluation of every gate.
+    #[value(alias = "ref")]
+    Reference,
+    /// The CPU backend's compiled program and bit-parallel evaluator.
+    Cpu,
+    /// `cpu` lines, every state also checked on the GPU kernel.
+    Gpu,
+}
+
+impl From<TraceEval> for TraceBackend {
+    fn from(e: TraceEval) -> Self {
+        match e {
+            TraceEval::Reference => TraceBackend::Reference,
+            TraceEval::Cpu => TraceBackend::Cpu,
+            TraceEval::Gpu => TraceBackend::Gpu,
+        }
+    }
 }
 
 /// Arguments of `propnet trace`.
@@ -70,7 +92,7 @@ pub fn with_engine<T>(
 ) -> anyhow::Result<T> {
     match args.engine {
         EngineKind::Interp => {
-            let g = propnet_host::pipeline::load_rules(game, "--engine interp")?;
+            let g = propnet_runtime::pipeline::load_rules(game, "--engine interp")?;
             for w in &g.warnings {
                 eprintln!("{w}");
             }
@@ -85,7 +107,8 @@ pub fn with_engine<T>(
         }
         EngineKind::Netlist => {
             let (net, _) = super::load(game, false)?;
-            let mut e = NetEngine::new(&net, args.backend)?;
+            let backends = propnet_host::select::Backends::default();
+            let mut e = NetTrace::new(&net, args.backend.into(), &backends)?;
             eprintln!("engine: {}", e.describe());
             f(&mut e)
         }

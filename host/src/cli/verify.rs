@@ -3,7 +3,7 @@
 
 use super::trace::{with_engine, EngineArgs};
 use anyhow::Context;
-use propnet_host::compare::verify::{verify, VerifyError};
+use propnet_compare::verify::{verify, VerifyError};
 use std::path::PathBuf;
 
 /// Arguments of `propnet verify`.

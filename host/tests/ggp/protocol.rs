@@ -196,7 +196,7 @@ fn hostile(port: u16, rules: &str) {
 fn play_clock_zero_still_gets_a_legal_move_of_the_current_state() {
     use propnet_compiler::gdl;
     use propnet_compiler::interp::Interp;
-    use propnet_host::ggp::manager::canonical_reply;
+    use propnet_ggp::manager::canonical_reply;
 
     let dir = scratch("clock-zero");
     let (_p, port) = player(&dir, &["--margin-ms", "250"]);

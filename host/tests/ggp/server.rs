@@ -1,10 +1,10 @@
-//! The HTTP server alone (`propnet_host::ggp::http`), in-process on 127.0.0.1 with small
+//! The HTTP server alone (`propnet_ggp::http`), in-process on 127.0.0.1 with small
 //! limits: reply framing and headers per HTTP version, chunked bodies, a panicking handler,
 //! a blocking handler beside others, the connection bound, stalled heads and bodies, the
 //! request deadline, and the stop flag.
 
 use super::support::{exchange, raw};
-use propnet_host::ggp::http::{self, HttpReply, HttpRequest, ServerLimits};
+use propnet_ggp::http::{self, HttpReply, HttpRequest, ServerLimits};
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};

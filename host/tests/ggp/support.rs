@@ -4,7 +4,7 @@
 
 use propnet_compiler::gdl;
 use propnet_compiler::interp::{GoalValue, Interp};
-use propnet_host::ggp::manager::canonical_reply;
+use propnet_ggp::manager::canonical_reply;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;

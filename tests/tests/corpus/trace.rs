@@ -5,7 +5,7 @@
 //!   line's joint move drives the next state (the grounder alone);
 //! - **generation**, what `propnet trace --engine netlist` does: the optimized netlist (the
 //!   pipeline's passes) traced from the oracle's seed through the CPU backend's program
-//!   ([`NetEngine`], SplitMix64 choices) must write the oracle's step lines byte for byte,
+//!   ([`NetTrace`], SplitMix64 choices) must write the oracle's step lines byte for byte,
 //!   and its header must carry the same game, roles, seed, rng and step limit (netlists
 //!   above [`OPTIMIZE_MAX_GATES`] are generated unoptimized, to keep CI fast).
 //!
@@ -13,9 +13,9 @@
 //! than the whole first playout (prefix comparison also covers traces the oracle cut).
 
 use propnet_compiler::interp::trace::{trace, TraceOptions};
-use propnet_host::compare::engine::{NetEngine, TraceBackend};
 use propnet_netlist::passes::{optimize, OptimizeOptions};
 use propnet_netlist::{validate, Netlist};
+use propnet_runtime::net_trace::{NetTrace, TraceBackend};
 use propnet_tests::{read_trace, replay_netlist, truncate_trace};
 use serde_json::Value;
 use std::path::Path;
@@ -71,7 +71,12 @@ fn generate_and_compare(net: &Netlist, oracle: &str, lines: usize) -> Result<(),
             .ok_or("header without max_steps")?,
         stop_after: None,
     };
-    let mut engine = NetEngine::new(net, TraceBackend::Cpu).map_err(|e| e.to_string())?;
+    let mut engine = NetTrace::new(
+        net,
+        TraceBackend::Cpu,
+        &propnet_host::select::Backends::default(),
+    )
+    .map_err(|e| e.to_string())?;
     let mut ours = Vec::with_capacity(want.len() + 1);
     trace(&mut engine, &opts, |l| ours.push(l.to_string())).map_err(|e| e.to_string())?;
     let our_header: Value = serde_json::from_str(&ours[0]).map_err(|e| e.to_string())?;

@@ -1,0 +1,333 @@
+//! The player's engine: the state machine (compiled netlist, or the reference interpreter
+//! as the fallback), the current state and the search tree kept across moves.
+
+use propnet_compiler::interp::{self, GroundTermId};
+use propnet_mcts::{Budget, MctsParams, Search};
+use propnet_netlist::{InputId, Netlist};
+use propnet_runtime::backend::Backend;
+use propnet_runtime::machine::State;
+use propnet_runtime::machine::{GameMachine, InterpMachine, MachineError, NetMachine};
+use std::time::{Duration, Instant};
+
+/// What thinking about one move produced.
+#[derive(Clone, Debug, Default)]
+pub struct Think {
+    /// The chosen move, canonical text (lower case).
+    pub text: String,
+    /// MCTS iterations.
+    pub iterations: u64,
+    /// Rollouts.
+    pub playouts: u64,
+    /// Search time.
+    pub elapsed: Duration,
+    /// Nodes in the tree after the search.
+    pub nodes: usize,
+    /// Legal moves of our role.
+    pub legal: usize,
+}
+
+/// The state and tree of one match over one machine.
+pub struct Line<S, M> {
+    search: Search<S, M>,
+    state: S,
+    role: usize,
+}
+
+impl<
+        S: Clone + Send + 'static,
+        M: Copy + Eq + std::hash::Hash + std::fmt::Debug + Send + 'static,
+    > Line<S, M>
+{
+    /// The initial position of `machine` for our `role`, with an empty tree.
+    ///
+    /// # Errors
+    /// The machine's error.
+    pub fn start<G: GameMachine<State = S, Move = M> + ?Sized>(
+        machine: &mut G,
+        role: usize,
+        params: MctsParams,
+    ) -> Result<Self, MachineError> {
+        let state = machine.initial_state()?;
+        let mut search = Search::for_machine(params);
+        search.set_root(machine, state.clone())?;
+        Ok(Self {
+            search,
+            state,
+            role,
+        })
+    }
+
+    /// Plays the joint move given as canonical texts (role order). A move that is not
+    /// legal here (or a wrong count) is replaced by the role's first legal move; each
+    /// replacement is reported in the returned list.
+    ///
+    /// # Errors
+    /// The machine's error.
+    pub fn apply<G: GameMachine<State = S, Move = M> + ?Sized>(
+        &mut self,
+        machine: &mut G,
+        moves: &[String],
+    ) -> Result<Vec<String>, MachineError> {
+        let legal = self
+            .search
+            .tree()
+            .node(self.search.tree().root())
+            .legal
+            .clone();
+        let mut problems = Vec::new();
+        if moves.len() != legal.len() {
+            problems.push(format!("{} moves for {} roles", moves.len(), legal.len()));
+        }
+        let mut joint = Vec::with_capacity(legal.len());
+        for (r, ms) in legal.iter().enumerate() {
+            let given = moves.get(r).map(String::as_str).unwrap_or("");
+            match ms.iter().find(|&&m| machine.move_text(m) == given) {
+                Some(&m) => joint.push(m),
+                None => {
+                    let Some(&first) = ms.first() else {
+                        problems.push("the game is already over".to_string());
+                        return Ok(problems);
+                    };
+                    problems.push(format!(
+                        "move `{given}` of role {r} is not legal here; assuming `{}`",
+                        machine.move_text(first)
+                    ));
+                    joint.push(first);
+                }
+            }
+        }
+        self.state = machine.next_state(&self.state, &joint)?;
+        self.search.advance(machine, &joint, self.state.clone())?;
+        Ok(problems)
+    }
+
+    /// Canonical texts of our legal moves in the current state.
+    pub fn legal_texts<G: GameMachine<State = S, Move = M> + ?Sized>(
+        &self,
+        machine: &G,
+    ) -> Vec<String> {
+        let root = self.search.tree().node(self.search.tree().root());
+        root.legal
+            .get(self.role)
+            .map(|ms| ms.iter().map(|&m| machine.move_text(m)).collect())
+            .unwrap_or_default()
+    }
+
+    /// Searches until `deadline` (or not at all when the move is forced and `quick_forced`)
+    /// and returns the most-visited move; `publish` gets the index (into
+    /// [`Line::legal_texts`]) of the best move so far whenever it changes.
+    ///
+    /// # Errors
+    /// The machine's error.
+    pub fn think<G: GameMachine<State = S, Move = M> + ?Sized>(
+        &mut self,
+        machine: &mut G,
+        deadline: Instant,
+        quick_forced: bool,
+        publish: &mut dyn FnMut(usize),
+    ) -> Result<Think, MachineError> {
+        let texts = self.legal_texts(machine);
+        if texts.is_empty() {
+            return Ok(Think::default());
+        }
+        let mut result = None;
+        if !(quick_forced && texts.len() == 1) {
+            let role = self.role;
+            let mut last = None;
+            let mut on_batch = |s: &Search<S, M>| {
+                let best = s.best_index_now(role);
+                if best != last {
+                    last = best;
+                    if let Some(i) = best {
+                        publish(i);
+                    }
+                }
+            };
+            result = Some(self.search.search(
+                machine,
+                Budget::Deadline(deadline),
+                &mut on_batch,
+            )?);
+        }
+        let best = self.search.best_index_now(self.role).unwrap_or(0);
+        Ok(match result {
+            Some(r) => Think {
+                text: texts[best].clone(),
+                iterations: r.iterations,
+                playouts: r.playouts,
+                elapsed: r.elapsed,
+                nodes: r.nodes,
+                legal: texts.len(),
+            },
+            None => Think {
+                text: texts[best].clone(),
+                nodes: self.search.tree().nodes.len(),
+                legal: texts.len(),
+                ..Think::default()
+            },
+        })
+    }
+}
+
+/// What the worker asks of a match's line, whatever the state machine under it.
+trait Play {
+    fn describe(&mut self) -> String;
+    fn apply(&mut self, moves: &[String]) -> Result<Vec<String>, MachineError>;
+    fn legal_texts(&mut self) -> Vec<String>;
+    fn think(
+        &mut self,
+        deadline: Instant,
+        quick_forced: bool,
+        publish: &mut dyn FnMut(usize),
+    ) -> Result<Think, MachineError>;
+}
+
+/// Gives the state machine a line is played over, borrowed for one call.
+trait Machines {
+    type State: Clone + Send + 'static;
+    type Move: Copy + Eq + std::hash::Hash + std::fmt::Debug + Send + 'static;
+    fn with<R>(
+        &mut self,
+        f: impl FnOnce(&mut dyn GameMachine<State = Self::State, Move = Self::Move>) -> R,
+    ) -> R;
+}
+
+/// The compiled netlist and the backend its rollouts run on.
+struct Compiled {
+    net: Netlist,
+    backend: Box<dyn Backend>,
+}
+
+impl Machines for Compiled {
+    type State = State;
+    type Move = InputId;
+    fn with<R>(
+        &mut self,
+        f: impl FnOnce(&mut dyn GameMachine<State = State, Move = InputId>) -> R,
+    ) -> R {
+        f(&mut NetMachine::with_backend(
+            &self.net,
+            self.backend.as_mut(),
+        ))
+    }
+}
+
+impl Machines for Box<InterpMachine> {
+    type State = interp::State;
+    type Move = GroundTermId;
+    fn with<R>(
+        &mut self,
+        f: impl FnOnce(&mut dyn GameMachine<State = interp::State, Move = GroundTermId>) -> R,
+    ) -> R {
+        f(self.as_mut())
+    }
+}
+
+/// A line and the machines it is played over.
+struct Played<G: Machines> {
+    machines: G,
+    line: Line<G::State, G::Move>,
+}
+
+impl<G: Machines> Play for Played<G> {
+    fn describe(&mut self) -> String {
+        self.machines.with(|m| m.describe())
+    }
+    fn apply(&mut self, moves: &[String]) -> Result<Vec<String>, MachineError> {
+        let line = &mut self.line;
+        self.machines.with(|m| line.apply(m, moves))
+    }
+    fn legal_texts(&mut self) -> Vec<String> {
+        let line = &self.line;
+        self.machines.with(|m| line.legal_texts(m))
+    }
+    fn think(
+        &mut self,
+        deadline: Instant,
+        quick_forced: bool,
+        publish: &mut dyn FnMut(usize),
+    ) -> Result<Think, MachineError> {
+        let line = &mut self.line;
+        self.machines
+            .with(|m| line.think(m, deadline, quick_forced, publish))
+    }
+}
+
+/// The state machine, state and tree a match is played with: the compiled netlist, or the
+/// reference interpreter when the game could not be compiled in time or at all.
+pub struct Engine {
+    kind: &'static str,
+    play: Box<dyn Play>,
+}
+
+impl Engine {
+    /// The netlist engine at the initial state.
+    ///
+    /// # Errors
+    /// The machine's error.
+    pub fn net(
+        net: Netlist,
+        backend: Box<dyn Backend>,
+        role: usize,
+        params: MctsParams,
+    ) -> Result<Self, MachineError> {
+        let mut machines = Compiled { net, backend };
+        let line = machines.with(|m| Line::start(m, role, params))?;
+        Ok(Engine {
+            kind: "netlist",
+            play: Box::new(Played { machines, line }),
+        })
+    }
+
+    /// The interpreter engine at the initial state.
+    ///
+    /// # Errors
+    /// The machine's error.
+    pub fn interp(
+        mut machines: Box<InterpMachine>,
+        role: usize,
+        params: MctsParams,
+    ) -> Result<Self, MachineError> {
+        let line = machines.with(|m| Line::start(m, role, params))?;
+        Ok(Engine {
+            kind: "interpreter",
+            play: Box::new(Played { machines, line }),
+        })
+    }
+
+    /// The state machine's description (and its rollout backend).
+    pub fn describe(&mut self) -> String {
+        self.play.describe()
+    }
+
+    /// Short name of the state machine: `netlist` or `interpreter`.
+    pub fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    /// See [`Line::apply`].
+    ///
+    /// # Errors
+    /// The machine's error.
+    pub fn apply(&mut self, moves: &[String]) -> Result<Vec<String>, MachineError> {
+        self.play.apply(moves)
+    }
+
+    /// See [`Line::legal_texts`].
+    pub fn legal_texts(&mut self) -> Vec<String> {
+        self.play.legal_texts()
+    }
+
+    /// See [`Line::think`].
+    ///
+    /// # Errors
+    /// The machine's error.
+    pub fn think(
+        &mut self,
+        deadline: Instant,
+        quick_forced: bool,
+        publish: &mut dyn FnMut(usize),
+    ) -> Result<Think, MachineError> {
+        self.play.think(deadline, quick_forced, publish)
+    }
+}

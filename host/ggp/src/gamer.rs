@@ -1,0 +1,453 @@
+//! The GGP player: answers each message of [`super::message`], one match at a time, and
+//! never replies late: a PLAY's reply leaves by `receipt + play clock − margin` whatever
+//! the search is doing (the match's worker thread publishes its best move so far; the
+//! connection thread waits for the worker only until the deadline).
+
+use super::engine::Think;
+use super::http::{HttpReply, HttpRequest};
+use super::log::{shorten, Log};
+use super::message::{canonical_move, parse_message, Message};
+use super::spelling::Spelling;
+use super::worker::{self, Command, SharedSlot};
+use propnet_compiler::gdl::{self, lower::fold_case};
+use propnet_compiler::ground::Budget as GroundBudget;
+use propnet_compiler::kif::{self, SExpr};
+use propnet_mcts::MctsParams;
+use propnet_netlist::Cancel;
+use propnet_runtime::factory::{BackendFactory, BackendRequest};
+use serde_json::json;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Default reply margin: the reply leaves this long before the clock runs out. Measured
+/// on loopback on the shared 2-core dev machine (BENCHMARKS.md, "GGP player"): the
+/// manager read replies at most 67 ms after the player's own deadline, with 15 processes
+/// on the 2 cores; 250 ms leaves about four times that.
+pub const DEFAULT_MARGIN: Duration = Duration::from_millis(250);
+
+/// How the player plays.
+#[derive(Clone, Debug)]
+pub struct PlayerOptions {
+    /// Name reported by INFO.
+    pub name: String,
+    /// Backend of the compiled game.
+    pub backend: BackendRequest,
+    /// Backend options (CPU threads, …).
+    pub backends: std::sync::Arc<dyn BackendFactory>,
+    /// The reply leaves `margin` before the clock ends.
+    pub margin: Duration,
+    /// Grounding limits. Grounding that outlasts the start clock goes on in the background
+    /// while the interpreter plays; the player switches to the netlist when it is done.
+    pub ground: GroundBudget,
+    /// Part of the start clock (0..=1) to wait for the compiled game before starting with
+    /// the interpreter.
+    pub compile_wait: f64,
+    /// Search parameters (seed, batch sizes, …).
+    pub mcts: MctsParams,
+    /// Answer a forced move (one legal move) at once instead of searching the clock.
+    pub quick_forced: bool,
+}
+
+/// The match being played.
+struct Active {
+    id: String,
+    tx: mpsc::Sender<Command>,
+    slot: Arc<SharedSlot>,
+    step: u64,
+    play_clock: Duration,
+    spelling: Arc<Spelling>,
+    /// Without a message by then the match counts as abandoned (the manager is gone) and
+    /// a new START replaces it: two play clocks and [`ABANDON_AFTER`] after the last one.
+    expires: Instant,
+    /// The match's stop flag ([`propnet_mcts::MctsParams::stop`] of its worker), raised
+    /// when the match ends (this is dropped): a search still running for a PLAY ends at
+    /// once, and so does a compile still going on in the background.
+    stop: Cancel,
+}
+
+impl Drop for Active {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// Slack after which a silent match is abandoned (see `Active::expires`).
+pub const ABANDON_AFTER: Duration = Duration::from_secs(30);
+
+/// When the deadline comes before the worker has applied a PLAY's joint move (a play
+/// clock at or near 0, a worker still busy with the previous message), the reply waits
+/// for a legal move of the current state until the play clock's end plus this much
+/// (half of ggp-base's 1 s grace): a late legal move rather than an illegal one.
+pub const LEGAL_WAIT: Duration = Duration::from_millis(500);
+
+/// The player: shared by the server's connection threads.
+pub struct Gamer {
+    opts: PlayerOptions,
+    log: Arc<Log>,
+    current: Mutex<Option<Active>>,
+}
+
+impl Gamer {
+    /// A player with these options, logging to `log`.
+    pub fn new(opts: PlayerOptions, log: Arc<Log>) -> Self {
+        Self {
+            opts,
+            log,
+            current: Mutex::new(None),
+        }
+    }
+
+    /// The log.
+    pub fn log(&self) -> &Log {
+        &self.log
+    }
+
+    fn current(&self) -> std::sync::MutexGuard<'_, Option<Active>> {
+        self.current.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Answers one HTTP request (POST body or GET path is the message; OPTIONS is a CORS
+    /// preflight).
+    pub fn handle(&self, req: HttpRequest) -> HttpReply {
+        let body = match req.method.as_str() {
+            "OPTIONS" => return HttpReply::ok(""),
+            "POST" => req.body.clone(),
+            "GET" => {
+                let path = req.path.trim_start_matches('/');
+                let text = percent_encoding::percent_decode_str(path).collect::<Vec<u8>>();
+                if text.iter().all(u8::is_ascii_whitespace) {
+                    b"(INFO)".to_vec()
+                } else {
+                    text
+                }
+            }
+            other => {
+                self.log.line(
+                    "player",
+                    &format!("method {other} not allowed"),
+                    json!({"error": format!("method {other} not allowed")}),
+                );
+                return HttpReply::error(405, "use POST with the message as body");
+            }
+        };
+        let text = String::from_utf8_lossy(&body).into_owned();
+        match parse_message(&body) {
+            Ok(msg) => self.dispatch(msg, &text, req.received),
+            Err(e) => {
+                self.log.line(
+                    "player",
+                    &format!("malformed message ({e}): {}", shorten(&text)),
+                    json!({"message": shorten(&text), "error": e.0, "reply": "400"}),
+                );
+                HttpReply::error(400, format!("malformed message: {e}"))
+            }
+        }
+    }
+
+    fn dispatch(&self, msg: Message, text: &str, received: Instant) -> HttpReply {
+        let reply = match msg {
+            Message::Info => {
+                let status = if self.current().is_some() {
+                    "busy"
+                } else {
+                    "available"
+                };
+                format!("((name {}) (status {status}))", self.opts.name)
+            }
+            Message::Preview { rules, .. } => self.preview(&rules),
+            Message::Start {
+                id,
+                role,
+                rules,
+                start_clock,
+                play_clock,
+            } => self.start(id, &role, &rules, received + start_clock, play_clock),
+            Message::Play { id, moves } => return self.play(&id, moves, text, received),
+            Message::Stop { id, moves } => self.finish(&id, Some(moves), "done"),
+            Message::Abort { id } => self.finish(&id, None, "aborted"),
+        };
+        HttpReply::ok(reply)
+    }
+
+    fn preview(&self, rules: &[SExpr]) -> String {
+        match gdl::parse_source("preview.kif", kif::print_all(rules).as_bytes()) {
+            Ok(_) => self.log.line(
+                "player",
+                "PREVIEW: rules accepted",
+                json!({"message": "PREVIEW", "reply": "ready"}),
+            ),
+            Err(e) => self.log.line(
+                "player",
+                &format!("PREVIEW: rules rejected: {e}"),
+                json!({"message": "PREVIEW", "reply": "ready", "error": e.to_string()}),
+            ),
+        }
+        "ready".into()
+    }
+
+    /// START: checks the rules, starts the match's worker (compile, then search) and
+    /// replies `ready` when it is prepared or at the deadline, whichever comes first.
+    fn start(
+        &self,
+        id: String,
+        role: &str,
+        rules: &[SExpr],
+        start_end: Instant,
+        play_clock: Duration,
+    ) -> String {
+        let deadline = self.deadline(
+            start_end,
+            start_end.saturating_duration_since(Instant::now()),
+        );
+        let mut cur = self.current();
+        if let Some(a) = cur.take_if(|a| Instant::now() > a.expires) {
+            let why = format!(
+                "match {} abandoned: no message since its clock ran out",
+                a.id
+            );
+            let _ = a.tx.send(Command::Abort);
+            self.log
+                .line("player", &why, json!({"event": "abandoned", "match": a.id}));
+        }
+        if let Some(a) = cur.as_ref() {
+            let why = format!("START {id} while playing {}", a.id);
+            self.log.line(
+                "player",
+                &why,
+                json!({"message": format!("START {id}"), "reply": "busy", "error": why}),
+            );
+            return "busy".into();
+        }
+        let name = format!("{id}.kif");
+        let game = match gdl::parse_source(&name, kif::print_all(rules).as_bytes()) {
+            Ok(g) => g,
+            Err(e) => {
+                let why = format!("START {id}: rules rejected: {e}");
+                self.log.line(
+                    "player",
+                    &why,
+                    json!({"message": format!("START {id}"), "reply": "busy", "error": why}),
+                );
+                return "busy".into();
+            }
+        };
+        let mut roles: Vec<String> = Vec::new();
+        for &r in &game.program.roles {
+            let n = game.program.symbols.name(r).to_string();
+            if !roles.contains(&n) {
+                roles.push(n);
+            }
+        }
+        let Some(role_index) = roles.iter().position(|r| *r == fold_case(role)) else {
+            let why = format!(
+                "START {id}: role `{role}` is not a role of the game ({})",
+                roles.join(", ")
+            );
+            self.log.line(
+                "player",
+                &why,
+                json!({"message": format!("START {id}"), "reply": "busy", "error": why}),
+            );
+            return "busy".into();
+        };
+        let (tx, rx) = mpsc::channel();
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let slot = Arc::new(SharedSlot::default());
+        let spelling = Arc::new(Spelling::from_rules(rules));
+        let stop = Cancel::new();
+        let mut opts = self.opts.clone();
+        opts.mcts.stop = stop.clone();
+        let job = worker::Job {
+            id: id.clone(),
+            game,
+            role: role_index,
+            deadline,
+            opts,
+            log: self.log.clone(),
+            slot: slot.clone(),
+            spelling: spelling.clone(),
+        };
+        std::thread::spawn(move || worker::run(job, rx, ready_tx));
+        *cur = Some(Active {
+            id: id.clone(),
+            tx,
+            slot,
+            step: 0,
+            play_clock,
+            spelling,
+            expires: start_end + 2 * play_clock + ABANDON_AFTER,
+            stop,
+        });
+        drop(cur);
+        if play_clock <= self.opts.margin {
+            let why = format!(
+                "START {id}: the play clock ({} ms) is not above the reply margin ({} ms, \
+                 --margin-ms): each PLAY is answered after half the play clock (at once for \
+                 a clock of 0) with a legal move of the current state, with little or no \
+                 search; give a longer play clock or a smaller --margin-ms",
+                play_clock.as_millis(),
+                self.opts.margin.as_millis()
+            );
+            self.log.line(
+                &id,
+                &why,
+                json!({"warning": why, "play_clock_ms": play_clock.as_millis() as u64}),
+            );
+        }
+        let prepared = ready_rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .ok();
+        let note = prepared.unwrap_or_else(|| "still preparing at the start deadline".to_string());
+        self.log.line(
+            &id,
+            &format!("START {id} as {role}: ready ({note})"),
+            json!({"message": format!("START {id} {role}"), "reply": "ready", "engine": note}),
+        );
+        "ready".into()
+    }
+
+    /// The instant a reply must leave for a clock ending at `end` of length `clock`:
+    /// `end − margin`, or `end − clock/2` when the clock is shorter than twice the margin.
+    fn deadline(&self, end: Instant, clock: Duration) -> Instant {
+        let margin = self.opts.margin.min(clock / 2);
+        end.checked_sub(margin).unwrap_or(end)
+    }
+
+    /// PLAY: hands the moves to the worker and replies with its move, or with the best
+    /// move it has published when the deadline comes first.
+    fn play(
+        &self,
+        id: &str,
+        moves: Option<Vec<SExpr>>,
+        text: &str,
+        received: Instant,
+    ) -> HttpReply {
+        let (tx, slot, step, spelling, clock) = {
+            let mut cur = self.current();
+            match cur.as_mut() {
+                Some(a) if a.id == id => {
+                    a.step += 1;
+                    a.expires = received + 2 * a.play_clock + ABANDON_AFTER;
+                    (
+                        a.tx.clone(),
+                        a.slot.clone(),
+                        a.step,
+                        a.spelling.clone(),
+                        a.play_clock,
+                    )
+                }
+                _ => {
+                    let why = format!("PLAY for unknown match {id}");
+                    self.log.line(
+                        "player",
+                        &why,
+                        json!({"message": shorten(text), "reply": "busy", "error": why}),
+                    );
+                    return HttpReply::ok("busy");
+                }
+            }
+        };
+        let deadline = self.deadline(received + clock, clock);
+        let moves = moves.map(|ms| ms.iter().map(canonical_move).collect::<Vec<_>>());
+        let (reply_tx, reply_rx) = mpsc::channel();
+        let sent = tx.send(Command::Play {
+            step,
+            moves,
+            deadline,
+            reply: reply_tx,
+        });
+        let answer = match sent {
+            Ok(()) => reply_rx
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .ok(),
+            Err(_) => None,
+        };
+        let (reply, fields) = match answer {
+            Some(r) => {
+                let text = spelling.respell(&r.text);
+                let f = think_fields(&r.think, &r.engine, &r.problems);
+                (text, f)
+            }
+            None => {
+                // the deadline came first: the best move so far of this step, or, when
+                // the worker has not applied this PLAY's moves yet, wait (past the
+                // deadline if need be) for a legal move of the current state
+                let late = slot.lock().step < step;
+                let (s, reached) = slot.wait_step(step, received + clock + LEGAL_WAIT);
+                let (text, note) = match (reached, s.best.clone()) {
+                    (true, Some(b)) if late => (
+                        b,
+                        "deadline passed before the moves were applied: first legal move \
+                         of the current state, sent late",
+                    ),
+                    (true, Some(b)) => (b, "deadline: best move so far"),
+                    (true, None) => ("nil".to_string(), "no legal move in the current state"),
+                    (false, _) => (
+                        s.fallback.clone().unwrap_or_else(|| "nil".to_string()),
+                        "the worker did not reach this step in time: a legal move of an \
+                         earlier state, maybe illegal now",
+                    ),
+                };
+                (text, json!({"note": note, "late": late}))
+            }
+        };
+        let mut fields = fields;
+        fields["message"] = json!(shorten(text));
+        fields["reply"] = json!(reply);
+        fields["latency_ms"] = json!(received.elapsed().as_secs_f64() * 1000.0);
+        self.log
+            .line(id, &format!("PLAY {id} step {step}: {reply}"), fields);
+        HttpReply::ok(reply)
+    }
+
+    /// STOP (`moves` given) or ABORT: ends the match if it is the current one.
+    fn finish(&self, id: &str, moves: Option<Option<Vec<SExpr>>>, reply: &str) -> String {
+        let mut cur = self.current();
+        let keyword = if moves.is_some() { "STOP" } else { "ABORT" };
+        match cur.take() {
+            Some(a) if a.id == id => {
+                let last = moves
+                    .flatten()
+                    .map(|ms| ms.iter().map(canonical_move).collect());
+                let _ = a.tx.send(match last {
+                    Some(ms) => Command::Stop { moves: Some(ms) },
+                    None => Command::Abort,
+                });
+                self.log.line(
+                    id,
+                    &format!("{keyword} {id}: {reply}"),
+                    json!({"message": keyword, "reply": reply}),
+                );
+                self.log.close(id);
+                reply.into()
+            }
+            other => {
+                *cur = other;
+                let why = format!("{keyword} for unknown match {id}");
+                self.log.line(
+                    "player",
+                    &why,
+                    json!({"message": keyword, "reply": "busy", "error": why}),
+                );
+                "busy".into()
+            }
+        }
+    }
+}
+
+/// Log fields of one think.
+fn think_fields(t: &Think, engine: &str, problems: &[String]) -> serde_json::Value {
+    let secs = t.elapsed.as_secs_f64();
+    json!({
+        "think_ms": secs * 1000.0,
+        "iterations": t.iterations,
+        "playouts": t.playouts,
+        "playouts_per_s": if secs > 0.0 { t.playouts as f64 / secs } else { 0.0 },
+        "iterations_per_s": if secs > 0.0 { t.iterations as f64 / secs } else { 0.0 },
+        "nodes": t.nodes,
+        "legal": t.legal,
+        "backend": engine,
+        "problems": problems,
+    })
+}

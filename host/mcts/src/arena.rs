@@ -1,0 +1,236 @@
+//! The match runner: plays games between players, rotating seats, and summarises each
+//! player's score with a 95% confidence interval.
+
+use crate::player::Player;
+use propnet_netlist::Netlist;
+use propnet_runtime::backend::BackendError;
+use propnet_runtime::machine::{NetMachine, State};
+use serde::Serialize;
+
+/// One played game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GameRecord {
+    /// Game index within the match.
+    pub index: u64,
+    /// Per role (role order), the index of the player in that seat.
+    pub seats: Vec<usize>,
+    /// Joint moves, one per step: per role, the move text.
+    pub moves: Vec<Vec<String>>,
+    /// Goal value per role (0..=100) at the end.
+    pub goals: Vec<u8>,
+    /// How the game ended: `terminal`, `no legal move`, `step limit` or `interrupted` (a
+    /// [`propnet_runtime::stop`] request; such a game is not a finished one).
+    pub end: String,
+}
+
+impl GameRecord {
+    /// The score (goal) of player `p` in this game.
+    pub fn score_of(&self, p: usize) -> Option<u8> {
+        self.seats
+            .iter()
+            .position(|&s| s == p)
+            .map(|r| self.goals[r])
+    }
+}
+
+/// Seat of each role in game `g` when `players` players rotate over `roles` roles: role `r`
+/// is played by player `(r + g) % players`.
+pub fn seats_for(game: u64, roles: usize, players: usize) -> Vec<usize> {
+    (0..roles).map(|r| (r + game as usize) % players).collect()
+}
+
+/// Plays one game from the initial state; stops at a terminal state, when a role has no
+/// legal move, or after `max_steps` joint moves (scoring the goals of the state reached).
+///
+/// # Errors
+/// A [`BackendError`] from a player's backend.
+pub fn play_game(
+    net: &Netlist,
+    players: &mut [Box<dyn Player>],
+    seats: &[usize],
+    index: u64,
+    max_steps: u32,
+) -> Result<GameRecord, BackendError> {
+    let m = NetMachine::new(net);
+    for (r, &p) in seats.iter().enumerate() {
+        players[p].new_game(r, index);
+    }
+    let mut state: State = m.initial_state();
+    let mut moves = Vec::new();
+    let end = loop {
+        if m.is_terminal(&state) {
+            break "terminal";
+        }
+        if moves.len() as u32 >= max_steps {
+            break "step limit";
+        }
+        if propnet_runtime::stop::requested() {
+            break "interrupted";
+        }
+        let legal = m.legal_moves(&state);
+        if legal.iter().any(Vec::is_empty) {
+            break "no legal move";
+        }
+        let mut joint = Vec::with_capacity(seats.len());
+        for (r, &p) in seats.iter().enumerate() {
+            joint.push(players[p].choose(net, &state, r, &legal)?);
+        }
+        moves.push(joint.iter().map(|&i| m.move_name(i).to_string()).collect());
+        state = m.next_state(&state, &joint);
+    };
+    Ok(GameRecord {
+        index,
+        seats: seats.to_vec(),
+        moves,
+        goals: m.goals(&state),
+        end: end.to_string(),
+    })
+}
+
+/// Mean and 95% confidence half-width of a sample (Student t for small samples). As JSON:
+/// `{"n", "mean", "ci95"}` with `ci95` null when n < 2 (no interval).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// Sample size.
+    pub n: usize,
+    /// Sample mean.
+    pub mean: f64,
+    /// Half-width of the 95% confidence interval for the mean (0 when n < 2).
+    pub ci95: f64,
+}
+
+impl Serialize for Estimate {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Estimate", 3)?;
+        st.serialize_field("n", &self.n)?;
+        st.serialize_field("mean", &self.mean)?;
+        st.serialize_field("ci95", &(self.n >= 2).then_some(self.ci95))?;
+        st.end()
+    }
+}
+
+impl Estimate {
+    /// Estimate of the mean of `xs`.
+    pub fn of(xs: &[f64]) -> Self {
+        let n = xs.len();
+        if n == 0 {
+            return Self {
+                n,
+                mean: 0.0,
+                ci95: 0.0,
+            };
+        }
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        if n < 2 {
+            return Self { n, mean, ci95: 0.0 };
+        }
+        let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
+        Self {
+            n,
+            mean,
+            ci95: t95(n - 1) * (var / n as f64).sqrt(),
+        }
+    }
+    /// Lower end of the interval.
+    pub fn low(&self) -> f64 {
+        self.mean - self.ci95
+    }
+    /// Upper end of the interval.
+    pub fn high(&self) -> f64 {
+        self.mean + self.ci95
+    }
+
+    /// The estimate for people, for values bounded by `lo..=hi` (goals: 0..=100):
+    /// `mean ± half-width (95% CI, n=N)`; when the interval reaches past the bounds, its
+    /// ends clipped to them, `mean in [low, high] (95% CI clipped to lo..hi, n=N)`; with
+    /// fewer than 2 values there is no interval, `mean (n=1, no interval)`.
+    pub fn describe(&self, lo: f64, hi: f64) -> String {
+        let mean = self.mean;
+        match self.n {
+            0 => "no games".to_string(),
+            1 => format!("{mean:6.2} (n=1, no interval)"),
+            n if self.low() < lo || self.high() > hi => format!(
+                "{mean:6.2} in [{:.2}, {:.2}] (95% CI clipped to {lo}..{hi}, n={n})",
+                self.low().max(lo),
+                self.high().min(hi)
+            ),
+            n => format!("{mean:6.2} ± {:5.2} (95% CI, n={n})", self.ci95),
+        }
+    }
+}
+
+/// Two-sided 95% quantile of Student's t with `df` degrees of freedom (table, then 1.96).
+fn t95(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => T[df - 1],
+        31..=60 => 2.000,
+        61..=120 => 1.980,
+        _ => 1.960,
+    }
+}
+
+/// Each player's score (goal 0..=100) estimate over `games`.
+pub fn player_scores(games: &[GameRecord], players: usize) -> Vec<Estimate> {
+    (0..players)
+        .map(|p| {
+            Estimate::of(
+                &games
+                    .iter()
+                    .filter_map(|g| g.score_of(p))
+                    .map(f64::from)
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn estimate_uses_student_t_and_seats_rotate() {
+        let e = Estimate::of(&[0.0, 100.0, 50.0, 50.0]);
+        assert_eq!(e.mean, 50.0);
+        // s = sqrt(5000/3), t(3) = 3.182, half-width = t·s/2.
+        assert!((e.ci95 - 3.182 * (5000.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-9);
+        assert!(e.low() < 0.0 && e.high() > 100.0);
+        assert_eq!(Estimate::of(&[70.0]).ci95, 0.0);
+        let json = |e: Estimate| serde_json::to_value(e).expect("serializes");
+        assert_eq!(json(Estimate::of(&[70.0]))["ci95"], serde_json::Value::Null);
+        assert!(json(Estimate::of(&[70.0, 30.0]))["ci95"].is_f64());
+        assert_eq!(seats_for(0, 2, 2), vec![0, 1]);
+        assert_eq!(seats_for(1, 2, 2), vec![1, 0]);
+        assert_eq!(seats_for(2, 3, 3), vec![2, 0, 1]);
+    }
+
+    #[test]
+    fn describe_gives_no_interval_below_two_games_and_clips_to_the_goal_range() {
+        let e = Estimate::of(&[0.0, 100.0, 50.0, 50.0]);
+        assert_eq!(
+            e.describe(0.0, 100.0),
+            " 50.00 in [0.00, 100.00] (95% CI clipped to 0..100, n=4)"
+        );
+        assert_eq!(
+            Estimate::of(&[100.0]).describe(0.0, 100.0),
+            "100.00 (n=1, no interval)"
+        );
+        assert_eq!(
+            Estimate::of(&[0.0, 100.0]).describe(0.0, 100.0),
+            " 50.00 in [0.00, 100.00] (95% CI clipped to 0..100, n=2)"
+        );
+        let narrow = Estimate::of(&[40.0, 50.0, 60.0, 50.0]);
+        assert_eq!(
+            narrow.describe(0.0, 100.0),
+            format!(" 50.00 ± {:5.2} (95% CI, n=4)", narrow.ci95)
+        );
+        assert_eq!(Estimate::of(&[]).describe(0.0, 100.0), "no games");
+    }
+}

@@ -1,0 +1,71 @@
+//! Search parameters and budgets of the UCT player, with their documented defaults.
+
+use std::time::Duration;
+
+/// Tuning of [`super::Search`]. All fields have defaults ([`MctsParams::default`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MctsParams {
+    /// UCB1 exploration constant `C` in `mean + C·sqrt(ln N / n)`, with goals scaled to
+    /// 0..1. Default `1.0` (between the textbook √2 and the 0.7 common in GGP players).
+    pub exploration: f64,
+    /// Visits (real plus virtual) a node needs before selection descends through it and
+    /// creates its children; until then its rollouts start at the node itself. A node is
+    /// created by the first iteration that reaches it and is that iteration's leaf, so `0`
+    /// and the default `1` (classic UCT: one new node per iteration) behave alike; larger
+    /// values grow the tree more slowly and save memory. The root is always expanded.
+    pub expand_threshold: u32,
+    /// Rollouts run from each selected leaf (one [`propnet_runtime::backend::Job`] of this many
+    /// playouts). The leaf's value is their mean and counts as one visit. Default `16`
+    /// (a bit-parallel backend runs 64 lanes for about the cost of one).
+    pub playouts_per_leaf: u32,
+    /// Leaves collected per backend call (tree parallelism with virtual loss): each selected
+    /// leaf adds a virtual loss along its path so the next selections spread out; the
+    /// batch's rollouts go to the backend as one request with one job per leaf. Default
+    /// `16`: with 16 playouts per leaf a batch fills 256 lanes of the bit-parallel CPU
+    /// backend (one leaf per call is ~5× slower there; see the report in `mcts/mod.rs`).
+    pub leaves_per_batch: u32,
+    /// Virtual loss per pending leaf: `virtual_loss` visits with reward 0 added to every
+    /// move statistic on the path until the leaf's result is back-propagated. Default `1`.
+    pub virtual_loss: u32,
+    /// Most nodes the tree may hold; beyond it selection stops creating nodes and rolls
+    /// out from the node where it would have expanded (bounds memory on long clocks).
+    /// Default `2_000_000` (a few hundred MB for small games).
+    pub max_nodes: usize,
+    /// Rollout depth cut-off in joint moves ([`propnet_runtime::backend::BatchRequest::max_steps`]);
+    /// a cut playout scores the goals of the state where it stopped. Default `1000`.
+    pub max_steps: u32,
+    /// RNG seed (key of [`propnet_netlist::rng`]) for rollouts and tie-breaking. Same seed,
+    /// same budget in iterations, one thread ⇒ same tree and same move.
+    pub seed: u64,
+    /// Raised by another thread to end a search early, like a budget running out (a GGP
+    /// match that is stopped or aborted mid-move). Never raised by default.
+    pub stop: propnet_netlist::Cancel,
+}
+
+impl Default for MctsParams {
+    fn default() -> Self {
+        Self {
+            exploration: 1.0,
+            expand_threshold: 1,
+            playouts_per_leaf: 16,
+            leaves_per_batch: 16,
+            virtual_loss: 1,
+            max_nodes: 2_000_000,
+            max_steps: 1000,
+            seed: 0x5eed,
+            stop: propnet_netlist::Cancel::never(),
+        }
+    }
+}
+
+/// How long one search runs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Budget {
+    /// A fixed number of iterations (selected leaves); deterministic.
+    Iterations(u64),
+    /// Wall-clock time; checked after each batch, so it may overrun by one batch (a model
+    /// with slow playouts, the interpreter, also stops inside the batch).
+    Time(Duration),
+    /// Until this instant; checked like [`Budget::Time`].
+    Deadline(std::time::Instant),
+}

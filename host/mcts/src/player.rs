@@ -1,0 +1,174 @@
+//! Game players for the match runner: uniform random and MCTS over any backend.
+
+use crate::{Budget, MctsParams, Search, SearchResult};
+use propnet_netlist::rng::{choose, key, threefry2x32_20};
+use propnet_netlist::{InputId, Netlist};
+use propnet_runtime::backend::{Backend, BackendError};
+use propnet_runtime::machine::State;
+
+/// Something that picks a move for one role in a state.
+pub trait Player {
+    /// Short label, e.g. `random` or `mcts:cpu:1000`.
+    fn label(&self) -> String;
+    /// Search totals so far (iterations, wall time, backend time), for players that search.
+    fn totals(&self) -> Option<SearchTotals> {
+        None
+    }
+    /// Called before each game with the seat's role and the game's index (for seeding).
+    fn new_game(&mut self, role: usize, game: u64);
+    /// Picks one of `legal[role]` (non-empty) in `state`; `legal` holds every role's legal
+    /// moves in netlist order.
+    ///
+    /// # Errors
+    /// A [`BackendError`] when the player's backend fails.
+    fn choose(
+        &mut self,
+        net: &Netlist,
+        state: &State,
+        role: usize,
+        legal: &[Vec<InputId>],
+    ) -> Result<InputId, BackendError>;
+}
+
+/// Accumulated search work of a player over a match.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct SearchTotals {
+    /// Searches run (forced moves are not searched).
+    pub searches: u64,
+    /// Iterations over all searches.
+    pub iterations: u64,
+    /// Rollouts over all searches.
+    pub playouts: u64,
+    /// Wall-clock time searching.
+    pub elapsed: std::time::Duration,
+    /// Time inside the backend.
+    pub backend_time: std::time::Duration,
+}
+
+impl SearchTotals {
+    /// Iterations per second of search time.
+    pub fn iterations_per_second(&self) -> f64 {
+        self.iterations as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+    /// Fraction of search time spent in the backend.
+    pub fn backend_fraction(&self) -> f64 {
+        self.backend_time.as_secs_f64() / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// Plays a uniformly random legal move (project RNG keyed by seed and game, counter = move).
+pub struct RandomPlayer {
+    seed: u64,
+    game: u64,
+    step: u32,
+}
+
+impl RandomPlayer {
+    /// A random player with this seed.
+    pub fn new(seed: u64) -> Self {
+        Self {
+            seed,
+            game: 0,
+            step: 0,
+        }
+    }
+}
+
+impl Player for RandomPlayer {
+    fn label(&self) -> String {
+        "random".into()
+    }
+    fn new_game(&mut self, _role: usize, game: u64) {
+        self.game = game;
+        self.step = 0;
+    }
+    fn choose(
+        &mut self,
+        _net: &Netlist,
+        _state: &State,
+        role: usize,
+        legal: &[Vec<InputId>],
+    ) -> Result<InputId, BackendError> {
+        let x = threefry2x32_20(
+            key(self.seed ^ self.game.rotate_left(32)),
+            [self.step, role as u32],
+        )[0];
+        self.step += 1;
+        let ms = &legal[role];
+        Ok(ms[choose(x, ms.len() as u32) as usize])
+    }
+}
+
+/// Plays the most-visited root move of a UCT search with its own backend.
+pub struct MctsPlayer {
+    label: String,
+    backend: Box<dyn Backend>,
+    params: MctsParams,
+    budget: Budget,
+    search: Search,
+    totals: SearchTotals,
+    /// The result of the last search (None when the move was forced).
+    pub last: Option<SearchResult>,
+}
+
+impl MctsPlayer {
+    /// A player that searches with `params` for `budget` per move, rollouts on `backend`.
+    pub fn new(
+        label: String,
+        backend: Box<dyn Backend>,
+        params: MctsParams,
+        budget: Budget,
+    ) -> Self {
+        let search = Search::new(params.clone());
+        Self {
+            label,
+            backend,
+            params,
+            budget,
+            search,
+            totals: SearchTotals::default(),
+            last: None,
+        }
+    }
+}
+
+impl Player for MctsPlayer {
+    fn label(&self) -> String {
+        self.label.clone()
+    }
+    fn totals(&self) -> Option<SearchTotals> {
+        Some(self.totals)
+    }
+    fn new_game(&mut self, role: usize, game: u64) {
+        let seed =
+            self.params.seed ^ game.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ ((role as u64) << 56);
+        self.search = Search::new(MctsParams {
+            seed,
+            ..self.params.clone()
+        });
+    }
+    fn choose(
+        &mut self,
+        net: &Netlist,
+        state: &State,
+        role: usize,
+        legal: &[Vec<InputId>],
+    ) -> Result<InputId, BackendError> {
+        if legal[role].len() == 1 {
+            self.last = None;
+            return Ok(legal[role][0]);
+        }
+        let res = self
+            .search
+            .run(net, self.backend.as_mut(), state, self.budget)?;
+        let m = res.best_move(role).unwrap_or(legal[role][0]);
+        let t = &mut self.totals;
+        t.searches += 1;
+        t.iterations += res.iterations;
+        t.playouts += res.playouts;
+        t.elapsed += res.elapsed;
+        t.backend_time += res.backend_time;
+        self.last = Some(res);
+        Ok(m)
+    }
+}

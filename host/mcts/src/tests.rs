@@ -1,0 +1,157 @@
+//! Tree reuse and the interpreter model.
+
+use super::*;
+use propnet_compiler::gdl;
+use propnet_runtime::backend::ReferenceBackend;
+use propnet_runtime::machine::{GameMachine, InterpMachine, NetMachine, RolloutBatch};
+
+const TICTACTOE: &str = include_str!("../../../bench-games/tictactoe.kif");
+
+fn params() -> MctsParams {
+    MctsParams {
+        leaves_per_batch: 4,
+        playouts_per_leaf: 2,
+        max_steps: 20,
+        ..MctsParams::default()
+    }
+}
+
+#[test]
+fn advancing_keeps_the_played_subtree_and_its_statistics() {
+    let net = propnet_runtime::fixtures::tictactoe();
+    let mut b = ReferenceBackend::new(net.clone());
+    let mut model = NetMachine::with_backend(&net, &mut b);
+    let mut s = Search::for_machine(params());
+    let root = net.initial_state();
+    s.run_machine(&mut model, &root, Budget::Iterations(400))
+        .unwrap();
+    let best = s.best_move_now(0).unwrap();
+    let noop = s.tree().node(s.tree().root()).legal[1][0];
+    let joint = [best, noop];
+    let child = s
+        .tree()
+        .root_child(&joint)
+        .expect("the best move was expanded");
+    let (visits, stats) = {
+        let c = s.tree().node(child);
+        (c.visits, c.stats.clone())
+    };
+    let next = NetMachine::new(&net).next_state(&root, &joint);
+    assert!(
+        s.advance(&mut model, &joint, next.clone()).unwrap(),
+        "subtree reused"
+    );
+    let t = s.tree();
+    let r = t.node(t.root());
+    assert_eq!((r.visits, &r.stats, &r.state), (visits, &stats, &next));
+    for (i, n) in t.nodes.iter().enumerate() {
+        assert!(n
+            .children
+            .values()
+            .all(|c| c.index() > i && c.index() < t.nodes.len()));
+    }
+    // a joint move the tree never expanded gives a fresh root
+    let mut fresh = Search::for_machine(params());
+    fresh.set_root(&mut model, root.clone()).unwrap();
+    assert!(!fresh.advance(&mut model, &joint, next.clone()).unwrap());
+    assert_eq!(
+        (
+            fresh.tree().nodes.len(),
+            fresh.tree().node(NodeId(0)).visits
+        ),
+        (1, 0)
+    );
+    // searching on continues from the reused statistics
+    let more = s
+        .search(&mut model, Budget::Iterations(100), &mut |_| {})
+        .unwrap();
+    assert_eq!(more.iterations, 100);
+    assert_eq!(s.tree().node(NodeId(0)).visits, visits + 100);
+}
+
+#[test]
+fn the_interpreter_model_searches_deterministically_and_stops_at_the_deadline() {
+    let game = gdl::parse_source("tictactoe.kif", TICTACTOE.as_bytes()).unwrap();
+    let run = || {
+        let mut m = InterpMachine::new(&game.program).unwrap();
+        let root = m.initial_state().unwrap();
+        let mut s = Search::for_machine(params());
+        let r = s
+            .run_machine(&mut m, &root, Budget::Iterations(60))
+            .unwrap();
+        let best = r.best_move(0).map(|b| m.move_text(b));
+        (
+            r.roles
+                .iter()
+                .map(|ms| {
+                    ms.iter()
+                        .map(|x| (x.name.clone(), x.visits))
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>(),
+            best,
+            r.playouts,
+        )
+    };
+    let (a, best, playouts) = run();
+    assert_eq!(
+        (a.clone(), best.clone(), playouts),
+        run(),
+        "same seed, same search"
+    );
+    assert_eq!(a[0].len(), 9, "x has nine marks at the start");
+    assert!(best.unwrap().starts_with("(mark "));
+    assert!(playouts > 0 && playouts <= 120);
+    let mut m = InterpMachine::new(&game.program).unwrap();
+    let root = m.initial_state().unwrap();
+    let batch = RolloutBatch {
+        jobs: vec![(root.clone(), 0, 4)],
+        seed: 1,
+        max_steps: 20,
+        deadline: Some(std::time::Instant::now()),
+    };
+    assert!(
+        m.rollouts(&batch).unwrap().is_empty(),
+        "a past deadline stops the batch"
+    );
+    let done = m
+        .rollouts(&RolloutBatch {
+            deadline: None,
+            ..batch
+        })
+        .unwrap();
+    assert_eq!(done[0].playouts, 4);
+    assert!(done[0].goal_sums.iter().all(|&g| g <= 400));
+}
+
+#[test]
+fn netlist_and_interpreter_models_agree_on_the_initial_view() {
+    let game = gdl::parse_source("tictactoe.kif", TICTACTOE.as_bytes()).unwrap();
+    let (net, _) = propnet_runtime::pipeline::compile_game(
+        &game,
+        std::time::Duration::ZERO,
+        &Default::default(),
+    )
+    .unwrap();
+    let mut b = ReferenceBackend::new(net.netlist().clone());
+    let mut nm = NetMachine::with_backend(&net, &mut b);
+    let mut im = InterpMachine::new(&game.program).unwrap();
+    let (ns, is) = (
+        GameMachine::initial_state(&mut nm).unwrap(),
+        im.initial_state().unwrap(),
+    );
+    assert_eq!(nm.state_fluents(&ns), im.state_fluents(&is));
+    let (nv, iv) = (nm.view(&ns).unwrap(), im.view(&is).unwrap());
+    let texts = |v: Vec<String>| {
+        let mut v = v;
+        v.sort();
+        v
+    };
+    for r in 0..2 {
+        assert_eq!(
+            texts(nv.legal[r].iter().map(|&m| nm.move_text(m)).collect()),
+            texts(iv.legal[r].iter().map(|&m| im.move_text(m)).collect())
+        );
+    }
+    assert_eq!((nv.terminal, nv.goals), (iv.terminal, iv.goals));
+}

@@ -1,0 +1,234 @@
+//! The search tree: an arena of nodes addressed by [`NodeId`], each with decoupled per-role
+//! move statistics and its children keyed by joint move. Generic over the model's state
+//! `S` and move `M` (netlist states and inputs by default).
+
+use propnet_netlist::{InputId, Netlist};
+use propnet_runtime::machine::State;
+use propnet_runtime::machine::{NetMachine, View};
+use std::collections::HashMap;
+
+/// Index of a node in [`Tree::nodes`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// The arena index as `usize`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Statistics of one move of one role at one node (decoupled UCT).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct MoveStats {
+    /// Back-propagated visits through this move.
+    pub visits: u32,
+    /// Pending virtual-loss visits (reward 0) of leaves not yet back-propagated.
+    pub virtual_visits: u32,
+    /// Sum of this role's rewards (goal / 100, so 0..1 each) over `visits`.
+    pub reward_sum: f64,
+}
+
+impl MoveStats {
+    /// Mean reward in 0..1 over real visits (0 when unvisited).
+    pub fn mean(&self) -> f64 {
+        if self.visits == 0 {
+            0.0
+        } else {
+            self.reward_sum / f64::from(self.visits)
+        }
+    }
+}
+
+/// One game state in the tree.
+#[derive(Clone, Debug)]
+pub struct Node<S = State, M = InputId> {
+    /// The state (for a netlist, one bool per latch).
+    pub state: S,
+    /// Exact per-role rewards (goal / 100) when the state ends the game: terminal, or a role
+    /// has no legal move (the playout rule ends the game there too). `None` otherwise.
+    pub exact: Option<Vec<f64>>,
+    /// Legal moves per role (role order, model order); empty lists when `exact` is set.
+    pub legal: Vec<Vec<M>>,
+    /// Start of each role's block in `stats`.
+    offsets: Vec<usize>,
+    /// Move statistics, role by role, one per legal move.
+    pub stats: Vec<MoveStats>,
+    /// Back-propagated visits of this node.
+    pub visits: u32,
+    /// Pending virtual-loss visits.
+    pub virtual_visits: u32,
+    /// Children by joint move (per-role move index into `legal`).
+    pub children: HashMap<Box<[u32]>, NodeId>,
+}
+
+impl Node {
+    /// Evaluates `state` of `net` once and builds an unvisited node for it.
+    pub fn new(net: &Netlist, state: State) -> Self {
+        let view = NetMachine::new(net).view_of(&state);
+        Self::from_view(state, view)
+    }
+}
+
+impl<S, M> Node<S, M> {
+    /// An unvisited node for `state`, whose [`View`] is `view`.
+    pub fn from_view(state: S, view: View<M>) -> Self {
+        let ended = view.ends();
+        let exact = ended.then(|| view.goals.iter().map(|&g| f64::from(g) / 100.0).collect());
+        let legal = if ended {
+            view.legal.iter().map(|_| Vec::new()).collect()
+        } else {
+            view.legal
+        };
+        let mut offsets = Vec::with_capacity(legal.len());
+        let mut total = 0;
+        for l in &legal {
+            offsets.push(total);
+            total += l.len();
+        }
+        Self {
+            state,
+            exact,
+            legal,
+            offsets,
+            stats: vec![MoveStats::default(); total],
+            visits: 0,
+            virtual_visits: 0,
+            children: HashMap::new(),
+        }
+    }
+
+    /// Role `role`'s move statistics, one per legal move.
+    pub fn role_stats(&self, role: usize) -> &[MoveStats] {
+        &self.stats[self.offsets[role]..self.offsets[role] + self.legal[role].len()]
+    }
+
+    fn stat_mut(&mut self, role: usize, m: u32) -> &mut MoveStats {
+        &mut self.stats[self.offsets[role] + m as usize]
+    }
+
+    /// Adds (`sign = true`) or removes `amount` virtual visits on this node and on the chosen
+    /// move of every role.
+    pub fn virtual_loss(&mut self, moves: &[u32], amount: u32, add: bool) {
+        let f = |v: &mut u32| {
+            *v = if add {
+                *v + amount
+            } else {
+                v.saturating_sub(amount)
+            }
+        };
+        f(&mut self.virtual_visits);
+        for (r, &m) in moves.iter().enumerate() {
+            f(&mut self.stat_mut(r, m).virtual_visits);
+        }
+    }
+
+    /// Records one visit with per-role `rewards` (0..1) through joint move `moves`.
+    pub fn update(&mut self, moves: &[u32], rewards: &[f64]) {
+        self.visits += 1;
+        for (r, &m) in moves.iter().enumerate() {
+            let s = self.stat_mut(r, m);
+            s.visits += 1;
+            s.reward_sum += rewards[r];
+        }
+    }
+}
+
+/// The node arena. Node 0 is the root.
+#[derive(Clone, Debug)]
+pub struct Tree<S = State, M = InputId> {
+    /// All nodes; children always have larger ids than their parent.
+    pub nodes: Vec<Node<S, M>>,
+}
+
+impl<S, M> Default for Tree<S, M> {
+    fn default() -> Self {
+        Self { nodes: Vec::new() }
+    }
+}
+
+impl Tree {
+    /// A tree holding only the root node for `state` of `net`.
+    pub fn new(net: &Netlist, state: State) -> Self {
+        Self::with_root(Node::new(net, state))
+    }
+}
+
+impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
+    /// A tree holding only `root`.
+    pub fn with_root(root: Node<S, M>) -> Self {
+        Self { nodes: vec![root] }
+    }
+
+    /// Makes the subtree under `child` the whole tree (`child` becomes node 0), keeping
+    /// its statistics: tree reuse after the actual joint move. Nodes outside the subtree
+    /// are dropped; ids are renumbered breadth-first.
+    pub fn reroot(&mut self, child: NodeId) {
+        let mut old: Vec<Option<Node<S, M>>> = std::mem::take(&mut self.nodes)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut order = vec![child];
+        let mut new_id: HashMap<NodeId, NodeId> = HashMap::new();
+        new_id.insert(child, NodeId(0));
+        let mut i = 0;
+        while i < order.len() {
+            let id = order[i];
+            if let Some(n) = &old[id.index()] {
+                for &c in n.children.values() {
+                    if let std::collections::hash_map::Entry::Vacant(e) = new_id.entry(c) {
+                        e.insert(NodeId(order.len() as u32));
+                        order.push(c);
+                    }
+                }
+            }
+            i += 1;
+        }
+        for id in order {
+            if let Some(mut n) = old[id.index()].take() {
+                for c in n.children.values_mut() {
+                    *c = new_id[c];
+                }
+                self.nodes.push(n);
+            }
+        }
+        // Freeing a large discarded tree takes a while: do it off the search's thread.
+        if old.len() > 10_000 {
+            std::thread::spawn(move || drop(old));
+        }
+    }
+
+    /// The child of the root reached by `joint` (one move per role), if the tree has it.
+    pub fn root_child(&self, joint: &[M]) -> Option<NodeId> {
+        let root = self.nodes.first()?;
+        let key: Option<Box<[u32]>> = joint
+            .iter()
+            .enumerate()
+            .map(|(r, m)| {
+                let ms = root.legal.get(r)?;
+                ms.iter().position(|x| x == m).map(|i| i as u32)
+            })
+            .collect();
+        root.children.get(&key?).copied()
+    }
+}
+
+impl<S, M> Tree<S, M> {
+    /// The root's id.
+    pub fn root(&self) -> NodeId {
+        NodeId(0)
+    }
+    /// Adds a node and returns its id.
+    pub fn push(&mut self, node: Node<S, M>) -> NodeId {
+        self.nodes.push(node);
+        NodeId(self.nodes.len() as u32 - 1)
+    }
+    /// The node with this id.
+    pub fn node(&self, id: NodeId) -> &Node<S, M> {
+        &self.nodes[id.index()]
+    }
+    /// The node with this id, mutably.
+    pub fn node_mut(&mut self, id: NodeId) -> &mut Node<S, M> {
+        &mut self.nodes[id.index()]
+    }
+}

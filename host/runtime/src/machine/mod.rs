@@ -1,0 +1,108 @@
+//! The one game state machine of propnet (the field's `getInitialState` / `getLegalMoves` /
+//! `getNextState` / `isTerminal` / `getGoals` API, plus batched random rollouts):
+//! [`GameMachine`]. It has exactly two implementations, the compiled netlist
+//! ([`NetMachine`]: scalar evaluation of the gates for single states, rollouts on any
+//! [`crate::backend::Backend`]) and the reference interpreter ([`InterpMachine`], for
+//! games that cannot be compiled). MCTS, the GGP player, `compare`, `trace`/`verify`
+//! ([`crate::net_trace`]), `perft` and the solver are written over it (or over
+//! [`NetMachine`]'s infallible inherent methods, where only a netlist makes sense).
+
+mod interp;
+mod net;
+
+pub use interp::InterpMachine;
+pub use net::{JointMove, NetMachine, State};
+
+use crate::backend::{BackendError, JobResult};
+use propnet_compiler::interp::InterpError;
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::time::Instant;
+
+/// What a state offers: whether it is terminal, every role's legal moves and the goals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct View<M> {
+    /// `terminal` holds.
+    pub terminal: bool,
+    /// Legal moves per role (role order; each list in the machine's fixed order).
+    pub legal: Vec<Vec<M>>,
+    /// Goal value per role, 0..=100 (largest derivable value, 0 when none).
+    pub goals: Vec<u8>,
+}
+
+impl<M> View<M> {
+    /// The game ends here: terminal, or a role has no legal move (the playout rule of
+    /// [`propnet_netlist::playout`] ends a playout there too).
+    pub fn ends(&self) -> bool {
+        self.terminal || self.legal.iter().any(Vec::is_empty)
+    }
+}
+
+/// Random playouts requested in one [`GameMachine::rollouts`] call: one `(start state, first playout index, count)` per job.
+#[derive(Clone, Debug)]
+pub struct RolloutBatch<S> {
+    /// The jobs: start state, index of the first playout (the RNG counter), playouts.
+    pub jobs: Vec<(S, u32, u32)>,
+    /// RNG seed (key of [`propnet_netlist::rng`]).
+    pub seed: u64,
+    /// Joint moves after which a playout stops and scores the state reached.
+    pub max_steps: u32,
+    /// A machine whose single playout can be slow (the interpreter) stops at this instant and
+    /// returns the jobs finished so far; a fast one may ignore it.
+    pub deadline: Option<Instant>,
+}
+
+/// Why a state-machine call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum MachineError {
+    /// The playout backend failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    /// The reference interpreter failed (evaluation budget, non-stratified state, …).
+    #[error("reference interpreter: {0}")]
+    Interp(#[from] InterpError),
+}
+
+/// A game's state machine, as MCTS, the GGP player, traces and the solver use it.
+pub trait GameMachine {
+    /// A game state.
+    type State: Clone;
+    /// A move of one role.
+    type Move: Copy + Eq + Hash + Debug;
+    /// Number of roles.
+    fn role_count(&self) -> usize;
+    /// The initial state.
+    ///
+    /// # Errors
+    /// The machine's evaluation error.
+    fn initial_state(&mut self) -> Result<Self::State, MachineError>;
+    /// Terminal flag, legal moves and goals of `state`.
+    ///
+    /// # Errors
+    /// The machine's evaluation error.
+    fn view(&mut self, state: &Self::State) -> Result<View<Self::Move>, MachineError>;
+    /// The state after `joint` (one move per role, role order).
+    ///
+    /// # Errors
+    /// The machine's evaluation error.
+    fn next_state(
+        &mut self,
+        state: &Self::State,
+        joint: &[Self::Move],
+    ) -> Result<Self::State, MachineError>;
+    /// Runs the batch's random playouts; one result per job in order, or fewer (a prefix)
+    /// when the deadline stopped the batch.
+    ///
+    /// # Errors
+    /// The backend's or interpreter's error.
+    fn rollouts(
+        &mut self,
+        batch: &RolloutBatch<Self::State>,
+    ) -> Result<Vec<JobResult>, MachineError>;
+    /// Canonical text of a move, e.g. `(mark 1 2)` or `noop` (lower case).
+    fn move_text(&self, m: Self::Move) -> String;
+    /// Canonical texts of the fluents true in `state`, sorted.
+    fn state_fluents(&self, state: &Self::State) -> Vec<String>;
+    /// One line naming the machine and its rollout backend.
+    fn describe(&self) -> String;
+}

@@ -1,0 +1,148 @@
+//! [`NetMachine`]: the compiled netlist as a [`GameMachine`]. Single states are evaluated
+//! by scalar evaluation of the gates ([`propnet_netlist::playout::eval_gates`]); rollouts
+//! run on the [`Backend`] the machine was given (which must run the same netlist), or on
+//! the scalar reference playout without one.
+
+use super::{GameMachine, MachineError, RolloutBatch, View};
+use crate::backend::{run_reference, Backend, BatchRequest, Job, JobResult};
+use propnet_netlist::playout::{eval_gates, goals_of, legal_of};
+use propnet_netlist::{InputId, Netlist};
+
+/// A game state of a netlist: one bool per latch (base proposition).
+pub type State = Vec<bool>;
+
+/// A joint move: one chosen input (move) per role, in role order.
+pub type JointMove = Vec<InputId>;
+
+/// The state machine of a netlist (see the module docs).
+pub struct NetMachine<'a> {
+    net: &'a Netlist,
+    backend: Option<&'a mut dyn Backend>,
+}
+
+/// The inherent methods are the infallible forms of [`GameMachine`]'s (a netlist's
+/// evaluation cannot fail); generic code calls the trait's.
+impl<'a> NetMachine<'a> {
+    /// The machine of `net`; rollouts through the scalar reference playout (slow: for
+    /// perft, the solver and tests).
+    pub fn new(net: &'a Netlist) -> Self {
+        Self { net, backend: None }
+    }
+
+    /// The machine of `net` with rollouts on `backend`, which must run `net`.
+    pub fn with_backend(net: &'a Netlist, backend: &'a mut dyn Backend) -> Self {
+        Self {
+            net,
+            backend: Some(backend),
+        }
+    }
+
+    /// The netlist.
+    pub fn netlist(&self) -> &'a Netlist {
+        self.net
+    }
+
+    /// The initial state.
+    pub fn initial_state(&self) -> State {
+        self.net.initial_state()
+    }
+
+    /// Terminal flag, legal moves and goals of `state`, from one scalar evaluation.
+    pub fn view_of(&self, state: &[bool]) -> View<InputId> {
+        let values = eval_gates(self.net, state, &vec![false; self.net.inputs.len()]);
+        View {
+            terminal: values[self.net.terminal.index()],
+            legal: legal_of(self.net, &values),
+            goals: goals_of(self.net, &values),
+        }
+    }
+
+    /// Legal moves of every role (role order; each list in netlist order).
+    pub fn legal_moves(&self, state: &[bool]) -> Vec<Vec<InputId>> {
+        self.view_of(state).legal
+    }
+
+    /// True when `state` is terminal.
+    pub fn is_terminal(&self, state: &[bool]) -> bool {
+        self.view_of(state).terminal
+    }
+
+    /// Goal value per role (largest true goal, 0 if none).
+    pub fn goals(&self, state: &[bool]) -> Vec<u8> {
+        self.view_of(state).goals
+    }
+
+    /// The state after `joint` (one input per role) is played in `state`.
+    pub fn next_state(&self, state: &[bool], joint: &[InputId]) -> State {
+        let mut inputs = vec![false; self.net.inputs.len()];
+        for m in joint {
+            inputs[m.index()] = true;
+        }
+        let v = eval_gates(self.net, state, &inputs);
+        self.net.latches.iter().map(|l| v[l.next.index()]).collect()
+    }
+
+    /// Text of a move, e.g. `(mark 1 1)`.
+    pub fn move_name(&self, m: InputId) -> &'a str {
+        &self.net.inputs[m.index()].name
+    }
+
+    /// Names of the latches that are true in `state`, sorted (the fluents of the state).
+    pub fn state_fluents(&self, state: &[bool]) -> Vec<&'a str> {
+        let mut v = self.net.true_fluents(state);
+        v.sort_unstable();
+        v
+    }
+}
+
+impl GameMachine for NetMachine<'_> {
+    type State = State;
+    type Move = InputId;
+    fn role_count(&self) -> usize {
+        self.net.roles.len()
+    }
+    fn initial_state(&mut self) -> Result<State, MachineError> {
+        Ok(NetMachine::initial_state(self))
+    }
+    fn view(&mut self, state: &State) -> Result<View<InputId>, MachineError> {
+        Ok(self.view_of(state))
+    }
+    fn next_state(&mut self, state: &State, joint: &[InputId]) -> Result<State, MachineError> {
+        Ok(NetMachine::next_state(self, state, joint))
+    }
+    fn rollouts(&mut self, batch: &RolloutBatch<State>) -> Result<Vec<JobResult>, MachineError> {
+        let req = BatchRequest {
+            jobs: batch
+                .jobs
+                .iter()
+                .map(|(s, first, count)| Job {
+                    start: s.clone(),
+                    first_playout: *first,
+                    count: *count,
+                })
+                .collect(),
+            seed: batch.seed,
+            max_steps: batch.max_steps,
+            want_records: false,
+        };
+        match &mut self.backend {
+            Some(b) => Ok(b.run_batch(&req)?.jobs),
+            None => Ok(run_reference(self.net, &req).jobs),
+        }
+    }
+    fn move_text(&self, m: InputId) -> String {
+        self.move_name(m).to_string()
+    }
+    fn state_fluents(&self, state: &State) -> Vec<String> {
+        NetMachine::state_fluents(self, state)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+    fn describe(&self) -> String {
+        match &self.backend {
+            Some(b) => format!("netlist, rollouts on {}", b.describe()),
+            None => "netlist, rollouts on the scalar reference playout".to_string(),
+        }
+    }
+}

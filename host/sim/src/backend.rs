@@ -1,0 +1,289 @@
+//! [`CpuBackend`]: the bit-parallel simulator behind the [`Backend`] trait, with playouts
+//! spread over a rayon thread pool in chunks.
+
+use super::engine::pool::{pool_capacity, pool_lanes, run_pool};
+use super::engine::{Engine, Outcome, RunSpec};
+use super::probe::{NoProbe, PhaseClock, PhaseTimes, Probe};
+use super::program::{Program, Tuning};
+use super::queue::WorkQueue;
+use super::tune::LaneTuner;
+use super::{CpuOptions, SimError, SUPPORTED_LANES};
+use propnet_netlist::{Netlist, ValidNetlist};
+use propnet_runtime::backend::{
+    Backend, BackendError, BatchRequest, BatchResult, JobResult, ProgramSize,
+};
+use rayon::prelude::*;
+
+/// The bit-parallel CPU backend. Results equal [`propnet_runtime::backend::ReferenceBackend`]'s for
+/// every request, whatever the thread count or lane width.
+pub struct CpuBackend {
+    net: ValidNetlist,
+    prog: Program,
+    opts: CpuOptions,
+    pool: rayon::ThreadPool,
+    steps: u64,
+    /// Phase times of all batches since [`CpuBackend::enable_profile`], when enabled.
+    profile: Option<PhaseTimes>,
+    /// Picks the lane width when it is [`CpuOptions::TUNED_LANES`].
+    tuner: LaneTuner,
+}
+
+impl CpuBackend {
+    /// Compiles a validated netlist into the CPU program.
+    ///
+    /// # Errors
+    /// [`SimError::LaneWidth`] for a lane width not in [`SUPPORTED_LANES`] (nor
+    /// [`CpuOptions::TUNED_LANES`]),
+    /// [`SimError::ThreadPool`] when the thread pool cannot be built.
+    pub fn new(net: ValidNetlist, opts: CpuOptions) -> Result<Self, SimError> {
+        Self::with_tuning(net, opts, Tuning::Auto)
+    }
+
+    /// [`Self::new`] with the program's next phase guarded as `tuning` says (a guarded
+    /// program runs in lockstep blocks; results are the same either way).
+    ///
+    /// # Errors
+    /// As [`Self::new`].
+    pub fn with_tuning(
+        net: ValidNetlist,
+        opts: CpuOptions,
+        tuning: Tuning,
+    ) -> Result<Self, SimError> {
+        if opts.lane_width != CpuOptions::TUNED_LANES && !SUPPORTED_LANES.contains(&opts.lane_width)
+        {
+            return Err(SimError::LaneWidth(opts.lane_width));
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(opts.threads)
+            .build()
+            .map_err(|e| SimError::ThreadPool(e.to_string()))?;
+        let prog = Program::compile_with(&net, net.info(), tuning);
+        Ok(CpuBackend {
+            net,
+            prog,
+            opts,
+            pool,
+            steps: 0,
+            profile: None,
+            tuner: LaneTuner::default(),
+        })
+    }
+
+    /// The compiled program (instruction counts per phase, slots).
+    pub fn program(&self) -> &Program {
+        &self.prog
+    }
+
+    /// Options in use.
+    pub fn options(&self) -> &CpuOptions {
+        &self.opts
+    }
+
+    /// Joint moves made by all playouts run so far (for states/s).
+    pub fn total_steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Times the phases of every later batch (sampled steps, see [`super::probe`]);
+    /// results stay the same, throughput drops by about a percent.
+    pub fn enable_profile(&mut self) {
+        self.profile.get_or_insert_with(PhaseTimes::default);
+    }
+
+    /// Phase times gathered since [`Self::enable_profile`] (`None` when not enabled).
+    pub fn phase_times(&self) -> Option<&PhaseTimes> {
+        self.profile.as_ref()
+    }
+
+    /// Threads actually used.
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+}
+
+/// [`run_engines`] with blocks of `lanes` lanes (one of [`SUPPORTED_LANES`]).
+fn run_at<P: Probe + Send>(
+    lanes: usize,
+    prog: &Program,
+    spec: &RunSpec<'_>,
+    queue: &WorkQueue,
+    engines: usize,
+    roles: usize,
+) -> Vec<(Outcome, PhaseTimes)> {
+    match lanes {
+        64 => run_engines::<1, P>(prog, spec, queue, engines, roles),
+        128 => run_engines::<2, P>(prog, spec, queue, engines, roles),
+        256 => run_engines::<4, P>(prog, spec, queue, engines, roles),
+        1024 => run_engines::<16, P>(prog, spec, queue, engines, roles),
+        2048 => run_engines::<32, P>(prog, spec, queue, engines, roles),
+        _ => run_engines::<8, P>(prog, spec, queue, engines, roles),
+    }
+}
+
+/// Runs the batch on `engines` engines (one per worker thread; `1` runs on the calling
+/// thread) that share one work queue; returns each engine's outcome and phase times.
+fn run_engines<const W: usize, P: Probe + Send>(
+    prog: &Program,
+    spec: &RunSpec<'_>,
+    queue: &WorkQueue,
+    engines: usize,
+    roles: usize,
+) -> Vec<(Outcome, PhaseTimes)> {
+    let run_one = || {
+        let mut out = Outcome {
+            jobs: vec![
+                JobResult {
+                    goal_sums: vec![0; roles],
+                    ..Default::default()
+                };
+                spec.starts.len()
+            ],
+            ..Default::default()
+        };
+        let lanes = Engine::<W, P>::LANES;
+        let capacity = pool_capacity(prog, lanes, queue.total() / engines as u64);
+        if capacity > lanes {
+            let mut eng = Engine::<W, P>::new(prog);
+            run_pool(&mut eng, capacity, spec, queue, &mut out);
+            return (out, eng.phase_times());
+        }
+        let mut eng = Engine::<W, P>::new(prog);
+        eng.run(spec, queue, &mut out);
+        (out, eng.phase_times())
+    };
+    if engines <= 1 {
+        return vec![run_one()];
+    }
+    (0..engines).into_par_iter().map(|_| run_one()).collect()
+}
+
+impl Backend for CpuBackend {
+    fn describe(&self) -> String {
+        let threads = self.threads();
+        let tuner = &self.tuner;
+        let lanes = match (self.opts.lane_width, tuner.chosen(), tuner.last()) {
+            (CpuOptions::TUNED_LANES, Some(w), _) if tuner.compared() < 2 => {
+                format!("{w} lanes/block (the batches fill no wider block)")
+            }
+            (CpuOptions::TUNED_LANES, Some(w), _) => format!("{w} lanes/block (measured fastest)"),
+            (CpuOptions::TUNED_LANES, None, Some(w)) => {
+                format!("{w} lanes/block (too few batches to compare widths)")
+            }
+            (CpuOptions::TUNED_LANES, None, None) => {
+                "lanes/block measured on the first batches".to_string()
+            }
+            (w, _, _) => format!("{w} lanes/block"),
+        };
+        format!(
+            "cpu (bit-parallel, {lanes}, {threads} thread{})",
+            if threads == 1 { "" } else { "s" }
+        )
+    }
+
+    fn netlist(&self) -> &Netlist {
+        &self.net
+    }
+
+    fn program_size(&self) -> Option<ProgramSize> {
+        Some(self.prog.size())
+    }
+
+    fn natural_batch(&self) -> u64 {
+        let lanes = match self.opts.lane_width {
+            CpuOptions::TUNED_LANES => crate::tune::CANDIDATES[0],
+            w => w,
+        };
+        (lanes * self.threads()) as u64
+    }
+
+    fn preferred_batch(&self) -> Option<u64> {
+        let lanes = pool_lanes(&self.prog);
+        (lanes > 0).then(|| (lanes * self.threads()) as u64)
+    }
+
+    fn run_batch(&mut self, req: &BatchRequest) -> Result<BatchResult, BackendError> {
+        let latches = self.net.latches.len();
+        if let Some((j, job)) = req
+            .jobs
+            .iter()
+            .enumerate()
+            .find(|(_, j)| j.start.len() != latches)
+        {
+            return Err(BackendError::BadRequest {
+                backend: "cpu".into(),
+                message: format!(
+                    "job {j}: start state has {} values, netlist has {latches} latches",
+                    job.start.len()
+                ),
+            });
+        }
+        let starts: Vec<&[bool]> = req.jobs.iter().map(|j| j.start.as_slice()).collect();
+        let first: Vec<u32> = req.jobs.iter().map(|j| j.first_playout).collect();
+        let spec = RunSpec {
+            starts: &starts,
+            first_playout: &first,
+            seed: req.seed,
+            max_steps: req.max_steps,
+            want_records: req.want_records,
+            simd: self.opts.simd,
+        };
+        let queue = WorkQueue::new(req.jobs.iter().map(|j| j.count));
+        // One engine per thread, but none that would get no full grab of work.
+        let engines = (self.threads() as u64)
+            .min(queue.total().div_ceil(WorkQueue::GRAB))
+            .max(1) as usize;
+        let roles = self.net.roles.len();
+        let prog = &self.prog;
+        let lanes = match self.opts.lane_width {
+            CpuOptions::TUNED_LANES => self.tuner.pick(queue.total(), engines),
+            w => w,
+        };
+        let profile = self.profile.is_some();
+        let t0 = std::time::Instant::now();
+        let outs = self.pool.install(|| {
+            if profile {
+                run_at::<PhaseClock>(lanes, prog, &spec, &queue, engines, roles)
+            } else {
+                run_at::<NoProbe>(lanes, prog, &spec, &queue, engines, roles)
+            }
+        });
+        if self.opts.lane_width == CpuOptions::TUNED_LANES {
+            let states = outs.iter().map(|(o, _)| o.steps).sum();
+            let secs = t0.elapsed().as_secs_f64();
+            self.tuner
+                .record(lanes, queue.total(), engines, states, secs);
+        }
+        let mut res = BatchResult {
+            jobs: vec![
+                JobResult {
+                    goal_sums: vec![0; roles],
+                    ..Default::default()
+                };
+                req.jobs.len()
+            ],
+            records: Vec::new(),
+        };
+        let mut records = Vec::new();
+        for (o, times) in outs {
+            if let Some(p) = &mut self.profile {
+                p.add(&times);
+            }
+            self.steps += o.steps;
+            for (acc, jr) in res.jobs.iter_mut().zip(&o.jobs) {
+                acc.playouts += jr.playouts;
+                for (a, b) in acc.goal_sums.iter_mut().zip(&jr.goal_sums) {
+                    *a += b;
+                }
+                acc.total_length += jr.total_length;
+                acc.step_limit += jr.step_limit;
+                acc.no_legal_move += jr.no_legal_move;
+            }
+            records.extend(o.records);
+        }
+        if req.want_records {
+            records.sort_unstable_by_key(|&(j, off, _)| (j, off));
+            res.records = records.into_iter().map(|(_, _, r)| r).collect();
+        }
+        Ok(res)
+    }
+}
