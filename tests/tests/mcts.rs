@@ -1,7 +1,7 @@
 //! MCTS (UCT) strength and determinism, and the exact solver, on hand-built tic-tac-toe and
 //! connect-four netlists (fixed seeds and iteration budgets, never time).
 
-use propnet_mcts::arena::{play_game, player_scores, seats_for, Estimate, GameRecord};
+use propnet_mcts::matches::{play_game, player_scores, seats_for, Estimate, GameRecord};
 use propnet_mcts::player::{MctsPlayer, Player, RandomPlayer};
 use propnet_mcts::{Budget, MctsParams, Search};
 use propnet_netlist::random::{random_netlist, RandomSpec};

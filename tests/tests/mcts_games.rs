@@ -2,7 +2,7 @@
 //! corpus (skipped with a message when `../shared` is absent, unless
 //! `PROPNET_REQUIRE_SHARED=1`).
 
-use propnet_mcts::arena::{play_game, seats_for};
+use propnet_mcts::matches::{play_game, seats_for};
 use propnet_mcts::player::{MctsPlayer, Player, RandomPlayer};
 use propnet_mcts::{Budget, MctsParams};
 use propnet_netlist::Netlist;
@@ -137,7 +137,7 @@ fn more_iterations_beat_fewer_on_connectfour_kif() {
     let games: Vec<_> = (0..40)
         .map(|g| play_game(&net, &mut players, &seats_for(g, 2, 2), g, 100).unwrap())
         .collect();
-    let s = propnet_mcts::arena::player_scores(&games, 2);
+    let s = propnet_mcts::matches::player_scores(&games, 2);
     let first_wins = games.iter().filter(|g| g.goals[0] == 100).count();
     eprintln!(
         "connectfour.kif mcts:300 vs mcts:30: {:.1} ± {:.1}; first mover won {first_wins}/40",

@@ -2,15 +2,21 @@
 //! process convention) on the same games, on the same machine, in one run, with a
 //! correctness gate.
 //!
-//! - [`engine`]: the compiled netlist as a [`propnet_compiler::interp::trace::TraceEngine`]
-//!   (`propnet trace --engine netlist`);
 //! - [`claims`], [`verify`], [`terms`]: reading another reasoner's trace (oracle JSON lines
 //!   or gdl-perf's `!R!…` lines) and replaying it (`propnet verify`);
-//! - [`measure`]: flat Monte Carlo throughput, shared with `propnet run` and `bench`;
 //! - [`external`], [`reasoner`]: external commands and reasoner specs;
 //! - [`runner`]: the interleaved rounds of `propnet compare`;
-//! - [`report`], [`plot`], [`output`], [`machine`]: table, CSV, JSON, SVG/PNG plots and the
-//!   machine stamp.
+//! - [`report`], [`plot`], [`output`], [`stamp`]: table, CSV, JSON, SVG/PNG plots and the
+//!   stamp of the host the figures were taken on.
+//!
+//! Public API: [`runner::run`] with [`runner::Options`] (reasoners, rounds, seconds, the
+//! gate) gives a [`report::Report`]; [`output::write_all`] writes its files.
+//!
+//! Depends on `propnet-runtime` for everything about backends: the built-in reasoners'
+//! backends come from the [`propnet_runtime::factory::BackendFactory`] in the options,
+//! their throughput from [`propnet_runtime::measure`] and their traces from
+//! [`propnet_runtime::net_trace`]; plotters, png, shlex and nix (process groups of
+//! external reasoners) are used here only.
 
 pub mod claims;
 pub mod external;

@@ -5,7 +5,8 @@
 //! The judge of the gate is the reference interpreter (GDL semantics directly, itself
 //! byte-identical to the SWI-Prolog oracle on the corpus); the interpreter's own trace is
 //! judged by the scalar netlist. Built-in reasoners trace through the same evaluation they
-//! are measured on ([`super::engine`]); an external one through its trace command.
+//! are measured on ([`propnet_runtime::net_trace`]); an external one through its trace
+//! command.
 
 use super::external::ExternalCommand;
 use super::reasoner::Reasoner;

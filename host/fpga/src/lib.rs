@@ -10,6 +10,10 @@
 //! records are read too, and a job longer than the buffers is split into runs that fit.
 //! At connect the design's magic word, netlist hash, role and latch counts are checked, so
 //! a bitstream of another game is refused with a message saying so.
+//!
+//! Public API: [`FpgaBackend`] (a `propnet-runtime` backend) with [`FpgaOptions`].
+//! Depends on `propnet-runtime` and `propnet-hdl` (the design, its registers and board
+//! shell); serialport is used here only.
 
 mod client;
 pub mod link;

@@ -3,7 +3,7 @@
 //! the search is doing (the match's worker thread publishes its best move so far; the
 //! connection thread waits for the worker only until the deadline).
 
-use super::engine::Think;
+use super::play::Think;
 use super::http::{HttpReply, HttpRequest};
 use super::log::{shorten, Log};
 use super::message::{canonical_move, parse_message, Message};

@@ -3,18 +3,26 @@
 //!
 //! - [`message`]: the protocol's messages, read with the project's KIF reader.
 //! - [`http`]: the player's HTTP server (hyper; timeouts, size limits, blocking handlers).
-//! - [`gamer`]: the player; [`worker`] a match's thread; [`engine`] the model and tree.
+//! - [`gamer`]: the player; [`worker`] a match's thread; [`play`] the state machine, state
+//!   and search tree of a match.
 //! - [`spelling`]: moves go back spelled as in the rules received.
 //! - [`manager`]: the game manager (ggp-base `GameServer` rules); [`record`] its match
 //!   record in ggp-base's JSON format.
 //! - [`log`]: JSON-lines logs of every message.
+//!
+//! Public API: [`serve_player`] with a [`Gamer`] built from [`PlayerOptions`] (whose
+//! [`propnet_runtime::factory::BackendFactory`] builds the compiled game's backend: this
+//! crate links no backend itself), and [`manager::play_match`].
+//!
+//! Depends on `propnet-runtime` (state machines, pipeline, backends by factory) and
+//! `propnet-mcts` (the search); hyper, tokio and ureq are used here only.
 
-pub mod engine;
 pub mod gamer;
 pub mod http;
 pub mod log;
 pub mod manager;
 pub mod message;
+pub mod play;
 pub mod record;
 pub mod spelling;
 pub mod worker;

@@ -3,7 +3,7 @@
 //! clock, or the game cannot be compiled), searches the rest of the start clock, then
 //! plays each PLAY it is handed.
 
-use super::engine::{Engine, Think};
+use super::play::{MatchPlay, Think};
 use super::gamer::PlayerOptions;
 use super::log::Log;
 use super::spelling::Spelling;
@@ -108,7 +108,7 @@ pub struct Reply {
     pub think: Think,
     /// The engine's description.
     pub engine: String,
-    /// Moves of the PLAY that were not legal (replaced; see [`Engine::apply`]).
+    /// Moves of the PLAY that were not legal (replaced; see [`MatchPlay::apply`]).
     pub problems: Vec<String>,
 }
 
@@ -195,7 +195,7 @@ pub fn run(job: Job, rx: mpsc::Receiver<Command>, ready: mpsc::Sender<String>) {
 
 /// Publishes a first legal move, then searches the initial state until the start
 /// deadline; returns the engine's description.
-fn start_search(job: &Job, e: &mut Engine) -> String {
+fn start_search(job: &Job, e: &mut MatchPlay) -> String {
     // a legal move for a PLAY that comes before the start search ends
     set_fallback(job, e.legal_texts().first());
     let end = job.deadline.checked_sub(HANDOVER).unwrap_or(job.deadline);
@@ -224,7 +224,7 @@ fn set_fallback(job: &Job, text: Option<&String>) {
 /// deadline.
 fn play(
     job: &Job,
-    e: &mut Engine,
+    e: &mut MatchPlay,
     step: u64,
     moves: Option<Vec<String>>,
     deadline: Instant,
@@ -338,7 +338,7 @@ fn spawn_compile(job: &Job) -> Compiling {
 }
 
 /// The netlist engine at the initial state (logged with the time compiling took).
-fn net_engine(job: &Job, net: Netlist, sel: Selected, took: Duration) -> Result<Engine, String> {
+fn net_engine(job: &Job, net: Netlist, sel: Selected, took: Duration) -> Result<MatchPlay, String> {
     let desc = sel.backend.describe();
     let ms = took.as_secs_f64() * 1000.0;
     let gates = net.logic_gate_count();
@@ -355,11 +355,11 @@ fn net_engine(job: &Job, net: Netlist, sel: Selected, took: Duration) -> Result<
         "backend": desc,
     });
     job.log.line(&job.id, &human, fields);
-    Engine::net(net, sel.backend, job.role, job.opts.mcts.clone()).map_err(|e| e.to_string())
+    MatchPlay::net(net, sel.backend, job.role, job.opts.mcts.clone()).map_err(|e| e.to_string())
 }
 
 /// The interpreter engine at the initial state, logged with the reason for the fallback.
-fn interp_engine(job: &Job, why: &str) -> Result<Engine, String> {
+fn interp_engine(job: &Job, why: &str) -> Result<MatchPlay, String> {
     job.log.line(
         &job.id,
         &format!("falling back to the reference interpreter: {why}"),
@@ -372,12 +372,12 @@ fn interp_engine(job: &Job, why: &str) -> Result<Engine, String> {
         playouts_per_leaf: 1,
         ..job.opts.mcts.clone()
     };
-    Engine::interp(Box::new(model), job.role, params).map_err(|e| e.to_string())
+    MatchPlay::interp(Box::new(model), job.role, params).map_err(|e| e.to_string())
 }
 
 /// Compiles the game within `compile_wait` of the start clock, or starts with the
 /// interpreter; then also returns the compilation still under way, if any.
-fn prepare(job: &Job) -> Result<(Engine, Option<Compiling>), String> {
+fn prepare(job: &Job) -> Result<(MatchPlay, Option<Compiling>), String> {
     let compiling = spawn_compile(job);
     let wait = job
         .deadline
@@ -403,7 +403,7 @@ fn prepare(job: &Job) -> Result<(Engine, Option<Compiling>), String> {
 /// engine replays the joint moves played so far (`history`) and replaces the interpreter.
 fn try_upgrade(
     job: &Job,
-    engine: &mut Engine,
+    engine: &mut MatchPlay,
     pending: &mut Option<Compiling>,
     history: &[Vec<String>],
 ) {

@@ -8,16 +8,16 @@
 //!   seed and iteration budget; parallelism comes from batching K leaves (virtual loss)
 //!   and from the backend running their rollouts in parallel.
 //! - [`player`]: the in-process players (random, MCTS) of `propnet match`;
-//!   [`arena`]: plays a game between them and estimates each player's score.
+//!   [`matches`]: plays games between them and estimates each player's score.
 //!
 //! A backend call has a fixed cost, so batching leaves matters far more than threads; the
 //! tree phase (selection, one scalar netlist evaluation per new node, back-propagation)
 //! is the rest. Throughput per batch shape and strength per budget are measured in
-//! BENCHMARKS.md ("MCTS throughput by batch shape", "MCTS strength by budget").
+//! BENCHMARKS.md ("MCTS (UCT) — connect four").
 //!
 //! Depends on `propnet-runtime` (the state machine, backends, the stop request) only.
 
-pub mod arena;
+pub mod matches;
 mod params;
 pub mod player;
 mod search;

@@ -11,7 +11,7 @@ use propnet_compiler::gdl;
 use propnet_compiler::ground::{Budget as GroundBudget, CompileOptions};
 use propnet_ggp::manager::{play_match, GameText, ManagerOptions, Referee, Seat};
 use propnet_ggp::record::MatchRecord;
-use propnet_mcts::arena::{player_scores, seats_for, GameRecord};
+use propnet_mcts::matches::{player_scores, seats_for, GameRecord};
 use propnet_runtime::machine::InterpMachine;
 use propnet_runtime::pipeline::{compile_game, PipelineOptions};
 use std::path::PathBuf;

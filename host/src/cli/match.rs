@@ -6,7 +6,7 @@ use super::args::whole;
 use super::common::{make_player, MctsFlags, MAX_STEPS};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
-use propnet_mcts::arena::{play_game, player_scores, seats_for, Estimate, GameRecord};
+use propnet_mcts::matches::{play_game, player_scores, seats_for, Estimate, GameRecord};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,5 @@
-//! The player's engine: the state machine (compiled netlist, or the reference interpreter
-//! as the fallback), the current state and the search tree kept across moves.
+//! A match as the player plays it: the state machine (compiled netlist, or the reference
+//! interpreter as the fallback), the current state and the search tree kept across moves.
 
 use propnet_compiler::interp::{self, GroundTermId};
 use propnet_mcts::{Budget, MctsParams, Search};
@@ -170,7 +170,7 @@ impl<
 }
 
 /// What the worker asks of a match's line, whatever the state machine under it.
-trait Play {
+trait Playing {
     fn describe(&mut self) -> String;
     fn apply(&mut self, moves: &[String]) -> Result<Vec<String>, MachineError>;
     fn legal_texts(&mut self) -> Vec<String>;
@@ -229,7 +229,7 @@ struct Played<G: Machines> {
     line: Line<G::State, G::Move>,
 }
 
-impl<G: Machines> Play for Played<G> {
+impl<G: Machines> Playing for Played<G> {
     fn describe(&mut self) -> String {
         self.machines.with(|m| m.describe())
     }
@@ -255,13 +255,13 @@ impl<G: Machines> Play for Played<G> {
 
 /// The state machine, state and tree a match is played with: the compiled netlist, or the
 /// reference interpreter when the game could not be compiled in time or at all.
-pub struct Engine {
+pub struct MatchPlay {
     kind: &'static str,
-    play: Box<dyn Play>,
+    play: Box<dyn Playing>,
 }
 
-impl Engine {
-    /// The netlist engine at the initial state.
+impl MatchPlay {
+    /// The match over the compiled netlist at the initial state.
     ///
     /// # Errors
     /// The machine's error.
@@ -273,13 +273,13 @@ impl Engine {
     ) -> Result<Self, MachineError> {
         let mut machines = Compiled { net, backend };
         let line = machines.with(|m| Line::start(m, role, params))?;
-        Ok(Engine {
+        Ok(MatchPlay {
             kind: "netlist",
             play: Box::new(Played { machines, line }),
         })
     }
 
-    /// The interpreter engine at the initial state.
+    /// The match over the reference interpreter at the initial state.
     ///
     /// # Errors
     /// The machine's error.
@@ -289,7 +289,7 @@ impl Engine {
         params: MctsParams,
     ) -> Result<Self, MachineError> {
         let line = machines.with(|m| Line::start(m, role, params))?;
-        Ok(Engine {
+        Ok(MatchPlay {
             kind: "interpreter",
             play: Box::new(Played { machines, line }),
         })
