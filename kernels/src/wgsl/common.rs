@@ -103,6 +103,14 @@ pub(crate) fn unrolled(
 /// edges: llvmpipe/lavapipe stops every loop of an invocation after 65,535 back edges in
 /// total (see [`LoopBound`]).
 pub(crate) fn write_lane_logic(o: &mut String) {
+    write_finish(o);
+    write_decide(o);
+    write_load_lane(o);
+}
+
+/// Emits `finish(b, end)`: writes the record of lane `b` (length, end code, goals packed 4
+/// per word, the state words when `prm.want_state` is set).
+fn write_finish(o: &mut String) {
     o.push_str(
         "// Writes the record of lane b, which stopped with code `end` in the current state.
 fn finish(b: u32, end: u32) {
@@ -157,7 +165,16 @@ fn finish(b: u32, end: u32) {
     }
 }
 
-// One step of lane b in a state whose terminal word is t: either stops the lane (writes its
+",
+    );
+}
+
+/// Emits `decide(b, t)`: stops lane `b` when it is terminal, at the step limit or a role
+/// has no legal move (writing its record), else chooses each role's legal move with
+/// Threefry and sets its input bit.
+fn write_decide(o: &mut String) {
+    o.push_str(
+        "// One step of lane b in a state whose terminal word is t: either stops the lane (writes its
 // record, returns false) or sets the chosen input of every role (returns true).
 fn decide(b: u32, t: u32) -> bool {
     var end = NO_END;
@@ -204,7 +221,15 @@ fn decide(b: u32, t: u32) -> bool {
     return false;
 }
 
-// Starts sequence number k of this dispatch in lane b: finds its job (binary search over the
+",
+    );
+}
+
+/// Emits `load_lane(b, k)`: finds the job of sequence number `k` (binary search) and loads
+/// its start state into bit `b` of the state words.
+fn write_load_lane(o: &mut String) {
+    o.push_str(
+        "// Starts sequence number k of this dispatch in lane b: finds its job (binary search over the
 // jobs' first sequence numbers) and loads the job's start state into bit b.
 fn load_lane(b: u32, k: u32) {
     var lo = 0u;

@@ -144,10 +144,16 @@ fn clear_inputs() {
     unrolled(o, "    ", "i", "0u", "NUM_INPUTS", UNROLL_WIDE, &|x| {
         format!("vals[slot(S_INPUT + {x})] = 0u;")
     });
-    o.push_str(
-        "}
+    o.push_str("}\n\n");
+    write_interpreter(o);
+}
 
-// Evaluates the gate record at word p of tab.
+/// Emits the gate interpreter: `gate(p)` evaluates the gate record at word `p` of `tab`
+/// (an AND or OR of four slots, optionally inverted) and `run_prog(start, end)` runs the
+/// records `start..end`.
+fn write_interpreter(o: &mut String) {
+    o.push_str(
+        "// Evaluates the gate record at word p of tab.
 fn gate(p: u32) {
     let a0 = vals[slot(tab[p + 2u])];
     let a1 = vals[slot(tab[p + 3u])];
