@@ -1,4 +1,4 @@
-//! The AVX2 copy of the bit-sliced pick ([`super::choice`]'s `k` planes), bit-identical to
+//! The AVX2 copy of the bit-sliced pick ([`crate::choice`]'s `k` planes), bit-identical to
 //! the portable one and so to [`propnet_netlist::rng`].
 //!
 //! Three passes over a role's lanes, no per-lane scalar loop in any:
@@ -16,9 +16,9 @@
 //!    get `k = 0` whatever their draw); the `k` are packed to bytes and each bit plane of
 //!    `k` is one `vpmovmskb`.
 
-use super::choice::LaneCounters;
-use super::eval::Block;
-use super::program::Phase;
+use crate::draw::LaneCounters;
+use crate::eval::Block;
+use crate::program::Phase;
 use propnet_netlist::rng::{self, ROTATIONS};
 use std::arch::x86_64::*;
 
@@ -45,7 +45,7 @@ impl Avx2 {
         std::is_x86_feature_detected!("avx2").then_some(Avx2(()))
     }
 
-    /// The `k` planes of [`super::choice`]'s bit-sliced pick (see the module doc);
+    /// The `k` planes of [`crate::choice`]'s bit-sliced pick (see the module doc);
     /// `dense` needs at least `64 * W` entries per array.
     #[inline(always)]
     pub fn pick_planes<const W: usize, const B: usize>(
@@ -78,7 +78,7 @@ impl Avx2 {
 }
 
 impl Avx2 {
-    /// [`super::eval::run_guarded`] compiled for AVX2 (the 256-bit word loops): the core
+    /// [`crate::eval::run_guarded`] compiled for AVX2 (the 256-bit word loops): the core
     /// phase of large programs runs out of line, outside the stepper's AVX2 copy.
     #[inline(always)]
     pub fn run_guarded<const W: usize>(
@@ -107,7 +107,7 @@ fn run_guarded<const W: usize>(
     live: &[bool],
     zeroed: &mut [bool],
 ) {
-    super::eval::run_guarded(vals, phase, nonzero, live, zeroed);
+    crate::eval::run_guarded(vals, phase, nonzero, live, zeroed);
 }
 
 /// See [`Avx2::draws`].
@@ -132,7 +132,7 @@ fn draws(seed: u64, role: u32, playout: &[u32], step: &[u32], out: &mut [u32]) {
     }
 }
 
-/// Dense per-draw buffers of [`Avx2::pick_planes`], allocated once per engine.
+/// Dense per-draw buffers of [`Avx2::pick_planes`], allocated once per block stepper.
 pub struct DenseDraws {
     /// Threefry word 0 per draw: the keyed counter on entry to the rounds, the draw after.
     x0: Vec<u32>,

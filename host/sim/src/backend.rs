@@ -1,18 +1,29 @@
 //! [`CpuBackend`]: the bit-parallel simulator behind the [`Backend`] trait, with playouts
 //! spread over a rayon thread pool in chunks.
 
-use super::engine::pool::{pool_capacity, pool_lanes, run_pool};
-use super::engine::{Engine, Outcome, RunSpec};
-use super::probe::{NoProbe, PhaseClock, PhaseTimes, Probe};
-use super::program::{Program, Tuning};
-use super::queue::WorkQueue;
-use super::tune::LaneTuner;
-use super::{CpuOptions, SimError, SUPPORTED_LANES};
+use crate::batch::RunSpec;
+use crate::drive::run_batch;
+use crate::options::{CpuOptions, SUPPORTED_LANES};
+use crate::pool::pool_lanes;
+use crate::probe::{NoProbe, PhaseClock, PhaseTimes};
+use crate::program::{Program, Tuning};
+use crate::queue::WorkQueue;
+use crate::tune::LaneTuner;
 use propnet_netlist::{Netlist, ValidNetlist};
 use propnet_runtime::backend::{
     Backend, BackendError, BatchRequest, BatchResult, JobResult, ProgramSize,
 };
-use rayon::prelude::*;
+
+/// Errors of the CPU backend.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// Unsupported lane width.
+    #[error("lane width {0} is not supported (use 64, 128, 256, 512, 1024 or 2048)")]
+    LaneWidth(usize),
+    /// The rayon thread pool could not be built.
+    #[error("thread pool: {0}")]
+    ThreadPool(String),
+}
 
 /// The bit-parallel CPU backend. Results equal [`propnet_runtime::backend::ReferenceBackend`]'s for
 /// every request, whatever the thread count or lane width.
@@ -40,7 +51,8 @@ impl CpuBackend {
     }
 
     /// [`Self::new`] with the program's next phase guarded as `tuning` says (a guarded
-    /// program runs in lockstep blocks; results are the same either way).
+    /// program runs in lockstep blocks or pools, [`crate::program::Schedule`]; results
+    /// are the same either way).
     ///
     /// # Errors
     /// As [`Self::new`].
@@ -84,7 +96,7 @@ impl CpuBackend {
         self.steps
     }
 
-    /// Times the phases of every later batch (sampled steps, see [`super::probe`]);
+    /// Times the phases of every later batch (sampled steps, see [`crate::probe`]);
     /// results stay the same, throughput drops by about a percent.
     pub fn enable_profile(&mut self) {
         self.profile.get_or_insert_with(PhaseTimes::default);
@@ -99,62 +111,6 @@ impl CpuBackend {
     pub fn threads(&self) -> usize {
         self.pool.current_num_threads()
     }
-}
-
-/// [`run_engines`] with blocks of `lanes` lanes (one of [`SUPPORTED_LANES`]).
-fn run_at<P: Probe + Send>(
-    lanes: usize,
-    prog: &Program,
-    spec: &RunSpec<'_>,
-    queue: &WorkQueue,
-    engines: usize,
-    roles: usize,
-) -> Vec<(Outcome, PhaseTimes)> {
-    match lanes {
-        64 => run_engines::<1, P>(prog, spec, queue, engines, roles),
-        128 => run_engines::<2, P>(prog, spec, queue, engines, roles),
-        256 => run_engines::<4, P>(prog, spec, queue, engines, roles),
-        1024 => run_engines::<16, P>(prog, spec, queue, engines, roles),
-        2048 => run_engines::<32, P>(prog, spec, queue, engines, roles),
-        _ => run_engines::<8, P>(prog, spec, queue, engines, roles),
-    }
-}
-
-/// Runs the batch on `engines` engines (one per worker thread; `1` runs on the calling
-/// thread) that share one work queue; returns each engine's outcome and phase times.
-fn run_engines<const W: usize, P: Probe + Send>(
-    prog: &Program,
-    spec: &RunSpec<'_>,
-    queue: &WorkQueue,
-    engines: usize,
-    roles: usize,
-) -> Vec<(Outcome, PhaseTimes)> {
-    let run_one = || {
-        let mut out = Outcome {
-            jobs: vec![
-                JobResult {
-                    goal_sums: vec![0; roles],
-                    ..Default::default()
-                };
-                spec.starts.len()
-            ],
-            ..Default::default()
-        };
-        let lanes = Engine::<W, P>::LANES;
-        let capacity = pool_capacity(prog, lanes, queue.total() / engines as u64);
-        if capacity > lanes {
-            let mut eng = Engine::<W, P>::new(prog);
-            run_pool(&mut eng, capacity, spec, queue, &mut out);
-            return (out, eng.phase_times());
-        }
-        let mut eng = Engine::<W, P>::new(prog);
-        eng.run(spec, queue, &mut out);
-        (out, eng.phase_times())
-    };
-    if engines <= 1 {
-        return vec![run_one()];
-    }
-    (0..engines).into_par_iter().map(|_| run_one()).collect()
 }
 
 impl Backend for CpuBackend {
@@ -228,30 +184,30 @@ impl Backend for CpuBackend {
             simd: self.opts.simd,
         };
         let queue = WorkQueue::new(req.jobs.iter().map(|j| j.count));
-        // One engine per thread, but none that would get no full grab of work.
-        let engines = (self.threads() as u64)
+        // One block stepper per thread, but none that would get no full grab of work.
+        let steppers = (self.threads() as u64)
             .min(queue.total().div_ceil(WorkQueue::GRAB))
             .max(1) as usize;
         let roles = self.net.roles.len();
         let prog = &self.prog;
         let lanes = match self.opts.lane_width {
-            CpuOptions::TUNED_LANES => self.tuner.pick(queue.total(), engines),
+            CpuOptions::TUNED_LANES => self.tuner.pick(queue.total(), steppers),
             w => w,
         };
         let profile = self.profile.is_some();
         let t0 = std::time::Instant::now();
         let outs = self.pool.install(|| {
             if profile {
-                run_at::<PhaseClock>(lanes, prog, &spec, &queue, engines, roles)
+                run_batch::<PhaseClock>(lanes, prog, &spec, &queue, steppers, roles)
             } else {
-                run_at::<NoProbe>(lanes, prog, &spec, &queue, engines, roles)
+                run_batch::<NoProbe>(lanes, prog, &spec, &queue, steppers, roles)
             }
         });
         if self.opts.lane_width == CpuOptions::TUNED_LANES {
             let states = outs.iter().map(|(o, _)| o.steps).sum();
             let secs = t0.elapsed().as_secs_f64();
             self.tuner
-                .record(lanes, queue.total(), engines, states, secs);
+                .record(lanes, queue.total(), steppers, states, secs);
         }
         let mut res = BatchResult {
             jobs: vec![

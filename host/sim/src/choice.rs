@@ -7,7 +7,7 @@
 //!   planes (plane `p` = bit `p` of every lane's count) and counted by ripple-carry
 //!   increments of whole words; the draw and the multiply-shift pick run 16 lanes at a
 //!   time (portable; groups whose lanes all have fewer than two moves skip the draw) or,
-//!   on x86-64 with AVX2 ([`Isa::Avx2`], [`super::avx2`]), only for the lanes with two or
+//!   on x86-64 with AVX2 ([`Isa::Avx2`], [`crate::avx2`]), only for the lanes with two or
 //!   more moves, packed densely and drawn 32 at a time; the pick `k` goes back into bit
 //!   planes, and one more pass over the legal words counts `k` down
 //!   and takes, per move, the lanes where it reaches zero. Per move the word work is
@@ -21,14 +21,13 @@
 //! A role with one entry is decided by word operations alone; with none every live lane is
 //! stuck. Lanes with no legal move are reported in `stuck`; the caller ends them.
 
-#[cfg(target_arch = "x86_64")]
-use super::avx2::Avx2;
-use super::bits::{select64, transpose64};
-use super::draw::{draws, threefry_lanes};
-use super::eval::{read, Block};
-use super::guard::NONE;
-use super::probe::{Probe, SimPhase};
-use super::program::{slot, Operand};
+use crate::bits::{select64, transpose64};
+use crate::draw::{draws, threefry_lanes, LaneCounters};
+use crate::eval::{read, Block};
+use crate::guard::NONE;
+use crate::isa::Isa;
+use crate::operand::{slot, Operand};
+use crate::probe::{Probe, SimPhase};
 use propnet_netlist::rng::{self, choose};
 
 /// Roles with at most this many legal entries take the bit-sliced path.
@@ -71,36 +70,13 @@ fn decrement<const W: usize>(planes: &mut [Block<W>], bit: &Block<W>) {
     }
 }
 
-/// The per-lane inputs of the draw: RNG counters of every lane of the block.
-pub struct LaneCounters<'a> {
-    /// RNG seed of the batch.
-    pub seed: u64,
-    /// The role choosing.
-    pub role: u32,
-    /// Per lane: playout index.
-    pub playout: &'a [u32],
-    /// Per lane: step within the playout.
-    pub step: &'a [u32],
-}
-
-/// How the bit-sliced path draws and picks: the portable word code, or (x86-64 with
-/// AVX2, detected at run time) its intrinsics copy. Both give identical results.
-#[derive(Clone, Copy, Debug)]
-pub enum Isa {
-    /// Plain Rust, for any processor.
-    Portable,
-    /// The AVX2 copy ([`super::avx2`]).
-    #[cfg(target_arch = "x86_64")]
-    Avx2(Avx2),
-}
-
-/// Scratch buffers of the move choice, sized once per engine.
+/// Scratch buffers of the move choice, sized once per block stepper.
 pub struct ChoiceScratch {
     /// Of the transpose path.
     pub transpose: TransposeScratch,
     /// Dense draw buffers of the AVX2 sliced path.
     #[cfg(target_arch = "x86_64")]
-    pub dense: super::avx2::DenseDraws,
+    pub dense: crate::avx2::DenseDraws,
 }
 
 impl ChoiceScratch {
@@ -109,12 +85,12 @@ impl ChoiceScratch {
         ChoiceScratch {
             transpose: TransposeScratch::new(lanes, max_moves),
             #[cfg(target_arch = "x86_64")]
-            dense: super::avx2::DenseDraws::new(lanes),
+            dense: crate::avx2::DenseDraws::new(lanes),
         }
     }
 }
 
-/// Scratch buffers of the transpose path, sized once per engine.
+/// Scratch buffers of the transpose path, sized once per block stepper.
 pub struct TransposeScratch {
     /// Per-lane legal move sets (`lane * chunks + c`).
     pub sets: Vec<u64>,
@@ -151,7 +127,7 @@ impl TransposeScratch {
 
 /// The legal entries known to be 0 in every lane without reading their slots: those
 /// computed by a core run that the skip guards skipped this step (its slots are zeroed,
-/// [`super::eval::run_guarded`]).
+/// [`crate::eval::run_guarded`]).
 #[derive(Clone, Copy, Debug)]
 pub struct KnownZero<'a> {
     /// Per legal entry of the role: the core run whose slots hold it, or [`NONE`] (a
@@ -379,8 +355,11 @@ fn transposed<const W: usize, P: Probe>(
     probe: &mut P,
     isa: Isa,
 ) {
-    let lanes = 64 * W;
     let chunks = legal.len().div_ceil(64);
+    transpose_tiles(vals, legal, zero, live, &mut scratch.sets, chunks);
+    let input_slot = |m: usize| input_base + legal[m].1 as usize;
+    count_sets(vals, input_slot, live, stuck, ctr, scratch, chunks);
+    probe.end_phase(SimPhase::LegalCount);
     let TransposeScratch {
         sets,
         cnt,
@@ -389,11 +368,39 @@ fn transposed<const W: usize, P: Probe>(
         need_step,
         need_draw,
     } = scratch;
-    // sets[lane * chunks + c] bit i: move 64 * c + i is legal in lane.
-    let sets = &mut sets[..lanes * chunks];
-    // Tiles of 64 entries × 64 lanes: those holding no legal move (chess: every tile of
-    // the side not to move but its `noop`'s) are neither transposed nor, for entries
-    // `zero` knows, read.
+    if need_lane.is_empty() {
+        return;
+    }
+    need_draw.resize(need_lane.len(), 0);
+    match isa {
+        Isa::Portable => draws(ctr.seed, ctr.role, need_playout, need_step, need_draw),
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2(avx2) => avx2.draws(ctr.seed, ctr.role, need_playout, need_step, need_draw),
+    }
+    probe.end_phase(SimPhase::Rng);
+    for (&lane, &x) in need_lane.iter().zip(need_draw.iter()) {
+        let lane = lane as usize;
+        let set = &sets[lane * chunks..(lane + 1) * chunks];
+        let m = select_in(set, choose(x, cnt[lane]));
+        vals[input_slot(m)][lane / 64] |= 1 << (lane % 64);
+    }
+    probe.end_phase(SimPhase::Choice);
+}
+
+/// Per-lane legal move sets of the `live` lanes: `sets[lane * chunks + c]` bit `i` says
+/// whether move `64 * c + i` is legal in `lane`. Tiles of 64 entries × 64 lanes holding
+/// no legal move (chess: every tile of the side not to move but its `noop`'s) are not
+/// transposed, and entries `zero` knows are not read.
+#[inline(always)]
+fn transpose_tiles<const W: usize>(
+    vals: &[Block<W>],
+    legal: &[(Operand, u32)],
+    zero: KnownZero<'_>,
+    live: &Block<W>,
+    sets: &mut [u64],
+    chunks: usize,
+) {
+    let sets = &mut sets[..64 * W * chunks];
     for (c, part) in legal.chunks(64).enumerate() {
         let mut read = [(0, 0); 64];
         let mut n = 0;
@@ -422,7 +429,29 @@ fn transposed<const W: usize, P: Probe>(
             }
         }
     }
-    let input_slot = |m: usize| input_base + legal[m].1 as usize;
+}
+
+/// Counts each `live` lane's legal moves from its set ([`transpose_tiles`]): a lane with
+/// one takes it (its input slot, `input_slot(move)`, set), a lane with none is `stuck`,
+/// and a lane with more is queued for a draw (`need_*` of `scratch`, counts in `cnt`).
+#[inline(always)]
+fn count_sets<const W: usize>(
+    vals: &mut [Block<W>],
+    input_slot: impl Fn(usize) -> usize,
+    live: &Block<W>,
+    stuck: &mut Block<W>,
+    ctr: &LaneCounters<'_>,
+    scratch: &mut TransposeScratch,
+    chunks: usize,
+) {
+    let TransposeScratch {
+        sets,
+        cnt,
+        need_lane,
+        need_playout,
+        need_step,
+        ..
+    } = scratch;
     need_lane.clear();
     need_playout.clear();
     need_step.clear();
@@ -447,38 +476,28 @@ fn transposed<const W: usize, P: Probe>(
             }
         }
     }
-    probe.end_phase(SimPhase::LegalCount);
-    if need_lane.is_empty() {
-        return;
-    }
-    need_draw.resize(need_lane.len(), 0);
-    match isa {
-        Isa::Portable => draws(ctr.seed, ctr.role, need_playout, need_step, need_draw),
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2(avx2) => avx2.draws(ctr.seed, ctr.role, need_playout, need_step, need_draw),
-    }
-    probe.end_phase(SimPhase::Rng);
-    for (&lane, &x) in need_lane.iter().zip(need_draw.iter()) {
-        let lane = lane as usize;
-        let mut k = choose(x, cnt[lane]);
-        let set = &sets[lane * chunks..(lane + 1) * chunks];
-        let mut m = 0;
-        for (c, &w) in set.iter().enumerate() {
-            let ones = w.count_ones();
-            if k < ones {
-                m = 64 * c + select64(w, k) as usize;
-                break;
-            }
-            k -= ones;
+}
+
+/// The `k`-th move (0-based) of the move set `set` (`k` below its size).
+#[inline(always)]
+fn select_in(set: &[u64], mut k: u32) -> usize {
+    let mut m = 0;
+    for (c, &w) in set.iter().enumerate() {
+        let ones = w.count_ones();
+        if k < ones {
+            m = 64 * c + select64(w, k) as usize;
+            break;
         }
-        vals[input_slot(m)][lane / 64] |= 1 << (lane % 64);
+        k -= ones;
     }
-    probe.end_phase(SimPhase::Choice);
+    m
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "x86_64")]
+    use crate::avx2::Avx2;
     use crate::bits::tests::mix;
 
     /// Count planes of random per-lane counts below `2^B` (word 1 of the block has every
@@ -507,7 +526,7 @@ mod tests {
             eprintln!("skipped: this processor has no AVX2");
             return;
         };
-        let mut dense = super::super::avx2::DenseDraws::new(64 * W);
+        let mut dense = crate::avx2::DenseDraws::new(64 * W);
         for seed in 0..6u64 {
             let (cnt, many) = random_counts::<W, B>(seed);
             let lanes = 64 * W as u32;

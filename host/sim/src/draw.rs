@@ -3,6 +3,18 @@
 
 use propnet_netlist::rng::{self, ROTATIONS};
 
+/// The per-lane inputs of the draw: RNG counters of every lane of the block.
+pub struct LaneCounters<'a> {
+    /// RNG seed of the batch.
+    pub seed: u64,
+    /// The role choosing.
+    pub role: u32,
+    /// Per lane: playout index.
+    pub playout: &'a [u32],
+    /// Per lane: step within the playout.
+    pub step: &'a [u32],
+}
+
 /// Lanes processed together by [`draws`].
 pub const CHUNK: usize = 16;
 

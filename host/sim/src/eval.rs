@@ -1,8 +1,9 @@
 //! Bit-parallel evaluation of a program phase over blocks of `W` 64-bit words (`64 * W`
 //! playout lanes per slot).
 
-use super::guard::NONE;
-use super::program::{slot, Operand, Phase, RunKind};
+use crate::guard::NONE;
+use crate::operand::{slot, Operand};
+use crate::program::{Phase, RunKind};
 
 /// One slot's value for every lane of a block: bit `b` of word `w` is lane `64 * w + b`.
 pub type Block<const W: usize> = [u64; W];
@@ -15,13 +16,13 @@ fn neg_mask(op: Operand) -> u64 {
 
 /// Operands read ahead of the one being evaluated, in programs whose slots outgrow the
 /// caches ([`PREFETCH_MIN_BYTES`]): their slots are prefetched, so that several reads are
-/// in flight at once. With line-aligned slots (`sim/slots.rs`) chess (347 k slots, 21 MB
-/// at 512 lanes) runs ~20–35 % faster with it (BENCHMARKS.md, session 12).
+/// in flight at once; it pays together with line-aligned slots ([`crate::slots`];
+/// BENCHMARKS.md, "CPU simulator figures moved from module docs (#39)").
 const AHEAD: usize = 24;
 
-/// Slot bytes from which the evaluator prefetches operands ([`AHEAD`]). Below it the
-/// prefetches cost more than they save: breakthrough (1.4 k slots) ran ~15 % slower with
-/// them and hex 9×9 at 2,048 lanes (3.9 MB) ~20 % slower.
+/// Slot bytes from which the evaluator prefetches operands ([`AHEAD`]). Below it the slots
+/// stay in the caches and the prefetches cost more than they save
+/// (BENCHMARKS.md, "CPU simulator figures moved from module docs (#39)").
 pub const PREFETCH_MIN_BYTES: usize = 8 << 20;
 
 /// When `PF`, asks the processor to bring the slot of `ahead[i]` into the cache (each of
@@ -72,7 +73,7 @@ pub fn run_skipping<const W: usize>(vals: &mut [Block<W>], phase: &Phase, nonzer
 }
 
 /// [`run_skipping`] also skipping the runs with a guard that is not `live`
-/// ([`super::program::Run::guard`], and [`Phase::second_guards`] where the phase has
+/// ([`crate::program::Run::guard`], and [`Phase::second_guards`] where the phase has
 /// them): a skipped run's slots are set to 0 unless `zeroed` (one flag per run) says they
 /// still are from an earlier skip.
 #[inline(always)]

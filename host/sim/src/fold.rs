@@ -2,8 +2,27 @@
 //! instruction is needed (leaves, `Not`, constant-folded and one-operand `And`/`Or`), the
 //! rest pending as instructions, and products fused into their `Or` where it pays.
 
-use super::program::{phase_of, Operand};
-use propnet_netlist::{Gate, GateId, Netlist, NetlistInfo};
+use crate::operand::Operand;
+use propnet_netlist::{Gate, GateId, Netlist, NetlistInfo, Output};
+
+/// The phase (0 core, 1 goal, 2 next) of an instruction gate `g`, from the cones of
+/// [`NetlistInfo`]; `None` for a gate no output needs.
+pub(crate) fn phase_of(info: &NetlistInfo, g: GateId) -> Option<usize> {
+    let (lt, go, nx) = (
+        info.needed_by(g, Output::LegalTerminal),
+        info.needed_by(g, Output::Goal),
+        info.needed_by(g, Output::Next),
+    );
+    if lt || (go && nx) {
+        Some(0)
+    } else if go {
+        Some(1)
+    } else if nx {
+        Some(2)
+    } else {
+        None
+    }
+}
 
 /// Where a gate's value comes from once compiled.
 #[derive(Copy, Clone, Debug)]

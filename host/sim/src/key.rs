@@ -10,7 +10,7 @@
 //! that is not constant reads only needed gates and constants; a constant gate is fixed by
 //! its constant operands alone (an `And` by one 0, an `Or` by one 1, or by all of them),
 //! down to the key latches; a skipped constant is 0 as it should be, and constant-1 gates
-//! are never skipped. This composes with the other skip guards ([`super::observe`]), whose
+//! are never skipped. This composes with the other skip guards ([`crate::observe`]), whose
 //! argument only needs skipped gates to read 0.
 //!
 //! A gate's key guards are the member sets it is needed for, one per group, at most two
@@ -31,11 +31,11 @@
 //! initial member (operands no longer needed), and the best disjoint ones are analysed in
 //! full within [`BUDGET`] specializations (chess: the side to move and each king's square).
 //!
-//! A block of random playouts holds many keys (kings on ~38 squares in mid-game, 512
-//! lanes), so the guards pay only where lanes are sorted by key across blocks
-//! ([`super::engine::pool`]).
+//! A block of random playouts holds many keys (kings on many squares in mid-game;
+//! BENCHMARKS.md, "CPU simulator figures moved from module docs (#39)"), so the guards pay only where lanes are sorted by key across
+//! blocks (`pool`).
 
-use super::guard::NONE;
+use crate::guard::NONE;
 use propnet_netlist::{Gate, Netlist};
 use std::cmp::Reverse;
 use std::collections::HashMap;
@@ -71,7 +71,7 @@ pub struct KeyGuards {
 pub struct KeyCheck {
     /// Member latches.
     pub members: Vec<u32>,
-    /// Guards of the group, as indices of [`super::program::Program::guards`].
+    /// Guards of the group, as indices of [`crate::program::Program::guards`].
     pub guards: Vec<u32>,
 }
 
@@ -158,9 +158,9 @@ pub fn key_guards(net: &Netlist, skippable: impl Fn(usize) -> bool) -> KeyGuards
     out
 }
 
-/// The gates whose values leave the netlist ([`super::observe::outputs`]), by index.
+/// The gates whose values leave the netlist ([`crate::observe::outputs`]), by index.
 fn outputs(net: &Netlist) -> Vec<usize> {
-    super::observe::outputs(net).map(|g| g.index()).collect()
+    crate::observe::outputs(net).map(|g| g.index()).collect()
 }
 
 /// Candidate key groups, largest first: latches named by one relation with the same

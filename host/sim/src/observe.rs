@@ -1,5 +1,5 @@
 //! Skip guards of the core phase: latch sets whose being 0 in every lane of a block lets
-//! the block skip a gate, because the gate is 0 then (its zero set, [`super::guard`]) or
+//! the block skip a gate, because the gate is 0 then (its zero set, [`crate::guard`]) or
 //! because no output depends on its value then (its *unobserved set*).
 //!
 //! A gate is unobserved while every consumer ignores it: an `And` ignores an operand while
@@ -15,7 +15,7 @@
 //! such values are), and an observed gate reads exact values or an operand its `And`
 //! ignores because another operand is (exactly) 0, so every output is exact.
 
-use super::guard::{zero_sets, CAP, LINK, MAX_ENTRIES, NONE};
+use crate::guard::{zero_sets, CAP, LINK, MAX_ENTRIES, NONE};
 use propnet_netlist::{Gate, Netlist};
 use std::collections::HashMap;
 
@@ -99,7 +99,7 @@ fn best<'a>(sets: impl Iterator<Item = &'a Vec<u32>>, rank: Rank<'_>) -> Alts {
 }
 
 /// Per gate, alternative zero sets: a latch is its own; an `And` takes the best of its
-/// operands'; an `Or` has the one zero set of [`super::guard`] (the union of its
+/// operands'; an `Or` has the one zero set of [`crate::guard`] (the union of its
 /// operands'). `None` past [`MAX_ENTRIES`].
 fn zero_alts(net: &Netlist, rank: Rank<'_>) -> Option<Vec<Alts>> {
     let single = zero_sets(net)?;

@@ -1,6 +1,6 @@
 //! Per-phase cost accounting of the block simulator (`propnet run --profile`).
 //!
-//! The engine is generic over a [`Probe`]: [`NoProbe`] compiles to nothing (the default
+//! The block stepper is generic over a [`Probe`]: [`NoProbe`] compiles to nothing (the default
 //! build of every hot loop), [`PhaseClock`] reads the monotonic clock between the phases of
 //! one step in every [`PhaseClock::EVERY`]-th step of a block and adds the intervals up per
 //! [`SimPhase`]. Sampling keeps the clock's own cost (tens of nanoseconds per read) below a
@@ -66,7 +66,7 @@ pub struct PhaseTimes {
     /// Steps sampled (block steps, each covering every lane of its block).
     pub sampled_steps: u64,
     /// Core-phase operands of the runs the sampled steps evaluated, summed over those steps:
-    /// runs skipped by their guards ([`super::program::Run::guard`]) do not count, products
+    /// runs skipped by their guards ([`crate::program::Run::guard`]) do not count, products
     /// skipped inside a run do.
     pub core_operands: u64,
     /// Lanes holding a playout in progress at the start of the sampled steps, summed over
@@ -97,7 +97,7 @@ impl PhaseTimes {
     }
 }
 
-/// What the engine calls between phases. Every method must be cheap; [`NoProbe`]'s are
+/// What the block stepper calls between phases. Every method must be cheap; [`NoProbe`]'s are
 /// empty and vanish when inlined.
 pub trait Probe: Default {
     /// A block step begins (`step` counts the block's steps from 0).
@@ -146,7 +146,7 @@ impl PhaseClock {
     /// turn cycle only when it is a multiple of 7 steps long: with 8, every sampled step
     /// of a two-player game where the roles alternate was the same role's turn (in chess,
     /// only white's moves were timed, and the pooled blocks sort on the king of the side
-    /// to move). A pool steps its blocks in sorted order through one engine: while a pool
+    /// to move). A pool steps its blocks in sorted order through one block stepper: while a pool
     /// step has a multiple of 7 blocks, the samples fall on the same sorted positions in
     /// every pool step (both sides' turns are still sampled).
     pub const EVERY: u64 = 7;

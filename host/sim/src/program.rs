@@ -14,22 +14,14 @@
 //! - **next**: the rest of what latch `next` functions need (reads inputs); evaluated after
 //!   the joint move is set.
 
-use super::fold::Folded;
-use super::guard::guards;
+use crate::fold::{phase_of, Folded};
+use crate::guard::guards;
 /// Marks a missing guard or run ([`Run::guard`], [`Phase::second_guards`]).
-pub use super::guard::NONE;
-use super::key::{key_guards, KeyCheck};
-use super::observe::{skip_guards, ALTS};
-use propnet_netlist::{Gate, GateId, Netlist, NetlistInfo, Output};
-
-/// An operand: `slot << 1 | negate`.
-pub type Operand = u32;
-
-/// The slot an operand reads.
-#[inline(always)]
-pub fn slot(op: Operand) -> usize {
-    (op >> 1) as usize
-}
+pub use crate::guard::NONE;
+use crate::key::{key_guards, KeyCheck};
+use crate::observe::{skip_guards, ALTS};
+pub use crate::operand::{slot, Operand};
+use propnet_netlist::{Gate, GateId, Netlist, NetlistInfo};
 
 /// What the instructions of a [`Run`] are. The two-operand kinds carry their operands'
 /// negations in the kind (operands ordered so a negated one comes second), so the
@@ -86,7 +78,7 @@ pub struct Run {
     pub len: u32,
     /// Guard ([`Program::guards`]; [`NONE`] for none): while every latch of it is 0 in
     /// every lane, the run is skipped and its slots set to 0 (next phase: zero guards,
-    /// [`super::guard`]; core phase: skip guards, [`super::observe`]). A run of the core
+    /// [`crate::guard`]; core phase: skip guards, [`crate::observe`]). A run of the core
     /// phase may have a second guard ([`Phase::second_guards`]).
     pub guard: u32,
 }
@@ -164,31 +156,44 @@ pub struct Program {
     /// Latches of each zero guard of the next phase's runs (empty when the next phase is
     /// not guarded): a block whose lanes all have a guard's latches at 0 skips its runs.
     pub guards: Vec<Vec<u32>>,
-    /// The key groups of the core phase's key guards ([`super::key`]): each block step,
+    /// The key groups of the core phase's key guards ([`crate::key`]): each block step,
     /// a group that some active lane does not hold exactly one member of keeps its guards
     /// live.
     pub key_checks: Vec<KeyCheck>,
     /// Whether the simulator keeps track of the latches that are 0 in every lane of a block
-    /// to skip the [`RunKind::OrAnd`] products they lead ([`super::eval::run_skipping`]).
+    /// to skip the [`RunKind::OrAnd`] products they lead ([`crate::eval::run_skipping`]).
     pub skips_products: bool,
+    /// How the simulator refills finished lanes, decided from the guards.
+    pub schedule: Schedule,
 }
 
-/// The phase (0 core, 1 goal, 2 next) of an instruction gate `g`, from the cones of
-/// [`NetlistInfo`]; `None` for a gate no output needs.
-pub(super) fn phase_of(info: &NetlistInfo, g: GateId) -> Option<usize> {
-    let (lt, go, nx) = (
-        info.needed_by(g, Output::LegalTerminal),
-        info.needed_by(g, Output::Goal),
-        info.needed_by(g, Output::Next),
-    );
-    if lt || (go && nx) {
-        Some(0)
-    } else if go {
-        Some(1)
-    } else if nx {
-        Some(2)
-    } else {
-        None
+/// How the simulator refills lanes whose playout finished (the driver, `drive`), decided
+/// once when the program is compiled. Results are the same under every schedule.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// A finished lane takes the next playout at once, so lanes stay busy until the work
+    /// runs out (programs without guards).
+    PerLane,
+    /// A block is refilled all together once its last lane has finished, so that the
+    /// guards ([`Program::guards`]) of the groups no lane has reached stay dead (programs
+    /// with guards but no key groups).
+    Lockstep,
+    /// Lanes are kept in pools re-sorted by key before every step and stepped block by
+    /// block; a pool is refilled all together once every lane has finished (programs
+    /// with key groups, [`Program::key_checks`]; `crate::pool`).
+    Pooled,
+}
+
+impl Schedule {
+    /// The schedule of a program with these guards and key groups.
+    fn of(guards: &[Vec<u32>], key_checks: &[KeyCheck]) -> Schedule {
+        if !key_checks.is_empty() {
+            Schedule::Pooled
+        } else if !guards.is_empty() {
+            Schedule::Lockstep
+        } else {
+            Schedule::PerLane
+        }
     }
 }
 
@@ -259,6 +264,7 @@ impl Program {
             }
         }
         let [core, goal, next] = phases;
+        let schedule = Schedule::of(&guards, &key_checks);
         Program {
             latches: l,
             input_base,
@@ -288,6 +294,7 @@ impl Program {
             guards,
             key_checks,
             skips_products,
+            schedule,
         }
     }
 
@@ -375,7 +382,7 @@ impl Program {
 }
 
 /// Number of [`RunKind::OrAnd`] products of `phase` whose first operand is a plain latch
-/// (those [`super::eval::run_skipping`] can skip), for a program of `latches` latches.
+/// (those [`crate::eval::run_skipping`] can skip), for a program of `latches` latches.
 fn latch_led_products(phase: &Phase, latches: usize) -> usize {
     let (mut k, mut args) = (0usize, phase.args.as_slice());
     let mut led = 0;
@@ -449,12 +456,12 @@ const LARGE_MIN_OPERANDS: usize = 16_384;
 
 /// Whether [`Program::compile_with`] uses the techniques for large netlists, none of which
 /// changes results:
-/// - zero guards on the next phase ([`super::guard`]) and skip guards on the core phase
-///   ([`super::observe`]; a guarded program is run in lockstep blocks, lanes refilled
+/// - zero guards on the next phase ([`crate::guard`]) and skip guards on the core phase
+///   ([`crate::observe`]; a guarded program is run in lockstep blocks, lanes refilled
 ///   together);
 /// - two-operand `And` gates fused into the one `Or` that reads them ([`RunKind::OrAnd`]);
 /// - products skipped in blocks where their latch is 0 in every lane
-///   ([`super::eval::run_skipping`], [`Program::skips_products`]).
+///   ([`crate::eval::run_skipping`], [`Program::skips_products`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Tuning {
     /// Where the cost model says they pay. Guards, per phase: at least 16,384 operands,
@@ -488,7 +495,7 @@ struct PhaseGuards {
     groups: Vec<Vec<u32>>,
     /// Per gate: its guards ([`NONE`] where absent; empty when the phase is unguarded).
     guards_of: Vec<[u32; ALTS]>,
-    /// The key groups among the guards ([`super::key`]).
+    /// The key groups among the guards ([`crate::key`]).
     key_checks: Vec<KeyCheck>,
 }
 
@@ -502,8 +509,8 @@ impl PhaseGuards {
 /// The guards of phase `p`'s instructions, numbered from `first` in the order of the
 /// groups that guard some instruction, and the guards of each gate; none (and every gate
 /// [`NONE`]) where `tuning` says so. The next phase (2) uses zero guards
-/// ([`super::guard::guards`]), the core phase (0) skip guards
-/// ([`super::observe::skip_guards`]) and key guards ([`super::key::key_guards`]; a gate
+/// ([`crate::guard::guards`]), the core phase (0) skip guards
+/// ([`crate::observe::skip_guards`]) and key guards ([`crate::key::key_guards`]; a gate
 /// with one keeps it first, then its best skip guard).
 fn phase_guards(
     net: &Netlist,
@@ -606,9 +613,9 @@ fn phase_guards(
 }
 
 /// Fewest operands a guard must cover to be kept ([`Tuning::Auto`]): each guard splits the
-/// runs of every level it appears in, and a block checks it every step. Chess keeps guards
-/// of ~480 operands on average (king squares, side to move); chess_200's average 36, and
-/// with them it ran 15 % slower.
+/// runs of every level it appears in, and a block checks it every step: many small guards
+/// cost more than they skip (BENCHMARKS.md, "CPU simulator figures moved from module docs
+/// (#39)").
 const MIN_GUARD_OPERANDS: usize = 256;
 
 /// Removes from `guards_of` (per gate, indexed by gate) the guards whose `members` cover

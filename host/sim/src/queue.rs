@@ -1,9 +1,9 @@
-//! The playouts of one batch as a queue that the engines of all threads draw from.
+//! The playouts of one batch as a queue that the block steppers of all threads draw from.
 //!
-//! Playouts are numbered globally, job after job; an engine takes [`WorkQueue::GRAB`]
+//! Playouts are numbered globally, job after job; a thread takes [`WorkQueue::GRAB`]
 //! consecutive numbers at a time with one atomic add, so lanes are refilled from whatever
 //! work is left and every thread stays busy until the whole batch is done (static chunks
-//! left a thread idle whenever a batch was smaller than a few chunks). Which engine runs
+//! left a thread idle whenever a batch was smaller than a few chunks). Which thread runs
 //! which playout does not matter for the results: a playout depends only on its job's
 //! start state, its index and the seed, and aggregates are sums.
 
@@ -18,7 +18,7 @@ pub struct WorkQueue {
 }
 
 impl WorkQueue {
-    /// Playouts an engine takes per atomic operation.
+    /// Playouts a thread takes per atomic operation.
     pub const GRAB: u64 = 64;
 
     /// A queue over jobs with these playout counts.
@@ -49,7 +49,7 @@ impl WorkQueue {
         (start < total).then(|| (start, (start + Self::GRAB).min(total)))
     }
 
-    /// A cursor for one engine: yields `(job, offset within job)` of the playouts it takes.
+    /// A cursor for one thread: yields `(job, offset within job)` of the playouts it takes.
     pub fn cursor(&self) -> Cursor<'_> {
         Cursor {
             queue: self,
@@ -60,7 +60,7 @@ impl WorkQueue {
     }
 }
 
-/// One engine's view of a [`WorkQueue`]: the run it holds and the job that run is in.
+/// One thread's view of a [`WorkQueue`]: the run it holds and the job that run is in.
 #[derive(Debug)]
 pub struct Cursor<'q> {
     queue: &'q WorkQueue,

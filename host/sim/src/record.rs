@@ -6,9 +6,10 @@
 //! lane counts at the first goal true in it. [`tally`] does that for all finished lanes of
 //! a job at once: `sum += value · popcount(goal ∧ remaining)`, `remaining ∧= ¬goal`.
 
-use super::engine::Outcome;
-use super::eval::{read, Block};
-use super::program::{slot, Program};
+use crate::batch::Outcome;
+use crate::eval::{read, Block};
+use crate::operand::slot;
+use crate::program::Program;
 use propnet_netlist::playout::{PlayoutEnd, PlayoutRecord};
 
 /// A finished playout awaiting its record or tally.

@@ -1,13 +1,13 @@
 //! Slot storage aligned to cache lines: a block of `W ≥ 8` words is whole lines, so
-//! reading (or prefetching, [`super::eval`]) one operand of a 512-lane block touches one
+//! reading (or prefetching, [`crate::eval`]) one operand of a 512-lane block touches one
 //! line, not two.
 //!
 //! A `Vec<Block<W>>` from the system allocator is only 16-byte aligned: a 64-byte block
-//! then straddles two lines, and a prefetch of its address brings in only the first. On
-//! chess (347 k slots, 21 MB at 512 lanes) aligned slots with prefetching run ~20–35 % faster
-//! than either alone (BENCHMARKS.md).
+//! then straddles two lines, and a prefetch of its address brings in only the first.
+//! Aligned slots and prefetching pay together, in programs whose slots outgrow the caches
+//! (BENCHMARKS.md, "CPU simulator figures moved from module docs (#39)").
 
-use super::eval::Block;
+use crate::eval::Block;
 use bytemuck::{Pod, Zeroable};
 use std::ops::{Deref, DerefMut};
 

@@ -5,12 +5,9 @@
 //! No static rule picks well. A wider block spreads each operand's fixed cost (index,
 //! address, loop) over more lanes, but its slots leave the L2 cache sooner, and it lowers
 //! the chance that a latch is 0 in every lane of the block, which product skipping and
-//! legal-word skipping rely on. Measured per CPU-second on this machine kind (1 thread,
-//! interleaved runs, median): hex 9×9 41 k at 512 lanes, 55 k at 1,024, 64 k at 2,048
-//! and 37 k at 4,096 (the 32-word accumulator no longer fits the registers); checkers and
-//! reversi +20 % at 1,024; chess_200 3.8 k at 512 but 3.2 k at 1,024; connect four,
-//! breakthrough and tic-tac-toe within noise. Results never depend on the width (every
-//! backend's playouts are the same for a seed), so trying widths changes only speed.
+//! legal-word skipping rely on: the fastest width differs from game to game
+//! (BENCHMARKS.md, "CPU simulator figures moved from module docs (#39)"). Results never depend on the width (every backend's
+//! playouts are the same for a seed), so trying widths changes only speed.
 
 /// Lane widths tried, narrowest first.
 pub const CANDIDATES: [usize; 3] = [512, 1024, 2048];
@@ -47,14 +44,15 @@ pub struct LaneTuner {
 }
 
 impl LaneTuner {
-    /// The width for a batch of `playouts` run by `engines` engines: the chosen one, else
+    /// The width for a batch of `playouts` run by `steppers` block steppers (one per
+    /// thread): the chosen one, else
     /// the least measured width whose blocks the batch fills (a partly filled block
     /// would measure the idle lanes, not the width), narrowest when none fits.
-    pub fn pick(&self, playouts: u64, engines: usize) -> usize {
+    pub fn pick(&self, playouts: u64, steppers: usize) -> usize {
         if let Some(w) = self.chosen {
             return w;
         }
-        let fits = |w: usize| (w * engines.max(1)) as u64 <= playouts;
+        let fits = |w: usize| (w * steppers.max(1)) as u64 <= playouts;
         CANDIDATES
             .iter()
             .enumerate()
@@ -70,7 +68,7 @@ impl LaneTuner {
         &mut self,
         lanes: usize,
         playouts: u64,
-        engines: usize,
+        steppers: usize,
         states: u64,
         seconds: f64,
     ) {
@@ -85,7 +83,7 @@ impl LaneTuner {
         t.batches += 1;
         t.states += states;
         t.seconds += seconds;
-        let fits = |w: usize| (w * engines.max(1)) as u64 <= playouts;
+        let fits = |w: usize| (w * steppers.max(1)) as u64 <= playouts;
         let measured = CANDIDATES
             .iter()
             .zip(&self.trials)
@@ -144,13 +142,13 @@ mod tests {
     #[test]
     fn widths_a_batch_cannot_fill_are_not_tried() {
         let mut t = LaneTuner::default();
-        // Two engines and 2,048 playouts: 2,048-lane blocks would be half empty.
-        let (batch, engines) = (2048, 2);
+        // Two steppers and 2,048 playouts: 2,048-lane blocks would be half empty.
+        let (batch, steppers) = (2048, 2);
         let mut seen = Vec::new();
         while t.chosen().is_none() {
-            let w = t.pick(batch, engines);
+            let w = t.pick(batch, steppers);
             seen.push(w);
-            t.record(w, batch, engines, 1000, if w == 512 { 1.0 } else { 2.0 });
+            t.record(w, batch, steppers, 1000, if w == 512 { 1.0 } else { 2.0 });
         }
         assert!(!seen.contains(&2048), "{seen:?}");
         assert_eq!(t.chosen(), Some(512));

@@ -1,60 +1,81 @@
-//! The block simulator: `64 * W` playout lanes stepped together through a [`Program`].
+//! The block stepper: `64 * W` playout lanes stepped together through a [`Program`].
 //!
 //! Per step: evaluate the core phase; lanes that are terminal or at the step limit finish;
-//! each role of each live lane picks its move ([`super::choice`]: bit-sliced counting and
+//! each role of each live lane picks its move ([`crate::choice`]: bit-sliced counting and
 //! selection, or a bit transpose for roles with many legal entries; one Threefry draw per
-//! lane with two or more choices); lanes where a role has no legal move finish; finished lanes are recorded (when goals need instructions of their own,
-//! via a pending block whose goal phase runs once per `64 * W` finished playouts); the
-//! next phase runs (guarded programs skip the runs of dead latch groups) and latches take
-//! their next values; finished lanes are refilled with the next playout of the work queue
-//! and reset to its job's start state, so lanes stay busy until the queue is empty (a
-//! guarded program refills the whole block at once when its last lane finishes).
+//! lane with two or more choices); lanes where a role has no legal move finish; finished
+//! lanes are recorded (when goals need instructions of their own, via a pending block
+//! whose goal phase runs once per `64 * W` finished playouts); the next phase runs
+//! (guarded programs skip the runs of dead latch groups), latches take their next values,
+//! and finished lanes go idle.
+//!
+//! Which playout a lane holds is the driver's business ([`crate::drive`]): it starts new
+//! playouts in idle lanes ([`BlockStepper::start_lane`], [`BlockStepper::end_refill`]), or
+//! loads a block's lanes whole and reads them back after the step
+//! ([`BlockStepper::load`], [`BlockStepper::lane`], [`BlockStepper::latches`]).
 
-pub(super) mod pool;
+use crate::batch::{Outcome, RunSpec};
+use crate::choice::{choose_moves, ChoiceScratch, KnownZero};
+use crate::draw::LaneCounters;
+use crate::eval::{read, run_alive, run_guarded, run_phase, run_skipping, Block};
+use crate::guard::NONE;
+use crate::isa::Isa;
+use crate::operand::{slot, Operand};
+use crate::probe::{NoProbe, PhaseTimes, Probe, SimPhase};
+use crate::program::{Phase, Program};
+use crate::record::{for_each_lane, record, tally, Finished, FinishedLanes};
+use crate::slots::Slots;
+use propnet_netlist::playout::PlayoutEnd;
 
-use super::choice::{choose_moves, ChoiceScratch, Isa, KnownZero, LaneCounters};
-use super::eval::{read, run_alive, run_guarded, run_phase, run_skipping, Block};
-use super::guard::NONE;
-use super::probe::{NoProbe, PhaseTimes, Probe, SimPhase};
-use super::program::{slot, Operand, Phase, Program};
-use super::queue::{Cursor, WorkQueue};
-use super::record::{for_each_lane, record, tally, Finished, FinishedLanes};
-use super::slots::Slots;
-use propnet_netlist::playout::{PlayoutEnd, PlayoutRecord};
-use propnet_runtime::backend::JobResult;
-
-/// What one engine run produced.
-#[derive(Clone, Debug, Default)]
-pub struct Outcome {
-    /// Per job of the batch (indexed like the batch's jobs).
-    pub jobs: Vec<JobResult>,
-    /// When records were requested: `(job, offset within job, record)`.
-    pub records: Vec<(u32, u32, PlayoutRecord)>,
-    /// Joint moves made (states advanced) by all finished playouts.
-    pub steps: u64,
+/// What a lane holds besides its latches: whether it plays, and its playout's counters.
+#[derive(Clone, Copy, Debug)]
+pub struct Lane {
+    /// The lane holds a playout in progress.
+    pub active: bool,
+    /// Playout index (RNG counter).
+    pub playout: u32,
+    /// Joint moves made so far.
+    pub step: u32,
+    /// Job of the batch.
+    pub job: u32,
+    /// Offset of the playout within its job.
+    pub offset: u32,
+    /// How the playout ended (set in the step it finishes).
+    pub end: PlayoutEnd,
 }
 
-/// Static parameters shared by every engine of a batch.
-pub struct RunSpec<'a> {
-    /// Start state of each job, one bool per latch.
-    pub starts: &'a [&'a [bool]],
-    /// First playout index of each job.
-    pub first_playout: &'a [u32],
-    /// RNG seed.
-    pub seed: u64,
-    /// Step limit.
-    pub max_steps: u32,
-    /// Keep per-playout records.
-    pub want_records: bool,
-    /// The instruction-set path ([`crate::Simd::Portable`] forces the portable one).
-    pub simd: crate::Simd,
+impl Lane {
+    /// A lane holding no playout.
+    pub const IDLE: Lane = Lane {
+        active: false,
+        playout: 0,
+        step: 0,
+        job: 0,
+        offset: 0,
+        end: PlayoutEnd::Terminal,
+    };
+
+    /// A lane starting playout `offset` of `job` (at step 0).
+    #[inline(always)]
+    pub fn start(spec: &RunSpec<'_>, job: u32, offset: u32) -> Lane {
+        Lane {
+            active: true,
+            playout: spec.first_playout[job as usize].wrapping_add(offset),
+            step: 0,
+            job,
+            offset,
+            end: PlayoutEnd::Terminal,
+        }
+    }
 }
 
 /// Lane state and scratch buffers for one block of `64 * W` lanes; `P` times the phases
 /// of a step when profiling ([`NoProbe`] otherwise).
-pub struct Engine<'p, const W: usize, P: Probe = NoProbe> {
+pub struct BlockStepper<'p, const W: usize, P: Probe = NoProbe> {
     prog: &'p Program,
     probe: P,
+    /// Whether the core phase has skip guards ([`Program::core_is_guarded`]).
+    core_guarded: bool,
     vals: Slots<W>,
     /// Next values of the latches in `latch_fed`, while latches are updated.
     next_buf: Vec<Block<W>>,
@@ -87,12 +108,13 @@ pub struct Engine<'p, const W: usize, P: Probe = NoProbe> {
     /// Per run of the next phase, then per run of the core phase: its slots are 0 from an
     /// earlier skip.
     zeroed: Vec<bool>,
-    /// Lanes loaded since the last [`Self::apply_refills`], by job.
-    refills: Vec<(u32, Block<W>)>,
+    /// Lanes started since the last [`Self::end_refill`], by job.
+    started: Vec<(u32, Block<W>)>,
     /// Block steps taken (the probe samples some).
     block_steps: u64,
     /// At least the step of every active lane: it grows by one per block step, and a
-    /// refilled lane starts below it; made exact whenever it reaches the limit.
+    /// lane is started or loaded below it or raises it; made exact whenever it reaches
+    /// the limit.
     oldest: u32,
 }
 
@@ -133,20 +155,21 @@ fn is_zero<const W: usize>(m: &Block<W>) -> bool {
     m.iter().all(|&w| w == 0)
 }
 
-impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
+impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
     /// Lanes per block.
     pub const LANES: usize = 64 * W;
 
-    /// Allocates the buffers for `prog`.
+    /// Allocates the buffers for `prog`; every lane idle.
     pub fn new(prog: &'p Program) -> Self {
         let lanes = Self::LANES;
         let max_moves = prog.legal.iter().map(Vec::len).max().unwrap_or(0);
         let latch_fed: Vec<u32> = (0..prog.latches as u32)
             .filter(|&l| slot(prog.next_state[l as usize]) < prog.latches)
             .collect();
-        Engine {
+        BlockStepper {
             prog,
             probe: P::default(),
+            core_guarded: prog.core_is_guarded(),
             vals: Slots::zeroed(prog.slots),
             next_buf: vec![[0; W]; latch_fed.len()],
             latch_fed,
@@ -181,189 +204,233 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
             ],
             live_guards: vec![false; prog.guards.len()],
             zeroed: vec![false; prog.next.runs.len() + prog.core.runs.len()],
-            refills: Vec::new(),
+            started: Vec::new(),
             block_steps: 0,
             oldest: 0,
         }
     }
 
-    /// Runs playouts taken from `work` until it is empty and adds their results to `out`
-    /// (`out.jobs` must have one entry per job of `spec`). Engines on other threads may
-    /// draw from the same queue.
-    ///
-    /// On x86-64 processors with AVX2, POPCNT and BMI1/2 (detected at run time) the whole
-    /// stepper runs in a copy compiled for them (wider word loops, hardware popcount,
-    /// and the AVX2 move choice of [`super::avx2`]); elsewhere in the baseline build. Both
-    /// give identical results.
-    pub fn run(&mut self, spec: &RunSpec<'_>, work: &WorkQueue, out: &mut Outcome) {
-        #[cfg(target_arch = "x86_64")]
-        if let (crate::Simd::Auto, Some(avx2)) = (spec.simd, super::avx2::Avx2::detect()) {
-            if std::is_x86_feature_detected!("popcnt")
-                && std::is_x86_feature_detected!("bmi1")
-                && std::is_x86_feature_detected!("bmi2")
-            {
-                // SAFETY: the features `run_x86_v3` is compiled for were detected above.
-                // With `Avx2::pick_planes` this is the simulator's only unsafe code
-                // (runtime CPU dispatch).
-                #[allow(unsafe_code)]
-                unsafe {
-                    self.run_x86_v3(spec, work, out, avx2)
-                };
-                return;
+    /// True when no lane holds a playout in progress.
+    #[inline(always)]
+    pub fn is_idle(&self) -> bool {
+        is_zero(&self.active)
+    }
+
+    /// Starts playout `offset` of `job` in the idle `lane`; its latches take the job's
+    /// start state at the next [`Self::end_refill`].
+    #[inline(always)]
+    pub fn start_lane(&mut self, lane: usize, job: u32, offset: u32, spec: &RunSpec<'_>) {
+        self.set_lane(lane, Lane::start(spec, job, offset));
+        match self.started.iter_mut().find(|(j, _)| *j == job) {
+            Some((_, m)) => set_bit(m, lane),
+            None => {
+                let mut m = [0; W];
+                set_bit(&mut m, lane);
+                self.started.push((job, m));
             }
         }
-        self.run_any(spec, work, out, Isa::Portable);
     }
 
-    /// [`Self::run`] compiled with AVX2, POPCNT and BMI1/2.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
-    fn run_x86_v3(
-        &mut self,
-        spec: &RunSpec<'_>,
-        work: &WorkQueue,
-        out: &mut Outcome,
-        avx2: super::avx2::Avx2,
-    ) {
-        self.run_any(spec, work, out, Isa::Avx2(avx2));
-    }
-
-    /// [`Self::run`] for any processor; inlined into each feature-specific copy.
+    /// Resets the latches of the lanes started since the last call to their job's start
+    /// state, and ends the step's refill phase (probe). Call once after every step.
     #[inline(always)]
-    fn run_any(&mut self, spec: &RunSpec<'_>, work: &WorkQueue, out: &mut Outcome, isa: Isa) {
-        let mut cursor = work.cursor();
-        self.active = [0; W];
-        self.fill(&mut cursor, spec);
-        while !is_zero(&self.active) {
-            self.step(spec, &mut cursor, out, isa, true);
+    pub fn end_refill(&mut self, spec: &RunSpec<'_>) {
+        if !self.started.is_empty() {
+            for (job, m) in self.started.drain(..) {
+                let start = spec.starts[job as usize];
+                for (v, &b) in self.vals[..self.prog.latches].iter_mut().zip(start) {
+                    for j in 0..W {
+                        v[j] = if b { v[j] | m[j] } else { v[j] & !m[j] };
+                    }
+                }
+            }
+            self.mark_nonzero_latches();
         }
-        self.flush(spec, out);
+        self.probe.end_phase(SimPhase::Refill);
     }
 
-    /// Loads the next playouts of the queue into every lane (the block must be idle);
-    /// false when the queue had none left.
+    /// Replaces every lane: lane `i` takes the `i`-th of `lanes`, given as its latches
+    /// (bit `l % 64` of word `l / 64` is latch `l`) and its counters; the lanes past
+    /// them are idle with every latch 0.
+    #[inline]
+    pub fn load<'b>(&mut self, lanes: impl IntoIterator<Item = (&'b [u64], Lane)>) {
+        for v in &mut self.vals[..self.prog.latches] {
+            *v = [0; W];
+        }
+        self.active = [0; W];
+        self.oldest = 0;
+        for (lane, (bits, state)) in lanes.into_iter().enumerate() {
+            let (j, bit) = (lane / 64, 1u64 << (lane % 64));
+            for (w, &word) in bits.iter().enumerate() {
+                let mut word = word;
+                while word != 0 {
+                    let l = 64 * w + word.trailing_zeros() as usize;
+                    word &= word - 1;
+                    self.vals[l][j] |= bit;
+                }
+            }
+            self.set_lane(lane, state);
+        }
+        self.mark_nonzero_latches();
+    }
+
+    /// The counters of `lane` and whether it is active.
     #[inline(always)]
-    fn fill(&mut self, cursor: &mut Cursor<'_>, spec: &RunSpec<'_>) -> bool {
-        let mut any = false;
-        for lane in 0..Self::LANES {
-            if !self.load_lane(lane, cursor, spec) {
+    pub fn lane(&self, lane: usize) -> Lane {
+        Lane {
+            active: self.active[lane / 64] >> (lane % 64) & 1 == 1,
+            playout: self.playout[lane],
+            step: self.step[lane],
+            job: self.job[lane],
+            offset: self.offset[lane],
+            end: self.end[lane],
+        }
+    }
+
+    /// The latch slots: bit `b` of word `j` of `latches()[l]` is latch `l` of lane
+    /// `64 * j + b`.
+    #[inline(always)]
+    pub fn latches(&self) -> &[Block<W>] {
+        &self.vals[..self.prog.latches]
+    }
+
+    /// Sets the counters of `lane`, and its active bit when `state` is active.
+    #[inline(always)]
+    fn set_lane(&mut self, lane: usize, state: Lane) {
+        if state.active {
+            set_bit(&mut self.active, lane);
+            self.oldest = self.oldest.max(state.step);
+        }
+        self.playout[lane] = state.playout;
+        self.step[lane] = state.step;
+        self.job[lane] = state.job;
+        self.offset[lane] = state.offset;
+        self.end[lane] = state.end;
+    }
+
+    /// One block step of the active lanes (see the module doc); returns the lanes that
+    /// finished, now idle.
+    #[inline(always)]
+    pub fn step(&mut self, spec: &RunSpec<'_>, out: &mut Outcome, isa: Isa) -> Block<W> {
+        self.probe.begin_step(self.block_steps);
+        self.block_steps += 1;
+        self.run_core(isa);
+        // 1. Terminal or step limit.
+        let (mut fin, at_limit) = self.ended(spec);
+        // 2. Moves of live lanes, role by role.
+        let stuck = self.choose_all(spec, &fin, isa);
+        for j in 0..W {
+            fin[j] |= stuck[j];
+        }
+        // 3. Account for finished lanes.
+        if !is_zero(&fin) {
+            self.finish(spec, &fin, &at_limit, &stuck, out);
+        }
+        self.probe.end_phase(SimPhase::Goals);
+        // 4. Transition.
+        self.transition();
+        // 5. Finished lanes go idle.
+        self.advance(&fin);
+        fin
+    }
+
+    /// The core phase (with its skip guards where it has them); samples the operands
+    /// evaluated when the probe says so.
+    #[inline(always)]
+    fn run_core(&mut self, isa: Isa) {
+        if self.core_guarded {
+            self.run_core_guarded(isa);
+        } else {
+            run_skipping(&mut self.vals, &self.prog.core, &self.nonzero);
+        }
+        self.probe.end_phase(SimPhase::CoreGates);
+        if self.probe.sampling() {
+            let n = self.core_operands_run(self.core_guarded);
+            let lanes = self.active.iter().map(|w| w.count_ones() as u64).sum();
+            self.probe.add_core_operands(n, lanes);
+        }
+    }
+
+    /// The active lanes that are terminal or at the step limit (core phase current), and
+    /// the subset at the limit. Only when some lane may have reached the limit are the
+    /// lanes' steps looked at.
+    #[inline(always)]
+    fn ended(&mut self, spec: &RunSpec<'_>) -> (Block<W>, Block<W>) {
+        let term = read(&self.vals, self.prog.terminal);
+        let fin: Block<W> = std::array::from_fn(|j| term[j] & self.active[j]);
+        let mut at_limit = [0u64; W];
+        if self.oldest >= spec.max_steps {
+            self.oldest = 0;
+            for (j, w) in at_limit.iter_mut().enumerate() {
+                for b in 0..64 {
+                    let step = self.step[64 * j + b];
+                    *w |= u64::from(step == spec.max_steps) << b;
+                    if self.active[j] >> b & 1 == 1 && step < spec.max_steps {
+                        self.oldest = self.oldest.max(step);
+                    }
+                }
+                *w &= self.active[j] & !fin[j];
+            }
+        }
+        (std::array::from_fn(|j| fin[j] | at_limit[j]), at_limit)
+    }
+
+    /// Clears the input slots and picks every role's move in the active lanes not in
+    /// `fin`; returns the lanes where some role had no legal move.
+    #[inline(always)]
+    fn choose_all(&mut self, spec: &RunSpec<'_>, fin: &Block<W>, isa: Isa) -> Block<W> {
+        let prog = self.prog;
+        let mut live: Block<W> = std::array::from_fn(|j| self.active[j] & !fin[j]);
+        for s in prog.input_base..prog.input_base + prog.inputs {
+            self.vals[s] = [0; W];
+        }
+        self.probe.end_phase(SimPhase::Terminal);
+        let mut stuck = [0u64; W];
+        for r in 0..prog.legal.len() {
+            if is_zero(&live) {
                 break;
             }
-            any = true;
+            self.choose_role(spec, r, &mut live, &mut stuck, isa);
         }
-        self.apply_refills(spec);
-        any
+        stuck
     }
 
-    /// One block step of the active lanes (see the module doc). With `refill`, finished
-    /// lanes are refilled from `cursor` (at once, or all together once the block is idle
-    /// when the program is guarded); without, they stay idle ([`pool`] refills).
+    /// The next phase (guarded programs skip the runs of dead guards) and the latches'
+    /// next values.
     #[inline(always)]
-    pub(super) fn step(
-        &mut self,
-        spec: &RunSpec<'_>,
-        cursor: &mut Cursor<'_>,
-        out: &mut Outcome,
-        isa: Isa,
-        refill: bool,
-    ) {
+    fn transition(&mut self) {
         let prog = self.prog;
-        let core_guarded = prog.core_is_guarded();
-        {
-            self.probe.begin_step(self.block_steps);
-            if core_guarded {
-                self.run_core_guarded(isa);
-            } else {
-                run_skipping(&mut self.vals, &prog.core, &self.nonzero);
+        if prog.guards.is_empty() {
+            run_skipping(&mut self.vals, &prog.next, &self.nonzero);
+        } else {
+            if !self.core_guarded {
+                self.mark_live_guards();
             }
-            self.probe.end_phase(SimPhase::CoreGates);
-            if self.probe.sampling() {
-                let n = self.core_operands_run(core_guarded);
-                let lanes = self.active.iter().map(|w| w.count_ones() as u64).sum();
-                self.probe.add_core_operands(n, lanes);
-            }
-            // 1. Terminal or step limit.
-            let term = read(&self.vals, prog.terminal);
-            let mut fin: Block<W> = std::array::from_fn(|j| term[j] & self.active[j]);
-            let mut at_limit = [0u64; W];
-            // Only when some lane may have reached the limit are the lanes looked at.
-            self.block_steps += 1;
-            if self.oldest >= spec.max_steps {
-                self.oldest = 0;
-                for (j, w) in at_limit.iter_mut().enumerate() {
-                    for b in 0..64 {
-                        let step = self.step[64 * j + b];
-                        *w |= u64::from(step == spec.max_steps) << b;
-                        if self.active[j] >> b & 1 == 1 && step < spec.max_steps {
-                            self.oldest = self.oldest.max(step);
-                        }
-                    }
-                    *w &= self.active[j] & !fin[j];
-                }
-            }
-            for j in 0..W {
-                fin[j] |= at_limit[j];
-            }
-            // 2. Moves of live lanes, role by role.
-            let mut live: Block<W> = std::array::from_fn(|j| self.active[j] & !fin[j]);
-            for s in prog.input_base..prog.input_base + prog.inputs {
-                self.vals[s] = [0; W];
-            }
-            self.probe.end_phase(SimPhase::Terminal);
-            let mut stuck = [0u64; W];
-            for r in 0..prog.legal.len() {
-                if is_zero(&live) {
-                    break;
-                }
-                self.choose_role(spec, r, &mut live, &mut stuck, isa);
-            }
-            for j in 0..W {
-                fin[j] |= stuck[j];
-            }
-            // 3. Account for finished lanes.
-            if !is_zero(&fin) {
-                self.finish(spec, &fin, &at_limit, &stuck, out);
-            }
-            self.probe.end_phase(SimPhase::Goals);
-            // 4. Transition.
-            if prog.guards.is_empty() {
-                run_skipping(&mut self.vals, &prog.next, &self.nonzero);
-            } else {
-                if !core_guarded {
-                    self.mark_live_guards();
-                }
-                run_guarded(
-                    &mut self.vals,
-                    &prog.next,
-                    &self.nonzero,
-                    &self.live_guards,
-                    &mut self.zeroed[..prog.next.runs.len()],
-                );
-            }
-            self.take_next_state();
-            self.probe.end_phase(SimPhase::NextGates);
-            for s in self.step.iter_mut() {
-                *s = s.wrapping_add(1);
-            }
-            self.oldest = self.oldest.saturating_add(1);
-            // 5. Refill finished lanes: at once, or (lockstep, when the next phase is
-            // guarded) all together once the whole block has finished, so that the
-            // groups no lane has reached stay dead.
-            let lockstep = !prog.guards.is_empty();
-            for_each_lane(&fin, |lane| {
-                self.active[lane / 64] &= !(1u64 << (lane % 64));
-                if !lockstep && refill {
-                    self.load_lane(lane, cursor, spec);
-                }
-            });
-            if core_guarded && !is_zero(&fin) {
-                self.clear_lanes(&fin);
-            }
-            if lockstep && refill && is_zero(&self.active) {
-                self.fill(cursor, spec);
-            }
-            self.apply_refills(spec);
-            self.probe.end_phase(SimPhase::Refill);
+            run_guarded(
+                &mut self.vals,
+                &prog.next,
+                &self.nonzero,
+                &self.live_guards,
+                &mut self.zeroed[..prog.next.runs.len()],
+            );
+        }
+        self.take_next_state();
+        self.probe.end_phase(SimPhase::NextGates);
+    }
+
+    /// Counts the step in every lane and idles the lanes in `fin`; where the core phase
+    /// is guarded their latches are cleared too ([`Self::clear_lanes`]).
+    #[inline(always)]
+    fn advance(&mut self, fin: &Block<W>) {
+        for s in self.step.iter_mut() {
+            *s = s.wrapping_add(1);
+        }
+        self.oldest = self.oldest.saturating_add(1);
+        for (a, f) in self.active.iter_mut().zip(fin) {
+            *a &= !f;
+        }
+        if self.core_guarded && !is_zero(fin) {
+            self.clear_lanes(fin);
         }
     }
 
@@ -408,11 +475,11 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         }
     }
 
-    /// The core phase with its skip guards ([`super::observe`]); the marks of live guards
+    /// The core phase with its skip guards ([`crate::observe`]); the marks of live guards
     /// it makes serve the next phase too (latches keep their values until the
     /// transition). Kept out of line: only large programs (chess) have core guards, and
     /// the stepper of the others stays as it was. Being out of line, it is not part of the
-    /// stepper's AVX2 copy: with AVX2 (`isa`) the evaluation runs in [`super::avx2`]'s copy.
+    /// stepper's AVX2 copy: with AVX2 (`isa`) the evaluation runs in [`crate::avx2`]'s copy.
     #[inline(never)]
     fn run_core_guarded(&mut self, isa: Isa) {
         self.mark_live_guards();
@@ -480,45 +547,6 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
                 }
             }
         }
-    }
-
-    /// Puts the next playout of the queue into `lane`; false when the queue is empty.
-    #[inline(always)]
-    fn load_lane(&mut self, lane: usize, cursor: &mut Cursor<'_>, spec: &RunSpec<'_>) -> bool {
-        let Some((job, offset)) = cursor.take() else {
-            return false;
-        };
-        self.job[lane] = job;
-        self.offset[lane] = offset;
-        self.playout[lane] = spec.first_playout[job as usize].wrapping_add(offset);
-        self.step[lane] = 0;
-        set_bit(&mut self.active, lane);
-        match self.refills.iter_mut().find(|(j, _)| *j == job) {
-            Some((_, m)) => set_bit(m, lane),
-            None => {
-                let mut m = [0; W];
-                set_bit(&mut m, lane);
-                self.refills.push((job, m));
-            }
-        }
-        true
-    }
-
-    /// Resets the latches of refilled lanes to their job's start state.
-    #[inline(always)]
-    fn apply_refills(&mut self, spec: &RunSpec<'_>) {
-        if self.refills.is_empty() {
-            return;
-        }
-        for (job, m) in self.refills.drain(..) {
-            let start = spec.starts[job as usize];
-            for (v, &b) in self.vals[..self.prog.latches].iter_mut().zip(start) {
-                for j in 0..W {
-                    v[j] = if b { v[j] | m[j] } else { v[j] & !m[j] };
-                }
-            }
-        }
-        self.mark_nonzero_latches();
     }
 
     /// Makes `nonzero` (where the program skips products) say again which latches are 1
@@ -662,8 +690,9 @@ impl<'p, const W: usize, P: Probe> Engine<'p, W, P> {
         }
     }
 
-    /// Evaluates goals of the pending block and records its playouts.
-    fn flush(&mut self, spec: &RunSpec<'_>, out: &mut Outcome) {
+    /// Evaluates goals of the pending block and records its playouts (call once the
+    /// lanes are done).
+    pub fn flush(&mut self, spec: &RunSpec<'_>, out: &mut Outcome) {
         if self.pending.is_empty() {
             return;
         }

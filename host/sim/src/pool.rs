@@ -1,58 +1,60 @@
 //! Pools of lanes re-sorted by key before every step, so that the key guards of the core
 //! phase ([`crate::key`]) die in most block steps.
 //!
-//! A block of 512 random chess playouts holds its kings on about 38 squares in the middle
-//! of the game, and the king-safety cones of every one of them run. A pool holds many
-//! blocks' worth of lanes in a compact store (per lane: its latches as bits, its playout
-//! counters, the member of each key group it holds) and steps them through **one** engine:
-//! before each pool step it sorts its active lanes by the member of a key group they hold,
-//! and the engine steps them block by block in that order (each block's lanes loaded into
-//! its latch slots, stepped, and saved back). A block then holds a few king squares, and
-//! the engine's slots (21 MB for chess at 512 lanes) are one working set for every block
-//! instead of one per block. The group sorted on is the one whose key guards put the most
-//! operands at stake this step: guards whose run's other guard is live somewhere in the
-//! pool (in chess, the king of the side to move). All lanes are refilled together once
-//! every lane has finished.
+//! A block of random chess playouts holds its kings on many squares in the middle of the
+//! game, and the king-safety cones of every one of them run. A pool holds many blocks'
+//! worth of lanes in a compact store (per lane: its latches as bits, its playout
+//! counters, the member of each key group it holds) and steps them through **one** block
+//! stepper: before each pool step it sorts its active lanes by the member of a key group
+//! they hold, and the stepper steps them block by block in that order (each block's lanes
+//! loaded into its latch slots, stepped, and read back). A block then holds a few king
+//! squares, and the stepper's slots are one working set for every block instead of one
+//! per block. The group sorted on is the one whose key guards put the most operands at
+//! stake this step: guards whose run's other guard is live somewhere in the pool (in
+//! chess, the king of the side to move). All lanes are refilled together once every lane
+//! has finished. Figures: BENCHMARKS.md, "CPU simulator figures moved from module docs
+//! (#39)".
 //!
 //! Only latches travel with a lane: every other slot is recomputed each step, and the
-//! engine's marks of skipped runs (`zeroed`) describe its slots whatever lanes they hold.
-//! Results do not depend on where a lane is stepped, as every draw is keyed by its playout
-//! and step ([`propnet_netlist::rng`]).
+//! stepper's marks of skipped runs (`zeroed`) describe its slots whatever lanes they
+//! hold. Results do not depend on where a lane is stepped, as every draw is keyed by its
+//! playout and step ([`propnet_netlist::rng`]).
 
-use super::{for_each_lane, set_bit, Block, Engine, Outcome, RunSpec};
-use crate::choice::Isa;
+use crate::batch::{Outcome, RunSpec};
+use crate::eval::Block;
 use crate::guard::NONE;
+use crate::isa::Isa;
 use crate::probe::Probe;
-use crate::program::Program;
-use crate::queue::{Cursor, WorkQueue};
-use propnet_netlist::playout::PlayoutEnd;
+use crate::program::{Program, Schedule};
+use crate::queue::Cursor;
+use crate::record::for_each_lane;
+use crate::stepper::{BlockStepper, Lane};
 use std::cmp::Reverse;
 
 /// Most lanes a pool holds, and the batch a program with key guards runs at full speed
 /// ([`pool_lanes`]): the more lanes share each king square, the fewer squares a chess
-/// block holds. Core operands per chess block step at 512 lanes per block: 387 k with
-/// 8,192 lanes, 341 k with 16,384, 314 k with 32,768, 299 k with 65,536 (BENCHMARKS.md,
-/// session 22). A lane takes ~240 bytes of store for chess (8 MB in all).
-pub(crate) const MAX_POOL_LANES: usize = 32_768;
+/// block holds (BENCHMARKS.md, "CPU simulator figures moved from module docs (#39)").
+pub const MAX_POOL_LANES: usize = 32_768;
 
 /// Most bytes a pool's lane store may take (256 MiB).
 const MAX_STORE_BYTES: usize = 256 << 20;
 
-/// Lanes a pool for `prog` holds at most; 0 for a program without key guards (no pool).
-pub(crate) fn pool_lanes(prog: &Program) -> usize {
-    if prog.key_checks.is_empty() {
-        0
-    } else {
+/// Lanes a pool for `prog` holds at most; 0 for a program that is not pooled
+/// ([`Schedule::Pooled`]).
+pub fn pool_lanes(prog: &Program) -> usize {
+    if prog.schedule == Schedule::Pooled {
         MAX_POOL_LANES
+    } else {
+        0
     }
 }
 
 /// How many lanes a pool for `prog` stepped in blocks of `lanes` holds when a thread is to
 /// run `playouts` playouts: enough for all of them (whole blocks) up to
 /// [`MAX_POOL_LANES`] and the store's byte limit; `lanes` itself (no pool) for a program
-/// without key guards or work for one block only.
-pub(crate) fn pool_capacity(prog: &Program, lanes: usize, playouts: u64) -> usize {
-    if prog.key_checks.is_empty() {
+/// that is not pooled or work for one block only.
+pub fn pool_capacity(prog: &Program, lanes: usize, playouts: u64) -> usize {
+    if prog.schedule != Schedule::Pooled {
         return lanes;
     }
     let per_lane = LaneStore::words(prog) * 8 + prog.key_checks.len() + 32;
@@ -61,74 +63,57 @@ pub(crate) fn pool_capacity(prog: &Program, lanes: usize, playouts: u64) -> usiz
     lanes * (MAX_POOL_LANES / lanes).min(by_bytes).min(by_work).max(1)
 }
 
-/// Runs playouts taken from `work` through `eng` in a pool of `capacity` lanes until the
-/// queue is empty, adding their results to `out`. Dispatches like [`Engine::run`].
-pub(crate) fn run_pool<const W: usize, P: Probe>(
-    eng: &mut Engine<'_, W, P>,
-    capacity: usize,
-    spec: &RunSpec<'_>,
-    work: &WorkQueue,
-    out: &mut Outcome,
-) {
-    #[cfg(target_arch = "x86_64")]
-    if let (crate::Simd::Auto, Some(avx2)) = (spec.simd, crate::avx2::Avx2::detect()) {
-        if std::is_x86_feature_detected!("popcnt")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2")
-        {
-            // SAFETY: the features `pool_x86_v3` is compiled for were detected above.
-            #[allow(unsafe_code)]
-            unsafe {
-                pool_x86_v3(eng, capacity, spec, work, out, avx2)
-            };
-            return;
-        }
-    }
-    pool_any(eng, capacity, spec, work, out, Isa::Portable);
+/// A pool: its lanes, and the scratch of their sort.
+pub struct Pool<'p> {
+    prog: &'p Program,
+    store: LaneStore,
+    sorter: Sorter,
 }
 
-/// [`run_pool`] compiled with AVX2, POPCNT and BMI1/2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
-fn pool_x86_v3<const W: usize, P: Probe>(
-    eng: &mut Engine<'_, W, P>,
-    capacity: usize,
-    spec: &RunSpec<'_>,
-    work: &WorkQueue,
-    out: &mut Outcome,
-    avx2: crate::avx2::Avx2,
-) {
-    pool_any(eng, capacity, spec, work, out, Isa::Avx2(avx2));
-}
-
-/// [`run_pool`] for any processor.
-#[inline(always)]
-fn pool_any<const W: usize, P: Probe>(
-    eng: &mut Engine<'_, W, P>,
-    capacity: usize,
-    spec: &RunSpec<'_>,
-    work: &WorkQueue,
-    out: &mut Outcome,
-    isa: Isa,
-) {
-    let lanes = Engine::<W, P>::LANES;
-    let mut store = LaneStore::new(eng.prog, spec, capacity);
-    let mut sorter = Sorter::new(eng.prog);
-    let mut cursor = work.cursor();
-    while store.fill(&mut cursor, spec) {
-        loop {
-            sorter.sort(eng.prog, &store);
-            if sorter.order.is_empty() {
-                break;
-            }
-            for chunk in sorter.order.chunks(lanes) {
-                store.load(eng, chunk);
-                eng.step(spec, &mut cursor, out, isa, false);
-                store.save(eng, chunk);
-            }
+impl<'p> Pool<'p> {
+    /// An empty pool of `capacity` lanes for `prog`'s playouts of the batch `spec`.
+    pub fn new(prog: &'p Program, spec: &RunSpec<'_>, capacity: usize) -> Self {
+        Pool {
+            prog,
+            store: LaneStore::new(prog, spec, capacity),
+            sorter: Sorter::new(prog),
         }
     }
-    eng.flush(spec, out);
+
+    /// Runs playouts taken from `cursor` through `stepper` until the queue is empty,
+    /// adding their results to `out`.
+    #[inline(always)]
+    pub fn run<const W: usize, P: Probe>(
+        &mut self,
+        stepper: &mut BlockStepper<'_, W, P>,
+        cursor: &mut Cursor<'_>,
+        spec: &RunSpec<'_>,
+        out: &mut Outcome,
+        isa: Isa,
+    ) {
+        let lanes = BlockStepper::<W, P>::LANES;
+        let Pool {
+            prog,
+            store,
+            sorter,
+        } = self;
+        while store.fill(cursor, spec) {
+            loop {
+                sorter.sort(prog, store);
+                if sorter.order.is_empty() {
+                    break;
+                }
+                for chunk in sorter.order.chunks(lanes) {
+                    store.load(stepper, chunk);
+                    stepper.step(spec, out, isa);
+                    // Nothing was started: this ends the step's refill phase (probe).
+                    stepper.end_refill(spec);
+                    store.save(prog, stepper, chunk);
+                }
+            }
+        }
+        stepper.flush(spec, out);
+    }
 }
 
 /// The lanes of a pool: per lane its latches (bits), its counters and its key members.
@@ -140,7 +125,7 @@ struct LaneStore {
     /// Per lane, `words` words: bit `l` is latch `l`.
     bits: Vec<u64>,
     /// Per lane: what it carries besides its latches.
-    meta: Vec<LaneMeta>,
+    meta: Vec<Lane>,
     /// Key groups of the program.
     groups: usize,
     /// Per lane, per key group: 1 + the member it holds (the first), or 0 for none.
@@ -183,7 +168,7 @@ impl LaneStore {
             latches: prog.latches,
             words,
             bits: vec![0; capacity * words],
-            meta: vec![LaneMeta::IDLE; capacity],
+            meta: vec![Lane::IDLE; capacity],
             groups,
             members: vec![0; capacity * groups],
             starts,
@@ -199,14 +184,7 @@ impl LaneStore {
                 break;
             };
             any = true;
-            self.meta[p] = LaneMeta {
-                active: true,
-                playout: spec.first_playout[job as usize].wrapping_add(offset),
-                step: 0,
-                job,
-                offset,
-                end: PlayoutEnd::Terminal,
-            };
+            self.meta[p] = Lane::start(spec, job, offset);
             let (bits, members) = &self.starts[job as usize];
             self.bits[p * self.words..][..self.words].copy_from_slice(bits);
             self.members[p * self.groups..][..self.groups].copy_from_slice(members);
@@ -214,35 +192,23 @@ impl LaneStore {
         any
     }
 
-    /// Puts the lanes `chunk` (store indices) into `eng`'s lanes `0..chunk.len()`; its
+    /// Puts the lanes `chunk` (store indices) into `stepper`'s lanes `0..chunk.len()`; its
     /// other lanes idle with every latch 0.
-    fn load<const W: usize, P: Probe>(&self, eng: &mut Engine<'_, W, P>, chunk: &[u32]) {
-        for v in &mut eng.vals[..self.latches] {
-            *v = [0; W];
-        }
-        eng.active = [0; W];
-        let mut oldest = 0;
-        for (lane, &p) in chunk.iter().enumerate() {
+    fn load<const W: usize, P: Probe>(&self, stepper: &mut BlockStepper<'_, W, P>, chunk: &[u32]) {
+        let words = self.words;
+        stepper.load(chunk.iter().map(|&p| {
             let p = p as usize;
-            let (j, bit) = (lane / 64, 1u64 << (lane % 64));
-            for (w, &word) in self.bits[p * self.words..][..self.words].iter().enumerate() {
-                let mut word = word;
-                while word != 0 {
-                    let l = 64 * w + word.trailing_zeros() as usize;
-                    word &= word - 1;
-                    eng.vals[l][j] |= bit;
-                }
-            }
-            let meta = &self.meta[p];
-            meta.put(eng, lane);
-            oldest = oldest.max(meta.step);
-        }
-        eng.oldest = oldest;
-        eng.mark_nonzero_latches();
+            (&self.bits[p * words..][..words], self.meta[p])
+        }));
     }
 
-    /// Takes back the lanes `chunk` from `eng` after a step ([`Self::load`]).
-    fn save<const W: usize, P: Probe>(&mut self, eng: &Engine<'_, W, P>, chunk: &[u32]) {
+    /// Takes back the lanes `chunk` from `stepper` after a step ([`Self::load`]).
+    fn save<const W: usize, P: Probe>(
+        &mut self,
+        prog: &Program,
+        stepper: &BlockStepper<'_, W, P>,
+        chunk: &[u32],
+    ) {
         let words = self.words;
         for &p in chunk {
             self.bits[p as usize * words..][..words].fill(0);
@@ -256,14 +222,15 @@ impl LaneStore {
                 (1u64 << n) - 1
             }
         });
-        let held = |l: usize| -> Block<W> { std::array::from_fn(|j| eng.vals[l][j] & mask[j]) };
+        let latches = stepper.latches();
+        let held = |l: usize| -> Block<W> { std::array::from_fn(|j| latches[l][j] & mask[j]) };
         for l in 0..self.latches {
             let (w, bit) = (l / 64, 1u64 << (l % 64));
             for_each_lane(&held(l), |lane| {
                 self.bits[chunk[lane] as usize * words + w] |= bit;
             });
         }
-        for (q, members) in eng.prog.key_checks.iter().map(|c| &c.members).enumerate() {
+        for (q, members) in prog.key_checks.iter().map(|c| &c.members).enumerate() {
             for (b, &l) in members.iter().enumerate().rev() {
                 for_each_lane(&held(l as usize), |lane| {
                     self.members[chunk[lane] as usize * self.groups + q] = b as u8 + 1;
@@ -271,7 +238,7 @@ impl LaneStore {
             }
         }
         for (lane, &p) in chunk.iter().enumerate() {
-            self.meta[p as usize] = LaneMeta::of(eng, lane);
+            self.meta[p as usize] = stepper.lane(lane);
         }
     }
 }
@@ -379,50 +346,5 @@ impl Sorter {
         self.keys.sort_unstable();
         self.order.clear();
         self.order.extend(self.keys.iter().map(|k| k.1));
-    }
-}
-
-/// What a lane carries besides its latches.
-#[derive(Clone, Copy)]
-struct LaneMeta {
-    active: bool,
-    playout: u32,
-    step: u32,
-    job: u32,
-    offset: u32,
-    end: PlayoutEnd,
-}
-
-impl LaneMeta {
-    /// A lane holding no playout.
-    const IDLE: LaneMeta = LaneMeta {
-        active: false,
-        playout: 0,
-        step: 0,
-        job: 0,
-        offset: 0,
-        end: PlayoutEnd::Terminal,
-    };
-
-    fn of<const W: usize, P: Probe>(e: &Engine<'_, W, P>, lane: usize) -> Self {
-        LaneMeta {
-            active: e.active[lane / 64] >> (lane % 64) & 1 == 1,
-            playout: e.playout[lane],
-            step: e.step[lane],
-            job: e.job[lane],
-            offset: e.offset[lane],
-            end: e.end[lane],
-        }
-    }
-
-    fn put<const W: usize, P: Probe>(&self, e: &mut Engine<'_, W, P>, lane: usize) {
-        if self.active {
-            set_bit(&mut e.active, lane);
-        }
-        e.playout[lane] = self.playout;
-        e.step[lane] = self.step;
-        e.job[lane] = self.job;
-        e.offset[lane] = self.offset;
-        e.end[lane] = self.end;
     }
 }
