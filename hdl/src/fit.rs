@@ -175,38 +175,16 @@ pub fn fit(
         .roles
         .iter()
         .any(|r| r.legal.len() > crate::chooser::GROUPED_ABOVE_MOVES);
-    let design = |stages, banks, cslow, engines| Options {
-        prefix: fo.prefix.clone(),
-        engines,
-        rng_stages: stages,
-        banks,
-        cslow,
-        records: 0,
+    let mut f = Fit {
+        net,
+        info,
+        target,
+        dir,
+        fo,
+        before_tool,
+        singles: Vec::new(),
     };
-    // One-engine syntheses by shape (S, K, C), kept for the whole-device step.
-    let mut singles: Vec<((u32, u32, u32), SynthReport, PathBuf)> = Vec::new();
-    let mut synth_one = |o: &Options, tag: &str| -> Result<SynthReport, Error> {
-        let shape = (o.rng_stages, o.banks, o.cslow);
-        if let Some((_, r, _)) = singles.iter().find(|s| s.0 == shape) {
-            return Ok(r.clone());
-        }
-        let d = generate(net, info, o)?;
-        let at = dir.join(tag);
-        let r = crate::synth::synthesize_only(&d, &at, target, &fo.pnr, before_tool)?;
-        singles.push((shape, r.clone(), at));
-        Ok(r)
-    };
-    // Calibration: the smallest engine per S.
-    let mut base = Vec::new();
-    for &s in &fo.stages {
-        let r = synth_one(&design(s, 1, 1, 1), &format!("calib-s{s}"))?;
-        base.push(Calibration {
-            stages: s,
-            luts: r.luts,
-            ffs: r.ffs,
-            packed: r.packed,
-        });
-    }
+    let base = f.calibrate()?;
     let mut cands = model_candidates(net, target, &fo.lengths, &base, grouped);
     // The calibrations are the smallest engines: when none fits, none of the others does.
     let calibrated: Vec<u64> = cands.iter().filter_map(|c| c.engines).collect();
@@ -214,19 +192,175 @@ pub fn fit(
         return Err(Error::Unsupported(nothing_fits(target, &cands)));
     }
     cands.sort_by(|a, b| b.model_rate().total_cmp(&a.model_rate()));
-    for c in cands.iter_mut().take(fo.synth_candidates.max(1)) {
-        // A shape synthesized already (its calibration) is not synthesized again.
-        let tag = format!("one-s{}-k{}-c{}", c.stages, c.banks, c.cslow);
-        let r = synth_one(&design(c.stages, c.banks, c.cslow, 1), &tag)?;
-        c.synth = Some((r.luts, r.ffs));
-        c.packed = r.packed;
-        c.engines = Some(match r.packed {
-            Some(p) => engines_fitting_cells(target, p),
-            None => engines_fitting(target, r.luts, r.ffs),
-        });
+    f.synthesize_best(&mut cands)?;
+    let ranked = ranked_by_synth_rate(&cands);
+    if ranked.is_empty() {
+        return Err(Error::Unsupported(nothing_fits(target, &cands)));
     }
-    // Synthesized shapes by their rate; each placed with its engine count, then fewer, then
-    // the next shape.
+    f.place_ranked(cands, &ranked)
+}
+
+/// Whole-device place-and-route attempts of a fit, over all shapes.
+const MAX_DEVICE_TRIES: usize = 4;
+
+/// A one-engine synthesis of shape `(S, K, C)`: its report and its folder.
+type Single = ((u32, u32, u32), SynthReport, PathBuf);
+
+/// The context of one fit: what [`fit`] was given and the one-engine syntheses made so far.
+struct Fit<'a> {
+    net: &'a Netlist,
+    info: &'a NetlistInfo,
+    target: Target,
+    dir: &'a Path,
+    fo: &'a FitOptions,
+    before_tool: &'a mut dyn FnMut(&str),
+    /// One-engine syntheses by shape (S, K, C), kept for the whole-device step.
+    singles: Vec<Single>,
+}
+
+impl Fit<'_> {
+    /// The design options of `engines` engines of shape (`stages`, `banks`, `cslow`).
+    fn design(&self, stages: u32, banks: u32, cslow: u32, engines: u32) -> Options {
+        Options {
+            prefix: self.fo.prefix.clone(),
+            engines,
+            rng_stages: stages,
+            banks,
+            cslow,
+            records: 0,
+        }
+    }
+
+    /// Synthesizes the one-engine design `o` in folder `tag` under the fit's folder, or
+    /// returns the synthesis of its shape made before.
+    fn synth_one(&mut self, o: &Options, tag: &str) -> Result<SynthReport, Error> {
+        let shape = (o.rng_stages, o.banks, o.cslow);
+        if let Some((_, r, _)) = self.singles.iter().find(|s| s.0 == shape) {
+            return Ok(r.clone());
+        }
+        let d = generate(self.net, self.info, o)?;
+        let at = self.dir.join(tag);
+        let r =
+            crate::synth::synthesize_only(&d, &at, self.target, &self.fo.pnr, self.before_tool)?;
+        self.singles.push((shape, r.clone(), at));
+        Ok(r)
+    }
+
+    /// Calibration: synthesizes the smallest engine (one bank, one thread) per RNG stage
+    /// count of the options.
+    fn calibrate(&mut self) -> Result<Vec<Calibration>, Error> {
+        let mut base = Vec::new();
+        for &s in &self.fo.stages {
+            let r = self.synth_one(&self.design(s, 1, 1, 1), &format!("calib-s{s}"))?;
+            base.push(Calibration {
+                stages: s,
+                luts: r.luts,
+                ffs: r.ffs,
+                packed: r.packed,
+            });
+        }
+        Ok(base)
+    }
+
+    /// Synthesizes the best candidates by the model (at least one; `cands` sorted by model
+    /// rate) as one engine and records their area and the engines that fit.
+    fn synthesize_best(&mut self, cands: &mut [Candidate]) -> Result<(), Error> {
+        let target = self.target;
+        for c in cands.iter_mut().take(self.fo.synth_candidates.max(1)) {
+            // A shape synthesized already (its calibration) is not synthesized again.
+            let tag = format!("one-s{}-k{}-c{}", c.stages, c.banks, c.cslow);
+            let r = self.synth_one(&self.design(c.stages, c.banks, c.cslow, 1), &tag)?;
+            c.synth = Some((r.luts, r.ffs));
+            c.packed = r.packed;
+            c.engines = Some(match r.packed {
+                Some(p) => engines_fitting_cells(target, p),
+                None => engines_fitting(target, r.luts, r.ffs),
+            });
+        }
+        Ok(())
+    }
+
+    /// Places the `ranked` shapes on the whole device, each with its engine count, then
+    /// fewer, then the next shape, up to [`MAX_DEVICE_TRIES`] attempts; the first that fits
+    /// (and has a timing report where a placer exists) is the fit's result.
+    fn place_ranked(
+        &mut self,
+        cands: Vec<Candidate>,
+        ranked: &[Candidate],
+    ) -> Result<FitReport, Error> {
+        let mut tried = Vec::new();
+        for best in ranked {
+            let mut engines = best.engines.unwrap_or(1) as u32;
+            while engines >= 1 && tried.len() < MAX_DEVICE_TRIES {
+                let o = self.design(best.stages, best.banks, best.cslow, engines);
+                let why = match self.place_device(&o) {
+                    Ok(r)
+                        if r.fits
+                            && (r.fmax_mhz.is_some()
+                                || placer(self.target, &self.fo.pnr).is_none()) =>
+                    {
+                        return Ok(FitReport {
+                            candidates: cands,
+                            cycles_per_playout: best.cycles_per_playout,
+                            chosen: o,
+                            report: r,
+                            tried,
+                        });
+                    }
+                    Ok(r) if !r.fits => format!("{}: does not fit", area_text(&r)),
+                    Ok(_) => "placed without a timing report".to_string(),
+                    Err(e) => format!(
+                        "place and route failed: {}",
+                        crate::tools::tail(&e.to_string(), 3)
+                    ),
+                };
+                let shape = format!("(S={}, K={}, C={}) {why}", o.rng_stages, o.banks, o.cslow);
+                tried.push((engines, shape));
+                engines -= 1;
+            }
+        }
+        Err(Error::Unsupported(format!(
+            "no whole-device design placed on the {}: {}",
+            self.target.device(),
+            tried
+                .iter()
+                .map(|(e, w)| format!("{e} engines {w}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )))
+    }
+
+    /// One whole-device attempt: `o` generated, synthesized and placed in its own folder; a
+    /// one-engine design is placed from its one-engine synthesis when there is one.
+    fn place_device(&mut self, o: &Options) -> Result<SynthReport, Error> {
+        let d = generate(self.net, self.info, o)?;
+        let shape = (o.rng_stages, o.banks, o.cslow);
+        match self.singles.iter().find(|s| s.0 == shape && o.engines == 1) {
+            Some((_, r, at)) => {
+                let mut r = r.clone();
+                crate::synth::place_synthesized(&mut r, &d, at, &self.fo.pnr, self.before_tool)?;
+                Ok(r)
+            }
+            None => {
+                let tag = format!(
+                    "device-{}x-s{}-k{}-c{}",
+                    o.engines, shape.0, shape.1, shape.2
+                );
+                synthesize_with_progress(
+                    &d,
+                    &self.dir.join(tag),
+                    self.target,
+                    &self.fo.pnr,
+                    self.before_tool,
+                )
+            }
+        }
+    }
+}
+
+/// The synthesized candidates that fit at least one engine, best rate by the synthesized
+/// area first.
+fn ranked_by_synth_rate(cands: &[Candidate]) -> Vec<Candidate> {
     let mut ranked: Vec<Candidate> = cands
         .iter()
         .filter(|c| c.engines.is_some_and(|e| e > 0))
@@ -237,79 +371,7 @@ pub fn fit(
             .unwrap_or(0.0)
             .total_cmp(&a.synth_rate().unwrap_or(0.0))
     });
-    if ranked.is_empty() {
-        return Err(Error::Unsupported(nothing_fits(target, &cands)));
-    }
-    let mut tried = Vec::new();
-    for best in &ranked {
-        let mut engines = best.engines.unwrap_or(1) as u32;
-        while engines >= 1 && tried.len() < MAX_DEVICE_TRIES {
-            let o = design(best.stages, best.banks, best.cslow, engines);
-            let why = match place_device(net, info, target, dir, fo, &o, &singles, before_tool) {
-                Ok(r) if r.fits && (r.fmax_mhz.is_some() || placer(target, &fo.pnr).is_none()) => {
-                    return Ok(FitReport {
-                        candidates: cands,
-                        cycles_per_playout: best.cycles_per_playout,
-                        chosen: o,
-                        report: r,
-                        tried,
-                    });
-                }
-                Ok(r) if !r.fits => format!("{}: does not fit", area_text(&r)),
-                Ok(_) => "placed without a timing report".to_string(),
-                Err(e) => format!(
-                    "place and route failed: {}",
-                    crate::tools::tail(&e.to_string(), 3)
-                ),
-            };
-            let shape = format!("(S={}, K={}, C={}) {why}", o.rng_stages, o.banks, o.cslow);
-            tried.push((engines, shape));
-            engines -= 1;
-        }
-    }
-    Err(Error::Unsupported(format!(
-        "no whole-device design placed on the {}: {}",
-        target.device(),
-        tried
-            .iter()
-            .map(|(e, w)| format!("{e} engines {w}"))
-            .collect::<Vec<_>>()
-            .join("; ")
-    )))
-}
-
-/// Whole-device place-and-route attempts of a fit, over all shapes.
-const MAX_DEVICE_TRIES: usize = 4;
-
-/// One whole-device attempt: `o` generated, synthesized and placed in its own folder; a
-/// one-engine design is placed from its one-engine synthesis in `singles` when there is one.
-#[allow(clippy::too_many_arguments)] // the fit's context, passed through
-fn place_device(
-    net: &Netlist,
-    info: &NetlistInfo,
-    target: Target,
-    dir: &Path,
-    fo: &FitOptions,
-    o: &Options,
-    singles: &[((u32, u32, u32), SynthReport, PathBuf)],
-    before_tool: &mut dyn FnMut(&str),
-) -> Result<SynthReport, Error> {
-    let d = generate(net, info, o)?;
-    let shape = (o.rng_stages, o.banks, o.cslow);
-    match singles.iter().find(|s| s.0 == shape && o.engines == 1) {
-        Some((_, r, at)) => {
-            let mut r = r.clone();
-            crate::synth::place_synthesized(&mut r, &d, at, &fo.pnr, before_tool)?;
-            Ok(r)
-        }
-        None => {
-            let tag = format!(
-                "device-{}x-s{}-k{}-c{}",
-                o.engines, shape.0, shape.1, shape.2
-            );
-            synthesize_with_progress(&d, &dir.join(tag), target, &fo.pnr, before_tool)
-        }
-    }
+    ranked
 }
 
 /// A calibration synthesis: the one-bank, one-thread engine of `stages` RNG stages.

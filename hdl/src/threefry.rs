@@ -32,6 +32,17 @@ pub fn write_threefry(module: &str, stages: u32) -> String {
         ROUNDS / stages as usize
     };
     let mut s = String::new();
+    write_ports(&mut s, module, stages);
+    write_key_injections(&mut s, stages);
+    let a = write_rounds(&mut s, per_stage);
+    let _ = writeln!(s, "assign draw = {a};\nendmodule\n`default_nettype wire");
+    s
+}
+
+/// Writes the module header and ports, the key-schedule word `ks2`, the registered (or, with
+/// `stages = 0`, combinational) word `kb0 = key0 + base0` and the first injection `a_in`,
+/// `b_in`.
+fn write_ports(s: &mut String, module: &str, stages: u32) {
     let clk = if stages > 0 {
         "\n    input  wire clk,\n    input  wire ce,"
     } else {
@@ -64,9 +75,13 @@ pub fn write_threefry(module: &str, stages: u32) -> String {
         s,
         "wire [31:0] a_in = ctr0 + kb0;\nwire [31:0] b_in = ctr1 + key1;"
     );
+}
+
+/// Writes the key injections `ka<k>` (key word) and `kb<k>` (key word + `k`) for
+/// `k = 1..=ROUNDS / 4`; registered when `stages > 0`, so no key-schedule xor or third adder
+/// operand sits in a pipeline stage. The last injection has only `ka` (word 0 only).
+fn write_key_injections(s: &mut String, stages: u32) {
     let ks = ["key0", "key1", "ks2"];
-    // Key injections: with a clock, registered (`ka<k>` = key word, `kb<k>` = key word + k),
-    // so no key-schedule xor or third adder operand sits in a pipeline stage.
     for k in 1..=ROUNDS / 4 {
         let (ka, kb) = (ks[k % 3], ks[(k + 1) % 3]);
         if k == ROUNDS / 4 {
@@ -92,6 +107,13 @@ pub fn write_threefry(module: &str, stages: u32) -> String {
             );
         }
     }
+}
+
+/// Writes the `ROUNDS` mix rounds (`a<r>`, `b<r>`; word 1 is dropped in the last round),
+/// adding the key injection every 4 rounds and a register bank (`a<r>_q`, `b<r>_q`, enabled
+/// by `ce`) after every `per_stage` rounds. Returns the name of the wire or register holding
+/// word 0 of the result.
+fn write_rounds(s: &mut String, per_stage: usize) -> String {
     let (mut a, mut b) = ("a_in".to_string(), "b_in".to_string());
     for r in 0..ROUNDS {
         let last = r + 1 == ROUNDS;
@@ -105,18 +127,7 @@ pub fn write_threefry(module: &str, stages: u32) -> String {
                 32 - rot
             );
         }
-        if r % 4 == 3 {
-            let k = (r + 1) / 4;
-            let _ = writeln!(s, "wire [31:0] a{r} = a{r}_m + ka{k};");
-            if !last {
-                let _ = writeln!(s, "wire [31:0] b{r} = b{r}_m + kb{k};");
-            }
-        } else {
-            let _ = writeln!(s, "wire [31:0] a{r} = a{r}_m;");
-            if !last {
-                let _ = writeln!(s, "wire [31:0] b{r} = b{r}_m;");
-            }
-        }
+        write_injection(s, r, last);
         a = format!("a{r}");
         b = format!("b{r}");
         if (r + 1) % per_stage == 0 {
@@ -134,6 +145,22 @@ pub fn write_threefry(module: &str, stages: u32) -> String {
             a = format!("a{r}_q");
         }
     }
-    let _ = writeln!(s, "assign draw = {a};\nendmodule\n`default_nettype wire");
-    s
+    a
+}
+
+/// Writes the outputs `a<r>` (and `b<r>` unless `last`) of round `r` from its mixed words
+/// `a<r>_m`, `b<r>_m`: plus the key injection after every fourth round, else a plain copy.
+fn write_injection(s: &mut String, r: usize, last: bool) {
+    if r % 4 == 3 {
+        let k = (r + 1) / 4;
+        let _ = writeln!(s, "wire [31:0] a{r} = a{r}_m + ka{k};");
+        if !last {
+            let _ = writeln!(s, "wire [31:0] b{r} = b{r}_m + kb{k};");
+        }
+    } else {
+        let _ = writeln!(s, "wire [31:0] a{r} = a{r}_m;");
+        if !last {
+            let _ = writeln!(s, "wire [31:0] b{r} = b{r}_m;");
+        }
+    }
 }
