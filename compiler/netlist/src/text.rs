@@ -343,125 +343,166 @@ impl Reader {
 
     /// Reads one non-empty line (all but its end check).
     fn line(&mut self, l: &mut Line) -> Result<(), TextError> {
-        let net = &mut self.net;
         let head = l.word("a line kind")?.to_string();
         match head.as_str() {
-            "role" => {
-                l.index("r", "role id", net.roles.len())?;
-                let name = l.string()?;
-                net.roles.push(Role {
-                    name,
-                    legal: Vec::new(),
-                    goals: Vec::new(),
-                });
-            }
-            "latch" => {
-                l.index("l", "latch id", net.latches.len())?;
-                let name = l.string()?;
-                l.keyword("init")?;
-                let init = l.bit()?;
-                net.latches.push(Latch {
-                    name,
-                    init,
-                    next: GateId(0),
-                });
-                self.next.push(None);
-            }
-            "input" => {
-                l.index("i", "input id", net.inputs.len())?;
-                let role = l.num("r", "role id")?;
-                if role as usize >= net.roles.len() {
-                    l.pos -= 1;
-                    return Err(l.err("role not declared"));
-                }
-                let name = l.string()?;
-                net.inputs.push(Input {
-                    role: RoleId(role),
-                    name,
-                });
-            }
+            "role" => self.role(l),
+            "latch" => self.latch(l),
+            "input" => self.input(l),
             "fixed" => {
                 let name = l.string()?;
                 let v = l.bit()?;
-                net.fixed_fluents.push((name, v));
+                self.net.fixed_fluents.push((name, v));
+                Ok(())
             }
-            "alias" => {
-                let name = l.string()?;
-                let negated = l.keyword("not").is_ok();
-                let latch = l.num("l", "latch id")?;
-                if latch as usize >= net.latches.len() {
-                    l.pos -= 1;
-                    return Err(l.err("latch not declared"));
-                }
-                net.aliased_fluents.push(AliasedFluent {
-                    name,
-                    latch: LatchId(latch),
-                    negated,
-                });
-            }
-            "next" => {
-                let id = l.num("l", "latch id")? as usize;
-                if id >= self.next.len() {
-                    l.pos -= 1;
-                    return Err(l.err("latch not declared"));
-                }
-                let gate = self.output(l)?;
-                if let Some((_, first)) = self.next[id] {
-                    l.pos = 0;
-                    return Err(l.err(format!(
-                        "a second `next l{id}` line (the first is line {first})"
-                    )));
-                }
-                self.next[id] = Some((gate, l.ln));
-            }
-            "legal" => {
-                let r = role_ref(l, net)?;
-                let input = InputId(l.num("i", "input id")?);
-                if net.roles[r].legal.last().is_some_and(|x| x.input >= input) {
-                    l.pos -= 1;
-                    return Err(l.err("a role's legal lines go in input order, each input once"));
-                }
-                let gate = self.output(l)?;
-                self.net.roles[r].legal.push(Legal { input, gate });
-            }
-            "goal" => {
-                let r = role_ref(l, net)?;
-                let value = l.num("", "goal value")?;
-                let value = u8::try_from(value).map_err(|_| {
-                    l.pos -= 1;
-                    l.err("goal value out of range")
-                })?;
-                if net.roles[r].goals.last().is_some_and(|x| x.value >= value) {
-                    l.pos -= 1;
-                    return Err(
-                        l.err("a role's goal lines go in ascending value order, each value once")
-                    );
-                }
-                let gate = self.output(l)?;
-                self.net.roles[r].goals.push(Goal { value, gate });
-            }
-            "terminal" => {
-                let gate = self.output(l)?;
-                if let Some((_, first)) = self.terminal {
-                    l.pos = 0;
-                    return Err(l.err(format!(
-                        "a second `terminal` line (the first is line {first})"
-                    )));
-                }
-                self.terminal = Some((gate, l.ln));
-            }
+            "alias" => self.alias(l),
+            "next" => self.next(l),
+            "legal" => self.legal(l),
+            "goal" => self.goal(l),
+            "terminal" => self.terminal(l),
             h if h.starts_with('g') => {
                 l.pos = 0;
-                l.index("g", "gate id", net.gates.len())?;
+                l.index("g", "gate id", self.net.gates.len())?;
                 l.keyword("=")?;
-                let g = gate(l, net.gates.len())?;
-                net.gates.push(g);
+                let g = gate(l, self.net.gates.len())?;
+                self.net.gates.push(g);
+                Ok(())
             }
             _ => {
                 l.pos = 0;
-                return Err(l.err("unknown line kind"));
+                Err(l.err("unknown line kind"))
             }
         }
+    }
+
+    /// `role rN "name"`: declares the next role.
+    fn role(&mut self, l: &mut Line) -> Result<(), TextError> {
+        l.index("r", "role id", self.net.roles.len())?;
+        let name = l.string()?;
+        self.net.roles.push(Role {
+            name,
+            legal: Vec::new(),
+            goals: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// `latch lN "name" init B`: declares the next latch (its `next` gate comes from a
+    /// `next` line).
+    fn latch(&mut self, l: &mut Line) -> Result<(), TextError> {
+        l.index("l", "latch id", self.net.latches.len())?;
+        let name = l.string()?;
+        l.keyword("init")?;
+        let init = l.bit()?;
+        self.net.latches.push(Latch {
+            name,
+            init,
+            next: GateId(0),
+        });
+        self.next.push(None);
+        Ok(())
+    }
+
+    /// `input iN rR "name"`: declares the next input, a move of a declared role.
+    fn input(&mut self, l: &mut Line) -> Result<(), TextError> {
+        l.index("i", "input id", self.net.inputs.len())?;
+        let role = l.num("r", "role id")?;
+        if role as usize >= self.net.roles.len() {
+            l.pos -= 1;
+            return Err(l.err("role not declared"));
+        }
+        let name = l.string()?;
+        self.net.inputs.push(Input {
+            role: RoleId(role),
+            name,
+        });
+        Ok(())
+    }
+
+    /// `alias "name" [not] lN`: a fluent that is a declared latch or its negation.
+    fn alias(&mut self, l: &mut Line) -> Result<(), TextError> {
+        let name = l.string()?;
+        let negated = l.keyword("not").is_ok();
+        let latch = l.num("l", "latch id")?;
+        if latch as usize >= self.net.latches.len() {
+            l.pos -= 1;
+            return Err(l.err("latch not declared"));
+        }
+        self.net.aliased_fluents.push(AliasedFluent {
+            name,
+            latch: LatchId(latch),
+            negated,
+        });
+        Ok(())
+    }
+
+    /// `next lN gM`: the gate a declared latch takes at the next step (once per latch).
+    fn next(&mut self, l: &mut Line) -> Result<(), TextError> {
+        let id = l.num("l", "latch id")? as usize;
+        if id >= self.next.len() {
+            l.pos -= 1;
+            return Err(l.err("latch not declared"));
+        }
+        let gate = self.output(l)?;
+        if let Some((_, first)) = self.next[id] {
+            l.pos = 0;
+            return Err(l.err(format!(
+                "a second `next l{id}` line (the first is line {first})"
+            )));
+        }
+        self.next[id] = Some((gate, l.ln));
+        Ok(())
+    }
+
+    /// `legal rR iN gM`: the gate saying input `iN` is legal for role `rR` (a role's legal
+    /// lines in strictly ascending input order).
+    fn legal(&mut self, l: &mut Line) -> Result<(), TextError> {
+        let r = role_ref(l, &self.net)?;
+        let input = InputId(l.num("i", "input id")?);
+        if self.net.roles[r]
+            .legal
+            .last()
+            .is_some_and(|x| x.input >= input)
+        {
+            l.pos -= 1;
+            return Err(l.err("a role's legal lines go in input order, each input once"));
+        }
+        let gate = self.output(l)?;
+        self.net.roles[r].legal.push(Legal { input, gate });
+        Ok(())
+    }
+
+    /// `goal rR V gM`: the gate saying role `rR` scores `V` (0..=255; a role's goal lines in
+    /// strictly ascending value order).
+    fn goal(&mut self, l: &mut Line) -> Result<(), TextError> {
+        let r = role_ref(l, &self.net)?;
+        let value = l.num("", "goal value")?;
+        let value = u8::try_from(value).map_err(|_| {
+            l.pos -= 1;
+            l.err("goal value out of range")
+        })?;
+        if self.net.roles[r]
+            .goals
+            .last()
+            .is_some_and(|x| x.value >= value)
+        {
+            l.pos -= 1;
+            return Err(l.err("a role's goal lines go in ascending value order, each value once"));
+        }
+        let gate = self.output(l)?;
+        self.net.roles[r].goals.push(Goal { value, gate });
+        Ok(())
+    }
+
+    /// `terminal gM`: the terminal gate (once).
+    fn terminal(&mut self, l: &mut Line) -> Result<(), TextError> {
+        let gate = self.output(l)?;
+        if let Some((_, first)) = self.terminal {
+            l.pos = 0;
+            return Err(l.err(format!(
+                "a second `terminal` line (the first is line {first})"
+            )));
+        }
+        self.terminal = Some((gate, l.ln));
         Ok(())
     }
 }
