@@ -337,6 +337,11 @@ fn selectivity(spec: &IndexSpec) -> usize {
         .count()
 }
 
+/// The join plan of `rule`: a delta scan of body literal `first` when given, the head
+/// arguments of `head_mask` bound when given, then the body literals in the order of the
+/// module docs. Calls of demand relations (not in `own`, the relations read from a store)
+/// and the relations of negative tests are pushed on `work` with their call pattern; the
+/// indexes the scans need are added to `p.registry`.
 fn plan_rule(
     rule: &CRule,
     first: Option<usize>,
@@ -346,110 +351,178 @@ fn plan_rule(
     p: &mut Plans,
     work: &mut Vec<(RelId, Mask)>,
 ) -> Vec<Step> {
-    let n = rule.nvars;
-    let mut bound = vec![false; n];
-    let mut placed = vec![false; rule.body.len()];
-    let mut steps = Vec::new();
-    let bind = |bound: &mut Vec<bool>, l: &CLit| {
-        for (b, v) in bound.iter_mut().zip(l.vars(n)) {
-            *b |= v;
-        }
-    };
-    if let Some(m) = head_mask {
-        for (i, a) in rule.head.args.iter().enumerate().take(64) {
-            if m & (1 << i) != 0 {
-                a.vars(&mut bound);
-            }
-        }
-    }
-    if let Some(i) = first {
-        steps.push(Step::Delta { lit: i });
-        placed[i] = true;
-        bind(&mut bound, &rule.body[i]);
-    }
+    let mut order = JoinOrder::new(rule, first, head_mask);
     loop {
-        // tests whose variables are all bound
-        for (i, l) in rule.body.iter().enumerate() {
-            if !placed[i] && !matches!(l, CLit::Pos(_)) {
-                let vs = l.vars(n);
-                if vs.iter().zip(&bound).all(|(v, b)| !v || *b) {
-                    if let CLit::Neg(a) = l {
-                        work.push((a.rel, mask_of(&a.args, &bound)));
-                    }
-                    steps.push(Step::Test { lit: i });
-                    placed[i] = true;
+        order.place_tests(work);
+        let Some((i, spec)) = order.best_positive(own, stats, p) else {
+            break;
+        };
+        order.place_positive(i, spec, own, p, work);
+    }
+    order.finish(work)
+}
+
+/// The score of a positive literal as the next join (higher first): all arguments bound,
+/// some argument bound, not a recursive call waiting for its binders, bound key parts,
+/// smallest fan-out.
+type Score = (bool, bool, bool, usize, Reverse<usize>);
+
+/// The join order of one rule being built: which body literals are placed, which variables
+/// they bind, and the steps so far.
+struct JoinOrder<'r> {
+    rule: &'r CRule,
+    /// `bound[v]`: variable `v` is bound by the steps so far (or the head's call pattern).
+    bound: Vec<bool>,
+    /// `placed[i]`: body literal `i` has its step.
+    placed: Vec<bool>,
+    steps: Vec<Step>,
+}
+
+impl<'r> JoinOrder<'r> {
+    /// The empty order of `rule` with the head arguments of `head_mask` bound, starting
+    /// with the delta of body literal `first` when given.
+    fn new(rule: &'r CRule, first: Option<usize>, head_mask: Option<Mask>) -> Self {
+        let mut order = JoinOrder {
+            rule,
+            bound: vec![false; rule.nvars],
+            placed: vec![false; rule.body.len()],
+            steps: Vec::new(),
+        };
+        if let Some(m) = head_mask {
+            for (i, a) in rule.head.args.iter().enumerate().take(64) {
+                if m & (1 << i) != 0 {
+                    a.vars(&mut order.bound);
                 }
             }
         }
-        // next positive literal, by (in this order of priority):
-        // - all arguments bound (it only filters);
-        // - some argument bound;
-        // - not a recursive call with free arguments (each new binding of them opens a
-        //   goal of the table, so it waits for the literals that bind them);
-        // - most bound arguments;
-        // - smallest fan-out among relations given by facts;
-        // - source order.
-        type Score = (bool, bool, bool, usize, Reverse<usize>);
+        if let Some(i) = first {
+            order.steps.push(Step::Delta { lit: i });
+            order.bind(i);
+        }
+        order
+    }
+
+    /// Marks body literal `i` placed and its variables bound.
+    fn bind(&mut self, i: usize) {
+        self.placed[i] = true;
+        let n = self.rule.nvars;
+        for (b, v) in self.bound.iter_mut().zip(self.rule.body[i].vars(n)) {
+            *b |= v;
+        }
+    }
+
+    /// Places every unplaced test whose variables are all bound (a negative one's call
+    /// pattern goes on `work`).
+    fn place_tests(&mut self, work: &mut Vec<(RelId, Mask)>) {
+        let n = self.rule.nvars;
+        for (i, l) in self.rule.body.iter().enumerate() {
+            if !self.placed[i] && !matches!(l, CLit::Pos(_)) {
+                let vs = l.vars(n);
+                if vs.iter().zip(&self.bound).all(|(v, b)| !v || *b) {
+                    if let CLit::Neg(a) = l {
+                        work.push((a.rel, mask_of(&a.args, &self.bound)));
+                    }
+                    self.steps.push(Step::Test { lit: i });
+                    self.placed[i] = true;
+                }
+            }
+        }
+    }
+
+    /// The unplaced positive literal to join next (best [`Score`], then source order) and
+    /// its index key, or `None` when every positive literal is placed.
+    fn best_positive(&self, own: &[RelId], stats: &Stats, p: &Plans) -> Option<(usize, IndexSpec)> {
         let mut best: Option<(usize, Score, IndexSpec)> = None;
-        for (i, l) in rule.body.iter().enumerate() {
-            if let (false, CLit::Pos(a)) = (placed[i], l) {
-                let spec = key_spec(a, &bound);
-                let sel = selectivity(&spec);
-                let all_bound = a.args.iter().all(|p| ground_at(p, &bound));
-                let call = p.demand[a.rel.0 as usize] && !own.contains(&a.rel);
-                let recursive =
-                    stats.stratum[a.rel.0 as usize] == stats.stratum[rule.head.rel.0 as usize];
-                // a recursive call that the other literals would turn into a check is made
-                // now (one goal serves every binding); one that binds a variable of its own
-                // anyway waits for the binders of its other arguments
-                let own_output = || {
-                    let vs = l.vars(n);
-                    (0..n).any(|v| {
-                        vs[v]
-                            && !bound[v]
-                            && !rule.body.iter().enumerate().any(|(j, m)| {
-                                j != i && !placed[j] && matches!(m, CLit::Pos(_)) && m.vars(n)[v]
-                            })
-                    })
-                };
-                let s = (
-                    all_bound,
-                    sel > 0,
-                    !(call && recursive && !all_bound && own_output()),
-                    sel,
-                    Reverse(stats.fanout(a.rel, &spec)),
-                );
+        for (i, l) in self.rule.body.iter().enumerate() {
+            if let (false, CLit::Pos(a)) = (self.placed[i], l) {
+                let (s, spec) = self.score(i, a, own, stats, p);
                 if best.as_ref().is_none_or(|(_, bs, _)| s > *bs) {
                     best = Some((i, s, spec));
                 }
             }
         }
-        let Some((i, _, spec)) = best else { break };
-        let CLit::Pos(a) = &rule.body[i] else {
+        best.map(|(i, _, spec)| (i, spec))
+    }
+
+    /// The [`Score`] and index key of joining positive body literal `i` (atom `a`) next.
+    fn score(
+        &self,
+        i: usize,
+        a: &CAtom,
+        own: &[RelId],
+        stats: &Stats,
+        p: &Plans,
+    ) -> (Score, IndexSpec) {
+        let spec = key_spec(a, &self.bound);
+        let sel = selectivity(&spec);
+        let all_bound = a.args.iter().all(|p| ground_at(p, &self.bound));
+        let call = p.demand[a.rel.0 as usize] && !own.contains(&a.rel);
+        let recursive =
+            stats.stratum[a.rel.0 as usize] == stats.stratum[self.rule.head.rel.0 as usize];
+        let s = (
+            all_bound,
+            sel > 0,
+            !(call && recursive && !all_bound && self.binds_own_variable(i)),
+            sel,
+            Reverse(stats.fanout(a.rel, &spec)),
+        );
+        (s, spec)
+    }
+
+    /// Whether body literal `i` binds a variable that no other unplaced positive literal
+    /// binds. A recursive call that the other literals would turn into a check is made now
+    /// (one goal serves every binding); one that binds a variable of its own anyway waits
+    /// for the binders of its other arguments.
+    fn binds_own_variable(&self, i: usize) -> bool {
+        let n = self.rule.nvars;
+        let vs = self.rule.body[i].vars(n);
+        (0..n).any(|v| {
+            vs[v]
+                && !self.bound[v]
+                && !self.rule.body.iter().enumerate().any(|(j, m)| {
+                    j != i && !self.placed[j] && matches!(m, CLit::Pos(_)) && m.vars(n)[v]
+                })
+        })
+    }
+
+    /// Places positive body literal `i`: a call of a demand relation not in `own` (its call
+    /// pattern goes on `work`), else a scan through the index of key `spec` (a full scan
+    /// when the key is empty).
+    fn place_positive(
+        &mut self,
+        i: usize,
+        spec: IndexSpec,
+        own: &[RelId],
+        p: &mut Plans,
+        work: &mut Vec<(RelId, Mask)>,
+    ) {
+        let CLit::Pos(a) = &self.rule.body[i] else {
             unreachable!("best is positive")
         };
         if p.demand[a.rel.0 as usize] && !own.contains(&a.rel) {
-            work.push((a.rel, mask_of(&a.args, &bound)));
-            steps.push(Step::Call { lit: i });
+            work.push((a.rel, mask_of(&a.args, &self.bound)));
+            self.steps.push(Step::Call { lit: i });
         } else {
             let index = if spec.parts.is_empty() {
                 None
             } else {
                 Some(p.registry.add(a.rel, spec))
             };
-            steps.push(Step::Scan { lit: i, index });
+            self.steps.push(Step::Scan { lit: i, index });
         }
-        placed[i] = true;
-        bind(&mut bound, &rule.body[i]);
+        self.bind(i);
     }
-    // unsafe leftovers
-    for (i, pl) in placed.iter().enumerate() {
-        if !pl {
-            if let CLit::Neg(a) = &rule.body[i] {
-                work.push((a.rel, mask_of(&a.args, &bound)));
+
+    /// The steps, with the unsafe leftovers (tests whose variables were never bound) last.
+    fn finish(mut self, work: &mut Vec<(RelId, Mask)>) -> Vec<Step> {
+        for (i, pl) in self.placed.iter().enumerate() {
+            if !pl {
+                if let CLit::Neg(a) = &self.rule.body[i] {
+                    work.push((a.rel, mask_of(&a.args, &self.bound)));
+                }
+                self.steps.push(Step::Test { lit: i });
             }
-            steps.push(Step::Test { lit: i });
         }
+        self.steps
     }
-    steps
 }
