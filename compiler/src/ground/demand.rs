@@ -213,8 +213,7 @@ pub fn add_demand(
     rels: &mut Relations,
     syms: &mut Symbols,
 ) -> Vec<(RelId, RelId)> {
-    let nrels = rels.len();
-    let mut rules_of = vec![Vec::new(); nrels];
+    let mut rules_of = vec![Vec::new(); rels.len()];
     for (k, r) in rules.iter().enumerate() {
         rules_of[r.head.rel.0 as usize].push(k);
     }
@@ -224,76 +223,138 @@ pub fn add_demand(
         dynamic,
         roots: special.roots(),
     };
-    let guards = an.guards(rels);
-    let mut demand_rel: Vec<Option<RelId>> = vec![None; nrels];
-    let mut pairs = Vec::new();
-    for (r, g) in guards.iter().enumerate() {
-        let r = RelId(r as u32);
-        if let Some(g) = g
-            .as_ref()
-            .filter(|g| g.iter().any(|&b| b) && an.restrictable(r))
-        {
-            let name = syms.intern(&format!("demand#{}", rels.text(syms, r)));
-            let m = rels.intern(name, g.iter().filter(|&&b| b).count() as u32);
-            demand_rel[r.0 as usize] = Some(m);
-            pairs.push((r, m));
-        }
-    }
-    let guard_of = |r: RelId| {
-        let m = demand_rel[r.0 as usize]?;
-        Some((
-            m,
-            guards[r.0 as usize]
-                .as_ref()
-                .expect("guarded relations have a guard"),
-        ))
-    };
-    let mut seen = HashSet::new();
-    let mut new_rules = Vec::new();
-    for rule in an.rules {
-        let p = rule.head.rel;
-        let Some(g) = guards[p.0 as usize].as_ref() else {
-            continue; // not needed by the outputs
-        };
-        let (order, sites) = an.call_sites(rule, Some(g));
-        let own_guard = guard_of(p).map(|(m, g)| PLit::Pos(demand_atom(m, &rule.head.args, g)));
-        for (_, a, _, pos) in sites {
-            let Some((m, gq)) = guard_of(a.rel) else {
-                continue;
-            };
-            let mut body: Vec<PLit> = own_guard.iter().cloned().collect();
-            for (i, _) in &order[..pos] {
-                let lit = &rule.body[*i];
-                let dynamic_neg =
-                    matches!(lit, PLit::Neg(b) if dynamic.get(b.rel.0 as usize) == Some(&true));
-                if !dynamic_neg {
-                    body.push(lit.clone());
-                }
-            }
-            let head = demand_atom(m, &a.args, gq);
-            let key = format!("{head:?} :- {body:?}");
-            if seen.insert(key) {
-                new_rules.push(CRule {
-                    head,
-                    body,
-                    var_names: rule.var_names.clone(),
-                    span: rule.span,
-                    synthetic: false,
-                });
-            }
-        }
-    }
+    let demand = DemandRels::new(&an, rels, syms);
+    let new_rules = demand.call_site_rules(&an);
     for rule in rules.iter_mut() {
-        if let Some((m, g)) = guard_of(rule.head.rel) {
+        if let Some((m, g)) = demand.guard_of(rule.head.rel) {
             let lit = PLit::Pos(demand_atom(m, &rule.head.args, g));
             rule.body.insert(0, lit);
         }
     }
-    // Demand rules project their guard onto few variables: split them like the rules
-    // (their auxiliary relations are demand relations too).
+    split_demand_rules(rules, new_rules, dynamic, &demand.pairs, rels, syms);
+    demand.pairs
+}
+
+/// The guards of every relation and the demand relations of the guarded ones.
+struct DemandRels {
+    /// Per relation: the argument positions every call binds.
+    guards: Guards,
+    /// Per relation: its demand relation, when guarded (some position bound) and
+    /// restrictable.
+    demand_rel: Vec<Option<RelId>>,
+    /// (guarded relation, its demand relation) pairs.
+    pairs: Vec<(RelId, RelId)>,
+}
+
+impl DemandRels {
+    /// Finds the guards and interns a demand relation `demand#name/arity` (arity: the
+    /// guarded positions) for every restrictable relation with a guarded position.
+    fn new(an: &Analysis<'_>, rels: &mut Relations, syms: &mut Symbols) -> Self {
+        let guards = an.guards(rels);
+        let mut demand_rel: Vec<Option<RelId>> = vec![None; rels.len()];
+        let mut pairs = Vec::new();
+        for (r, g) in guards.iter().enumerate() {
+            let r = RelId(r as u32);
+            if let Some(g) = g
+                .as_ref()
+                .filter(|g| g.iter().any(|&b| b) && an.restrictable(r))
+            {
+                let name = syms.intern(&format!("demand#{}", rels.text(syms, r)));
+                let m = rels.intern(name, g.iter().filter(|&&b| b).count() as u32);
+                demand_rel[r.0 as usize] = Some(m);
+                pairs.push((r, m));
+            }
+        }
+        DemandRels {
+            guards,
+            demand_rel,
+            pairs,
+        }
+    }
+
+    /// The demand relation of `r` and its guard, when `r` has one.
+    fn guard_of(&self, r: RelId) -> Option<(RelId, &Vec<bool>)> {
+        let m = self.demand_rel[r.0 as usize]?;
+        Some((
+            m,
+            self.guards[r.0 as usize]
+                .as_ref()
+                .expect("guarded relations have a guard"),
+        ))
+    }
+
+    /// The demand rules of the call sites: for each call of a guarded relation `q` in a
+    /// rule of `p` (needed by the outputs), `demand#q(Z|G) :- demand#p(Y|G'), L1, …, Li-1`
+    /// over the literals before the call in SIPS order, each distinct rule once.
+    fn call_site_rules(&self, an: &Analysis<'_>) -> Vec<CRule> {
+        let mut seen = HashSet::new();
+        let mut new_rules = Vec::new();
+        for rule in an.rules {
+            let p = rule.head.rel;
+            let Some(g) = self.guards[p.0 as usize].as_ref() else {
+                continue; // not needed by the outputs
+            };
+            let (order, sites) = an.call_sites(rule, Some(g));
+            let own_guard = self
+                .guard_of(p)
+                .map(|(m, g)| PLit::Pos(demand_atom(m, &rule.head.args, g)));
+            for (_, a, _, pos) in sites {
+                let Some((m, gq)) = self.guard_of(a.rel) else {
+                    continue;
+                };
+                let body = demand_body(own_guard.as_ref(), rule, &order[..pos], an.dynamic);
+                let head = demand_atom(m, &a.args, gq);
+                let key = format!("{head:?} :- {body:?}");
+                if seen.insert(key) {
+                    new_rules.push(CRule {
+                        head,
+                        body,
+                        var_names: rule.var_names.clone(),
+                        span: rule.span,
+                        synthetic: false,
+                    });
+                }
+            }
+        }
+        new_rules
+    }
+}
+
+/// The body of a demand rule: the guard of the calling rule's head (when guarded), then
+/// the literals of `rule` at the SIPS positions `before` the call, leaving out negative
+/// literals over dynamic relations (`dynamic[rel]`).
+fn demand_body(
+    own_guard: Option<&PLit>,
+    rule: &CRule,
+    before: &[(usize, Vec<bool>)],
+    dynamic: &[bool],
+) -> Vec<PLit> {
+    let mut body: Vec<PLit> = own_guard.into_iter().cloned().collect();
+    for (i, _) in before {
+        let lit = &rule.body[*i];
+        let dynamic_neg =
+            matches!(lit, PLit::Neg(b) if dynamic.get(b.rel.0 as usize) == Some(&true));
+        if !dynamic_neg {
+            body.push(lit.clone());
+        }
+    }
+    body
+}
+
+/// Appends the demand rules `new_rules` to `rules`, split like the rules. Demand rules
+/// project their guard onto few variables; their auxiliary relations are demand relations
+/// too, so the demand relations of `pairs` count as dynamic.
+fn split_demand_rules(
+    rules: &mut Vec<CRule>,
+    new_rules: Vec<CRule>,
+    dynamic: &[bool],
+    pairs: &[(RelId, RelId)],
+    rels: &mut Relations,
+    syms: &mut Symbols,
+) {
     let mut dynamic = dynamic.to_vec();
     dynamic.resize(rels.len(), false);
-    for &(_, m) in &pairs {
+    for &(_, m) in pairs {
         dynamic[m.0 as usize] = true;
     }
     // (No value estimates for demand relations: ties keep the first variable.)
@@ -305,5 +366,4 @@ pub fn add_demand(
         rels,
         syms,
     ));
-    pairs
 }
