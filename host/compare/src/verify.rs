@@ -296,12 +296,6 @@ where
         });
         return Ok(out);
     }
-    let fail = |line: usize| {
-        move |e: E::Error| VerifyError::Engine {
-            line,
-            message: e.to_string(),
-        }
-    };
     // The position the previous claim's joint move leads to: (playout, step).
     let mut expect: Option<(u64, u64)> = None;
     let mut finished = false;
@@ -317,35 +311,10 @@ where
                 break;
             }
         };
-        if c.step == 0 {
-            if let Some((p, s)) = expect {
-                out.notes.push(format!(
-                    "playout {p} is cut after step {}",
-                    s.saturating_sub(1)
-                ));
-            }
-            engine.restart().map_err(fail(c.line))?;
-            out.playouts += 1;
-        } else if expect != Some((c.playout, c.step)) {
-            return Err(VerifyError::Malformed(Malformed {
-                line: c.line,
-                column: 1,
-                message: format!(
-                    "playout {} step {} does not follow the previous line",
-                    c.playout, c.step
-                ),
-            }));
-        }
-        let v = engine.view().map_err(fail(c.line))?;
-        let diverge = |line, what| Divergence {
-            line,
-            playout: c.playout,
-            step: c.step,
-            what,
-            state: v.state.clone(),
-        };
+        enter_position(engine, c, expect, &mut out)?;
+        let v = engine.view().map_err(engine_error(c.line))?;
         if let Some((line, what)) = compare(c, &v, &roles) {
-            out.divergence = Some(diverge(line, what));
+            out.divergence = Some(divergence(c, &v, line, what));
             return Ok(out);
         }
         out.positions += 1;
@@ -353,25 +322,103 @@ where
         let Some((line, joint)) = &c.joint else {
             continue;
         };
-        let mut idx = Vec::with_capacity(joint.len());
-        for (r, m) in joint.iter().enumerate() {
-            match v.legal[r].iter().position(|x| x == m) {
-                Some(i) => idx.push(i),
-                None => {
-                    let what = Mismatch::IllegalMove {
-                        role: roles[r].clone(),
-                        played: m.clone(),
-                        ours: v.legal[r].clone(),
-                    };
-                    out.divergence = Some(diverge(*line, what));
-                    return Ok(out);
-                }
+        match joint_indices(joint, &v, &roles) {
+            Ok(idx) => engine.play(&idx).map_err(engine_error(*line))?,
+            Err(what) => {
+                out.divergence = Some(divergence(c, &v, *line, what));
+                return Ok(out);
             }
         }
-        engine.play(&idx).map_err(fail(*line))?;
         out.joint_moves += 1;
         expect = Some((c.playout, c.step + 1));
     }
+    end_notes(&mut out, file, expect, finished);
+    engine.finish().map_err(engine_error(0))?;
+    Ok(out)
+}
+
+/// The [`VerifyError::Engine`] of an engine error while evaluating trace line `line`.
+fn engine_error<Er: fmt::Display>(line: usize) -> impl Fn(Er) -> VerifyError {
+    move |e: Er| VerifyError::Engine {
+        line,
+        message: e.to_string(),
+    }
+}
+
+/// Moves `engine` to the position of claim `c`: a restart at step 0 (noting a playout cut
+/// short when the previous one expected another step), else the position the previous
+/// joint move led to, which must be `expect` (playout, step).
+///
+/// # Errors
+/// [`VerifyError::Malformed`] when `c` does not follow the previous claim;
+/// [`VerifyError::Engine`] when the restart fails.
+fn enter_position<E: TraceEngine>(
+    engine: &mut E,
+    c: &Claim,
+    expect: Option<(u64, u64)>,
+    out: &mut Verdict,
+) -> Result<(), VerifyError>
+where
+    E::Error: fmt::Display,
+{
+    if c.step == 0 {
+        if let Some((p, s)) = expect {
+            out.notes.push(format!(
+                "playout {p} is cut after step {}",
+                s.saturating_sub(1)
+            ));
+        }
+        engine.restart().map_err(engine_error(c.line))?;
+        out.playouts += 1;
+    } else if expect != Some((c.playout, c.step)) {
+        return Err(VerifyError::Malformed(Malformed {
+            line: c.line,
+            column: 1,
+            message: format!(
+                "playout {} step {} does not follow the previous line",
+                c.playout, c.step
+            ),
+        }));
+    }
+    Ok(())
+}
+
+/// The divergence `what` at trace line `line` in the position of claim `c`, whose view
+/// (ours) is `v`.
+fn divergence(c: &Claim, v: &StepView, line: usize, what: Mismatch) -> Divergence {
+    Divergence {
+        line,
+        playout: c.playout,
+        step: c.step,
+        what,
+        state: v.state.clone(),
+    }
+}
+
+/// Per role, the index in our legal moves `v.legal` of the trace's move in `joint`.
+///
+/// # Errors
+/// [`Mismatch::IllegalMove`] for the first role whose move is not legal for us.
+fn joint_indices(joint: &[String], v: &StepView, roles: &[String]) -> Result<Vec<usize>, Mismatch> {
+    let mut idx = Vec::with_capacity(joint.len());
+    for (r, m) in joint.iter().enumerate() {
+        match v.legal[r].iter().position(|x| x == m) {
+            Some(i) => idx.push(i),
+            None => {
+                return Err(Mismatch::IllegalMove {
+                    role: roles[r].clone(),
+                    played: m.clone(),
+                    ours: v.legal[r].clone(),
+                })
+            }
+        }
+    }
+    Ok(idx)
+}
+
+/// Notes at the end of a replay: a playout cut short by the end of the trace (`expect`), a
+/// gdl-perf trace without its `!F!` line, and lines of no known kind skipped.
+fn end_notes(out: &mut Verdict, file: &TraceFile, expect: Option<(u64, u64)>, finished: bool) {
     if let Some((p, s)) = expect {
         out.notes.push(format!(
             "the trace ends inside playout {p} (before step {s})"
@@ -387,8 +434,6 @@ where
             file.skipped.len()
         ));
     }
-    engine.finish().map_err(fail(0))?;
-    Ok(out)
 }
 
 #[cfg(test)]
