@@ -3,13 +3,13 @@
 //! the search is doing (the match's worker thread publishes its best move so far; the
 //! connection thread waits for the worker only until the deadline).
 
-use super::play::Think;
 use super::http::{HttpReply, HttpRequest};
 use super::log::{shorten, Log};
 use super::message::{canonical_move, parse_message, Message};
+use super::play::Think;
 use super::spelling::Spelling;
 use super::worker::{self, Command, SharedSlot};
-use propnet_compiler::gdl::{self, lower::fold_case};
+use propnet_compiler::gdl::{self, lower::fold_case, Game};
 use propnet_compiler::ground::Budget as GroundBudget;
 use propnet_compiler::kif::{self, SExpr};
 use propnet_mcts::MctsParams;
@@ -201,99 +201,30 @@ impl Gamer {
             start_end.saturating_duration_since(Instant::now()),
         );
         let mut cur = self.current();
-        if let Some(a) = cur.take_if(|a| Instant::now() > a.expires) {
-            let why = format!(
-                "match {} abandoned: no message since its clock ran out",
-                a.id
-            );
-            let _ = a.tx.send(Command::Abort);
-            self.log
-                .line("player", &why, json!({"event": "abandoned", "match": a.id}));
-        }
+        self.abandon_expired(&mut cur);
         if let Some(a) = cur.as_ref() {
-            let why = format!("START {id} while playing {}", a.id);
-            self.log.line(
-                "player",
-                &why,
-                json!({"message": format!("START {id}"), "reply": "busy", "error": why}),
-            );
-            return "busy".into();
+            return self.refuse_start(&id, format!("START {id} while playing {}", a.id));
         }
         let name = format!("{id}.kif");
         let game = match gdl::parse_source(&name, kif::print_all(rules).as_bytes()) {
             Ok(g) => g,
-            Err(e) => {
-                let why = format!("START {id}: rules rejected: {e}");
-                self.log.line(
-                    "player",
-                    &why,
-                    json!({"message": format!("START {id}"), "reply": "busy", "error": why}),
-                );
-                return "busy".into();
-            }
+            Err(e) => return self.refuse_start(&id, format!("START {id}: rules rejected: {e}")),
         };
-        let mut roles: Vec<String> = Vec::new();
-        for &r in &game.program.roles {
-            let n = game.program.symbols.name(r).to_string();
-            if !roles.contains(&n) {
-                roles.push(n);
-            }
-        }
+        let roles = role_names(&game);
         let Some(role_index) = roles.iter().position(|r| *r == fold_case(role)) else {
             let why = format!(
                 "START {id}: role `{role}` is not a role of the game ({})",
                 roles.join(", ")
             );
-            self.log.line(
-                "player",
-                &why,
-                json!({"message": format!("START {id}"), "reply": "busy", "error": why}),
-            );
-            return "busy".into();
+            return self.refuse_start(&id, why);
         };
-        let (tx, rx) = mpsc::channel();
-        let (ready_tx, ready_rx) = mpsc::channel();
-        let slot = Arc::new(SharedSlot::default());
-        let spelling = Arc::new(Spelling::from_rules(rules));
-        let stop = Cancel::new();
-        let mut opts = self.opts.clone();
-        opts.mcts.stop = stop.clone();
-        let job = worker::Job {
-            id: id.clone(),
-            game,
-            role: role_index,
-            deadline,
-            opts,
-            log: self.log.clone(),
-            slot: slot.clone(),
-            spelling: spelling.clone(),
-        };
-        std::thread::spawn(move || worker::run(job, rx, ready_tx));
-        *cur = Some(Active {
-            id: id.clone(),
-            tx,
-            slot,
-            step: 0,
-            play_clock,
-            spelling,
-            expires: start_end + 2 * play_clock + ABANDON_AFTER,
-            stop,
-        });
+        let (active, ready_rx) = self.spawn_match(
+            &id, game, role_index, rules, deadline, start_end, play_clock,
+        );
+        *cur = Some(active);
         drop(cur);
         if play_clock <= self.opts.margin {
-            let why = format!(
-                "START {id}: the play clock ({} ms) is not above the reply margin ({} ms, \
-                 --margin-ms): each PLAY is answered after half the play clock (at once for \
-                 a clock of 0) with a legal move of the current state, with little or no \
-                 search; give a longer play clock or a smaller --margin-ms",
-                play_clock.as_millis(),
-                self.opts.margin.as_millis()
-            );
-            self.log.line(
-                &id,
-                &why,
-                json!({"warning": why, "play_clock_ms": play_clock.as_millis() as u64}),
-            );
+            self.warn_short_play_clock(&id, play_clock);
         }
         let prepared = ready_rx
             .recv_timeout(deadline.saturating_duration_since(Instant::now()))
@@ -305,6 +236,92 @@ impl Gamer {
             json!({"message": format!("START {id} {role}"), "reply": "ready", "engine": note}),
         );
         "ready".into()
+    }
+
+    /// Aborts the match in `cur` when it has expired (no message since its clock ran out:
+    /// the manager is gone), logging it as abandoned.
+    fn abandon_expired(&self, cur: &mut Option<Active>) {
+        if let Some(a) = cur.take_if(|a| Instant::now() > a.expires) {
+            let why = format!(
+                "match {} abandoned: no message since its clock ran out",
+                a.id
+            );
+            let _ = a.tx.send(Command::Abort);
+            self.log
+                .line("player", &why, json!({"event": "abandoned", "match": a.id}));
+        }
+    }
+
+    /// Refuses START of match `id` for reason `why`: logs it and returns the reply `busy`.
+    fn refuse_start(&self, id: &str, why: String) -> String {
+        self.log.line(
+            "player",
+            &why,
+            json!({"message": format!("START {id}"), "reply": "busy", "error": why}),
+        );
+        "busy".into()
+    }
+
+    /// Starts the worker thread of match `id` (playing role `role_index` of `game`, whose
+    /// `rules` give the spellings of its symbols; `ready` due by `deadline`). Returns the
+    /// match's state and the channel on which the worker says it is prepared.
+    #[allow(clippy::too_many_arguments)] // the START message's fields, passed through
+    fn spawn_match(
+        &self,
+        id: &str,
+        game: Game,
+        role_index: usize,
+        rules: &[SExpr],
+        deadline: Instant,
+        start_end: Instant,
+        play_clock: Duration,
+    ) -> (Active, mpsc::Receiver<String>) {
+        let (tx, rx) = mpsc::channel();
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let slot = Arc::new(SharedSlot::default());
+        let spelling = Arc::new(Spelling::from_rules(rules));
+        let stop = Cancel::new();
+        let mut opts = self.opts.clone();
+        opts.mcts.stop = stop.clone();
+        let job = worker::Job {
+            id: id.to_string(),
+            game,
+            role: role_index,
+            deadline,
+            opts,
+            log: self.log.clone(),
+            slot: slot.clone(),
+            spelling: spelling.clone(),
+        };
+        std::thread::spawn(move || worker::run(job, rx, ready_tx));
+        let active = Active {
+            id: id.to_string(),
+            tx,
+            slot,
+            step: 0,
+            play_clock,
+            spelling,
+            expires: start_end + 2 * play_clock + ABANDON_AFTER,
+            stop,
+        };
+        (active, ready_rx)
+    }
+
+    /// Logs a warning for match `id` when its play clock is not above the reply margin.
+    fn warn_short_play_clock(&self, id: &str, play_clock: Duration) {
+        let why = format!(
+            "START {id}: the play clock ({} ms) is not above the reply margin ({} ms, \
+             --margin-ms): each PLAY is answered after half the play clock (at once for \
+             a clock of 0) with a legal move of the current state, with little or no \
+             search; give a longer play clock or a smaller --margin-ms",
+            play_clock.as_millis(),
+            self.opts.margin.as_millis()
+        );
+        self.log.line(
+            id,
+            &why,
+            json!({"warning": why, "play_clock_ms": play_clock.as_millis() as u64}),
+        );
     }
 
     /// The instant a reply must leave for a clock ending at `end` of length `clock`:
@@ -450,4 +467,16 @@ fn think_fields(t: &Think, engine: &str, problems: &[String]) -> serde_json::Val
         "backend": engine,
         "problems": problems,
     })
+}
+
+/// The game's role names in the order of its `role` facts, each once.
+fn role_names(game: &Game) -> Vec<String> {
+    let mut roles: Vec<String> = Vec::new();
+    for &r in &game.program.roles {
+        let n = game.program.symbols.name(r).to_string();
+        if !roles.contains(&n) {
+            roles.push(n);
+        }
+    }
+    roles
 }
