@@ -7,6 +7,8 @@ use super::common::{make_player, MctsFlags, MAX_STEPS};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet_mcts::matches::{play_game, player_scores, seats_for, Estimate, GameRecord};
+use propnet_mcts::player::Player;
+use propnet_netlist::ValidNetlist;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -49,58 +51,8 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
     if let Some(w) = propnet_runtime::goals::audit_sample(&net).warning() {
         eprintln!("{w}");
     }
-    if args.players.len() != net.roles.len() {
-        bail!(
-            "{} has {}, but {} given",
-            args.game.display(),
-            super::plural(net.roles.len() as u64, "role"),
-            match args.players.len() {
-                1 => "1 player was".to_string(),
-                n => format!("{n} players were"),
-            }
-        );
-    }
-    let mut players = args
-        .players
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            make_player(
-                s,
-                &net,
-                &args.mcts,
-                args.seed.wrapping_add(i as u64 * 0x1_0000_0001),
-            )
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let bar = ProgressBar::new(args.games);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed}")
-            .expect("valid template"),
-    );
-    let mut games = Vec::new();
-    propnet_runtime::stop::set_graceful(true);
-    for g in 0..args.games {
-        let seats = seats_for(g, net.roles.len(), players.len());
-        let mut game = play_game(
-            &net,
-            &mut players,
-            &seats,
-            game_seed(args.seed, g),
-            args.max_moves,
-        )?;
-        game.index = g;
-        if propnet_runtime::stop::requested() {
-            // An interrupted game is unfinished: its goals are no score.
-            if game.end != "interrupted" {
-                games.push(game);
-            }
-            break;
-        }
-        games.push(game);
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
+    let mut players = make_players(&args, &net)?;
+    let games = play_games(&args, &net, &mut players)?;
     if propnet_runtime::stop::requested() {
         eprintln!(
             "interrupted: reporting the {} finished of {}",
@@ -122,9 +74,99 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         );
     }
     let scores = player_scores(&games, players.len());
+    print_scores(&args, &players, &scores, games.len())?;
+    if let Some(path) = &args.json_out {
+        let roles: Vec<String> = net.roles.iter().map(|r| r.name.clone()).collect();
+        write_json_out(path, &args, &roles, &scores, &games)?;
+    }
+    Ok(())
+}
+
+/// The players of `--players`, one per role of `net`, each seeded from the base seed.
+///
+/// # Errors
+/// When the number of players is not the number of roles, or a player spec is invalid.
+fn make_players(args: &MatchArgs, net: &ValidNetlist) -> anyhow::Result<Vec<Box<dyn Player>>> {
+    if args.players.len() != net.roles.len() {
+        bail!(
+            "{} has {}, but {} given",
+            args.game.display(),
+            super::plural(net.roles.len() as u64, "role"),
+            match args.players.len() {
+                1 => "1 player was".to_string(),
+                n => format!("{n} players were"),
+            }
+        );
+    }
+    args.players
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            make_player(
+                s,
+                net,
+                &args.mcts,
+                args.seed.wrapping_add(i as u64 * 0x1_0000_0001),
+            )
+        })
+        .collect()
+}
+
+/// Plays the `--games` games, rotating seats, with a progress bar. On an interrupt (Ctrl-C)
+/// it stops after the current game, which is kept only when it finished.
+///
+/// # Errors
+/// Backend errors of a game.
+fn play_games(
+    args: &MatchArgs,
+    net: &ValidNetlist,
+    players: &mut [Box<dyn Player>],
+) -> anyhow::Result<Vec<GameRecord>> {
+    let bar = ProgressBar::new(args.games);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed}")
+            .expect("valid template"),
+    );
+    let mut games = Vec::new();
+    propnet_runtime::stop::set_graceful(true);
+    for g in 0..args.games {
+        let seats = seats_for(g, net.roles.len(), players.len());
+        let mut game = play_game(
+            net,
+            players,
+            &seats,
+            game_seed(args.seed, g),
+            args.max_moves,
+        )?;
+        game.index = g;
+        if propnet_runtime::stop::requested() {
+            // An interrupted game is unfinished: its goals are no score.
+            if game.end != "interrupted" {
+                games.push(game);
+            }
+            break;
+        }
+        games.push(game);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(games)
+}
+
+/// Prints the number of games `played` and each player's mean score (with its search
+/// rates when it searched).
+///
+/// # Errors
+/// A write error on standard output.
+fn print_scores(
+    args: &MatchArgs,
+    players: &[Box<dyn Player>],
+    scores: &[Estimate],
+    played: usize,
+) -> anyhow::Result<()> {
     outln!(
         "{} of {}",
-        super::plural(games.len() as u64, "game"),
+        super::plural(played as u64, "game"),
         args.game.display()
     )?;
     for (p, e) in scores.iter().enumerate() {
@@ -138,10 +180,6 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
             )?,
             _ => outln!()?,
         }
-    }
-    if let Some(path) = &args.json_out {
-        let roles: Vec<String> = net.roles.iter().map(|r| r.name.clone()).collect();
-        write_json_out(path, &args, &roles, &scores, &games)?;
     }
     Ok(())
 }
