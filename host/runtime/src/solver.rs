@@ -25,8 +25,8 @@
 //!   stops with [`SolveError::TooLarge`] or [`SolveError::TimeLimit`] when it exceeds its
 //!   state or time budget.
 
-use crate::machine::State;
-use propnet_netlist::playout::{eval_gates, goals_of, legal_of, pack_state};
+use crate::machine::{NetMachine, State};
+use propnet_netlist::playout::pack_state;
 use propnet_netlist::rng::{choose, key, threefry2x32_20};
 use propnet_netlist::{InputId, Netlist};
 use std::collections::{HashMap, HashSet};
@@ -126,17 +126,21 @@ impl Sums {
     }
 }
 
+/// A state where the game goes on: its mover, a joint move of every role's first legal
+/// move (the mover's entry replaced per choice) and the mover's legal moves.
 struct Expanded {
     mover: usize,
     joint: Vec<InputId>,
     choices: Vec<InputId>,
 }
 
+/// A state evaluated: the goal vector of a final state, or the choices of an open one.
 enum Eval {
     Final(Vec<u8>),
     Open(Expanded),
 }
 
+/// The true latches of `s`, in latch order, separated by spaces (for error messages).
 fn fluents(net: &Netlist, s: &[bool]) -> String {
     net.latches
         .iter()
@@ -147,14 +151,20 @@ fn fluents(net: &Netlist, s: &[bool]) -> String {
         .join(" ")
 }
 
-fn evaluate(net: &Netlist, s: &[bool]) -> Result<Eval, SolveError> {
-    let v = eval_gates(net, s, &vec![false; net.inputs.len()]);
-    let legal: Vec<Vec<InputId>> = legal_of(net, &v);
-    if v[net.terminal.index()] || legal.iter().any(Vec::is_empty) {
-        return Ok(Eval::Final(goals_of(net, &v)));
+/// Evaluates state `s`: final when it ends the game (terminal, or a role without a legal
+/// move), else its mover and choices.
+///
+/// # Errors
+/// [`SolveError::Simultaneous`] when two or more roles have a choice.
+fn evaluate(m: &NetMachine<'_>, s: &[bool]) -> Result<Eval, SolveError> {
+    let view = m.view_of(s);
+    if view.ends() {
+        return Ok(Eval::Final(view.goals));
     }
+    let legal = view.legal;
     let movers: Vec<usize> = (0..legal.len()).filter(|&r| legal[r].len() > 1).collect();
     if movers.len() > 1 {
+        let net = m.netlist();
         let roles = movers.iter().map(|&r| net.roles[r].name.clone()).collect();
         return Err(SolveError::Simultaneous {
             roles,
@@ -170,15 +180,8 @@ fn evaluate(net: &Netlist, s: &[bool]) -> Result<Eval, SolveError> {
     }))
 }
 
-fn next(net: &Netlist, s: &[bool], joint: &[InputId]) -> State {
-    let mut inputs = vec![false; net.inputs.len()];
-    for m in joint {
-        inputs[m.index()] = true;
-    }
-    let v = eval_gates(net, s, &inputs);
-    net.latches.iter().map(|l| v[l.next.index()]).collect()
-}
-
+/// An open state on the search path: its packed key, the state, its choices, the index
+/// of the next choice to try and the best child value so far with its move.
 struct Frame {
     key: Vec<u64>,
     state: State,
@@ -189,18 +192,18 @@ struct Frame {
 
 /// Plays `opts.probe_playouts` uniformly random playouts (at most 1 000 joint moves each)
 /// from `root` and fails on the first state where two roles have a choice.
-fn probe(net: &Netlist, root: &State, opts: &SolveOptions) -> Result<(), SolveError> {
+fn probe(m: &NetMachine<'_>, root: &State, opts: &SolveOptions) -> Result<(), SolveError> {
     let k = key(0x736f_6c76_6572);
     for p in 0..opts.probe_playouts {
         let mut s = root.clone();
         for step in 0..1_000u32 {
-            let Eval::Open(e) = evaluate(net, &s)? else {
+            let Eval::Open(e) = evaluate(m, &s)? else {
                 break;
             };
             let mut joint = e.joint;
             let x = threefry2x32_20(k, [p, step])[0];
             joint[e.mover] = e.choices[choose(x, e.choices.len() as u32) as usize];
-            s = next(net, &s, &joint);
+            s = m.next_state(&s, &joint);
         }
     }
     Ok(())
@@ -219,9 +222,9 @@ pub fn solve(
     progress: &mut dyn FnMut(usize),
 ) -> Result<Solution, SolveError> {
     let start = Instant::now();
-    probe(net, root, opts)?;
-    let mut visited = 0usize;
-    let e = match evaluate(net, root)? {
+    let m = NetMachine::new(net);
+    probe(&m, root, opts)?;
+    let e = match evaluate(&m, root)? {
         Eval::Final(values) => {
             return Ok(Solution {
                 values,
@@ -232,78 +235,115 @@ pub fn solve(
         }
         Eval::Open(e) => e,
     };
-    let mut sums = Sums::default();
-    let mut table: HashMap<Vec<u64>, Vec<u8>> = HashMap::new();
-    let mut on_path: HashSet<Vec<u64>> = HashSet::new();
     let root_key = pack_state(root);
-    on_path.insert(root_key.clone());
-    let mut stack = vec![Frame {
-        key: root_key,
-        state: root.clone(),
-        e,
-        next: 0,
-        best: None,
-    }];
-    loop {
-        let top = stack
-            .last_mut()
-            .expect("stack holds the root until it returns");
-        if top.next == top.e.choices.len() {
-            let f = stack.pop().expect("non-empty");
-            on_path.remove(&f.key);
-            let (values, mv) = f.best.expect("a frame has at least one move");
-            let Some(parent) = stack.last_mut() else {
-                let best = (f.e.choices.len() > 1).then_some((f.e.mover, mv));
-                return Ok(Solution {
-                    values,
-                    best,
-                    states: table.len() + 1,
-                    constant_sum: sums.constant(),
-                });
-            };
-            table.insert(f.key, values.clone());
-            combine(parent, values);
-            continue;
+    let mut search = Search {
+        m,
+        opts,
+        progress,
+        start,
+        visited: 0,
+        sums: Sums::default(),
+        table: HashMap::new(),
+        on_path: HashSet::from([root_key.clone()]),
+        stack: vec![Frame {
+            key: root_key,
+            state: root.clone(),
+            e,
+            next: 0,
+            best: None,
+        }],
+    };
+    search.run()
+}
+
+/// The depth-first search of [`solve`] below an open root.
+struct Search<'a> {
+    m: NetMachine<'a>,
+    opts: &'a SolveOptions,
+    progress: &'a mut dyn FnMut(usize),
+    /// When [`solve`] started (for the time limit).
+    start: Instant,
+    /// Open states visited (not counting the root).
+    visited: usize,
+    sums: Sums,
+    /// Solved open states by packed key.
+    table: HashMap<Vec<u64>, Vec<u8>>,
+    /// Keys of the states on the current path (cycle check).
+    on_path: HashSet<Vec<u64>>,
+    /// The current path, root first.
+    stack: Vec<Frame>,
+}
+
+impl Search<'_> {
+    /// Runs the search to the root's solution.
+    fn run(&mut self) -> Result<Solution, SolveError> {
+        loop {
+            let top = self
+                .stack
+                .last_mut()
+                .expect("stack holds the root until it returns");
+            if top.next == top.e.choices.len() {
+                if let Some(solution) = self.pop_solved() {
+                    return Ok(solution);
+                }
+                continue;
+            }
+            self.visit_next_child()?;
         }
+    }
+
+    /// Pops the top frame, whose choices are all tried: stores its value and folds it into
+    /// its parent, or returns the solution when it is the root.
+    fn pop_solved(&mut self) -> Option<Solution> {
+        let f = self.stack.pop().expect("non-empty");
+        self.on_path.remove(&f.key);
+        let (values, mv) = f.best.expect("a frame has at least one move");
+        let Some(parent) = self.stack.last_mut() else {
+            let best = (f.e.choices.len() > 1).then_some((f.e.mover, mv));
+            return Some(Solution {
+                values,
+                best,
+                states: self.table.len() + 1,
+                constant_sum: self.sums.constant(),
+            });
+        };
+        self.table.insert(f.key, values.clone());
+        combine(parent, values);
+        None
+    }
+
+    /// Plays the top frame's next choice: folds in the child's value when it is known or
+    /// final, else pushes the child's frame.
+    ///
+    /// # Errors
+    /// [`SolveError::Cycle`] when the child is on the path; the errors of [`evaluate`] and
+    /// [`Search::count_new_state`].
+    fn visit_next_child(&mut self) -> Result<(), SolveError> {
+        let top = self.stack.last_mut().expect("non-empty");
         let mv = top.e.choices[top.next];
         let mut joint = top.e.joint.clone();
         joint[top.e.mover] = mv;
-        let child = next(net, &top.state, &joint);
+        let child = self.m.next_state(&top.state, &joint);
         let key = pack_state(&child);
-        if let Some(v) = table.get(&key) {
+        if let Some(v) = self.table.get(&key) {
             let v = v.clone();
             combine(top, v);
-            continue;
+            return Ok(());
         }
-        if on_path.contains(&key) {
+        if self.on_path.contains(&key) {
             return Err(SolveError::Cycle {
-                fluents: fluents(net, &child),
+                fluents: fluents(self.m.netlist(), &child),
             });
         }
-        match evaluate(net, &child)? {
+        match evaluate(&self.m, &child)? {
             Eval::Final(values) => {
-                sums.see(&values);
-                combine(top, values)
+                self.sums.see(&values);
+                combine(top, values);
             }
             Eval::Open(e) => {
-                if table.len() >= opts.max_states {
-                    return Err(SolveError::TooLarge(opts.max_states));
-                }
-                visited += 1;
-                if visited.is_multiple_of(PROGRESS_EVERY) {
-                    progress(visited);
-                    if crate::stop::requested() {
-                        return Err(SolveError::Interrupted { states: visited });
-                    }
-                    if let Some(limit) = opts.max_time.filter(|&t| start.elapsed() >= t) {
-                        return Err(SolveError::TimeLimit {
-                            limit,
-                            states: visited,
-                        });
-                    }
-                }
-                on_path.insert(key.clone());
-                stack.push(Frame {
+                self.count_new_state()?;
+                self.on_path.insert(key.clone());
+                self.stack.push(Frame {
                     key,
                     state: child,
                     e,
@@ -312,6 +352,35 @@ pub fn solve(
                 });
             }
         }
+        Ok(())
+    }
+
+    /// Counts a newly visited open state; every [`PROGRESS_EVERY`] states reports progress
+    /// and checks for a stop request and the time limit.
+    ///
+    /// # Errors
+    /// [`SolveError::TooLarge`] when the table is full, [`SolveError::Interrupted`] and
+    /// [`SolveError::TimeLimit`].
+    fn count_new_state(&mut self) -> Result<(), SolveError> {
+        if self.table.len() >= self.opts.max_states {
+            return Err(SolveError::TooLarge(self.opts.max_states));
+        }
+        self.visited += 1;
+        if self.visited.is_multiple_of(PROGRESS_EVERY) {
+            (self.progress)(self.visited);
+            if crate::stop::requested() {
+                return Err(SolveError::Interrupted {
+                    states: self.visited,
+                });
+            }
+            if let Some(limit) = self.opts.max_time.filter(|&t| self.start.elapsed() >= t) {
+                return Err(SolveError::TimeLimit {
+                    limit,
+                    states: self.visited,
+                });
+            }
+        }
+        Ok(())
     }
 }
 
