@@ -187,16 +187,10 @@ impl Design {
     /// Writes all files into `dir` (created if needed); returns the source paths (without the
     /// testbench) and the testbench path.
     pub fn write_to(&self, dir: &Path) -> Result<(Vec<PathBuf>, PathBuf), Error> {
-        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
-            path: dir.into(),
-            source,
-        })?;
+        propnet_output::folder(dir)?;
         let write = |f: &VerilogFile| -> Result<PathBuf, Error> {
             let p = dir.join(&f.name);
-            std::fs::write(&p, &f.text).map_err(|source| Error::Io {
-                path: p.clone(),
-                source,
-            })?;
+            propnet_output::write(&p, &f.text)?;
             Ok(p)
         };
         let src = self

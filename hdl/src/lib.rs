@@ -136,6 +136,10 @@ pub enum Error {
     /// An option is out of range.
     #[error("bad option: {0}")]
     BadOption(String),
+    /// Writing an output file or folder failed (through `propnet_output`: the message
+    /// names the path and says what to give instead).
+    #[error(transparent)]
+    Output(#[from] propnet_output::OutputError),
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {

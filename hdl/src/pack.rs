@@ -106,7 +106,7 @@ pub fn pack(
     args.extend(["--json", json, "--pack-only"].map(String::from));
     let log = run(&tool, &args, dir)?;
     let path = dir.join("nextpnr-pack.log");
-    std::fs::write(&path, &log).map_err(|source| Error::Io { path, source })?;
+    propnet_output::write(&path, &log)?;
     Packed::from_utilisation(target, &parse_utilisation(&log))
         .map(Some)
         .ok_or_else(|| Error::Parse {

@@ -503,10 +503,7 @@ pub(crate) fn place_and_route(
         "nextpnr-ecp5.log"
     };
     let log_path = dir.join(log_name);
-    std::fs::write(&log_path, &log).map_err(|source| Error::Io {
-        path: log_path,
-        source,
-    })?;
+    propnet_output::write(&log_path, &log)?;
     Ok(log)
 }
 

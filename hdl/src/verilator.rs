@@ -177,11 +177,7 @@ pub fn build_model(
         digest_of_time()
     ));
     design.write_to(&tmp)?;
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| Error::Io { path, source }
-    };
-    std::fs::write(tmp.join("sim_main.cpp"), main).map_err(io(&tmp))?;
+    propnet_output::write(&tmp.join("sim_main.cpp"), main)?;
     let mut args: Vec<String> = [
         "--cc",
         "--exe",

@@ -140,7 +140,12 @@ fn compile_output_is_checked_before_compiling_and_written_whole() {
     ]);
     o.expect_code(1, "compile of a broken game");
     assert_eq!(std::fs::read_to_string(&old).unwrap(), "old contents");
-    assert!(!old.with_file_name("keep.pnet.partial").exists());
+    let partial = std::fs::read_dir(old.parent().unwrap())
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|n| n.starts_with("keep.pnet") && n.ends_with(".partial"));
+    assert_eq!(partial, None, "no temporary file is left");
 }
 
 #[test]

@@ -260,10 +260,7 @@ impl BoardDesign {
     /// # Errors
     /// [`Error::Io`].
     pub fn write_to(&self, dir: &std::path::Path) -> Result<(), Error> {
-        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
-            path: dir.into(),
-            source,
-        })?;
+        propnet_output::folder(dir)?;
         let mut files: Vec<(String, &str)> = self
             .sources()
             .map(|f| (f.name.clone(), f.text.as_str()))
@@ -274,7 +271,7 @@ impl BoardDesign {
         }
         for (name, text) in files {
             let p = dir.join(&name);
-            std::fs::write(&p, text).map_err(|source| Error::Io { path: p, source })?;
+            propnet_output::write(&p, text)?;
         }
         Ok(())
     }

@@ -161,32 +161,42 @@ impl ExternalCommand {
             program: self.argv[0].clone(),
             message: e.to_string(),
         };
-        let log_file = std::fs::File::create(log).map_err(spawn_err)?;
+        let log_out =
+            propnet_output::Output::create(log).map_err(|e| spawn_err(std::io::Error::from(e)))?;
         let mut cmd = Command::new(&self.argv[0]);
         cmd.args(&self.argv[1..])
             .arg(absolute(game))
             .arg(absolute(out_file))
             .arg(last)
             .stdin(Stdio::null())
-            .stdout(log_file.try_clone().map_err(spawn_err)?)
-            .stderr(log_file);
+            .stdout(log_out.file().try_clone().map_err(spawn_err)?)
+            .stderr(log_out.file().try_clone().map_err(spawn_err)?);
         own_process_group(&mut cmd);
         let cpu0 = children_cpu_seconds();
         let t0 = Instant::now();
         let mut child = cmd.spawn().map_err(spawn_err)?;
-        let status = loop {
+        let waited = loop {
             match child.try_wait() {
-                Ok(Some(status)) => break status,
+                Ok(Some(status)) => break Ok(status),
                 Ok(None) if t0.elapsed() >= kill_after => {
                     kill_group(&mut child);
-                    return Err(ExternalError::Hung {
-                        seconds: kill_after.as_secs_f64(),
-                        tail: tail(log),
-                    });
+                    break Err(None);
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-                Err(e) => return Err(spawn_err(e)),
+                Err(e) => break Err(Some(e)),
             }
+        };
+        // The log moves into place once the process is gone, so that its tail can be read.
+        let _ = log_out.commit();
+        let status = match waited {
+            Ok(status) => status,
+            Err(None) => {
+                return Err(ExternalError::Hung {
+                    seconds: kill_after.as_secs_f64(),
+                    tail: tail(log),
+                })
+            }
+            Err(Some(e)) => return Err(spawn_err(e)),
         };
         let cost = ProcessCost {
             wall_seconds: t0.elapsed().as_secs_f64(),

@@ -19,14 +19,14 @@ pub struct Written {
 /// # Errors
 /// The I/O error of the CSV or JSON file (plot failures are warnings).
 pub fn write_all(report: &Report, dir: &Path) -> std::io::Result<Written> {
-    std::fs::create_dir_all(dir)?;
+    propnet_output::folder(dir)?;
     let mut w = Written::default();
     let csv = dir.join("compare.csv");
-    std::fs::write(&csv, report.csv())?;
+    propnet_output::write(&csv, report.csv())?;
     w.files.push(csv);
     let json = dir.join("compare.json");
     let text = serde_json::to_string_pretty(report).map_err(std::io::Error::other)?;
-    std::fs::write(&json, text)?;
+    propnet_output::write(&json, text)?;
     w.files.push(json);
     for (name, chart) in charts(&report.rows, &report.baseline) {
         for (ext, result) in [

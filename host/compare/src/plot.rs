@@ -49,9 +49,9 @@ pub enum PlotError {
         /// plotters' message.
         message: String,
     },
-    /// Writing the file failed.
-    #[error("writing {0}: {1}")]
-    Io(String, std::io::Error),
+    /// Writing the file failed (the message names the file).
+    #[error(transparent)]
+    Write(#[from] propnet_output::OutputError),
 }
 
 /// Registers the font once per process; the result is remembered.
@@ -360,7 +360,7 @@ pub fn write_svg(chart: &Chart, path: &Path) -> Result<(), PlotError> {
             message: e.to_string(),
         })?;
     }
-    std::fs::write(path, svg).map_err(|e| PlotError::Io(path.display().to_string(), e))
+    Ok(propnet_output::write(path, svg)?)
 }
 
 /// Writes `chart` as PNG (RGB, 8 bits) to `path`, with the plotted values in a text chunk.
@@ -395,7 +395,7 @@ pub fn write_png(chart: &Chart, path: &Path) -> Result<(), PlotError> {
         let mut wr = enc.write_header().map_err(|e| fail(e.to_string()))?;
         wr.write_image_data(&rgb).map_err(|e| fail(e.to_string()))?;
     }
-    std::fs::write(path, bytes).map_err(|e| PlotError::Io(file.clone(), e))
+    Ok(propnet_output::write(path, bytes)?)
 }
 
 /// The three charts of a comparison: throughput, speedup over `baseline`, and thread

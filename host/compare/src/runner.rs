@@ -309,7 +309,7 @@ fn gate(game: &Game, e: &mut Entry, v: &VerifyOptions, opts: &Options) {
             return;
         }
     };
-    let _ = std::fs::write(&file, &text);
+    let _ = propnet_output::write(&file, &text);
     judge(game, e, &text);
 }
 

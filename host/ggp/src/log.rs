@@ -32,7 +32,7 @@ impl Log {
     /// The directory cannot be created.
     pub fn new(dir: Option<&Path>) -> std::io::Result<Self> {
         if let Some(d) = dir {
-            std::fs::create_dir_all(d)?;
+            propnet_output::folder(d)?;
         }
         Ok(Self {
             dir: dir.map(Path::to_path_buf),
@@ -56,14 +56,12 @@ impl Log {
         let mut files = self.files.lock().unwrap_or_else(|p| p.into_inner());
         let entry = match files.iter().position(|(n, _)| *n == name) {
             Some(i) => files.remove(i),
-            None => match File::options()
-                .create(true)
-                .append(true)
-                .open(dir.join(format!("{name}.jsonl")))
-            {
+            // Appended to in place: a symlink is written through, a FIFO without a reader
+            // is refused at once instead of blocking the player.
+            None => match propnet_output::append(&dir.join(format!("{name}.jsonl"))) {
                 Ok(f) => (name, f),
                 Err(e) => {
-                    eprintln!("[propnet player] cannot write the log of {name}: {e}");
+                    eprintln!("[propnet player] no log of {name}: {e}");
                     return;
                 }
             },
@@ -140,6 +138,33 @@ mod tests {
         }
         let text = std::fs::read_to_string(dir.join("m3.jsonl")).unwrap();
         assert_eq!(text.lines().count(), 2, "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A log file that is a symlink is appended to through it (the link stays), and one
+    /// that is a FIFO nobody reads is skipped at once instead of blocking the player.
+    #[cfg(unix)]
+    #[test]
+    fn links_are_written_through_and_fifos_without_reader_never_block() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = std::env::temp_dir().join(format!("propnet-log-special-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("target.txt"), "").unwrap();
+        std::os::unix::fs::symlink("target.txt", dir.join("player.jsonl")).unwrap();
+        let fifo = dir.join("m1.jsonl");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()));
+        let log = Log::new(Some(&dir)).unwrap();
+        let t = std::time::Instant::now();
+        log.line("player", "hello", json!({"n": 1}));
+        log.line("m1", "start", json!({"n": 2}));
+        assert!(t.elapsed() < std::time::Duration::from_secs(5));
+        let link = std::fs::symlink_metadata(dir.join("player.jsonl")).unwrap();
+        assert!(link.file_type().is_symlink());
+        let text = std::fs::read_to_string(dir.join("target.txt")).unwrap();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -19,7 +19,9 @@
 //!   written in place (appended to, when it is a regular file);
 //! - a folder, a block device or a socket is refused with a message that says what to give.
 //!
-//! [`write`] writes a whole file; [`Output`] is prepared early (so a missing folder or a
+//! [`write`] writes a whole file; [`check`] checks a path early without opening it;
+//! [`folder`] makes an output folder (and refuses a path that holds anything else);
+//! [`Output`] is prepared early (so a missing folder or a
 //! FIFO without a reader is reported before minutes of work) and finished later, and its
 //! [`Output::file`] can be handed to a child process; [`append`] opens a log to append
 //! to. Nothing here panics.
@@ -83,6 +85,17 @@ pub enum OutputError {
         /// `block device` or `socket`.
         kind: &'static str,
     },
+    /// An output folder's path holds something else.
+    #[error(
+        "cannot write into {}: it is a {kind}, not a folder; give a folder (it is created when missing)",
+        path.display()
+    )]
+    NotAFolder {
+        /// The path as given.
+        path: PathBuf,
+        /// `file`, `FIFO`, `character device`, …
+        kind: &'static str,
+    },
     /// Following the path's symlinks did not end.
     #[error(
         "cannot write {}: more than {MAX_LINKS} symbolic links to follow (a loop?); give the path of a file",
@@ -103,6 +116,7 @@ impl OutputError {
             | Self::Folder { path }
             | Self::NoReader { path }
             | Self::Refused { path, .. }
+            | Self::NotAFolder { path, .. }
             | Self::LinkLoop { path } => path,
         }
     }
@@ -476,6 +490,77 @@ impl Drop for Output {
 /// As [`Output::create`] and [`Output::finish`].
 pub fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), OutputError> {
     Output::create(path)?.finish(bytes)
+}
+
+/// Checks, without opening or creating anything, that `path` can be an output: refuses a
+/// folder, a block device, a socket, a symlink loop and a file in a missing folder (for a
+/// command that writes its output only at the end; a FIFO's reader is looked for then).
+///
+/// # Errors
+/// As [`Output::create`], except [`OutputError::NoReader`].
+pub fn check(path: &Path) -> Result<(), OutputError> {
+    let io = |source| OutputError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (target, kind) = match resolve(path)? {
+        Place::Descriptor => (
+            path.to_path_buf(),
+            kind_of(std::fs::metadata(path)).map_err(io)?,
+        ),
+        Place::File(t) => {
+            let kind = kind_of(std::fs::symlink_metadata(&t)).map_err(io)?;
+            (t, kind)
+        }
+    };
+    match kind {
+        Kind::Folder => Err(OutputError::Folder {
+            path: path.to_path_buf(),
+        }),
+        Kind::Other(kind) => Err(OutputError::Refused {
+            path: path.to_path_buf(),
+            kind,
+        }),
+        Kind::Missing => match target.parent().filter(|d| !d.as_os_str().is_empty()) {
+            Some(d) if !d.is_dir() => Err(OutputError::MissingFolder {
+                path: path.to_path_buf(),
+                folder: d.to_path_buf(),
+            }),
+            _ => Ok(()),
+        },
+        Kind::Regular(_) | Kind::Fifo | Kind::CharDevice => Ok(()),
+    }
+}
+
+/// Makes sure `dir` is a folder to write files into: creates it (and its parents) when
+/// missing, follows a symlink to a folder, refuses anything else with
+/// [`OutputError::NotAFolder`].
+///
+/// # Errors
+/// [`OutputError::NotAFolder`], or the I/O error of creating the folder.
+pub fn folder(dir: &Path) -> Result<(), OutputError> {
+    let io = |source| OutputError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let not_a_folder = |kind| OutputError::NotAFolder {
+        path: dir.to_path_buf(),
+        kind,
+    };
+    match kind_of(std::fs::metadata(dir)).map_err(io)? {
+        Kind::Folder => Ok(()),
+        Kind::Missing => {
+            if std::fs::symlink_metadata(dir).is_ok() {
+                // A dangling symlink: creating through it would surprise.
+                return Err(not_a_folder("symlink to nothing"));
+            }
+            std::fs::create_dir_all(dir).map_err(io)
+        }
+        Kind::Regular(_) => Err(not_a_folder("file")),
+        Kind::Fifo => Err(not_a_folder("FIFO")),
+        Kind::CharDevice => Err(not_a_folder("character device")),
+        Kind::Other(kind) => Err(not_a_folder(kind)),
+    }
 }
 
 /// Opens `path` to append to (a log): a regular file is created when missing and

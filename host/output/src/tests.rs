@@ -1,4 +1,4 @@
-use super::{append, write, Output, OutputError};
+use super::{append, check, folder as out_folder, write, Output, OutputError};
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -232,4 +232,55 @@ fn dev_stdout_is_an_open_descriptor_written_in_place() {
         Err(e) => panic!("{e}"),
     }
     assert!(is_symlink(p));
+}
+
+#[test]
+fn check_opens_nothing_and_refuses_what_write_refuses() {
+    let d = folder("check");
+    let f = d.join("f");
+    mkfifo(&f);
+    // A FIFO passes the check without a reader (and without being opened).
+    check(&f).unwrap();
+    check(Path::new("/dev/null")).unwrap();
+    check(&d.join("new.json")).unwrap();
+    std::os::unix::fs::symlink("new.json", d.join("l")).unwrap();
+    check(&d.join("l")).unwrap();
+    assert!(matches!(check(&d), Err(OutputError::Folder { .. })));
+    assert!(matches!(
+        check(&d.join("no/x.json")),
+        Err(OutputError::MissingFolder { .. })
+    ));
+    assert_eq!(names(&d), ["f", "l"]);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn output_folders_are_made_or_refused() {
+    let d = folder("folders");
+    out_folder(&d.join("a/b")).unwrap();
+    assert!(d.join("a/b").is_dir());
+    std::os::unix::fs::symlink("a", d.join("la")).unwrap();
+    out_folder(&d.join("la")).unwrap();
+    assert!(is_symlink(&d.join("la")));
+    let f = d.join("f");
+    mkfifo(&f);
+    std::fs::write(d.join("file"), "x").unwrap();
+    std::os::unix::fs::symlink("nowhere", d.join("dangling")).unwrap();
+    for (name, kind) in [
+        ("f", "FIFO"),
+        ("file", "file"),
+        ("dangling", "symlink to nothing"),
+    ] {
+        let e = out_folder(&d.join(name)).unwrap_err();
+        assert!(matches!(e, OutputError::NotAFolder { .. }), "{e}");
+        assert!(
+            e.to_string()
+                .contains(&format!("it is a {kind}, not a folder")),
+            "{e}"
+        );
+    }
+    let e = out_folder(Path::new("/dev/null")).unwrap_err();
+    assert!(e.to_string().contains("character device"), "{e}");
+    assert_eq!(names(&d), ["a", "dangling", "f", "file", "la"]);
+    let _ = std::fs::remove_dir_all(&d);
 }

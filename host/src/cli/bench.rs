@@ -94,7 +94,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         !games.is_empty(),
         "no games given and no bundled games found"
     );
-    let previous = load_results(&args.results)?;
+    let (previous, results) = load_results(&args.results)?;
     let mut rows = Vec::new();
     let mut best = previous.clone();
     let mut failed = Vec::new();
@@ -125,8 +125,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     } else {
         outln!("machine: {}", machine.summary())?;
     }
-    std::fs::write(&args.results, serde_json::to_string_pretty(&best)?)
-        .with_context(|| format!("writing {}", args.results.display()))?;
+    results.finish(serde_json::to_string_pretty(&best)?)?;
     anyhow::ensure!(
         failed.is_empty(),
         "{} of {} failed ({}; see above); the others' results are in {}",
@@ -138,24 +137,34 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The previous best results at `path`, checked before anything is measured: `{}` when
-/// there is no file yet (one holding `{}` is created, so an unwritable path fails now) or
-/// it is empty (as `/dev/null` is); else the file must be a JSON object of `"game/config":
-/// {"playouts_per_second": …}` entries (as `bench` writes it) and writable, so that neither
-/// another file nor a benchmark's results are lost.
-fn load_results(path: &Path) -> anyhow::Result<serde_json::Value> {
+/// The previous best results at `path`, checked before anything is measured, and the
+/// output the new best goes to at the end (opened now, so that an unwritable path or a
+/// FIFO without a reader fails before minutes of measuring). `{}` when there is no file yet
+/// (its folder is created) or it is empty, or the path is a FIFO or a device (written in
+/// place, never read); else the file must be a JSON object of `"game/config":
+/// {"playouts_per_second": …}` entries (as `bench` writes it), so that neither another file
+/// nor a benchmark's results are lost.
+fn load_results(path: &Path) -> anyhow::Result<(serde_json::Value, propnet_output::Output)> {
     let advice = "give another --results path, or remove the file to start afresh";
-    if !path.exists() {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let regular = match std::fs::metadata(path) {
+        Ok(m) => m.is_file(),
+        Err(_) => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
+            }
+            false
         }
-        std::fs::write(path, "{}").with_context(|| format!("writing {}", path.display()))?;
-        return Ok(serde_json::json!({}));
-    }
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading the results file {}", path.display()))?;
+    };
+    let output = propnet_output::Output::create(path)?;
+    let text = if regular {
+        std::fs::read_to_string(path)
+            .with_context(|| format!("reading the results file {}", path.display()))?
+    } else {
+        String::new()
+    };
     if text.trim().is_empty() {
-        return Ok(serde_json::json!({}));
+        return Ok((serde_json::json!({}), output));
     }
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
         anyhow::anyhow!(
@@ -172,11 +181,7 @@ fn load_results(path: &Path) -> anyhow::Result<serde_json::Value> {
             path.display()
         ),
     }
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .with_context(|| format!("{} cannot be written", path.display()))?;
-    Ok(value)
+    Ok((value, output))
 }
 
 /// Where [`bench_game`] records: the previous best results, the new best, the rows.

@@ -133,6 +133,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         "--baseline {baseline}: not one of the reasoners"
     );
     let opts = options(&args, list)?;
+    propnet_output::folder(&args.out)?;
     std::fs::create_dir_all(&opts.work_dir)
         .with_context(|| format!("creating {}", opts.work_dir.display()))?;
     let machine = HostStamp::detect(propnet_host::select::gpu_adapter());

@@ -23,7 +23,8 @@ pub enum Emit {
 pub struct CompileArgs {
     /// Game file (.kif).
     pub game: PathBuf,
-    /// Output file; standard output when absent.
+    /// Output file; standard output when absent. A regular file is replaced atomically at
+    /// the end; a symlink is written through, a FIFO or a character device in place.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Output format.
@@ -46,7 +47,7 @@ pub fn run(args: CompileArgs) -> anyhow::Result<()> {
     let output = args
         .output
         .as_deref()
-        .map(super::out::OutputFile::prepare)
+        .map(propnet_output::Output::create)
         .transpose()?;
     let (net, report) = super::load(&args.game, args.no_optimize)?;
     let text = match args.emit {

@@ -203,8 +203,7 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
         );
         if let Some(d) = &args.manager.record_dir {
             let path = d.join(format!("{id}.json"));
-            std::fs::write(&path, serde_json::to_string_pretty(&rec)?)
-                .with_context(|| format!("writing {}", path.display()))?;
+            propnet_output::write(&path, serde_json::to_string_pretty(&rec)?)?;
         }
         games.push(GameRecord {
             index: g,

@@ -222,8 +222,8 @@ pub fn write_json_out(
         "scores": scores,
         "games": games,
     });
-    std::fs::write(path, serde_json::to_string_pretty(&record)?)
-        .with_context(|| format!("writing {}", path.display()))
+    propnet_output::write(path, serde_json::to_string_pretty(&record)?)?;
+    Ok(())
 }
 
 /// Checks `--json-out` and `--record-dir` before any game is played (both are written
@@ -231,20 +231,7 @@ pub fn write_json_out(
 /// `--record-dir` a folder, which is created here when missing.
 fn check_outputs(args: &MatchArgs) -> anyhow::Result<()> {
     if let Some(p) = &args.json_out {
-        if p.is_dir() {
-            bail!(
-                "--json-out {}: is a folder; give the path of a JSON file to write",
-                p.display()
-            );
-        }
-        let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
-        if let Some(d) = parent.filter(|d| !d.is_dir()) {
-            bail!(
-                "--json-out {}: the folder {} does not exist; create it first or give another path",
-                p.display(),
-                d.display()
-            );
-        }
+        propnet_output::check(p).map_err(|e| anyhow::anyhow!("--json-out: {e}"))?;
     }
     if let Some(d) = &args.manager.record_dir {
         if d.exists() && !d.is_dir() {
