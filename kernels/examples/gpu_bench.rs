@@ -125,7 +125,11 @@ fn measure(name: &str, net: &Netlist, opts: &Options, s: &Settings) -> Vec<Strin
 /// Writes the rows so far as a JSON array (after every netlist, so a time limit keeps them).
 fn save(path: Option<&String>, rows: &[String]) {
     if let Some(path) = path {
-        std::fs::write(path, format!("[\n{}\n]\n", rows.join(",\n"))).expect("write bench JSON");
+        let text = format!("[\n{}\n]\n", rows.join(",\n"));
+        if let Err(e) = propnet_output::write(std::path::Path::new(path), text) {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
     }
 }
 
