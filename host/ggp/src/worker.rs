@@ -3,9 +3,9 @@
 //! clock, or the game cannot be compiled), searches the rest of the start clock, then
 //! plays each PLAY it is handed.
 
-use super::play::{MatchPlay, Think};
 use super::gamer::PlayerOptions;
 use super::log::Log;
+use super::play::{MatchPlay, Think};
 use super::spelling::Spelling;
 use propnet_compiler::gdl::Game;
 use propnet_compiler::ground::CompileOptions;
