@@ -141,7 +141,7 @@ impl Backend for CpuBackend {
     }
 
     fn program_size(&self) -> Option<ProgramSize> {
-        Some(self.prog.size())
+        Some(program_size(&self.prog))
     }
 
     fn natural_batch(&self) -> u64 {
@@ -241,5 +241,17 @@ impl Backend for CpuBackend {
             res.records = records.into_iter().map(|(_, _, r)| r).collect();
         }
         Ok(res)
+    }
+}
+
+/// The size of a compiled program as the runtime reports it: instructions per phase,
+/// operands in all, and its [`Program::tuning_summary`].
+pub fn program_size(p: &Program) -> propnet_runtime::backend::ProgramSize {
+    propnet_runtime::backend::ProgramSize {
+        core: p.core.len(),
+        goal: p.goal.len(),
+        next: p.next.len(),
+        operands: p.operands(),
+        tuning: p.tuning_summary(),
     }
 }

@@ -24,10 +24,10 @@
 use crate::bits::{select64, transpose64};
 use crate::draw::{draws, threefry_lanes, LaneCounters};
 use crate::eval::{read, Block};
-use crate::guard::NONE;
 use crate::isa::Isa;
-use crate::operand::{slot, Operand};
 use crate::probe::{Probe, SimPhase};
+use crate::program::NONE;
+use crate::program::{slot, Operand};
 use propnet_netlist::rng::{self, choose};
 
 /// Roles with at most this many legal entries take the bit-sliced path.

@@ -1,8 +1,8 @@
 //! Bit-parallel evaluation of a program phase over blocks of `W` 64-bit words (`64 * W`
 //! playout lanes per slot).
 
-use crate::guard::NONE;
-use crate::operand::{slot, Operand};
+use crate::program::NONE;
+use crate::program::{slot, Operand};
 use crate::program::{Phase, RunKind};
 
 /// One slot's value for every lane of a block: bit `b` of word `w` is lane `64 * w + b`.

@@ -1,16 +1,16 @@
 //! Bit-parallel CPU simulator: one bit per independent playout lane, `64 * W` lanes per
 //! block word group, blocks spread over threads.
 //!
-//! A netlist is compiled ([`program`]) into a flat levelized program (opcode and operand
-//! index arrays, n-ary `And`/`Or` as operand ranges, `Not` folded into operand negation),
-//! split into the core view phase (legal/terminal), the goal phase and the transition
-//! phase. The block stepper (`stepper`) steps all lanes of a block together; the driver
+//! A netlist is compiled ([`program`], from the `propnet-sim-program` crate, re-exported
+//! here) into a flat levelized program (opcode and operand index arrays, n-ary `And`/`Or`
+//! as operand ranges, `Not` folded into operand negation), split into the core view phase
+//! (legal/terminal), the goal phase and the transition phase. The block stepper (`stepper`) steps all lanes of a block together; the driver
 //! (`drive`) gives each thread one stepper and refills finished lanes from the work queue
 //! as the program's [`program::Schedule`] says. Where the cost model says it pays (hex
 //! 9×9), the transition phase is *guarded* (`guard`): runs whose latch group is 0 in
 //! every lane of the block are skipped, and blocks are refilled together (lockstep) so
 //! that the groups no lane has reached stay 0. The core phase of a large program (chess)
-//! is guarded too, by *skip guards* (`observe`): a gate is skipped while it is 0 or no
+//! is guarded too, by *skip guards*: a gate is skipped while it is 0 or no
 //! output depends on it, e.g. the king-safety test of a square no lane's king stands on,
 //! or the moves of the side not to move; a finished lane's latches are cleared so that it
 //! keeps no guard live while its block finishes. Where latch names show a *key group*
@@ -35,10 +35,10 @@
 //! plus the move choice (`legal moves` word reads per block, one Threefry draw per lane and
 //! role with two or more legal moves). State per lane: one bit per slot.
 //!
-//! Modules, lowest first (each uses only modules listed before it): `options`, `operand`,
-//! `bits`, `draw`, `probe`, `queue`, `guard`, [`tune`]; `observe`, [`key`], `fold`,
-//! [`program`]; [`eval`], `slots`, [`step`], `avx2`, `isa`, `choice`, `batch`, `record`;
-//! `stepper`; `pool`; `drive`; `backend`.
+//! Modules, lowest first (each uses only modules listed before it and the compiled
+//! [`program`]): `options`, `bits`, `draw`, `probe`, `queue`, [`tune`]; [`eval`], `slots`,
+//! [`step`], `avx2`, `isa`, `choice`, `batch`, `record`; `stepper`; `pool`; `drive`;
+//! `backend`.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -49,16 +49,10 @@ mod choice;
 mod draw;
 mod drive;
 pub mod eval;
-mod fold;
-mod guard;
 mod isa;
-pub mod key;
-mod observe;
-mod operand;
 mod options;
 mod pool;
 pub mod probe;
-pub mod program;
 mod queue;
 mod record;
 mod slots;
@@ -66,6 +60,7 @@ pub mod step;
 mod stepper;
 pub mod tune;
 
-pub use backend::{CpuBackend, SimError};
+pub use backend::{program_size, CpuBackend, SimError};
 pub use options::{avx2_available, CpuOptions, Simd, SUPPORTED_LANES};
+pub use propnet_sim_program::{key, program};
 pub use step::ProgramEvaluator;

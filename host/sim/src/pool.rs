@@ -22,9 +22,9 @@
 
 use crate::batch::{Outcome, RunSpec};
 use crate::eval::Block;
-use crate::guard::NONE;
 use crate::isa::Isa;
 use crate::probe::Probe;
+use crate::program::NONE;
 use crate::program::{Program, Schedule};
 use crate::queue::Cursor;
 use crate::record::for_each_lane;

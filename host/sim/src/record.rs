@@ -8,7 +8,7 @@
 
 use crate::batch::Outcome;
 use crate::eval::{read, Block};
-use crate::operand::slot;
+use crate::program::slot;
 use crate::program::Program;
 use propnet_netlist::playout::{PlayoutEnd, PlayoutRecord};
 

@@ -18,10 +18,10 @@ use crate::batch::{Outcome, RunSpec};
 use crate::choice::{choose_moves, ChoiceScratch, KnownZero};
 use crate::draw::LaneCounters;
 use crate::eval::{read, run_alive, run_guarded, run_phase, run_skipping, Block};
-use crate::guard::NONE;
 use crate::isa::Isa;
-use crate::operand::{slot, Operand};
 use crate::probe::{NoProbe, PhaseTimes, Probe, SimPhase};
+use crate::program::NONE;
+use crate::program::{slot, Operand};
 use crate::program::{Phase, Program};
 use crate::record::{for_each_lane, record, tally, Finished, FinishedLanes};
 use crate::slots::Slots;
@@ -475,7 +475,7 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
         }
     }
 
-    /// The core phase with its skip guards ([`crate::observe`]); the marks of live guards
+    /// The core phase with its skip guards (`propnet-sim-program`'s `observe`); the marks of live guards
     /// it makes serve the next phase too (latches keep their values until the
     /// transition). Kept out of line: only large programs (chess) have core guards, and
     /// the stepper of the others stays as it was. Being out of line, it is not part of the

@@ -199,7 +199,7 @@ impl RunBackend {
 fn program_size(backend: &dyn Backend, net: &ValidNetlist) -> ProgramSize {
     let size = backend
         .program_size()
-        .unwrap_or_else(|| Program::compile(net, net.info()).size());
+        .unwrap_or_else(|| propnet_sim::program_size(&Program::compile(net, net.info())));
     (size.core, size.goal, size.next, size.operands, size.tuning)
 }
 

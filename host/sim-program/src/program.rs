@@ -327,15 +327,9 @@ impl Program {
         per_run.sum()
     }
 
-    /// Instructions per phase, operands in all, and the [`Program::tuning_summary`].
-    pub fn size(&self) -> propnet_runtime::backend::ProgramSize {
-        propnet_runtime::backend::ProgramSize {
-            core: self.core.len(),
-            goal: self.goal.len(),
-            next: self.next.len(),
-            operands: self.core.args.len() + self.goal.args.len() + self.next.args.len(),
-            tuning: self.tuning_summary(),
-        }
+    /// Operands of all three phases (the length of their operand arrays).
+    pub fn operands(&self) -> usize {
+        self.core.args.len() + self.goal.args.len() + self.next.args.len()
     }
 
     /// Which techniques for large netlists ([`Tuning`]) the program uses, in words: e.g.
