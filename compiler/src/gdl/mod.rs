@@ -17,6 +17,11 @@ pub use deps::{RelId, RelKey, RelationInfo};
 pub use error::{Diagnostic, GdlError, Violation};
 pub use load::{load, parse_source, read_terms, Game};
 
+/// Most distinct variables one rule may have. The grounder and the reference interpreter
+/// number a rule's variables in 16 bits; both reject a rule with more, located at the rule
+/// (never numbering two variables alike), so every command gives such a game one verdict.
+pub const MAX_RULE_VARIABLES: usize = u16::MAX as usize;
+
 /// A goal value as every command reads it: the text of a constant made of ASCII digits
 /// only (leading zeros allowed), whose value is at most 100. `None` for anything else
 /// (`+50`, `-1`, `0x10`, `101`, `win`): such a goal makes the game invalid.

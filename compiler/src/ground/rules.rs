@@ -289,10 +289,14 @@ fn lower_rules(
                 Lit::Equal(a, b) => PLit::Equal(lower_term(a, &mut vars), lower_term(b, &mut vars)),
             })
             .collect();
-        if vars.len() > u16::MAX as usize {
+        if vars.len() > crate::gdl::MAX_RULE_VARIABLES {
             return Err(GroundError::BadRule {
                 span: r.span,
-                message: "more than 65535 variables in one rule".into(),
+                message: format!(
+                    "{} variables in one rule, more than the {} a rule may have; split the rule (move part of its body into a helper relation)",
+                    vars.len(),
+                    crate::gdl::MAX_RULE_VARIABLES
+                ),
             });
         }
         rules.push(CRule {

@@ -317,7 +317,7 @@ impl<'a> Join<'_, 'a> {
                         }
                     }
                     Some(ix) => {
-                        let ix = &facts.indexes[ix as usize];
+                        let ix = &facts.indexes[ix];
                         let Some(key) = self.key(a, &ix.spec) else {
                             return Ok(());
                         };

@@ -78,7 +78,9 @@ pub struct Interp {
 impl Interp {
     /// Prepares `program` with the default [`Limits`].
     ///
-    /// Errors: unsafe rules, rules defining `true`/`does`, no roles, and any evaluation
+    /// Errors: unsafe rules, rules defining `true`/`does`, rules with more than
+    /// [`crate::gdl::MAX_RULE_VARIABLES`] variables (all located at the rule), no roles,
+    /// and any evaluation
     /// error of a static stratum with negation inside a cycle (see [`InterpError`]); the
     /// other derived relations are only evaluated when a query needs them, so their
     /// errors come from [`Interp::evaluate`] and the transitions.
@@ -87,7 +89,8 @@ impl Interp {
     }
 
     /// Prepares `program` with explicit evaluation budgets.
-    pub fn with_limits(program: &Program, limits: Limits) -> Result<Self, InterpError> {
+    pub fn with_limits(program: &Program, mut limits: Limits) -> Result<Self, InterpError> {
+        limits.max_facts = limits.max_facts.min(super::MAX_FACTS);
         if program.roles.is_empty() {
             return Err(InterpError::NoRoles);
         }

@@ -14,7 +14,10 @@
 //! stratum with a negative cycle is accepted when it has a unique two-valued model
 //! (locally stratified programs). Evaluation never hangs: it stops with an error naming
 //! the relation when a term gets deeper than [`Limits::max_term_depth`] or a store holds
-//! more than [`Limits::max_facts`] facts.
+//! more than [`Limits::max_facts`] facts. No representation wraps: a rule with more
+//! variables than its slots number ([`crate::gdl::MAX_RULE_VARIABLES`]) or a game with more
+//! relations than a relation id numbers is rejected by [`Interp::new`], located at the
+//! rule, and the fact budget stays below what a store's row numbers hold ([`MAX_FACTS`]).
 
 pub mod eval;
 pub mod machine;
@@ -33,12 +36,17 @@ pub type GroundTermId = TermId;
 
 use crate::gdl::Span;
 
+/// The largest [`Limits::max_facts`]: a store numbers its rows in 32 bits, and one rule's
+/// join may add up to the budget again before the budget is checked.
+pub const MAX_FACTS: usize = (u32::MAX / 4) as usize;
+
 /// Evaluation budgets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Deepest term a rule may build (a constant has depth 0).
     pub max_term_depth: u32,
-    /// Most facts one store (static, per state, or per transition) may hold.
+    /// Most facts one store (static, per state, or per transition) may hold; at most
+    /// [`MAX_FACTS`] (a larger value is lowered to it).
     pub max_facts: usize,
     /// Most alternating-fixpoint rounds for a stratum with a negative cycle.
     pub max_rounds: usize,
@@ -92,6 +100,31 @@ pub enum InterpError {
         /// Where the rule is.
         span: Span,
     },
+    /// A rule has more variables than a rule's variable slots can number
+    /// ([`crate::gdl::MAX_RULE_VARIABLES`], as the grounder).
+    #[error(
+        "rule for {rule} has {count} variables, more than the {limit} a rule may have; split the rule (move part of its body into a helper relation)"
+    )]
+    TooManyVariables {
+        /// The rule head's text.
+        rule: String,
+        /// Its number of distinct variables.
+        count: usize,
+        /// The limit.
+        limit: usize,
+        /// Where the rule is.
+        span: Span,
+    },
+    /// The program has more relations (name and arity) than a relation id can number.
+    #[error(
+        "the game has more than {limit} relations (name and arity), more than the reference interpreter numbers"
+    )]
+    TooManyRelations {
+        /// The limit.
+        limit: usize,
+        /// The rule where the count passed it.
+        span: Span,
+    },
     /// The program has no `role` facts.
     #[error("the game defines no role")]
     NoRoles,
@@ -137,6 +170,8 @@ impl InterpError {
             InterpError::UnsafeRule { span, .. }
             | InterpError::ReservedHead { span, .. }
             | InterpError::BadGoal { span, .. }
+            | InterpError::TooManyVariables { span, .. }
+            | InterpError::TooManyRelations { span, .. }
             | InterpError::TermDepth { span, .. } => Some(*span),
             _ => None,
         }

@@ -69,7 +69,7 @@ pub enum Step {
         /// Body literal.
         lit: usize,
         /// Index number within the relation's specs.
-        index: Option<u32>,
+        index: Option<usize>,
     },
     /// Match a positive literal against the facts new in the last round (semi-naive).
     Delta {
@@ -110,13 +110,13 @@ pub struct Registry {
 }
 
 impl Registry {
-    fn add(&mut self, rel: RelId, spec: IndexSpec) -> u32 {
+    fn add(&mut self, rel: RelId, spec: IndexSpec) -> usize {
         let list = &mut self.specs[rel.0 as usize];
         if let Some(i) = list.iter().position(|s| *s == spec) {
-            return i as u32;
+            return i;
         }
         list.push(spec);
-        (list.len() - 1) as u32
+        list.len() - 1
     }
 }
 

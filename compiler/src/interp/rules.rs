@@ -7,6 +7,8 @@ use crate::gdl::{Atom, Lit, Program, Span, Sym, Term};
 use crate::terms::{TermArena, TermId};
 use std::collections::HashMap;
 
+pub use crate::gdl::MAX_RULE_VARIABLES;
+
 /// Handle of a relation (name + arity).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RelId(pub u32);
@@ -35,7 +37,8 @@ pub struct RelInfo {
     pub stratum: usize,
 }
 
-/// A term pattern of a rule with variables numbered `0..nvars`.
+/// A term pattern of a rule with variables numbered `0..nvars` (at most
+/// [`MAX_RULE_VARIABLES`]: [`lower`] rejects a rule with more, so a slot never wraps).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pat {
     /// Variable slot.
@@ -167,33 +170,48 @@ struct Lower<'a> {
     terms: &'a mut TermArena,
     rels: Vec<RelInfo>,
     rel_map: HashMap<(Sym, usize), RelId>,
+    /// Slot of each variable of the rule being lowered.
+    slots: HashMap<Sym, usize>,
+    /// The rule being lowered has more than [`MAX_RULE_VARIABLES`] variables.
+    too_many_vars: bool,
+    /// There are more relations than a [`RelId`] numbers.
+    too_many_rels: bool,
 }
 
 impl Lower<'_> {
     fn rel(&mut self, name: Sym, arity: usize) -> RelId {
-        let n = self.rels.len() as u32;
+        let n = self.rels.len();
+        let rels = &mut self.rels;
+        let too_many = &mut self.too_many_rels;
         *self.rel_map.entry((name, arity)).or_insert_with(|| {
-            self.rels.push(RelInfo {
+            rels.push(RelInfo {
                 name,
                 arity,
                 class: Class::Static,
                 stratum: 0,
             });
-            RelId(n)
+            RelId(u32::try_from(n).unwrap_or_else(|_| {
+                *too_many = true;
+                u32::MAX
+            }))
         })
     }
 
     fn pat(&mut self, t: &Term, vars: &mut Vec<Sym>) -> Pat {
         match t {
             Term::Var(v) => {
-                let slot = match vars.iter().position(|x| x == v) {
-                    Some(i) => i,
-                    None => {
-                        vars.push(*v);
-                        vars.len() - 1
+                let slot = *self.slots.entry(*v).or_insert_with(|| {
+                    vars.push(*v);
+                    vars.len() - 1
+                });
+                match u16::try_from(slot) {
+                    Ok(s) if slot < MAX_RULE_VARIABLES => Pat::Var(s),
+                    // Never used: the rule is rejected once lowered.
+                    _ => {
+                        self.too_many_vars = true;
+                        Pat::Var(u16::MAX)
                     }
-                };
-                Pat::Var(slot as u16)
+                }
             }
             Term::Const(c) => Pat::Ground(self.terms.constant(*c)),
             Term::Fn(f, args) => {
@@ -224,7 +242,9 @@ impl Lower<'_> {
 /// Lowers `program`, checks that every rule is safe (each head variable occurs in a
 /// positive body literal) and does not define `true`/`does`, and computes the strata.
 ///
-/// Errors: [`InterpError::UnsafeRule`], [`InterpError::ReservedHead`].
+/// Errors: [`InterpError::UnsafeRule`], [`InterpError::ReservedHead`],
+/// [`InterpError::TooManyVariables`] (more than [`MAX_RULE_VARIABLES`] in one rule),
+/// [`InterpError::TooManyRelations`].
 pub fn lower(program: &Program, terms: &mut TermArena) -> Result<Rules, InterpError> {
     let syms = &program.symbols;
     let mut lw = Lower {
@@ -232,12 +252,16 @@ pub fn lower(program: &Program, terms: &mut TermArena) -> Result<Rules, InterpEr
         terms,
         rels: Vec::new(),
         rel_map: HashMap::new(),
+        slots: HashMap::new(),
+        too_many_vars: false,
+        too_many_rels: false,
     };
     let true_sym = sym_of(&program.symbols, "true");
     let does_sym = sym_of(&program.symbols, "does");
     let mut rules = Vec::new();
     for r in &lw.program.rules {
         let mut vars = Vec::new();
+        lw.slots.clear();
         let head = lw.atom(&r.head, &mut vars);
         let body: Vec<CLit> = r
             .body
@@ -250,6 +274,20 @@ pub fn lower(program: &Program, terms: &mut TermArena) -> Result<Rules, InterpEr
             })
             .collect();
         let head_name = syms.atom_text(&r.head);
+        if lw.too_many_vars {
+            return Err(InterpError::TooManyVariables {
+                rule: head_name,
+                count: vars.len(),
+                limit: MAX_RULE_VARIABLES,
+                span: r.span,
+            });
+        }
+        if lw.too_many_rels {
+            return Err(InterpError::TooManyRelations {
+                limit: u32::MAX as usize,
+                span: r.span,
+            });
+        }
         if (Some(r.head.rel) == true_sym && r.head.args.len() == 1)
             || (Some(r.head.rel) == does_sym && r.head.args.len() == 2)
         {
@@ -286,6 +324,16 @@ pub fn lower(program: &Program, terms: &mut TermArena) -> Result<Rules, InterpEr
     }
     let true_rel = lw.rel(true_sym.unwrap_or(Sym(u32::MAX)), 1);
     let does_rel = lw.rel(does_sym.unwrap_or(Sym(u32::MAX - 1)), 2);
+    if lw.too_many_rels {
+        return Err(InterpError::TooManyRelations {
+            limit: u32::MAX as usize,
+            span: lw
+                .program
+                .rules
+                .last()
+                .map_or_else(Span::default, |r| r.span),
+        });
+    }
     let Lower {
         mut rels, rel_map, ..
     } = lw;
@@ -364,6 +412,7 @@ fn stratify(rels: &mut [RelInfo], rules: &[CRule], t: RelId, d: RelId) -> Vec<St
             .collect();
         rs.sort_unstable();
         strata.push(Stratum {
+            // `v` < the number of relations, which `lower` keeps within `u32`.
             rels: c.iter().map(|&v| RelId(v as u32)).collect(),
             rules: rs,
             class,

@@ -105,6 +105,8 @@ impl Store {
         if rf.set.contains(&tuple) {
             return false;
         }
+        // Fewer than 2^32 rows: a store holds at most twice `Limits::max_facts`
+        // (at most `MAX_FACTS`) before the budget check stops the evaluation.
         let row = rf.rows.len() as u32;
         for ix in &mut rf.indexes {
             if let Some(k) = key_of(&ix.spec, &tuple, terms) {
