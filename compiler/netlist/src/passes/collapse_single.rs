@@ -14,21 +14,38 @@ pub fn run(net: &mut Netlist) -> bool {
     })
 }
 
-fn collapse(rb: &Rebuilder, ops: &[GateId], is_and: bool) -> Rewrite {
-    let inlined = |o: GateId| match rb.gate(o) {
+/// Flattens the single-use same-kind operands of an `And` (`is_and`) or `Or` gate with
+/// operands `ops`. Each inlined operand's list is moved out of it (it has no other user and
+/// is left empty, dead), and the longest one is extended in place rather than copied: a
+/// chain `And(And(And(a, b), c), d)` flattens in time and memory linear in its length.
+fn collapse(rb: &mut Rebuilder, ops: &[GateId], is_and: bool) -> Rewrite {
+    let inlined = |rb: &Rebuilder, o: GateId| match rb.gate(o) {
         Gate::And(_) => is_and && rb.single_use(o),
         Gate::Or(_) => !is_and && rb.single_use(o),
         _ => false,
     };
-    if ops.len() != 1 && !ops.iter().any(|&o| inlined(o)) {
+    let longest = ops
+        .iter()
+        .enumerate()
+        .filter(|&(_, &o)| inlined(rb, o))
+        .max_by_key(|&(k, &o)| (rb.gate(o).operands().len(), std::cmp::Reverse(k)))
+        .map(|(k, _)| k);
+    if ops.len() != 1 && longest.is_none() {
         return Rewrite::Keep;
     }
-    let mut flat = Vec::with_capacity(ops.len());
-    for &o in ops {
-        match rb.gate(o) {
-            Gate::And(inner) if is_and && rb.single_use(o) => flat.extend_from_slice(inner),
-            Gate::Or(inner) if !is_and && rb.single_use(o) => flat.extend_from_slice(inner),
-            _ => flat.push(o),
+    let mut flat = match longest {
+        Some(k) => rb.take_operands(ops[k]),
+        None => Vec::with_capacity(1),
+    };
+    // The longest list goes first (where it was when it is the first operand), then the
+    // other operands in order.
+    for (k, &o) in ops.iter().enumerate() {
+        if Some(k) == longest {
+            continue;
+        }
+        match inlined(rb, o) {
+            true => flat.extend(rb.take_operands(o)),
+            false => flat.push(o),
         }
     }
     match (flat.len(), is_and) {

@@ -248,6 +248,8 @@ pub fn optimize(net: &mut Netlist, opts: &OptimizeOptions) -> PassReport {
 }
 
 #[cfg(test)]
+mod chain_tests;
+#[cfg(test)]
 mod filetests;
 #[cfg(test)]
 mod latch_tests;

@@ -68,6 +68,17 @@ impl Rebuilder {
         o != NONE && self.uses[o as usize] == 1 && !self.shared[id.index()]
     }
 
+    /// Moves the operand list out of the `And`/`Or` gate `id`, leaving it empty (a constant,
+    /// so only for a gate about to lose its one user: see [`Rebuilder::single_use`]). An
+    /// inlining pass then moves lists instead of copying them: the arena never holds a
+    /// chain's prefixes side by side.
+    pub(crate) fn take_operands(&mut self, id: GateId) -> Vec<GateId> {
+        match &mut self.gates[id.index()] {
+            Gate::And(ops) | Gate::Or(ops) => std::mem::take(ops),
+            _ => Vec::new(),
+        }
+    }
+
     /// Pushes the gate made from old gate `origin`; notes a change when an existing constant
     /// is reused instead.
     fn push_kept(&mut self, gate: Gate, origin: u32, changed: &mut bool) -> GateId {
