@@ -20,11 +20,14 @@ pub fn to_json(net: &Netlist) -> String {
     serde_json::to_string(net).expect("a netlist always serializes")
 }
 
-/// Reads a netlist written by [`to_json`] and checks it with [`validate`].
+/// Reads a netlist written by [`to_json`] (after a byte-order mark, if any) and checks it
+/// with [`validate`].
 ///
 /// # Errors
 /// [`JsonError::Syntax`] for malformed JSON, [`JsonError::Invalid`] for a broken invariant.
 pub fn from_json(src: &str) -> Result<Netlist, JsonError> {
+    // A byte-order mark (some editors write one) is no JSON whitespace.
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let net: Netlist = serde_json::from_str(src)?;
     validate(&net)?;
     Ok(net)

@@ -175,3 +175,40 @@ fn dot_shows_every_gate_and_output() {
             .count()
     );
 }
+
+#[test]
+fn a_byte_order_mark_is_skipped_by_both_readers() {
+    let n = sample(3);
+    let bom = |s: String| format!("\u{feff}{s}");
+    assert_eq!(from_json(&bom(to_json(&n))).unwrap(), n);
+    assert_eq!(from_text(&bom(to_text(&n))).unwrap(), n);
+}
+
+#[test]
+fn a_fluent_named_twice_is_refused() {
+    let n = sample(4);
+    let latch = n.latches[0].name.clone();
+    let mut fixed = n.clone();
+    fixed.fixed_fluents.push((latch.clone(), true));
+    let mut aliased = n.clone();
+    aliased.aliased_fluents[1].name = "(fixed \"q\" \\ x)".into();
+    for (bad, want) in [
+        (
+            fixed,
+            format!("fluent {latch} is named twice, as latch l0 and as fixed fluent 1"),
+        ),
+        (
+            aliased,
+            "fluent (fixed \"q\" \\ x) is named twice, as fixed fluent 0 and as aliased fluent 1"
+                .to_string(),
+        ),
+    ] {
+        for e in [
+            from_json(&to_json(&bad)).unwrap_err().to_string(),
+            from_text(&to_text(&bad)).unwrap_err().to_string(),
+        ] {
+            assert!(e.contains(&want), "{e}");
+            assert!(e.contains("rename or remove one"), "{e}");
+        }
+    }
+}

@@ -271,6 +271,8 @@ impl Line {
 /// without `next` line or a missing `terminal`; [`TextError::Invalid`] when the result
 /// fails [`validate`].
 pub fn from_text(src: &str) -> Result<Netlist, TextError> {
+    // A byte-order mark (some editors write one) is skipped; columns count after it.
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let mut r = Reader::default();
     let mut last_line = 0;
     for (i, raw) in src.lines().enumerate() {

@@ -40,6 +40,21 @@ pub enum ValidateError {
         /// Name of the input reached.
         input: String,
     },
+    /// One fluent named twice among the latches, fixed and aliased fluents: the state
+    /// would hold it twice, with values that may disagree.
+    #[error(
+        "fluent {name} is named twice, as {first} and as {second}: each fluent is one latch, \
+         one fixed fluent or one aliased fluent (rename or remove one; `propnet compile` \
+         writes a consistent netlist)"
+    )]
+    DuplicateFluent {
+        /// The fluent text.
+        name: String,
+        /// Where it is named first (`latch l3`, `fixed fluent 2`, `aliased fluent 0`).
+        first: String,
+        /// Where it is named again.
+        second: String,
+    },
     /// More roles than the RNG counter can address.
     #[error(
         "{roles} roles: the playout RNG addresses at most {MAX_ROLES} (8 role bits in its counter)"
@@ -86,6 +101,7 @@ pub fn validate(n: &Netlist) -> Result<NetlistInfo, ValidateError> {
             n.latches.len()
         )));
     }
+    check_fluent_names(n)?;
     if n.roles.is_empty() {
         return Err(ValidateError::NoRoles);
     }
@@ -184,6 +200,32 @@ fn check_gates(n: &Netlist) -> Result<(), ValidateError> {
         }
     }
     Ok(())
+}
+
+/// Every fluent (latch, fixed or aliased) has its own name. Time `O(f log f)`.
+fn check_fluent_names(n: &Netlist) -> Result<(), ValidateError> {
+    let latches = n.latches.iter().enumerate();
+    let mut names: Vec<(&str, String)> = latches
+        .map(|(i, l)| (l.name.as_str(), format!("latch l{i}")))
+        .chain(
+            (n.fixed_fluents.iter().enumerate())
+                .map(|(i, (name, _))| (name.as_str(), format!("fixed fluent {i}"))),
+        )
+        .chain(
+            (n.aliased_fluents.iter().enumerate())
+                .map(|(i, a)| (a.name.as_str(), format!("aliased fluent {i}"))),
+        )
+        .collect();
+    // Stable: of two equal names, the first stays first (latches, fixed, aliased).
+    names.sort_by(|a, b| a.0.cmp(b.0));
+    match names.windows(2).find(|w| w[0].0 == w[1].0) {
+        Some(w) => Err(ValidateError::DuplicateFluent {
+            name: w[0].0.to_string(),
+            first: w[0].1.clone(),
+            second: w[1].1.clone(),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The index of an input that gate `g` (which reads a move) depends on: the first one a
