@@ -39,6 +39,9 @@ pub struct Grounder<'l> {
     pub meter: Meter,
     /// Join solutions found by the fixpoint so far (over all rules and rounds).
     pub solutions: usize,
+    /// Per relation: the relation it is the demand relation of, or itself
+    /// ([`Self::report`] runs once per component: a search there is quadratic).
+    origin_of: Vec<RelId>,
     /// Where progress is reported.
     pub progress: Progress<'l>,
 }
@@ -64,6 +67,7 @@ impl<'l> Grounder<'l> {
             statics: Statics::default(),
             meter: Meter::new(budget, cancel),
             solutions: 0,
+            origin_of: origins(low),
             progress,
         }
     }
@@ -83,9 +87,10 @@ impl<'l> Grounder<'l> {
         bound0: &[bool],
         first: Option<(usize, usize, usize)>,
     ) -> Vec<Step> {
-        let sizes: Vec<usize> = self.store.rel_atoms.iter().map(Vec::len).collect();
-        let kind = &self.kind;
-        let info = |r: RelId| (kind[r.0 as usize], sizes[r.0 as usize]);
+        // Read in place: a copy of every relation's size per rule is quadratic in a game of
+        // many relations (100 k chained `not` rules).
+        let (kind, rel_atoms) = (&self.kind, &self.store.rel_atoms);
+        let info = |r: RelId| (kind[r.0 as usize], rel_atoms[r.0 as usize].len());
         let planned = plan(rule, bound0, first.map(|f| f.0), &info);
         let mut steps = Vec::with_capacity(planned.len());
         for (mut step, spec) in planned {
@@ -214,11 +219,7 @@ impl<'l> Grounder<'l> {
     /// The relation a demand relation asks for (the relation itself otherwise), for
     /// messages.
     fn origin_relation(&self, rel: RelId) -> RelId {
-        self.low
-            .demand_of
-            .iter()
-            .position(|m| *m == Some(rel))
-            .map_or(rel, |r| RelId(r as u32))
+        self.origin_of[rel.0 as usize]
     }
 
     /// The memory error for rule `k` when the tables (plus `extra` bytes of buffers)
@@ -481,4 +482,15 @@ impl<'l> Grounder<'l> {
     pub fn atoms_of(&self, rel: RelId) -> &[AtomId] {
         &self.store.rel_atoms[rel.0 as usize]
     }
+}
+
+/// Per relation of `low`: the first relation whose demand relation it is, or itself.
+fn origins(low: &Lowered) -> Vec<RelId> {
+    let mut origin: Vec<RelId> = (0..low.rels.len() as u32).map(RelId).collect();
+    for (r, m) in low.demand_of.iter().enumerate().rev() {
+        if let Some(m) = m {
+            origin[m.0 as usize] = RelId(r as u32);
+        }
+    }
+    origin
 }

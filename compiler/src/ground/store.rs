@@ -209,6 +209,9 @@ pub struct Store {
     pub rel_atoms: Vec<Vec<AtomId>>,
     /// Per atom: the rule that first derived it (for messages and statistics).
     pub origin: Vec<u32>,
+    /// Sum of the capacities of `rel_atoms`, kept by [`Store::add`] (the only place they
+    /// grow): summing them at every memory check is quadratic in the relations.
+    rel_capacity: usize,
 }
 
 /// A point to roll a [`Store`] back to.
@@ -231,7 +234,10 @@ impl Store {
     pub fn add(&mut self, rel: RelId, args: &[TermId], rule: usize) -> (AtomId, bool) {
         let (id, new) = self.atoms.intern(rel, args);
         if new {
-            self.rel_atoms[rel.0 as usize].push(id);
+            let list = &mut self.rel_atoms[rel.0 as usize];
+            let before = list.capacity();
+            list.push(id);
+            self.rel_capacity += list.capacity() - before;
             self.origin.push(rule as u32);
         }
         (id, new)
@@ -262,6 +268,6 @@ impl Store {
     pub fn heap_bytes(&self) -> usize {
         self.terms.heap_bytes()
             + self.atoms.heap_bytes()
-            + 4 * (self.origin.capacity() + self.rel_atoms.iter().map(Vec::capacity).sum::<usize>())
+            + 4 * (self.origin.capacity() + self.rel_capacity)
     }
 }
