@@ -27,11 +27,60 @@ pub struct Game {
 /// # Errors
 /// [`GdlError::Io`] if the file cannot be read, otherwise as [`parse_source`].
 pub fn load(path: &Path) -> Result<Game, GdlError> {
-    let bytes = std::fs::read(path).map_err(|error| GdlError::Io {
+    let bytes = read_file(path)?;
+    parse_source(&path.display().to_string(), &bytes)
+}
+
+/// Most bytes a file read whole may have (game rules, a netlist, a trace): 256 MiB, far
+/// above any real game (the largest are a few MB), so that `/dev/zero` or a wrong path
+/// fails at once with a clear message instead of filling memory.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+/// Reads the whole file at `path`, at most [`MAX_INPUT_BYTES`]: a larger regular file is
+/// refused before reading, a device or pipe once it has given that many bytes.
+///
+/// # Errors
+/// [`GdlError::Io`] (`PATH: cannot read file: …`) when the file cannot be read or is too
+/// large.
+pub fn read_file(path: &Path) -> Result<Vec<u8>, GdlError> {
+    let io = |error| GdlError::Io {
         path: path.to_path_buf(),
         error,
-    })?;
-    parse_source(&path.display().to_string(), &bytes)
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let size = file.metadata().map_err(io)?.len();
+    if size > MAX_INPUT_BYTES {
+        return Err(io(too_large(MAX_INPUT_BYTES)));
+    }
+    read_limited(file, MAX_INPUT_BYTES).map_err(io)
+}
+
+/// Reads `reader` to its end, failing once it has given more than `limit` bytes (a pipe,
+/// stdin or a device has no size to check before reading).
+///
+/// # Errors
+/// The reader's error, or [`std::io::ErrorKind::FileTooLarge`] with a message saying the
+/// limit and what to check.
+pub fn read_limited(reader: impl std::io::Read, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    reader.take(limit + 1).read_to_end(&mut bytes)?;
+    match bytes.len() as u64 > limit {
+        true => Err(too_large(limit)),
+        false => Ok(bytes),
+    }
+}
+
+/// The error of an input over `limit` bytes.
+fn too_large(limit: u64) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::FileTooLarge,
+        format!(
+            "more than {} MiB, the most a game, netlist or trace file may have: is it the \
+             right file?",
+            limit >> 20
+        ),
+    )
 }
 
 /// Parses, lowers and checks the game text `text` (any bytes) read from the file `name`.
@@ -42,7 +91,8 @@ pub fn load(path: &Path) -> Result<Game, GdlError> {
 pub fn parse_source(name: &str, text: &[u8]) -> Result<Game, GdlError> {
     let source = SourceFile::new(name, text)?;
     let sexprs = kif::parse(&source)?;
-    let (program, mut warnings) = lower::lower(&source, &sexprs)?;
+    let (mut program, mut warnings) = lower::lower(&source, &sexprs)?;
+    super::gdl2::prepare(&source, &mut program, &mut warnings)?;
     let info = RelationInfo::new(&program);
     check::check(&source, &program, &info, &mut warnings)?;
     Ok(Game {

@@ -15,7 +15,7 @@ mod unused;
 pub use ast::*;
 pub use deps::{RelId, RelKey, RelationInfo};
 pub use error::{Diagnostic, GdlError, Violation};
-pub use load::{load, parse_source, read_terms, Game};
+pub use load::{load, parse_source, read_file, read_limited, read_terms, Game, MAX_INPUT_BYTES};
 
 /// Most distinct variables one rule may have. The grounder and the reference interpreter
 /// number a rule's variables in 16 bits; both reject a rule with more, located at the rule

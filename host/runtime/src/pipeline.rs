@@ -159,7 +159,14 @@ pub fn is_netlist_file(path: &Path) -> bool {
         return true;
     }
     let head = head_of(path);
-    head.trim_start().starts_with('{') || starts_text_netlist(&head)
+    let head = without_bom(&head);
+    head.trim_start().starts_with('{') || starts_text_netlist(head)
+}
+
+/// `text` without a leading byte-order mark (which some editors write, and which is no
+/// whitespace to `trim_start`).
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// The first bytes of `path` (empty when it cannot be read: the front end says why).
@@ -175,7 +182,10 @@ fn head_of(path: &Path) -> String {
 /// [`PipelineError::Drawing`] when `path` starts like a DOT graph (`digraph`), which no
 /// KIF file or netlist does.
 fn refuse_drawing(path: &Path) -> Result<(), PipelineError> {
-    match head_of(path).trim_start().starts_with("digraph") {
+    match without_bom(&head_of(path))
+        .trim_start()
+        .starts_with("digraph")
+    {
         true => Err(PipelineError::Drawing {
             path: path.display().to_string(),
         }),
@@ -217,17 +227,19 @@ fn load_json(
 ) -> Result<(ValidNetlist, CompileReport), PipelineError> {
     let name = path.display().to_string();
     let t0 = Instant::now();
-    let text = std::fs::read_to_string(path).map_err(|error| gdl::GdlError::Io {
+    let bytes = gdl::read_file(path)?;
+    let text = String::from_utf8(bytes).map_err(|e| gdl::GdlError::Io {
         path: path.to_path_buf(),
-        error,
+        error: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
     })?;
-    let net = if starts_text_netlist(&text) {
-        propnet_netlist::from_text(&text).map_err(|source| PipelineError::TextNetlist {
+    let text = without_bom(&text);
+    let net = if starts_text_netlist(text) {
+        propnet_netlist::from_text(text).map_err(|source| PipelineError::TextNetlist {
             path: name.clone(),
             source,
         })?
     } else {
-        from_json(&text).map_err(|source| PipelineError::Netlist {
+        from_json(text).map_err(|source| PipelineError::Netlist {
             path: name.clone(),
             source,
         })?
