@@ -81,7 +81,8 @@ fn affordable(done: u64, elapsed: f64, left: f64) -> u64 {
 }
 
 /// Runs playouts from the initial state through `backend` until `playouts` are done or
-/// `seconds` passed (with both, the count wins; with neither, nothing runs), in batches
+/// `seconds` passed (with both, the count wins; with neither, nothing runs; with only
+/// `seconds`, one batch at least, however short the time), in batches
 /// that start at `first_batch` (see [`Backend::natural_batch`]) or the backend's preferred batch
 /// ([`Backend::preferred_batch`]) and double while a batch takes under 0.1 s; a count is
 /// split into equal batches (no small last one). With a time limit the first batch is a
@@ -133,7 +134,8 @@ pub fn measure(
             }
             (None, Some(s)) => {
                 let elapsed = t0.elapsed().as_secs_f64();
-                if elapsed >= s {
+                // At least one block, however short the time: `run --seconds` promises it.
+                if elapsed >= s && next_index > 0 {
                     break;
                 }
                 let fits = affordable(t.agg.playouts, elapsed, s - elapsed);

@@ -140,15 +140,10 @@ enum Eval {
     Open(Expanded),
 }
 
-/// The true latches of `s`, in latch order, separated by spaces (for error messages).
+/// The true fluents of `s` ([`Netlist::true_fluents`]: latches, and the fixed and aliased
+/// fluents the optimizer took out of them), sorted, separated by spaces (for error messages).
 fn fluents(net: &Netlist, s: &[bool]) -> String {
-    net.latches
-        .iter()
-        .zip(s)
-        .filter(|(_, &b)| b)
-        .map(|(l, _)| l.name.as_str())
-        .collect::<Vec<_>>()
-        .join(" ")
+    net.true_fluents(s).join(" ")
 }
 
 /// Evaluates state `s`: final when it ends the game (terminal, or a role without a legal
