@@ -44,6 +44,8 @@ pub struct Grounder<'l> {
     origin_of: Vec<RelId>,
     /// Where progress is reported.
     pub progress: Progress<'l>,
+    /// Most bytes the budget counted at any check so far (tables plus transient buffers).
+    peak: std::cell::Cell<usize>,
 }
 
 /// What one run of a rule's join left to do.
@@ -69,6 +71,7 @@ impl<'l> Grounder<'l> {
             solutions: 0,
             origin_of: origins(low),
             progress,
+            peak: std::cell::Cell::new(0),
         }
     }
 
@@ -77,6 +80,27 @@ impl<'l> Grounder<'l> {
         self.store.heap_bytes()
             + self.indexes.iter().map(Index::heap_bytes).sum::<usize>()
             + self.statics.heap_bytes()
+    }
+
+    /// Entries of the grounder's tables: ground terms, atoms, answers of on-demand calls
+    /// and index postings (what [`Self::used_bytes`] is spent on).
+    pub fn table_entries(&self) -> usize {
+        self.store.terms.len()
+            + self.store.atoms.len()
+            + self.statics.answer_count()
+            + self.indexes.iter().map(Index::postings).sum::<usize>()
+    }
+
+    /// The most bytes the budget has counted so far (the grounder's tables plus the
+    /// transient buffers checked with them: join results, the netlist's gates).
+    pub fn peak_bytes(&self) -> usize {
+        self.peak.get().max(self.used_bytes())
+    }
+
+    /// Records `bytes` counted by the budget, keeping the peak.
+    fn note(&self, bytes: usize) -> usize {
+        self.peak.set(self.peak.get().max(bytes));
+        bytes
     }
 
     /// Plans `rule` when the variables in `bound0` are bound (with body literal `first`
@@ -225,7 +249,7 @@ impl<'l> Grounder<'l> {
     /// The memory error for rule `k` when the tables (plus `extra` bytes of buffers)
     /// exceed the budget, or the atom-count error past [`Budget::max_atoms`].
     pub fn check_memory(&self, k: usize, extra: usize) -> Result<(), GroundError> {
-        if self.meter.over(self.used_bytes() + extra) {
+        if self.meter.over(self.note(self.used_bytes() + extra)) {
             return Err(self.memory_error(k, extra));
         }
         if self.store.atoms.len() + self.statics.answer_count() > self.meter.budget.max_atoms {
@@ -236,6 +260,15 @@ impl<'l> Grounder<'l> {
 
     /// The memory budget error for rule `k`, with `extra` bytes of buffers counted.
     pub fn memory_error(&self, k: usize, extra: usize) -> GroundError {
+        if std::env::var_os("PROPNET_DEBUG_MEM").is_some() {
+            let ix: Vec<(usize, usize)> = self
+                .indexes
+                .iter()
+                .map(|i| (i.heap_bytes() >> 20, i.postings()))
+                .filter(|x| x.0 > 0)
+                .collect();
+            eprintln!("DEBUG terms {} ({}), atoms {} ({}), store {}, statics {}, extra {}, indexes {:?} specs {:?}", self.store.terms.heap_bytes() >> 20, self.store.terms.len(), self.store.atoms.heap_bytes() >> 20, self.store.atoms.len(), self.store.heap_bytes() >> 20, self.statics.heap_bytes() >> 20, extra >> 20, ix, self.index_specs.len());
+        }
         let mut e = self.budget_error(BudgetKind::Memory, k, String::new());
         if let GroundError::Budget { mib, .. } = &mut e {
             *mib = (self.used_bytes() + extra) >> 20;
@@ -322,6 +355,7 @@ impl<'l> Grounder<'l> {
         });
         self.solutions += solutions;
         let extra = found.heap_bytes();
+        self.note(base + extra);
         if let Some(v) = unbound {
             let low = self.low;
             return Err(GroundError::Unsafe {

@@ -227,10 +227,44 @@ pub struct CompileReport {
     pub build_time: Duration,
     /// Most memory the grounder's tables held (bytes, from their capacities).
     pub table_bytes: usize,
+    /// Most memory the grounding budget counted at any check (bytes): the tables plus the
+    /// transient buffers checked with them (a rule's join results, the netlist's gates
+    /// while building). This is the figure [`Budget::max_memory`] bounds.
+    pub peak_bytes: usize,
+    /// Entries of the tables at the end: ground terms, atoms, answers of on-demand calls
+    /// and index postings.
+    pub table_entries: usize,
     /// Size of the netlist built.
     pub stats: NetlistStats,
     /// Per relation that makes gates or latches: what it contributed, most gates first.
     pub by_relation: Vec<RelationStats>,
+}
+
+impl CompileReport {
+    /// Peak grounding memory ([`Self::peak_bytes`]) per ground atom (atoms of the store
+    /// and answers of on-demand calls), in bytes; 0 when nothing was derived.
+    pub fn bytes_per_atom(&self) -> f64 {
+        per(self.peak_bytes, self.atoms + self.answers)
+    }
+
+    /// Peak grounding memory per rule instance turned into gates, in bytes; 0 when there
+    /// are none.
+    pub fn bytes_per_instance(&self) -> f64 {
+        per(self.peak_bytes, self.instances)
+    }
+
+    /// Peak grounding memory per table entry ([`Self::table_entries`]), in bytes.
+    pub fn bytes_per_entry(&self) -> f64 {
+        per(self.peak_bytes, self.table_entries)
+    }
+}
+
+/// `bytes / n`, 0 for `n == 0`.
+fn per(bytes: usize, n: usize) -> f64 {
+    match n {
+        0 => 0.0,
+        n => bytes as f64 / n as f64,
+    }
 }
 
 /// Compiles a GDL program to an (unoptimized) propnet netlist.
@@ -290,6 +324,8 @@ pub fn compile_with_report(
         ground_time,
         build_time: t1.elapsed(),
         table_bytes: table_bytes.max(g.used_bytes()),
+        peak_bytes: g.peak_bytes(),
+        table_entries: g.table_entries(),
         stats: net.stats(),
         by_relation,
     };

@@ -35,22 +35,24 @@ use rustc_hash::FxHashMap;
 /// computed on demand instead.
 pub const MATERIALIZE_LIMIT: usize = 1_000_000;
 
-/// One call of an on-demand relation and its answers.
+/// One call of an on-demand relation and its answers. Its key lives in
+/// [`Statics::keys`] (the goal's id is the key's id), so a goal that has no answers and
+/// read nothing holds no heap memory of its own: a rule body can open millions of
+/// fully bound calls.
 #[derive(Debug)]
 struct Goal {
     rel: RelId,
-    key: Vec<Option<TermId>>,
     comp: u32,
     done: bool,
     /// Answers, flat rows of the relation's arity.
     rows: Vec<TermId>,
-    count: usize,
-    /// Clock when its last solving began (`None`: never solved).
-    solved: Option<u64>,
+    count: u32,
+    /// Clock when its last solving began (0: never solved; a solving ticks it to 1 or more).
+    solved: u64,
     /// Clock when it last gained an answer.
     changed: u64,
     /// Goals its last solving read, and whether a call it needed was missing.
-    reads: Vec<u32>,
+    reads: Box<[u32]>,
     blocked: bool,
 }
 
@@ -67,7 +69,7 @@ pub struct Statics {
     comp_of: Vec<u32>,
     plans: FxHashMap<(usize, Vec<bool>), Vec<Step>>,
     answers: usize,
-    /// Bytes the goals hold (keys, answers, reads), kept up to date.
+    /// Heap bytes the goals hold (answers, reads), kept up to date.
     goal_bytes: usize,
     /// While a component is being materialized: the most answers calls may hold before
     /// it gives up (its calls into on-demand relations are too general).
@@ -107,7 +109,7 @@ impl Calls for Statics {
                 Answers::Rows {
                     goal: (!g.done).then_some(id),
                     rows: &g.rows,
-                    count: g.count,
+                    count: g.count as usize,
                 }
             }
         }
@@ -127,7 +129,10 @@ impl Statics {
 
     /// Bytes held on the heap.
     pub fn heap_bytes(&self) -> usize {
-        self.keys.heap_bytes() + self.seen.heap_bytes() + self.goal_bytes
+        self.keys.heap_bytes()
+            + self.seen.heap_bytes()
+            + self.goals.capacity() * std::mem::size_of::<Goal>()
+            + self.goal_bytes
     }
 
     /// The current state, to roll back to.
@@ -152,21 +157,19 @@ impl Statics {
     }
 
     /// The goal of a call, opened if new.
-    fn goal(&mut self, rel: RelId, key: Vec<Option<TermId>>) -> (u32, bool) {
-        let (id, new) = with_key(&key, |k| self.keys.intern(rel.0, k));
+    fn goal(&mut self, rel: RelId, key: &[Option<TermId>]) -> (u32, bool) {
+        let (id, new) = with_key(key, |k| self.keys.intern(rel.0, k));
         if new {
             let comp = self.comp_of[rel.0 as usize];
-            self.goal_bytes += std::mem::size_of::<Goal>() + 8 * key.len();
             self.goals.push(Goal {
                 rel,
-                key,
                 comp,
                 done: false,
                 rows: Vec::new(),
                 count: 0,
-                solved: None,
+                solved: 0,
                 changed: 0,
-                reads: Vec::new(),
+                reads: Box::default(),
                 blocked: false,
             });
             self.open.push(id);
@@ -174,18 +177,21 @@ impl Statics {
         (id, new)
     }
 
+    /// The key of goal `g` (decoded from [`Self::keys`]).
+    fn key_of(&self, g: u32) -> Vec<Option<TermId>> {
+        let code = |&c: &u32| c.checked_sub(1).map(TermId);
+        self.keys.items(g).iter().map(code).collect()
+    }
+
     fn stale(&self, g: u32) -> bool {
         let goal = &self.goals[g as usize];
-        match goal.solved {
-            None => true,
-            Some(at) => {
-                goal.blocked
-                    || goal
-                        .reads
-                        .iter()
-                        .any(|&r| self.goals[r as usize].changed > at)
-            }
-        }
+        let at = goal.solved;
+        at == 0
+            || goal.blocked
+            || goal
+                .reads
+                .iter()
+                .any(|&r| self.goals[r as usize].changed > at)
     }
 }
 
@@ -317,7 +323,7 @@ impl Grounder<'_> {
                 format!("; calls with ever deeper arguments, such as {text}"),
             ));
         }
-        Ok(self.statics.goal(rel, key).0)
+        Ok(self.statics.goal(rel, &key).0)
     }
 
     /// Solves goal `g` once with the answers known now; true when it gained answers or
@@ -326,7 +332,7 @@ impl Grounder<'_> {
         let low = self.low;
         let (rel, key) = {
             let goal = &self.statics.goals[g as usize];
-            (goal.rel, goal.key.clone())
+            (goal.rel, self.statics.key_of(g))
         };
         self.statics.clock += 1;
         let solved_at = self.statics.clock;
@@ -368,11 +374,11 @@ impl Grounder<'_> {
         if gained {
             goal.changed = clock;
         }
-        goal.solved = Some(solved_at);
+        goal.solved = solved_at;
         reads.sort_unstable();
         reads.dedup();
         self.statics.goal_bytes += 4 * reads.len().saturating_sub(goal.reads.len());
-        goal.reads = reads;
+        goal.reads = reads.into_boxed_slice();
         goal.blocked = blocked;
         self.check_memory(self.first_rule(rel), 0)?;
         Ok(gained || blocked)

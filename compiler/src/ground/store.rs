@@ -182,6 +182,11 @@ impl Index {
         Postings { index: self, at }
     }
 
+    /// Atoms indexed (one posting each).
+    pub fn postings(&self) -> usize {
+        self.atom.len()
+    }
+
     /// Empties the index (to be caught up again from the start).
     pub fn clear(&mut self) {
         *self = Index::default();

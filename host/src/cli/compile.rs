@@ -148,6 +148,15 @@ fn stats_text(args: &CompileArgs, r: &CompileReport) -> anyhow::Result<String> {
         g.ground_time.as_secs_f64(),
         g.build_time.as_secs_f64()
     )?;
+    writeln!(
+        out,
+        "grounding memory: peak {} KiB counted by the budget; {:.1} B per ground atom, {:.1} B per rule instance, {:.1} B per table entry ({} entries: terms, atoms, answers, index postings)",
+        g.peak_bytes >> 10,
+        g.bytes_per_atom(),
+        g.bytes_per_instance(),
+        g.bytes_per_entry(),
+        g.table_entries
+    )?;
     let source = std::fs::read(&args.game)
         .ok()
         .and_then(|b| SourceFile::new(&r.path, &b).ok());
