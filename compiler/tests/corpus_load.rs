@@ -40,16 +40,14 @@ fn expected_rejection(rel: &str) -> Option<fn(&GdlError) -> bool> {
                 "(<= (thadandeen ?cusbar ?thistiont ?nownst ?nownst)",
             )
         },
-        // GDL-II (#41, not yet supported): `sees` with a role variable bound only by the
-        // role being asked. Accepted with a warning once GDL-II lands; rejected until then.
-        "oracle/tests/gdl2_deal.kif" => {
-            |e| unsafe_var(e, "?r", "(<= (sees ?r dealt) (does random (deal ?c)))")
-        }
-        // `sees` in a rule body: invalid GDL-II on purpose (an error either way; #41 will
-        // name the `sees` rule instead of the `does` dependency it brings in).
+        // `sees` in a rule body: invalid GDL-II on purpose (the oracle refuses it too),
+        // located at the first rule that reads it. (gdl2_deal.kif, whose `sees` rule has
+        // a role variable bound only by the role being asked, loads with a warning.)
         "oracle/tests/gdl2_sees_in_body.kif" => |e| {
-            let m = e.to_string();
-            m.contains("`goal` depends on `does`") && m.contains("(sees p (heard bye))")
+            matches!(e.violation(), Some(Violation::SeesInBody { atom, rule })
+                if atom == "(sees p (heard bye))"
+                    && rule == "(<= (goal p 100) (not (sees p (heard bye))))")
+                && e.loc().is_some_and(|l| l.line == 13)
         },
         _ => return None,
     })

@@ -111,6 +111,9 @@ pub struct Program {
     pub roles: Vec<Sym>,
     /// All rules and facts, `or` expanded (one rule per DNF alternative).
     pub rules: Vec<Rule>,
+    /// GDL-II mode (Thielscher 2010): a rule names a relation `sees`. Then `sees/2` gives
+    /// each role's percepts and the GDL-II dialect applies ([`super::gdl2`]).
+    pub gdl2: bool,
 }
 
 impl Symbols {

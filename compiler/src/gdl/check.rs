@@ -109,6 +109,8 @@ impl Checker<'_> {
 
     /// Keyword arities, keyword placement, `role` facts.
     fn rule_shape(&self, rule: &Rule, roles: &mut BTreeSet<Sym>) -> Result<(), GdlError> {
+        // GDL-II dialect: a percept about the state after the move ([`super::gdl2`])
+        let sees_rule = self.program.gdl2 && super::gdl2::is_sees_head(self.program, rule);
         let atoms =
             std::iter::once((&rule.head, true)).chain(rule.body.iter().filter_map(|l| match l {
                 Lit::Pos(a) | Lit::Neg(a) => Some((a, false)),
@@ -129,6 +131,7 @@ impl Checker<'_> {
             }
             let misplaced = match (name, in_head) {
                 ("true" | "does", true) => Some("head"),
+                ("next", false) if sees_rule => None,
                 ("next" | "init", false) => Some("body"),
                 _ => None,
             };
@@ -174,14 +177,20 @@ impl Checker<'_> {
     }
 
     /// Every variable of the head, of a `not` and of a `distinct`/equality occurs in a
-    /// positive body literal.
+    /// positive body literal; in GDL-II mode, variables that occur only in negated
+    /// literals are accepted ([`super::gdl2::negation_local`], warned about there).
     fn safety(&self, rule: &Rule) -> Result<(), GdlError> {
-        let mut bound = Vec::new();
+        let mut bound = match self.program.gdl2 {
+            true => super::gdl2::negation_local(rule),
+            false => Vec::new(),
+        };
         for l in &rule.body {
             if let Lit::Pos(a) = l {
                 a.args.iter().for_each(|t| vars_of(t, &mut bound));
             }
         }
+        // a set: one rule may have hundreds of thousands of variables
+        let bound: std::collections::HashSet<Sym> = bound.into_iter().collect();
         let check = |terms: &mut dyn Iterator<Item = &Term>, place| {
             let mut vs = Vec::new();
             terms.for_each(|t| vars_of(t, &mut vs));
@@ -402,6 +411,8 @@ impl Checker<'_> {
                     }
                 }
             }
+            let outside: std::collections::HashSet<Sym> = outside.into_iter().collect();
+            let head: std::collections::HashSet<&Term> = rule.head.args.iter().collect();
             let bad = rule.body.iter().find_map(|l| match l {
                 Lit::Pos(a) if scc_of(a) == Some(my_scc) => a
                     .args
@@ -409,7 +420,7 @@ impl Checker<'_> {
                     .find(|t| {
                         let mut vs = Vec::new();
                         vars_of(t, &mut vs);
-                        !(rule.head.args.contains(t) || vs.iter().all(|v| outside.contains(v)))
+                        !(head.contains(t) || vs.iter().all(|v| outside.contains(v)))
                     })
                     .map(|t| (a, t)),
                 _ => None,

@@ -172,6 +172,15 @@ pub enum Violation {
         /// The rule.
         rule: String,
     },
+    /// GDL-II: `sees` in a rule body (also under `not`/`or`); percepts are not part of the
+    /// state, so only rule heads may define them.
+    #[error("`{atom}` in a rule body: GDL-II allows `sees` only in rule heads (percepts are sent to players, not part of the state), in rule `{rule}`")]
+    SeesInBody {
+        /// The `sees` atom.
+        atom: String,
+        /// The rule.
+        rule: String,
+    },
     /// A `role` sentence that is not a fact with a constant argument, or a duplicate role.
     #[error("{problem} in `{rule}`")]
     BadRole {

@@ -79,6 +79,7 @@ pub fn lower(src: &SourceFile, sexprs: &[SExpr]) -> Result<(Program, Vec<Diagnos
             symbols: cx.symbols,
             roles,
             rules,
+            gdl2: false,
         },
         warnings,
     ))

@@ -8,6 +8,7 @@ pub mod check;
 pub mod deps;
 pub mod dnf;
 pub mod error;
+pub mod gdl2;
 mod load;
 pub mod lower;
 mod unused;

@@ -7,7 +7,7 @@ use super::error::Diagnostic;
 use crate::kif::SourceFile;
 
 /// Relations the game's semantics reads without a rule body naming them.
-const ROOTS: [(&str, usize); 8] = [
+const ROOTS: [(&str, usize); 9] = [
     ("role", 1),
     ("init", 1),
     ("next", 1),
@@ -16,6 +16,7 @@ const ROOTS: [(&str, usize); 8] = [
     ("terminal", 0),
     ("base", 1),
     ("input", 2),
+    ("sees", 2),
 ];
 
 /// Appends a warning, at its first rule, for each relation defined but read by no rule

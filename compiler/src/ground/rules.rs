@@ -436,14 +436,36 @@ fn trace_rules(rules: &[CRule], rels: &Relations, syms: &Symbols) {
     }
 }
 
+/// A GDL-II game ([`Program::gdl2`]) cannot be grounded yet: its percepts would be lost.
+///
+/// # Errors
+/// [`GroundError::BadRule`] located at the first `sees` rule.
+fn refuse_percepts(p: &Program) -> Result<(), GroundError> {
+    if !p.gdl2 {
+        return Ok(());
+    }
+    let sees = p.symbols.get("sees");
+    let first = p.rules.iter().find(|r| Some(r.head.rel) == sees);
+    Err(GroundError::BadRule {
+        span: first.map_or_else(Span::default, |r| r.span),
+        message: "GDL-II percepts (`sees`) are not supported by the netlist yet (issue #41): \
+                  commands that compile the game to a netlist cannot play it; the reference \
+                  interpreter can (`propnet trace`, `propnet verify` with the default \
+                  `--engine interp`, `propnet check --no-ground`)"
+            .into(),
+    })
+}
+
 /// Lowers the program, splits rule bodies, adds the reachability and demand rules and
 /// classifies relations.
 ///
 /// # Errors
 /// [`GroundError::BadRule`] for a rule defining `true` or `does`, with more than 65535
 /// variables, or an `init` that depends on the state; [`GroundError::Unstratified`] when
-/// a static relation depends negatively on itself.
+/// a static relation depends negatively on itself; [`GroundError::BadRule`] at the first
+/// `sees` rule of a GDL-II game (the netlist has no percept outputs yet).
 pub fn lower(p: &Program) -> Result<Lowered, GroundError> {
+    refuse_percepts(p)?;
     let mut syms = p.symbols.clone();
     let mut rels = Relations::default();
     let special = special_relations(&mut syms, &mut rels);

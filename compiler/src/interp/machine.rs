@@ -73,6 +73,9 @@ pub struct Interp {
     terminal: Option<RelId>,
     next: Option<RelId>,
     init: Option<RelId>,
+    /// `sees/2` in a GDL-II game ([`Program::gdl2`]); `None` otherwise.
+    sees: Option<RelId>,
+    gdl2: bool,
 }
 
 impl Interp {
@@ -100,11 +103,18 @@ impl Interp {
         let rel = |n: &str, a: usize| syms.get(n).and_then(|s| rules.rel(s, a));
         let (legal, goal, terminal) = (rel("legal", 2), rel("goal", 2), rel("terminal", 0));
         let (next, init) = (rel("next", 1), rel("init", 1));
-        let queries: Vec<(RelId, u64)> =
-            [(legal, 1), (goal, 1), (terminal, 0), (next, 0), (init, 0)]
-                .iter()
-                .filter_map(|&(r, m)| r.map(|r| (r, m)))
-                .collect();
+        let sees = rel("sees", 2).filter(|_| program.gdl2);
+        let queries: Vec<(RelId, u64)> = [
+            (legal, 1),
+            (goal, 1),
+            (terminal, 0),
+            (next, 0),
+            (init, 0),
+            (sees, 1),
+        ]
+        .iter()
+        .filter_map(|&(r, m)| r.map(|r| (r, m)))
+        .collect();
         let mut roles = Vec::new();
         for &r in &program.roles {
             let id = terms.constant(r);
@@ -153,7 +163,15 @@ impl Interp {
             terminal,
             next,
             init,
+            sees,
+            gdl2: program.gdl2,
         })
+    }
+
+    /// Whether the game is GDL-II ([`Program::gdl2`]): its roles receive percepts
+    /// ([`Interp::next_with_percepts`]).
+    pub fn is_gdl2(&self) -> bool {
+        self.gdl2
     }
 
     /// Role terms in the order of the `role` facts.
@@ -286,13 +304,16 @@ impl Interp {
     }
 
     /// Evaluates the `does`-dependent relations for `joint` (one move per role, in role
-    /// order; empty = no `does` facts) and returns the first arguments of `rel`'s facts.
+    /// order; empty = no `does` facts) and returns the first arguments of `rel`'s facts,
+    /// and, when `percepts` is set in a GDL-II game, per role the `P` of every
+    /// `(sees role P)` (else nothing).
     fn transition(
         &mut self,
         pos: &mut Position,
         joint: &[TermId],
         rel: Option<RelId>,
-    ) -> Result<Vec<TermId>, InterpError> {
+        percepts: bool,
+    ) -> Result<(Vec<TermId>, Vec<Vec<TermId>>), InterpError> {
         let class = |r: RelId| self.rules.rels[r.0 as usize].class;
         let mut moves = Store::new(&self.plans.registry, |r| class(r) == Class::Move);
         for (&role, &m) in self.roles.iter().zip(joint) {
@@ -313,7 +334,6 @@ impl Interp {
                 eval_stratum(&ctx, &mut self.terms, memos, si, others, &mut moves)?;
             }
         }
-        let Some(r) = rel else { return Ok(Vec::new()) };
         let mut eng = Engine {
             ctx: &ctx,
             stores: [&self.static_store, &pos.store, &moves],
@@ -322,13 +342,26 @@ impl Interp {
             neg: None,
             tables: Vec::new(),
         };
-        Ok(query(&mut eng, r, &[None])?.iter().map(|t| t[0]).collect())
+        let facts = match rel {
+            Some(r) => query(&mut eng, r, &[None])?.iter().map(|t| t[0]).collect(),
+            None => Vec::new(),
+        };
+        let mut seen = Vec::new();
+        if let (Some(s), true) = (self.sees, percepts) {
+            for &role in &self.roles {
+                let ps = query(&mut eng, s, &[Some(role), None])?;
+                seen.push(ps.iter().map(|t| t[1]).collect());
+            }
+        }
+        Ok((facts, seen))
     }
 
     /// The initial state: every `(init F)` (evaluated in the empty state).
     pub fn initial_state(&mut self) -> Result<State, InterpError> {
         let mut pos = self.evaluate(&State::default())?;
-        Ok(State::new(self.transition(&mut pos, &[], self.init)?))
+        Ok(State::new(
+            self.transition(&mut pos, &[], self.init, false)?.0,
+        ))
     }
 
     /// Legal moves of role number `role` in `pos`, as (canonical text, term) sorted by text
@@ -392,7 +425,32 @@ impl Interp {
         pos: &mut Position,
         joint: &[TermId],
     ) -> Result<State, InterpError> {
-        Ok(State::new(self.transition(pos, joint, self.next)?))
+        Ok(State::new(self.transition(pos, joint, self.next, false)?.0))
+    }
+
+    /// The successor of `pos` under `joint` (see [`Interp::next_from`]) and, in one
+    /// evaluation, the percepts of every role (role order, `random` included): each `P`
+    /// with rules + true(state of `pos`) + does(`joint`) ⊨ `(sees role P)`, computed on the
+    /// state *before* the transition, as (canonical text, term) sorted by text without
+    /// duplicate texts. No percepts (every list empty) in a GDL-I game.
+    pub fn next_with_percepts(
+        &mut self,
+        pos: &mut Position,
+        joint: &[TermId],
+    ) -> Result<(State, Vec<Vec<(String, TermId)>>), InterpError> {
+        let (next, seen) = self.transition(pos, joint, self.next, true)?;
+        let mut percepts: Vec<Vec<(String, TermId)>> = seen
+            .into_iter()
+            .map(|ps| {
+                let mut v: Vec<(String, TermId)> =
+                    ps.into_iter().map(|p| (self.term_text(p), p)).collect();
+                v.sort();
+                v.dedup_by(|a, b| a.0 == b.0);
+                v
+            })
+            .collect();
+        percepts.resize(self.roles.len(), Vec::new());
+        Ok((State::new(next), percepts))
     }
 
     /// Legal moves of role number `role` in `state` (see [`Interp::legal_in`]).

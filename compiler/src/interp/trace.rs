@@ -1,6 +1,9 @@
 //! Random playouts written in the oracle's JSON Lines trace format
 //! (`shared/oracle/README.md`): a header line, then one line per step with the sorted
-//! state, terminal flag, legal moves, goals and the joint move chosen by SplitMix64.
+//! state, terminal flag, legal moves, goals and the joint move chosen by SplitMix64. A
+//! GDL-II game's trace has `"gdl":"II"` in its header and each line with a joint move gets
+//! the percepts of every role but `random` (`"sees"`), computed before the transition;
+//! `random` draws from the stream like every role.
 //!
 //! The writer is engine-neutral: anything that implements [`TraceEngine`] (the reference
 //! interpreter through [`InterpEngine`], a compiled netlist in `propnet-host`) produces
@@ -134,8 +137,22 @@ impl StepView {
     }
 }
 
-/// One step line, byte-identical to the oracle's.
+/// One step line, byte-identical to the oracle's (GDL-I, or a line without percepts).
 pub fn step_line(roles: &[String], playout: u64, step: u64, v: &StepView, end: &LineEnd) -> String {
+    step_line_with_sees(roles, playout, step, v, end, None)
+}
+
+/// One step line, byte-identical to the oracle's; in a GDL-II trace a line with a joint
+/// move also gets `sees`: the percepts per role (`sees[r]` for `roles[r]`, sorted texts)
+/// of every role but one named `random`, in role order (the oracle's `"sees"` field).
+pub fn step_line_with_sees(
+    roles: &[String],
+    playout: u64,
+    step: u64,
+    v: &StepView,
+    end: &LineEnd,
+    sees: Option<&[Vec<String>]>,
+) -> String {
     let mut o = String::with_capacity(256);
     o.push_str(&format!(
         "{{\"playout\":{playout},\"step\":{step},\"state\":"
@@ -203,11 +220,35 @@ pub fn step_line(roles: &[String], playout: u64, step: u64, v: &StepView, end: &
                 json_string(&mut o, m);
             }
             o.push('}');
+            if let Some(sees) = sees {
+                sees_field(&mut o, roles, sees);
+            }
         }
     }
     o.push('}');
     o
 }
+
+/// Appends `,"sees":{role:[percepts],…}` for every role but `random`, in role order.
+fn sees_field(o: &mut String, roles: &[String], sees: &[Vec<String>]) {
+    o.push_str(",\"sees\":{");
+    let mut first = true;
+    for (r, ps) in roles.iter().zip(sees) {
+        if r == RANDOM_ROLE {
+            continue;
+        }
+        if !std::mem::take(&mut first) {
+            o.push(',');
+        }
+        json_string(o, r);
+        o.push(':');
+        json_list(o, ps.iter().map(String::as_str));
+    }
+    o.push('}');
+}
+
+/// The GDL-II role that no player controls: it gets no percepts in a trace.
+pub const RANDOM_ROLE: &str = "random";
 
 /// Options of a traced run.
 #[derive(Clone, Debug)]
@@ -227,6 +268,11 @@ pub struct TraceOptions {
 
 /// The header line: the oracle's, with `"oracle": ENGINE` (e.g. `propnet-interp`).
 pub fn header_line(roles: &[String], engine: &str, opts: &TraceOptions) -> String {
+    header_line_gdl(roles, engine, opts, false)
+}
+
+/// The header line (see [`header_line`]); a GDL-II trace's ends with `"gdl":"II"`.
+pub fn header_line_gdl(roles: &[String], engine: &str, opts: &TraceOptions, gdl2: bool) -> String {
     let mut o = String::from("{\"game\":");
     json_string(&mut o, &opts.game);
     o.push_str(",\"roles\":");
@@ -234,9 +280,10 @@ pub fn header_line(roles: &[String], engine: &str, opts: &TraceOptions) -> Strin
     o.push_str(",\"oracle\":");
     json_string(&mut o, engine);
     o.push_str(&format!(
-        ",\"seed\":{},\"rng\":\"splitmix64\",\"max_steps\":{}}}",
+        ",\"seed\":{},\"rng\":\"splitmix64\",\"max_steps\":{}",
         opts.seed, opts.max_steps
     ));
+    o.push_str(if gdl2 { ",\"gdl\":\"II\"}" } else { "}" });
     o
 }
 
@@ -266,6 +313,21 @@ pub trait TraceEngine {
     /// Evaluation errors of the engine (an index out of range is a caller bug and may
     /// panic).
     fn play(&mut self, joint: &[usize]) -> Result<(), Self::Error>;
+    /// Whether the game is GDL-II: the trace's header gets `"gdl":"II"` and each line with
+    /// a joint move its percepts ([`TraceEngine::percepts`]). The default is `false`.
+    fn gdl2(&self) -> bool {
+        false
+    }
+    /// The percepts of every role (role order, sorted canonical texts) after `joint` (as
+    /// for [`TraceEngine::play`]) in the position last passed to [`TraceEngine::view`],
+    /// computed on that position, before the transition. The default has none.
+    ///
+    /// # Errors
+    /// Evaluation errors of the engine.
+    fn percepts(&mut self, joint: &[usize]) -> Result<Vec<Vec<String>>, Self::Error> {
+        let _ = joint;
+        Ok(Vec::new())
+    }
     /// Called once after the last line of a trace (an engine that checks lazily, in
     /// batches, reports what is left here). The default does nothing.
     ///
@@ -283,6 +345,8 @@ pub struct InterpEngine<'a> {
     state: State,
     /// The position of the last view and its legal move terms per role.
     last: Option<(Position, Vec<Vec<GroundTermId>>)>,
+    /// The joint move (indices) whose percepts were last computed, and its successor.
+    after: Option<(Vec<usize>, State)>,
 }
 
 impl<'a> InterpEngine<'a> {
@@ -297,6 +361,7 @@ impl<'a> InterpEngine<'a> {
             state: initial.clone(),
             initial,
             last: None,
+            after: None,
         })
     }
 }
@@ -315,6 +380,7 @@ impl TraceEngine for InterpEngine<'_> {
     fn restart(&mut self) -> Result<(), InterpError> {
         self.state = self.initial.clone();
         self.last = None;
+        self.after = None;
         Ok(())
     }
 
@@ -331,14 +397,35 @@ impl TraceEngine for InterpEngine<'_> {
             goals: it.goals_in(&pos),
         };
         self.last = Some((pos, ids));
+        self.after = None;
         Ok(v)
     }
 
     fn play(&mut self, joint: &[usize]) -> Result<(), InterpError> {
         let (mut pos, ids) = self.last.take().expect("play follows a view");
-        let moves: Vec<GroundTermId> = joint.iter().zip(&ids).map(|(&i, l)| l[i]).collect();
-        self.state = self.interp.next_from(&mut pos, &moves)?;
+        self.state = match self.after.take() {
+            Some((j, next)) if j == joint => next,
+            _ => {
+                let moves: Vec<GroundTermId> = joint.iter().zip(&ids).map(|(&i, l)| l[i]).collect();
+                self.interp.next_from(&mut pos, &moves)?
+            }
+        };
         Ok(())
+    }
+
+    fn gdl2(&self) -> bool {
+        self.interp.is_gdl2()
+    }
+
+    fn percepts(&mut self, joint: &[usize]) -> Result<Vec<Vec<String>>, InterpError> {
+        let (pos, ids) = self.last.as_mut().expect("percepts follow a view");
+        let moves: Vec<GroundTermId> = joint.iter().zip(ids.iter()).map(|(&i, l)| l[i]).collect();
+        let (next, seen) = self.interp.next_with_percepts(pos, &moves)?;
+        self.after = Some((joint.to_vec(), next));
+        Ok(seen
+            .into_iter()
+            .map(|ps| ps.into_iter().map(|(t, _)| t).collect())
+            .collect())
     }
 }
 
@@ -354,7 +441,8 @@ pub fn trace<E: TraceEngine>(
     mut emit: impl FnMut(&str),
 ) -> Result<(), E::Error> {
     let roles = engine.role_names();
-    emit(&header_line(&roles, &engine.name(), opts));
+    let gdl2 = engine.gdl2();
+    emit(&header_line_gdl(&roles, &engine.name(), opts, gdl2));
     let mut rng = SplitMix64::new(opts.seed);
     let mut moves = 0u64;
     for p in 0..opts.playouts {
@@ -379,7 +467,18 @@ pub fn trace<E: TraceEngine>(
                     LineEnd::Joint(texts)
                 }
             };
-            emit(&step_line(&roles, p, step, &v, &end));
+            let sees = match (&end, gdl2) {
+                (LineEnd::Joint(_), true) => Some(engine.percepts(&joint)?),
+                _ => None,
+            };
+            emit(&step_line_with_sees(
+                &roles,
+                p,
+                step,
+                &v,
+                &end,
+                sees.as_deref(),
+            ));
             if !matches!(end, LineEnd::Joint(_)) {
                 break;
             }

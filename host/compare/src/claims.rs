@@ -74,6 +74,9 @@ pub struct Claim {
     pub goals: Option<(usize, Vec<Vec<GoalValue>>)>,
     /// The line and the canonical joint move played from here, role order.
     pub joint: Option<(usize, Vec<String>)>,
+    /// GDL-II oracle traces: the line and, per role it lists (role index), the sorted
+    /// percepts that role receives after the joint move.
+    pub sees: Option<(usize, Vec<(usize, Vec<String>)>)>,
 }
 
 /// The end of a trace other than running out of lines.
@@ -246,7 +249,28 @@ fn oracle_claim(no: usize, line: &str, roles: (usize, &[String])) -> Result<Clai
         legal: Some(legal),
         goals: Some((no, goals)),
         joint,
+        sees: oracle_sees(no, &v, roles.1)?,
     })
+}
+
+/// The `sees` object of a GDL-II oracle line: per role it names (any role but `random`),
+/// its sorted percepts.
+fn oracle_sees(
+    no: usize,
+    v: &Value,
+    roles: &[String],
+) -> Result<Option<(usize, Vec<(usize, Vec<String>)>)>, Malformed> {
+    let Some(obj) = v.get("sees").and_then(Value::as_object) else {
+        return Ok(None);
+    };
+    let mut out = Vec::with_capacity(obj.len());
+    for (k, ps) in obj {
+        let msg = || format!("`sees` has an entry for `{k}`, which is not a role");
+        let r = (roles.iter().position(|r| r == k)).ok_or_else(|| bad(no, 1, msg()))?;
+        out.push((r, sorted(strings(no, ps, "sees")?)));
+    }
+    out.sort();
+    Ok(Some((no, out)))
 }
 
 fn parse_oracle(text: &str) -> Result<TraceFile, Malformed> {
@@ -357,6 +381,7 @@ impl GdlPerf {
                     legal: (!terminal).then(Vec::new),
                     goals: None,
                     joint: None,
+                    sees: None,
                 });
             }
             "!L!" => self.legal(no, body)?,

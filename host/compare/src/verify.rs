@@ -3,8 +3,9 @@
 //!
 //! Every position the trace describes ([`super::claims`]) is evaluated by the engine and
 //! each reported field compared: state (oracle traces), terminal flag, every role's legal
-//! moves (as sets), goal values; then the trace's joint move must be legal for us, and
-//! drives the next position. The trace's own choice rule does not matter.
+//! moves (as sets), goal values; then the trace's joint move must be legal for us, the
+//! percepts a GDL-II trace reports after it (`sees`) must be ours, and it drives the next
+//! position. The trace's own choice rule does not matter.
 
 use super::claims::{parse, Claim, Item, Malformed, Stop, TraceFile, TraceFormat};
 use propnet_compiler::interp::trace::{StepView, TraceEngine};
@@ -49,6 +50,15 @@ pub enum Mismatch {
         /// The role.
         role: String,
         /// The trace's values.
+        trace: Vec<String>,
+        /// Ours.
+        ours: Vec<String>,
+    },
+    /// A role's percepts (GDL-II `sees`) after the joint move differ.
+    Sees {
+        /// The role.
+        role: String,
+        /// The trace's percepts.
         trace: Vec<String>,
         /// Ours.
         ours: Vec<String>,
@@ -109,6 +119,9 @@ impl fmt::Display for Mismatch {
                 trace.join(" "),
                 ours.join(" ")
             ),
+            Mismatch::Sees { role, trace, ours } => {
+                sets(f, &format!("percepts of {role}"), trace, ours)
+            }
             Mismatch::IllegalMove { role, played, ours } => write!(
                 f,
                 "the trace plays {played} for {role}, not legal for us (ours: {})",
@@ -323,7 +336,13 @@ where
             continue;
         };
         match joint_indices(joint, &v, &roles) {
-            Ok(idx) => engine.play(&idx).map_err(engine_error(*line))?,
+            Ok(idx) => {
+                if let Some((line, what)) = sees_mismatch(engine, c, &idx, &roles)? {
+                    out.divergence = Some(divergence(c, &v, line, what));
+                    return Ok(out);
+                }
+                engine.play(&idx).map_err(engine_error(*line))?
+            }
             Err(what) => {
                 out.divergence = Some(divergence(c, &v, *line, what));
                 return Ok(out);
@@ -335,6 +354,39 @@ where
     end_notes(&mut out, file, expect, finished);
     engine.finish().map_err(engine_error(0))?;
     Ok(out)
+}
+
+/// The first role whose percepts in claim `c` (GDL-II) differ from ours after the joint
+/// move `idx`, with the line; `None` when the claim reports none or all agree.
+///
+/// # Errors
+/// [`VerifyError::Engine`] when the engine fails.
+fn sees_mismatch<E: TraceEngine>(
+    engine: &mut E,
+    c: &Claim,
+    idx: &[usize],
+    roles: &[String],
+) -> Result<Option<(usize, Mismatch)>, VerifyError>
+where
+    E::Error: fmt::Display,
+{
+    let Some((line, sees)) = &c.sees else {
+        return Ok(None);
+    };
+    let ours = engine.percepts(idx).map_err(engine_error(*line))?;
+    for (r, trace) in sees {
+        let mine = ours.get(*r).cloned().unwrap_or_default();
+        if *trace != mine {
+            let role = roles[*r].clone();
+            let what = Mismatch::Sees {
+                role,
+                trace: trace.clone(),
+                ours: mine,
+            };
+            return Ok(Some((*line, what)));
+        }
+    }
+    Ok(None)
 }
 
 /// The [`VerifyError::Engine`] of an engine error while evaluating trace line `line`.

@@ -145,6 +145,10 @@ pub trait DynEngine {
     fn play(&mut self, joint: &[usize]) -> anyhow::Result<()>;
     /// See [`TraceEngine::finish`].
     fn finish(&mut self) -> anyhow::Result<()>;
+    /// See [`TraceEngine::gdl2`].
+    fn gdl2(&self) -> bool;
+    /// See [`TraceEngine::percepts`].
+    fn percepts(&mut self, joint: &[usize]) -> anyhow::Result<Vec<Vec<String>>>;
 }
 
 impl<E: TraceEngine> DynEngine for E
@@ -169,6 +173,12 @@ where
     fn finish(&mut self) -> anyhow::Result<()> {
         Ok(TraceEngine::finish(self)?)
     }
+    fn gdl2(&self) -> bool {
+        TraceEngine::gdl2(self)
+    }
+    fn percepts(&mut self, joint: &[usize]) -> anyhow::Result<Vec<Vec<String>>> {
+        Ok(TraceEngine::percepts(self, joint)?)
+    }
 }
 
 impl TraceEngine for &mut dyn DynEngine {
@@ -190,6 +200,12 @@ impl TraceEngine for &mut dyn DynEngine {
     }
     fn finish(&mut self) -> anyhow::Result<()> {
         (**self).finish()
+    }
+    fn gdl2(&self) -> bool {
+        (**self).gdl2()
+    }
+    fn percepts(&mut self, joint: &[usize]) -> anyhow::Result<Vec<Vec<String>>> {
+        (**self).percepts(joint)
     }
 }
 
