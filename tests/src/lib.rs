@@ -2,6 +2,7 @@
 //! workspace and shared corpus, reading oracle traces (`shared/oracle/README.md`), and
 //! replaying them through the reference interpreter and through a compiled netlist.
 
+pub mod cases;
 pub mod fixtures;
 
 use propnet_compiler::gdl::Program;
@@ -21,34 +22,100 @@ pub fn workspace_root() -> PathBuf {
     }
 }
 
+/// True when the environment variable `var` asks for a backend or data set to be present
+/// (`PROPNET_REQUIRE_GPU=1`, …): set to anything but empty or `0`.
+pub fn required(var: &str) -> bool {
+    std::env::var(var).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The one skip rule of every test in this crate: `presence` is `Ok` when `what` (a
+/// backend, a tool, the shared data) can be used here. When it cannot, the test prints why
+/// and skips (returns false), unless `require_var` is set ([`required`]; CI sets them),
+/// in which case the absence is a failure (panic).
+pub fn present_or_skip(what: &str, require_var: &str, presence: Result<(), String>) -> bool {
+    match presence {
+        Ok(()) => true,
+        Err(why) => {
+            assert!(
+                !required(require_var),
+                "{what} is required ({require_var} is set) but absent: {why}"
+            );
+            eprintln!("skipping {what}: {why} (set {require_var}=1 to make this a failure)");
+            false
+        }
+    }
+}
+
 /// The shared test data folder, or `None` (skip, with a message) when it is absent and
-/// `PROPNET_REQUIRE_SHARED=1` is not set; with it set, absence panics.
+/// `PROPNET_REQUIRE_SHARED=1` is not set; with it set, absence panics ([`present_or_skip`]).
 pub fn shared_dir() -> Option<PathBuf> {
     let dir = workspace_root().join("../shared");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("PROPNET_REQUIRE_SHARED").as_deref() != Ok("1"),
-        "shared test data missing at {} (PROPNET_REQUIRE_SHARED=1)",
-        dir.display()
-    );
-    eprintln!("skipping: shared test data not found at {}", dir.display());
-    None
+    let presence = if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(format!("not found at {}", dir.display()))
+    };
+    present_or_skip("the shared test data", "PROPNET_REQUIRE_SHARED", presence).then_some(dir)
+}
+
+/// Whether a GPU adapter (a real GPU or lavapipe) exists, asked once per process.
+fn gpu_presence() -> Result<(), String> {
+    static PRESENCE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    PRESENCE
+        .get_or_init(|| {
+            propnet_kernels::runner::request_adapter()
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        })
+        .clone()
 }
 
 /// True when an adapter (a real GPU or lavapipe) exists. Without one it prints why and
-/// returns false (the test skips), unless the environment sets `PROPNET_REQUIRE_GPU=1` (CI
-/// does), in which case the absence is a failure (panic).
+/// returns false (the test skips), unless `PROPNET_REQUIRE_GPU=1` (CI), in which case the
+/// absence is a failure ([`present_or_skip`]).
 pub fn gpu_available() -> bool {
-    propnet_kernels::runner::adapter_for_tests()
+    present_or_skip("the GPU backend", "PROPNET_REQUIRE_GPU", gpu_presence())
 }
 
 /// True when the external `tool` (iverilog, verilator, …) can be started. Without it prints
-/// why and returns false (the test skips), unless `PROPNET_REQUIRE_TOOLS` is set (CI), in
-/// which case the absence is a failure (panic).
+/// why and returns false (the test skips), unless `PROPNET_REQUIRE_TOOLS=1` (CI), in which
+/// case the absence is a failure ([`present_or_skip`]).
 pub fn tool_available(tool: &str) -> bool {
-    propnet_hdl::tools::available_for_tests(tool)
+    let presence = if propnet_hdl::tools::available(tool) {
+        Ok(())
+    } else {
+        Err("not installed (bash scripts/setup.sh installs it)".to_string())
+    };
+    present_or_skip(tool, "PROPNET_REQUIRE_TOOLS", presence)
+}
+
+/// True when this processor runs the CPU simulator's AVX2 path
+/// ([`propnet_sim::avx2_available`]: AVX2, POPCNT, BMI1, BMI2). Without it prints why and
+/// returns false (the test skips), unless `PROPNET_REQUIRE_AVX2=1` (CI, whose machines
+/// have it), in which case the absence is a failure ([`present_or_skip`]).
+pub fn avx2_available() -> bool {
+    let presence = if propnet_sim::avx2_available() {
+        Ok(())
+    } else {
+        Err("this processor lacks AVX2, POPCNT, BMI1 or BMI2".to_string())
+    };
+    present_or_skip(
+        "the CPU simulator's AVX2 path",
+        "PROPNET_REQUIRE_AVX2",
+        presence,
+    )
+}
+
+/// The instruction-set paths of the CPU simulator that run here, for the CPU-only tests:
+/// [`propnet_sim::Simd::Auto`] (the AVX2 path) when [`avx2_available`], and always
+/// [`propnet_sim::Simd::Portable`] (forced, so that it runs on AVX2 machines too).
+pub fn cpu_paths() -> Vec<propnet_sim::Simd> {
+    let mut paths = Vec::new();
+    if avx2_available() {
+        paths.push(propnet_sim::Simd::Auto);
+    }
+    paths.push(propnet_sim::Simd::Portable);
+    paths
 }
 
 /// The file `rel` (e.g. `games/ggp-repository/ticTacToe.kif`) of the shared test data, or
@@ -56,16 +123,12 @@ pub fn tool_available(tool: &str) -> bool {
 /// `PROPNET_REQUIRE_SHARED=1` set, absence panics.
 pub fn shared_file(rel: &str) -> Option<PathBuf> {
     let path = shared_dir()?.join(rel);
-    if path.is_file() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var("PROPNET_REQUIRE_SHARED").as_deref() != Ok("1"),
-        "shared test file missing: {} (PROPNET_REQUIRE_SHARED=1)",
-        path.display()
-    );
-    eprintln!("skipping: {} not found", path.display());
-    None
+    let presence = if path.is_file() {
+        Ok(())
+    } else {
+        Err(format!("{} not found", path.display()))
+    };
+    present_or_skip(rel, "PROPNET_REQUIRE_SHARED", presence).then_some(path)
 }
 
 /// The game at `path` compiled by the pipeline every `propnet` subcommand uses
