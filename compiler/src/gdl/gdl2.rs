@@ -11,14 +11,19 @@
 //!   literal: bound by the role being asked, so `(role ?r)` is added to the body;
 //! - a variable that occurs only in negated literals: read as "no binding makes it true"
 //!   ([`negation_local`]; [`super::check`] then does not call it unsafe);
-//! - `next` in the body of a `sees` rule: a percept about the state after the move.
+//! - `next` in the body of a `sees` rule: a percept about the state after the move;
+//! - a helper rule whose unsafe variables every call binds ([`super::call_bound`]).
+//!
+//! - a bare `not` as a body literal: the proposition `not`, which no rule defines (an
+//!   undefined relation, warned about as such: always false), as the oracle reads it;
+//!   outside GDL-II mode it stays the error it was.
 //!
 //! In every mode, an unsafe `base`/`input` rule (propnet reads neither) is dropped with a
 //! located warning, unless a rule body reads the relation.
 
 use super::ast::{Atom, Lit, Program, Rule, Sym, Term};
 use super::error::{Diagnostic, GdlError, Violation};
-use crate::kif::{quote, SourceFile};
+use crate::kif::{quote, SourceFile, TokenKind};
 
 /// Applies the GDL-II checks and dialect to `program` (see the module documentation) and
 /// sets [`Program::gdl2`]; appends a warning per accepted dialect rule to `warnings`.
@@ -34,7 +39,7 @@ pub fn prepare(
     drop_unsafe_declarations(src, program, warnings);
     program.gdl2 = mentions_sees(program);
     if !program.gdl2 {
-        return Ok(());
+        return bare_not(src, program);
     }
     for rule in &program.rules {
         sees_placement(src, program, rule)?;
@@ -87,6 +92,7 @@ pub fn prepare(
             ));
         }
     }
+    super::call_bound::rewrite(src, program, warnings);
     Ok(())
 }
 
@@ -262,4 +268,50 @@ fn drop_unsafe_declarations(
         }
     }
     program.rules = kept;
+}
+
+/// Outside GDL-II mode, a bare `not` body literal (lowered as the proposition `not`) is
+/// refused as a misplaced connective, located at the `not` itself.
+///
+/// # Errors
+/// [`Violation::MisplacedConnective`] for the first rule that has one.
+fn bare_not(src: &SourceFile, program: &Program) -> Result<(), GdlError> {
+    let Some(not) = program.symbols.get("not") else {
+        return Ok(());
+    };
+    let rule = program
+        .rules
+        .iter()
+        .find(|r| (r.body.iter()).any(|l| matches!(l, Lit::Pos(a) | Lit::Neg(a) if a.rel == not)));
+    let Some(rule) = rule else { return Ok(()) };
+    Err(GdlError::Invalid {
+        loc: src.loc(bare_not_offset(src, rule)),
+        violation: Violation::MisplacedConnective {
+            keyword: "not".into(),
+            place: "literal without arguments",
+            text: "not".into(),
+        },
+    })
+}
+
+/// Where the first bare `not` (a `not` symbol not right after `(`) of `rule` stands, or
+/// the rule's start.
+fn bare_not_offset(src: &SourceFile, rule: &Rule) -> u32 {
+    let text = src.slice(rule.span);
+    let Ok(part) = SourceFile::new("", text.as_bytes()) else {
+        return rule.span.start;
+    };
+    let tokens = crate::kif::lex(&part).unwrap_or_default();
+    let mut prev = None;
+    for t in &tokens {
+        let word = part.slice(t.span);
+        if t.kind == TokenKind::Symbol
+            && word.eq_ignore_ascii_case("not")
+            && prev != Some(TokenKind::LParen)
+        {
+            return rule.span.start + t.span.start;
+        }
+        prev = Some(t.kind);
+    }
+    rule.span.start
 }

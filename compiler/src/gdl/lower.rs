@@ -315,7 +315,14 @@ impl Lowerer<'_> {
                 }
             }
         }
-        let atom = self.atom(e, "literal without arguments")?;
+        let atom = match e {
+            // a bare `not`: the proposition `not` (refused outside GDL-II, see gdl2.rs)
+            SExpr::Atom { text, .. } if fold_case(text) == "not" => Atom {
+                rel: self.symbols.intern("not"),
+                args: Vec::new(),
+            },
+            _ => self.atom(e, "literal without arguments")?,
+        };
         Ok(Formula::Lit(if positive {
             super::ast::Lit::Pos(atom)
         } else {

@@ -4,6 +4,7 @@
 //! goal values). Entry points: [`load`] and [`parse_source`].
 
 pub mod ast;
+mod call_bound;
 pub mod check;
 pub mod deps;
 pub mod dnf;
