@@ -64,10 +64,26 @@ struct Call<'a> {
     bound: BTreeSet<Sym>,
 }
 
+/// `(role ?r)` when `rule` is a `legal`/`sees`/`goal` rule whose role argument is the
+/// variable `?r`: the role being asked binds it before the body runs.
+fn asked_role(program: &Program, rule: &Rule) -> Option<Atom> {
+    let name = program.symbols.name(rule.head.rel);
+    match (name, rule.head.args.first()) {
+        ("legal" | "sees" | "goal", Some(Term::Var(v))) if rule.head.args.len() == 2 => {
+            Some(Atom {
+                rel: program.symbols.get("role")?,
+                args: vec![Term::Var(*v)],
+            })
+        }
+        _ => None,
+    }
+}
+
 /// Every literal of `name/arity` in a rule body, with what is bound when it is called.
 fn calls<'a>(program: &'a Program, rel: Sym, arity: usize) -> Vec<Call<'a>> {
     let mut out = Vec::new();
     for rule in &program.rules {
+        let asked = asked_role(program, rule);
         let positives: Vec<&Atom> = (rule.body.iter())
             .filter_map(|l| match l {
                 Lit::Pos(a) => Some(a),
@@ -85,15 +101,16 @@ fn calls<'a>(program: &'a Program, rel: Sym, arity: usize) -> Vec<Call<'a>> {
             }
             // Prolog runs a positive call after the positive literals before it; a `not`
             // after the positive literal that binds its last variable
-            let prefix: Vec<Atom> = match negated {
-                true => positives.iter().map(|a| (*a).clone()).collect(),
+            let before: Vec<&Atom> = match negated {
+                true => positives.clone(),
                 false => (rule.body[..k].iter())
                     .filter_map(|l| match l {
-                        Lit::Pos(a) => Some(a.clone()),
+                        Lit::Pos(a) => Some(a),
                         _ => None,
                     })
                     .collect(),
             };
+            let prefix: Vec<Atom> = (asked.iter().chain(before)).cloned().collect();
             let mut bound = BTreeSet::new();
             prefix.iter().for_each(|a| atom_vars(a, &mut bound));
             out.push(Call {

@@ -1,0 +1,168 @@
+//! GDL-II conformance of the reference interpreter with the SWI-Prolog oracle (#41): every
+//! golden trace of `shared/traces-gdl2` is generated again from its seed (same playouts,
+//! same step limit, `random` drawing like every role) and every step line, percepts
+//! (`"sees"`) included, must be byte-identical; the header must say `"gdl":"II"` exactly
+//! when the oracle's does. The games `traces-gdl2/README.md` lists as faulty must be
+//! rejected with a located error naming the defect.
+
+use propnet_compiler::gdl;
+use propnet_compiler::interp::trace::{trace, InterpEngine, TraceOptions};
+use propnet_compiler::interp::Interp;
+use propnet_tests::shared_dir;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The faulty games of `traces-gdl2/README.md`, with what their error must say (besides
+/// `file:line:column`).
+const FAULTY: &[(&str, &[&str])] = &[
+    (
+        "mastermind.kif",
+        &["(sees robot", "GDL-II allows `sees` only in rule heads"],
+    ),
+    (
+        "numberguessing.gdl",
+        &["`true` takes 1 argument, found 2", "secretnumber"],
+    ),
+    (
+        "ConnectThreeDecompositionII.gdl",
+        &["`true` cannot be used in a rule head"],
+    ),
+    (
+        "nim-stochastic-1-5.gdl",
+        &["unsafe variable ?x", "(legal random (add ?x 1))"],
+    ),
+    ("oneCardGame.gdl", &["unsafe variable"]),
+];
+
+/// The game file of trace `t` (same base name, `.gdl` or `.kif`, in `games-gdl2`).
+fn game_of(shared: &Path, t: &Path) -> PathBuf {
+    let stem = t.file_stem().expect("a file name");
+    let games = shared.join("games-gdl2");
+    ["gdl", "kif"]
+        .iter()
+        .map(|ext| games.join(stem).with_extension(ext))
+        .find(|g| g.is_file())
+        .unwrap_or_else(|| panic!("no game for {}", t.display()))
+}
+
+/// Generates the trace of `t` from its header's seed and compares it; `Err` says where it
+/// first differs. `Ok` gives the number of step lines.
+fn check_trace(shared: &Path, t: &Path) -> Result<usize, String> {
+    let text = std::fs::read_to_string(t).map_err(|e| e.to_string())?;
+    let mut lines = text.lines();
+    let header: Value = serde_json::from_str(lines.next().ok_or("empty trace")?)
+        .map_err(|e| format!("bad header: {e}"))?;
+    let oracle: Vec<&str> = lines.collect();
+    let game = gdl::load(&game_of(shared, t)).map_err(|e| format!("front end: {e}"))?;
+    let mut interp = Interp::new(&game.program).map_err(|e| format!("interpreter: {e}"))?;
+    let mut engine = InterpEngine::new(&mut interp).map_err(|e| e.to_string())?;
+    // a trace capped for size may end with a cut playout: its step is the limit
+    let header_max = header["max_steps"].as_u64().ok_or("no max_steps")?;
+    let cut = oracle.last().and_then(|l| {
+        let v: Value = serde_json::from_str(l).ok()?;
+        v["truncated"].as_bool()?.then(|| v["step"].as_u64())?
+    });
+    let opts = TraceOptions {
+        game: header["game"].as_str().ok_or("no game name")?.to_string(),
+        playouts: oracle.iter().filter(|l| l.contains("\"step\":0,")).count() as u64,
+        seed: header["seed"].as_u64().ok_or("no seed")?,
+        max_steps: cut.unwrap_or(header_max),
+        stop_after: None,
+    };
+    let mut ours = Vec::new();
+    trace(&mut engine, &opts, |l| ours.push(l.to_string())).map_err(|e| e.to_string())?;
+    let our_header: Value = serde_json::from_str(&ours[0]).map_err(|e| e.to_string())?;
+    for k in ["game", "roles", "seed", "rng", "gdl"] {
+        if our_header[k] != header[k] {
+            return Err(format!(
+                "header field {k}: ours {}, oracle {}",
+                our_header[k], header[k]
+            ));
+        }
+    }
+    for (i, (a, b)) in ours[1..].iter().zip(&oracle).enumerate() {
+        if a != b {
+            return Err(format!(
+                "step line {} differs:\n  oracle: {b}\n  interp: {a}",
+                i + 1
+            ));
+        }
+    }
+    if ours.len() - 1 != oracle.len() {
+        return Err(format!(
+            "{} step lines, the oracle has {}",
+            ours.len() - 1,
+            oracle.len()
+        ));
+    }
+    Ok(oracle.len())
+}
+
+fn golden_traces(shared: &Path) -> Vec<PathBuf> {
+    let dir = shared.join("traces-gdl2");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn gdl2_golden_traces_are_generated_identically() {
+    let Some(shared) = shared_dir() else { return };
+    let mut files = golden_traces(&shared);
+    assert!(files.len() >= 25, "expected the GDL-II golden traces");
+    // While iterating: PROPNET_REPLAY_ONLY=substring checks only the matching traces.
+    if let Ok(only) = std::env::var("PROPNET_REPLAY_ONLY") {
+        files.retain(|f| f.display().to_string().contains(only.as_str()));
+    }
+    let mut failures = Vec::new();
+    let (mut games, mut lines) = (0, 0);
+    for t in &files {
+        let start = std::time::Instant::now();
+        match check_trace(&shared, t) {
+            Ok(n) => {
+                games += 1;
+                lines += n;
+            }
+            Err(e) => failures.push(format!("{}: {e}", t.display())),
+        }
+        eprintln!("  {:6.2} s  {}", start.elapsed().as_secs_f64(), t.display());
+    }
+    eprintln!(
+        "GDL-II traces: {games} of {} identical ({lines} lines)",
+        files.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} traces differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn faulty_gdl2_games_get_located_errors() {
+    let Some(shared) = shared_dir() else { return };
+    for (file, needles) in FAULTY {
+        let path = shared.join("games-gdl2").join(file);
+        let err = match gdl::load(&path) {
+            Ok(_) => panic!("{file}: loads, but traces-gdl2/README.md lists it as faulty"),
+            Err(e) => e,
+        };
+        let msg = err.to_string();
+        let loc = err
+            .loc()
+            .unwrap_or_else(|| panic!("{file}: no location: {msg}"));
+        assert!(loc.line > 1, "{file}: located at the file's start: {msg}");
+        assert!(
+            msg.starts_with(&format!("{}:{}:", path.display(), loc.line)),
+            "{file}: not located as file:line:column: {msg}"
+        );
+        for n in *needles {
+            assert!(msg.contains(n), "{file}: error lacks {n:?}: {msg}");
+        }
+    }
+}
