@@ -219,9 +219,9 @@ fn gdl2_trace_lines_carry_the_percepts_of_every_role_but_random() {
 #[test]
 fn the_grounder_refuses_gdl2_games_at_the_first_sees_rule() {
     let game = load(DEAL).expect("loads");
-    let e = ground::compile(&game.program, &CompileOptions::default())
-        .err()
-        .expect("GDL-II is not grounded yet");
+    let Err(e) = ground::compile(&game.program, &CompileOptions::default()) else {
+        panic!("GDL-II is not grounded yet")
+    };
     assert!(matches!(e, GroundError::BadRule { .. }), "{e}");
     let located = e.located(&game.source);
     assert!(located.starts_with("g.kif:14:1:"), "{located}");

@@ -10,6 +10,10 @@ use super::{GoalValue, InterpError, Limits};
 use crate::gdl::{Program, Symbols};
 use crate::terms::{TermArena, TermId, TermRef};
 
+/// Per role (role order), its percepts as (canonical text, term), sorted by text without
+/// duplicate texts ([`Interp::next_with_percepts`]).
+pub type Percepts = Vec<Vec<(String, TermId)>>;
+
 /// A game state: the fluents (base propositions) that hold, as ids sorted by id, without
 /// duplicates.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -437,9 +441,9 @@ impl Interp {
         &mut self,
         pos: &mut Position,
         joint: &[TermId],
-    ) -> Result<(State, Vec<Vec<(String, TermId)>>), InterpError> {
+    ) -> Result<(State, Percepts), InterpError> {
         let (next, seen) = self.transition(pos, joint, self.next, true)?;
-        let mut percepts: Vec<Vec<(String, TermId)>> = seen
+        let mut percepts: Percepts = seen
             .into_iter()
             .map(|ps| {
                 let mut v: Vec<(String, TermId)> =
