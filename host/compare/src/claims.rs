@@ -76,8 +76,12 @@ pub struct Claim {
     pub joint: Option<(usize, Vec<String>)>,
     /// GDL-II oracle traces: the line and, per role it lists (role index), the sorted
     /// percepts that role receives after the joint move.
-    pub sees: Option<(usize, Vec<(usize, Vec<String>)>)>,
+    pub sees: Option<SeesClaim>,
 }
+
+/// A GDL-II line's percepts: its line and, per role it lists (role index), the sorted
+/// percepts.
+pub type SeesClaim = (usize, Vec<(usize, Vec<String>)>);
 
 /// The end of a trace other than running out of lines.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -259,7 +263,7 @@ fn oracle_sees(
     no: usize,
     v: &Value,
     roles: &[String],
-) -> Result<Option<(usize, Vec<(usize, Vec<String>)>)>, Malformed> {
+) -> Result<Option<SeesClaim>, Malformed> {
     let Some(obj) = v.get("sees").and_then(Value::as_object) else {
         return Ok(None);
     };
