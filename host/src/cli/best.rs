@@ -52,8 +52,8 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
         Some(path) => read_state(
             &net,
             &path.display().to_string(),
-            &std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?,
+            &String::from_utf8(propnet_compiler::gdl::read_file(path)?)
+                .with_context(|| format!("reading {}: not UTF-8 text", path.display()))?,
         )?,
         None => play_moves(&m, &args.moves)?,
     };

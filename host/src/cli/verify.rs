@@ -4,7 +4,8 @@
 use super::trace::{with_engine, EngineArgs};
 use anyhow::Context;
 use propnet_compare::verify::{verify, VerifyError};
-use std::path::PathBuf;
+use propnet_compiler::gdl;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `propnet verify`.
 #[derive(clap::Args, Debug)]
@@ -24,12 +25,7 @@ pub struct VerifyArgs {
 
 /// Runs `propnet verify`; a divergence is an error (exit status 1) after the report.
 pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
-    let text = if args.trace.as_os_str() == "-" {
-        std::io::read_to_string(std::io::stdin()).context("reading the trace from stdin")?
-    } else {
-        std::fs::read_to_string(&args.trace)
-            .with_context(|| format!("cannot read {}", args.trace.display()))?
-    };
+    let text = read_trace(&args.trace)?;
     let trace_name = args.trace.display().to_string();
     let verdict = with_engine(&args.game, &args.engine, &mut |mut e| {
         verify(&mut e, &text).map_err(|err| match err {
@@ -51,4 +47,22 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
         args.game.display()
     );
     Ok(())
+}
+
+/// The trace at `path` (`-`: stdin) as text, at most [`gdl::MAX_INPUT_BYTES`] of it: an
+/// endless stream (`verify - < /dev/zero`) fails at the bound instead of filling memory.
+fn read_trace(path: &Path) -> anyhow::Result<String> {
+    let bytes = match path.as_os_str() == "-" {
+        true => gdl::read_limited(std::io::stdin().lock(), gdl::MAX_INPUT_BYTES)
+            .context("reading the trace from stdin")?,
+        false => gdl::read_file(path)?,
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: the trace is not UTF-8 text (invalid byte at offset {}): give the JSON lines \
+             or gdl-perf trace file",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
 }

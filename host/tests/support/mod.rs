@@ -53,14 +53,19 @@ pub fn tictactoe() -> PathBuf {
 /// Runs `propnet ARGS` with stdout to `stdout` (None: captured), killing it after
 /// `limit`; a run past its bound fails the test.
 pub fn run_with(args: &[&str], stdout: Option<Stdio>, limit: Duration) -> Outcome {
-    let capture = stdout.is_none();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_propnet"))
+    let child = Command::new(env!("CARGO_BIN_EXE_propnet"))
         .args(args)
         .stdin(Stdio::null())
         .stdout(stdout.unwrap_or_else(Stdio::piped))
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn propnet");
+    wait_bounded(child, args, limit)
+}
+
+/// Collects a spawned child's piped outputs, killing it after `limit` (`args` name it in
+/// the panic): a run past its bound fails the test.
+pub fn wait_bounded(mut child: std::process::Child, args: &[&str], limit: Duration) -> Outcome {
     let t0 = Instant::now();
     // Drain the pipes on threads so a chatty child cannot block on a full pipe.
     let out = child.stdout.take().map(reader);
@@ -79,7 +84,6 @@ pub fn run_with(args: &[&str], stdout: Option<Stdio>, limit: Duration) -> Outcom
     let text = |h: Option<std::thread::JoinHandle<String>>| {
         h.map(|h| h.join().unwrap()).unwrap_or_default()
     };
-    let _ = capture;
     Outcome {
         code: status.code(),
         out: text(out),
