@@ -141,28 +141,134 @@ pub fn parse(text: &str) -> Result<TraceFile, Malformed> {
     }
 }
 
+/// A JSON value read with every object's keys checked: a key given twice in one object
+/// is an error (a plain [`Value`] keeps the last silently).
+struct Strict(Value);
+
+impl<'de> serde::Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+}
+
+/// Builds a [`Strict`] value, refusing repeated keys.
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Strict;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Strict, E> {
+        Ok(Strict(Value::Bool(b)))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<Strict, E> {
+        Ok(Strict(Value::from(n)))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<Strict, E> {
+        Ok(Strict(Value::from(n)))
+    }
+    fn visit_f64<E>(self, x: f64) -> Result<Strict, E> {
+        Ok(Strict(Value::from(x)))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Strict, E> {
+        Ok(Strict(Value::String(s.to_string())))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Strict, E> {
+        Ok(Strict(Value::String(s)))
+    }
+    fn visit_unit<E>(self) -> Result<Strict, E> {
+        Ok(Strict(Value::Null))
+    }
+    fn visit_none<E>(self) -> Result<Strict, E> {
+        Ok(Strict(Value::Null))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Strict, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Strict(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Strict(Value::Array(out)))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            let Strict(v) = map.next_value()?;
+            if out.contains_key(&k) {
+                let shown: String = k.chars().take(60).collect();
+                return Err(serde::de::Error::custom(format!(
+                    "key `{shown}` given twice in one object"
+                )));
+            }
+            out.insert(k, v);
+        }
+        Ok(Strict(Value::Object(out)))
+    }
+}
+
 fn json_line(no: usize, line: &str) -> Result<Value, Malformed> {
-    serde_json::from_str(line).map_err(|e| bad(no, e.column().max(1), format!("not JSON: {e}")))
+    serde_json::from_str::<Strict>(line)
+        .map(|s| s.0)
+        .map_err(|e| bad(no, e.column().max(1), format!("not JSON: {e}")))
+}
+
+/// `v`'s JSON type with its text (at most 40 characters), as messages name a value of the
+/// wrong type: `a string "50"`, `a number 5`, `a boolean true`, `null`, `a list`,
+/// `an object`.
+pub fn json_type(v: &Value) -> String {
+    let text = |t: String| -> String {
+        match t.chars().count() > 40 {
+            true => format!("{}…", t.chars().take(40).collect::<String>()),
+            false => t,
+        }
+    };
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("a boolean {b}"),
+        Value::Number(n) => format!("a number {}", text(n.to_string())),
+        Value::String(_) => format!("a string {}", text(v.to_string())),
+        Value::Array(_) => "a list".into(),
+        Value::Object(_) => "an object".into(),
+    }
 }
 
 fn strings(no: usize, v: &Value, what: &str) -> Result<Vec<String>, Malformed> {
-    let list = v
-        .as_array()
-        .ok_or_else(|| bad(no, 1, format!("`{what}` is not a list of strings")))?;
+    let list = v.as_array().ok_or_else(|| {
+        bad(
+            no,
+            1,
+            format!("`{what}` is {}, not a list of strings", json_type(v)),
+        )
+    })?;
     let mut out = Vec::with_capacity(list.len());
     for s in list {
-        let s = s
-            .as_str()
-            .ok_or_else(|| bad(no, 1, format!("`{what}` holds a non-string {s}")))?;
+        let s = s.as_str().ok_or_else(|| {
+            bad(
+                no,
+                1,
+                format!("`{what}` holds {}, not a string", json_type(s)),
+            )
+        })?;
         out.push(canon(no, 1, s)?);
     }
     Ok(out)
 }
 
-fn sorted(mut v: Vec<String>) -> Vec<String> {
+/// `v` sorted, as a set: an item listed twice (canonically: `(MARK 1 1)` and
+/// `(mark 1 1)` are one) is the error, with the item.
+fn sorted_set(mut v: Vec<String>) -> Result<Vec<String>, String> {
     v.sort_unstable();
-    v.dedup();
-    v
+    match v.windows(2).find(|w| w[0] == w[1]) {
+        Some(w) => Err(w[0].clone()),
+        None => Ok(v),
+    }
+}
+
+/// The set `v` of trace line `no` (see [`sorted_set`]); `what` names the list in the
+/// message about an item listed twice.
+fn set_at(no: usize, column: usize, v: Vec<String>, what: &str) -> Result<Vec<String>, Malformed> {
+    sorted_set(v).map_err(|dup| bad(no, column, format!("{what} lists {dup} twice")))
 }
 
 /// The value of `key` for each role in the object `v[field]` (role names compared
@@ -173,9 +279,15 @@ fn per_role<'v>(
     field: &str,
     (hno, roles): (usize, &[String]),
 ) -> Result<Vec<&'v Value>, Malformed> {
-    let obj = v[field]
-        .as_object()
-        .ok_or_else(|| bad(no, 1, format!("missing object `{field}`")))?;
+    let obj = match &v[field] {
+        Value::Object(o) => o,
+        Value::Null => return Err(bad(no, 1, format!("missing object `{field}`"))),
+        x => {
+            let msg = format!("`{field}` is {}, not an object of roles", json_type(x));
+            return Err(bad(no, 1, msg));
+        }
+    };
+    check_role_keys(no, obj, field, (hno, roles))?;
     roles
         .iter()
         .map(|r| {
@@ -194,14 +306,60 @@ fn per_role<'v>(
         .collect()
 }
 
+/// Every key of the per-role object `obj` (field `field` of line `no`) must name a
+/// different role of the header on line `hno`.
+fn check_role_keys(
+    no: usize,
+    obj: &serde_json::Map<String, Value>,
+    field: &str,
+    (hno, roles): (usize, &[String]),
+) -> Result<(), Malformed> {
+    let mut seen: Vec<(&str, &str)> = Vec::with_capacity(obj.len());
+    for k in obj.keys() {
+        let shown: String = k.chars().take(60).collect();
+        let Some(r) = canonical(k)
+            .ok()
+            .and_then(|c| roles.iter().find(|r| **r == c))
+        else {
+            let msg = format!(
+                "`{field}` has an entry for `{shown}`, which is not among the roles {} of \
+                 the header (line {hno})",
+                roles.join(" ")
+            );
+            return Err(bad(no, 1, msg));
+        };
+        if let Some((first, _)) = seen.iter().find(|(_, x)| *x == r.as_str()) {
+            let msg = format!("`{field}` has two entries for role {r}: `{first}` and `{shown}`");
+            return Err(bad(no, 1, msg));
+        }
+        seen.push((k, r));
+    }
+    Ok(())
+}
+
 fn goal_value(no: usize, v: &Value) -> Result<GoalValue, Malformed> {
     match v {
         Value::Number(n) => n
             .as_i64()
             .map(|n| GoalValue::Int(n.into()))
             .ok_or_else(|| bad(no, 1, format!("goal {n} is not an integer"))),
+        // A goal term that reads as a number is one: written as a string, its type lies.
+        Value::String(s) if propnet_compiler::interp::parse_integer(s.trim()).is_some() => {
+            Err(bad(
+                no,
+                1,
+                format!(
+                    "goal {v} is a JSON string: a numeric goal is a JSON number ({})",
+                    s.trim()
+                ),
+            ))
+        }
         Value::String(s) => Ok(GoalValue::Text(canon(no, 1, s)?)),
-        x => Err(bad(no, 1, format!("goal {x} is not a number or string"))),
+        x => Err(bad(
+            no,
+            1,
+            format!("goal is {}, not a number or a string", json_type(x)),
+        )),
     }
 }
 
@@ -213,15 +371,65 @@ fn oracle_goals(no: usize, v: &Value) -> Result<Vec<GoalValue>, Malformed> {
     }
 }
 
+/// The field `k` of line `no` as a count (a whole number from 0).
+fn count_field(no: usize, v: &Value, k: &str) -> Result<u64, Malformed> {
+    match &v[k] {
+        Value::Null => Err(bad(no, 1, format!("missing number `{k}`"))),
+        x => x.as_u64().ok_or_else(|| {
+            let msg = format!("`{k}` is {}, not a whole number from 0", json_type(x));
+            bad(no, 1, msg)
+        }),
+    }
+}
+
+/// The field `k` of line `no` as a boolean; `absent` when it is missing (or null).
+fn bool_field(no: usize, v: &Value, k: &str, absent: Option<bool>) -> Result<bool, Malformed> {
+    match (&v[k], absent) {
+        (Value::Bool(b), _) => Ok(*b),
+        (Value::Null, Some(b)) => Ok(b),
+        (Value::Null, None) => Err(bad(no, 1, format!("missing boolean `{k}`"))),
+        (x, _) => Err(bad(
+            no,
+            1,
+            format!("`{k}` is {}, not a boolean", json_type(x)),
+        )),
+    }
+}
+
+/// A line's `truncated` flag must fit the line: a cut playout ends at a non-terminal
+/// position without a joint move.
+fn check_truncated(no: usize, v: &Value, terminal: bool) -> Result<(), Malformed> {
+    if !bool_field(no, v, "truncated", Some(false))? {
+        return Ok(());
+    }
+    if terminal {
+        return Err(bad(
+            no,
+            1,
+            "`truncated` is true at a terminal position: a playout that ends in a terminal \
+             state is not cut",
+        ));
+    }
+    if !matches!(v.get("joint"), None | Some(Value::Null)) {
+        return Err(bad(
+            no,
+            1,
+            "`truncated` is true but the line plays a joint move: a cut playout ends at its \
+             truncated line",
+        ));
+    }
+    Ok(())
+}
+
 fn oracle_claim(no: usize, line: &str, roles: (usize, &[String])) -> Result<Claim, Malformed> {
     let v = json_line(no, line)?;
-    let num = |k: &str| {
-        v[k].as_u64()
-            .ok_or_else(|| bad(no, 1, format!("missing number `{k}`")))
-    };
     let legal = per_role(no, &v, "legal", roles)?
         .into_iter()
-        .map(|l| Ok((no, sorted(strings(no, l, "legal")?))))
+        .zip(roles.1)
+        .map(|(l, r)| {
+            let set = set_at(no, 1, strings(no, l, "legal")?, &format!("`legal` of {r}"))?;
+            Ok((no, set))
+        })
         .collect::<Result<_, Malformed>>()?;
     let goals = per_role(no, &v, "goals", roles)?
         .into_iter()
@@ -233,23 +441,29 @@ fn oracle_claim(no: usize, line: &str, roles: (usize, &[String])) -> Result<Clai
             let ms = per_role(no, &v, "joint", roles)?
                 .into_iter()
                 .map(|m| {
-                    let m = m
-                        .as_str()
-                        .ok_or_else(|| bad(no, 1, "a joint move is not a string"))?;
+                    let m = m.as_str().ok_or_else(|| {
+                        let msg = format!("a joint move is {}, not a string", json_type(m));
+                        bad(no, 1, msg)
+                    })?;
                     canon(no, 1, m)
                 })
                 .collect::<Result<_, _>>()?;
             Some((no, ms))
         }
     };
+    let terminal = bool_field(no, &v, "terminal", None)?;
+    check_truncated(no, &v, terminal)?;
     Ok(Claim {
         line: no,
-        playout: num("playout")?,
-        step: num("step")?,
-        state: Some(sorted(strings(no, &v["state"], "state")?)),
-        terminal: v["terminal"]
-            .as_bool()
-            .ok_or_else(|| bad(no, 1, "missing boolean `terminal`"))?,
+        playout: count_field(no, &v, "playout")?,
+        step: count_field(no, &v, "step")?,
+        state: Some(set_at(
+            no,
+            1,
+            strings(no, &v["state"], "state")?,
+            "`state`",
+        )?),
+        terminal,
         legal: Some(legal),
         goals: Some((no, goals)),
         joint,
@@ -259,19 +473,26 @@ fn oracle_claim(no: usize, line: &str, roles: (usize, &[String])) -> Result<Clai
 
 /// The `sees` object of a GDL-II oracle line: per role it names (any role but `random`),
 /// its sorted percepts.
-fn oracle_sees(
-    no: usize,
-    v: &Value,
-    roles: &[String],
-) -> Result<Option<SeesClaim>, Malformed> {
-    let Some(obj) = v.get("sees").and_then(Value::as_object) else {
-        return Ok(None);
+fn oracle_sees(no: usize, v: &Value, roles: &[String]) -> Result<Option<SeesClaim>, Malformed> {
+    let obj = match v.get("sees") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(o)) => o,
+        Some(x) => {
+            let msg = format!("`sees` is {}, not an object of roles", json_type(x));
+            return Err(bad(no, 1, msg));
+        }
     };
     let mut out = Vec::with_capacity(obj.len());
     for (k, ps) in obj {
         let msg = || format!("`sees` has an entry for `{k}`, which is not a role");
-        let r = (roles.iter().position(|r| r == k)).ok_or_else(|| bad(no, 1, msg()))?;
-        out.push((r, sorted(strings(no, ps, "sees")?)));
+        let c = canonical(k).map_err(|_| bad(no, 1, msg()))?;
+        let r = (roles.iter().position(|r| *r == c)).ok_or_else(|| bad(no, 1, msg()))?;
+        if out.iter().any(|(x, _)| *x == r) {
+            let msg = format!("`sees` has two entries for role {c}");
+            return Err(bad(no, 1, msg));
+        }
+        let what = format!("`sees` of {c}");
+        out.push((r, set_at(no, 1, strings(no, ps, "sees")?, &what)?));
     }
     out.sort();
     Ok(Some((no, out)))
@@ -419,6 +640,11 @@ impl GdlPerf {
 
     fn legal(&mut self, no: usize, body: &str) -> Result<(), Malformed> {
         let n = self.roles_len(no)?;
+        let roles = self
+            .roles
+            .as_ref()
+            .map(|(_, r)| r.clone())
+            .unwrap_or_default();
         let c = self.expect_open(no, "!L!")?;
         let legal = c
             .legal
@@ -427,7 +653,8 @@ impl GdlPerf {
         if legal.len() == n {
             return Err(bad(no, 1, format!("more `!L!` lines than the {n} roles")));
         }
-        legal.push((no, sorted(gdl_list(no, body)?)));
+        let what = format!("the `!L!` line of {}", roles[legal.len()]);
+        legal.push((no, set_at(no, 4, gdl_list(no, body)?, &what)?));
         Ok(())
     }
 

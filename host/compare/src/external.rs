@@ -73,6 +73,14 @@ pub enum ExternalError {
     /// The reasoner reported an error (`errorMessage=`).
     #[error("reports an error: {0}")]
     Reported(String),
+    /// The result file reads, but its figures cannot be right (see [`check_perf`]).
+    #[error("figures rejected: {message} ({file})")]
+    Implausible {
+        /// The result file.
+        file: String,
+        /// Why the figures cannot be right.
+        message: String,
+    },
 }
 
 /// The result of a performance run, as written by the reasoner.
@@ -126,7 +134,12 @@ impl ExternalCommand {
         log: &Path,
     ) -> Result<(PerfReport, ProcessCost), ExternalError> {
         let cost = self.run(game, out_file, &seconds_arg(seconds), kill_after, log)?;
-        Ok((read_perf_file(out_file)?, cost))
+        let report = read_perf_file(out_file)?;
+        check_perf(&report, seconds, &cost).map_err(|message| ExternalError::Implausible {
+            file: out_file.display().to_string(),
+            message,
+        })?;
+        Ok((report, cost))
     }
 
     /// Runs `COMMAND GAME OUTFILE STATE_CHANGES` and returns the trace it wrote.
@@ -142,8 +155,24 @@ impl ExternalCommand {
         log: &Path,
     ) -> Result<(String, ProcessCost), ExternalError> {
         let cost = self.run(game, out_file, &state_changes.to_string(), kill_after, log)?;
-        let text = std::fs::read_to_string(out_file)
-            .map_err(|_| ExternalError::NoResult(out_file.display().to_string()))?;
+        let file = out_file.display().to_string();
+        if !out_file.exists() {
+            return Err(ExternalError::NoResult(file));
+        }
+        let garbage = |message: String| ExternalError::Garbage {
+            file: file.clone(),
+            line: 0,
+            message,
+        };
+        // At most gdl::MAX_INPUT_BYTES, like `propnet verify`'s trace.
+        let bytes =
+            propnet_compiler::gdl::read_file(out_file).map_err(|e| garbage(e.to_string()))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            garbage(format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
         Ok((text, cost))
     }
 
@@ -241,20 +270,44 @@ fn describe_status(s: ExitStatus) -> String {
     }
 }
 
-/// The last few lines of the log (at most 400 bytes), on one line.
-fn tail(log: &Path) -> String {
-    let mut text = String::new();
-    if let Ok(mut f) = std::fs::File::open(log) {
-        let mut bytes = Vec::new();
-        let _ = f.read_to_end(&mut bytes);
-        text = String::from_utf8_lossy(&bytes).into_owned();
+/// Bytes read from the end of a log to show its tail: however long the log, only these
+/// are read (one seek).
+pub const TAIL_READ_BYTES: u64 = 4 << 10;
+
+/// The last `TAIL_READ_BYTES` bytes of the file at `path` (fewer when it is shorter;
+/// nothing when it cannot be read), read with one seek from its end.
+fn read_end(path: &Path) -> Vec<u8> {
+    use std::io::{Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    let len = f.metadata().map_or(0, |m| m.len());
+    let from = len.saturating_sub(TAIL_READ_BYTES);
+    let mut bytes = Vec::new();
+    if f.seek(SeekFrom::Start(from)).is_ok() {
+        let _ = f.take(TAIL_READ_BYTES).read_to_end(&mut bytes);
     }
+    bytes
+}
+
+/// The last few lines of the log (at most 400 bytes), on one line; only the log's end is
+/// read ([`TAIL_READ_BYTES`]), so a log of any size costs the same.
+fn tail(log: &Path) -> String {
+    let text = String::from_utf8_lossy(&read_end(log)).into_owned();
     let t = text.trim_end();
     let start = t.len().saturating_sub(400);
     let start = (start..=t.len())
         .find(|&i| t.is_char_boundary(i))
         .unwrap_or(t.len());
-    let s = t[start..].replace('\n', " | ");
+    // Control characters (a terminal's escape sequences, NUL bytes) are not shown as such.
+    let s: String = t[start..]
+        .replace('\n', " | ")
+        .chars()
+        .map(|c| match c.is_control() && c != '\t' {
+            true => char::REPLACEMENT_CHARACTER,
+            false => c,
+        })
+        .collect();
     if s.is_empty() {
         "(no output)".into()
     } else {
@@ -298,21 +351,144 @@ fn children_cpu_seconds() -> Option<f64> {
     None
 }
 
+/// Most bytes of a result file: a few `key=value` lines, never more.
+pub const MAX_RESULT_BYTES: u64 = 64 << 10;
+
+/// Most a count of a result may be: 2^53, the last integer a rate's arithmetic (f64)
+/// holds exactly, and far beyond what any run counts.
+pub const MAX_COUNT: u64 = 1 << 53;
+
+/// Most state changes or rollouts per second a result may claim: 10^12 (a transition in
+/// under a picosecond on average is beyond any reasoner on any machine).
+pub const MAX_RATE: f64 = 1e12;
+
+/// The least share of the asked seconds (or of the wall clock, when the process ended
+/// sooner) a run's claimed time may be.
+pub const MIN_TIME_SHARE: f64 = 0.1;
+
+/// A key as a message shows it: at most 60 characters.
+fn shown_key(k: &str) -> String {
+    k.chars().take(60).collect()
+}
+
+/// A figure as a message shows it: `2000`, `0.5`, or `1e190` and `5e-324` when very large
+/// or small (never hundreds of digits).
+fn number_text(x: f64) -> String {
+    if (1e-4..1e15).contains(&x.abs()) || x == 0.0 {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// Seconds as a message shows them: `2.004`, or `1.000e187` when very large or small.
+fn seconds_text(s: f64) -> String {
+    if (1e-3..1e6).contains(&s) {
+        format!("{s:.3}")
+    } else {
+        format!("{s:.3e}")
+    }
+}
+
+/// Checks that a performance result can be right for a run asked to last `asked` seconds
+/// that cost `cost` as measured from outside; `Err` says why it cannot. Rejected: a count
+/// over [`MAX_COUNT`], a claimed time longer than the process lived, shorter than
+/// [`MIN_TIME_SHARE`] of the asked time (or of the wall clock when the process ended
+/// sooner), a rate over [`MAX_RATE`].
+///
+/// # Errors
+/// The reason, naming the figure.
+pub fn check_perf(r: &PerfReport, asked: f64, cost: &ProcessCost) -> Result<(), String> {
+    for (key, n) in [
+        ("numStateChanges", r.state_changes),
+        ("numRollouts", r.rollouts),
+    ] {
+        if n > MAX_COUNT {
+            return Err(format!(
+                "{key}={n} is more than 2^53: no run counts that far"
+            ));
+        }
+    }
+    let claimed = r.milliseconds / 1000.0;
+    let ms = format!("millisecondsTaken={}", number_text(r.milliseconds));
+    let wall = cost.wall_seconds;
+    // The process's own clock may run a little ahead of ours: 5 % and 50 ms of slack.
+    if claimed > wall * 1.05 + 0.05 {
+        return Err(format!(
+            "{ms} claims {} s, but the process ran {} s by the wall clock",
+            seconds_text(claimed),
+            seconds_text(wall)
+        ));
+    }
+    if claimed < MIN_TIME_SHARE * asked.min(wall) {
+        let (a, w) = (seconds_text(asked), seconds_text(wall));
+        return Err(match asked <= wall {
+            true => format!(
+                "{ms} is under a tenth of the {a} s the run was asked to last (it took {w} s \
+                 by the wall clock)"
+            ),
+            false => {
+                format!("{ms} is under a tenth of the {w} s the process ran by the wall clock")
+            }
+        });
+    }
+    for (key, n) in [
+        ("numStateChanges", r.state_changes),
+        ("numRollouts", r.rollouts),
+    ] {
+        let rate = n as f64 / claimed;
+        if rate > MAX_RATE {
+            return Err(format!(
+                "{key}={n} in {} s is {rate:.3e} per second, beyond any reasoner (at most \
+                 {MAX_RATE:e})",
+                seconds_text(claimed)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks a result's rollouts against its state changes on a game whose initial state is
+/// terminal or not (`initial_terminal`): from a non-terminal initial state every rollout
+/// makes at least one state change.
+///
+/// # Errors
+/// The reason, naming the figures.
+pub fn check_rollouts(r: &PerfReport, initial_terminal: bool) -> Result<(), String> {
+    let (s, n) = (r.state_changes, r.rollouts);
+    if !initial_terminal && s < n {
+        return Err(format!(
+            "numStateChanges={s} for numRollouts={n}: every rollout from this game's \
+             non-terminal initial state makes at least one state change"
+        ));
+    }
+    Ok(())
+}
+
 /// Reads a gdl-perf result file (`key=value` lines; `\n` or `\r\n`; spaces around keys
 /// and values ignored).
 ///
 /// # Errors
 /// [`ExternalError::NoResult`] when missing, [`ExternalError::Reported`] for an
-/// `errorMessage`, [`ExternalError::Garbage`] for a line that is not `key=value`, a
-/// missing key or a value that is not a valid count or duration.
+/// `errorMessage`, [`ExternalError::Garbage`] for a file over [`MAX_RESULT_BYTES`], a line
+/// that is not `key=value`, a missing key or a value that is not a valid count or
+/// duration, [`ExternalError::Implausible`] for a key given twice.
 pub fn read_perf_file(path: &Path) -> Result<PerfReport, ExternalError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|_| ExternalError::NoResult(file.clone()))?;
     let garbage = |line, message: String| ExternalError::Garbage {
         file: file.clone(),
         line,
         message,
     };
+    let bytes = std::fs::File::open(path)
+        .map_err(|_| ExternalError::NoResult(file.clone()))
+        .and_then(|f| {
+            propnet_compiler::gdl::read_limited(f, MAX_RESULT_BYTES).map_err(|_| {
+                let kib = MAX_RESULT_BYTES >> 10;
+                garbage(0, format!("more than {kib} KiB: not a few key=value lines"))
+            })
+        })?;
+    let text = String::from_utf8_lossy(&bytes);
     let mut kv = std::collections::HashMap::new();
     for (i, l) in text.lines().enumerate() {
         let l = l.trim();
@@ -323,7 +499,17 @@ pub fn read_perf_file(path: &Path) -> Result<PerfReport, ExternalError> {
             let shown: String = l.chars().take(60).collect();
             return Err(garbage(i + 1, format!("`{shown}` is not key=value")));
         };
-        kv.insert(k.trim().to_string(), (i + 1, v.trim().to_string()));
+        let k = k.trim().to_string();
+        if let Some((first, _)) = kv.insert(k.clone(), (i + 1, v.trim().to_string())) {
+            return Err(ExternalError::Implausible {
+                file: file.clone(),
+                message: format!(
+                    "`{}` is given twice (lines {first} and {}): which figure counts is unclear",
+                    shown_key(&k),
+                    i + 1
+                ),
+            });
+        }
     }
     if let Some((_, m)) = kv.get("errorMessage") {
         return Err(ExternalError::Reported(m.clone()));
@@ -420,6 +606,135 @@ mod tests {
         ));
         assert_eq!(seconds_arg(2.0), "2");
         assert_eq!(seconds_arg(0.3), "0.3");
+    }
+
+    fn report(ms: f64, states: u64, rollouts: u64) -> PerfReport {
+        PerfReport {
+            version: None,
+            milliseconds: ms,
+            state_changes: states,
+            rollouts,
+        }
+    }
+
+    fn wall(s: f64) -> ProcessCost {
+        ProcessCost {
+            wall_seconds: s,
+            cpu_seconds: None,
+        }
+    }
+
+    /// Issue #42 item 4: figures that cannot be right are rejected, saying why.
+    #[test]
+    fn figures_that_cannot_be_right_are_rejected_with_the_reason() {
+        let ok = report(2000.0, 30_000, 3_000);
+        assert_eq!(check_perf(&ok, 2.0, &wall(2.4)), Ok(()));
+        assert_eq!(check_perf(&ok, 2.0, &wall(30.0)), Ok(()), "a slow start");
+        for (r, asked, w, want) in [
+            (
+                report(1e190, 1000, 10),
+                2.0,
+                2.1,
+                "millisecondsTaken=1e190 claims 1.000e187 s, but the process ran 2.100 s",
+            ),
+            (
+                report(1.0, 1000, 10),
+                2.0,
+                2.0,
+                "millisecondsTaken=1 is under a tenth of the 2.000 s the run was asked to \
+                 last (it took 2.000 s by the wall clock)",
+            ),
+            (
+                report(5e-324, 1000, 10),
+                2.0,
+                2.0,
+                "millisecondsTaken=5e-324 is under a tenth of the 2.000 s the run was asked",
+            ),
+            (
+                report(2000.0, u64::MAX, 10),
+                2.0,
+                2.0,
+                "numStateChanges=18446744073709551615 is more than 2^53",
+            ),
+            (
+                report(2000.0, 10, u64::MAX),
+                2.0,
+                2.0,
+                "numRollouts=18446744073709551615 is more than 2^53",
+            ),
+            (
+                report(1000.0, 1000, 10),
+                2.0,
+                0.5,
+                "millisecondsTaken=1000 claims 1.000 s, but the process ran 0.500 s",
+            ),
+            (
+                report(10.0, 1000, 10),
+                2.0,
+                0.5,
+                "millisecondsTaken=10 is under a tenth of the 0.500 s the process ran",
+            ),
+            (
+                report(2000.0, 1 << 50, 10),
+                2.0,
+                2.0,
+                "numStateChanges=1125899906842624 in 2.000 s is 5.629e14 per second",
+            ),
+        ] {
+            let e = check_perf(&r, asked, &wall(w)).unwrap_err();
+            assert!(e.contains(want), "{e}\nwanted: {want}");
+        }
+        let none = report(2000.0, 0, 1_000_000);
+        let e = check_rollouts(&none, false).unwrap_err();
+        assert!(
+            e.contains("numStateChanges=0 for numRollouts=1000000"),
+            "{e}"
+        );
+        assert_eq!(check_rollouts(&none, true), Ok(()));
+        assert_eq!(check_rollouts(&ok, false), Ok(()));
+    }
+
+    #[test]
+    fn a_key_given_twice_or_a_huge_result_file_is_refused() {
+        let d = scratch("dup");
+        let f = d.join("r.txt");
+        std::fs::write(
+            &f,
+            "millisecondsTaken=2000\nnumStateChanges=300\nnumRollouts=30\nnumRollouts=3\n",
+        )
+        .unwrap();
+        let e = read_perf_file(&f).unwrap_err();
+        assert!(
+            matches!(&e, ExternalError::Implausible { message, .. }
+                if message.contains("`numRollouts` is given twice (lines 3 and 4)")),
+            "{e}"
+        );
+        assert!(e.to_string().starts_with("figures rejected: "), "{e}");
+        let big = std::fs::File::create(&f).unwrap();
+        big.set_len(1 << 30).unwrap();
+        let e = read_perf_file(&f).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("more than 64 KiB: not a few key=value lines"),
+            "{e}"
+        );
+    }
+
+    /// Issue #42 item 6: only the end of a log is read to show its tail, whatever its size
+    /// (a sparse 1 GiB log here), and control characters are not shown as such.
+    #[test]
+    fn the_tail_of_a_huge_log_is_read_from_its_end() {
+        use std::io::Write;
+        let d = scratch("tail");
+        let log = d.join("huge.log");
+        let f = std::fs::File::create(&log).unwrap();
+        f.set_len(1 << 30).unwrap();
+        let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        f.write_all(b"\x1b[31mlast words\nthe end\n").unwrap();
+        let t = tail(&log);
+        assert!(t.ends_with("\u{fffd}[31mlast words | the end"), "{t}");
+        assert!(t.len() <= 3 * 400, "{}", t.len());
+        assert_eq!(tail(&d.join("none.log")), "(no output)");
     }
 
     #[cfg(unix)]

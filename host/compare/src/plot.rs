@@ -113,13 +113,50 @@ pub enum Chart {
     Lines(Lines),
 }
 
+/// Values a log axis reaches at most: a figure outside is drawn at the edge (its label
+/// keeps the true value), so that no input makes an axis infinite.
+pub const PLOT_LIMITS: (f64, f64) = (1e-100, 1e100);
+
+/// Most decades a log axis spans below its highest value; a lower value is drawn at the
+/// axis's foot (its label keeps the true value).
+pub const MAX_DECADES: i32 = 12;
+
+/// The least and greatest of the finite positive `values`, each clamped into
+/// [`PLOT_LIMITS`]; `None` when there is none.
 fn positive(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     values
         .filter(|v| v.is_finite() && *v > 0.0)
+        .map(|v| v.clamp(PLOT_LIMITS.0, PLOT_LIMITS.1))
         .fold(None, |acc, v| match acc {
             None => Some((v, v)),
             Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
         })
+}
+
+/// A log axis for `values` (non-finite and non-positive ones ignored): its foot `foot`
+/// times below the least value but at most [`MAX_DECADES`] below the greatest, and
+/// headroom above (see [`headroom`]). Always finite with `0 < lo < hi`: a range that is
+/// not (no value, or arithmetic gone wrong) falls back to 1–10.
+pub fn log_axis(values: impl Iterator<Item = f64>, foot: f64) -> (f64, f64) {
+    let Some((min, max)) = positive(values) else {
+        return headroom(1.0, 10.0);
+    };
+    let lo = (min / foot).max(max / 10f64.powi(MAX_DECADES));
+    let (lo, hi) = headroom(lo, max);
+    if lo.is_finite() && hi.is_finite() && lo > 0.0 && hi > lo {
+        (lo, hi)
+    } else {
+        headroom(1.0, 10.0)
+    }
+}
+
+/// `v` moved into the axis `(lo, hi)`, where plotters can place it.
+fn on_axis(v: f64, (lo, hi): (f64, f64)) -> f64 {
+    if v.is_nan() {
+        lo
+    } else {
+        v.clamp(lo, hi)
+    }
 }
 
 impl Chart {
@@ -170,6 +207,10 @@ impl Bars {
         }
     }
 }
+
+/// Highest thread count the scaling plot's x axis reaches (more than
+/// [`super::reasoner::MAX_THREADS`]: a point beyond is drawn at the edge).
+const MAX_AXIS_THREADS: u16 = 4096;
 
 /// A log axis from `lo` whose top leaves the upper 40 % free for the legend and labels.
 fn headroom(lo: f64, hi: f64) -> (f64, f64) {
@@ -223,8 +264,8 @@ fn draw_bars<DB: DrawingBackend>(
     b: &Bars,
 ) -> Result<(), DrawErr<DB>> {
     let all = b.values.iter().flatten().flatten().copied();
-    let (lo, hi) = positive(all.chain(b.reference)).unwrap_or((1.0, 10.0));
-    let (lo, hi) = headroom(lo / 3.0, hi);
+    let (lo, hi) = log_axis(all.chain(b.reference), 3.0);
+    let at = |v: f64| on_axis(v, (lo, hi));
     let n = b.groups.len().max(1);
     let width = 1.0 / (b.series.len() as f64 + 1.0);
     // Group g is centred on x = g, so that the axis's key points are the group centres.
@@ -269,16 +310,20 @@ fn draw_bars<DB: DrawingBackend>(
             .collect();
         chart
             .draw_series(bars.iter().map(|&(g, v)| {
-                Rectangle::new([(x0(g), lo), (x0(g) + width * 0.9, v)], color.filled())
+                Rectangle::new([(x0(g), lo), (x0(g) + width * 0.9, at(v))], color.filled())
             }))?
             .label(name.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
         chart.draw_series(bars.iter().map(|&(g, v)| {
-            Text::new(b.label(v), (x0(g) + width * 0.45, v), label_style.clone())
+            Text::new(
+                b.label(v),
+                (x0(g) + width * 0.45, at(v)),
+                label_style.clone(),
+            )
         }))?;
     }
-    if let Some(r) = b.reference {
-        let ends = [(-0.5, r), (n as f64 - 0.5, r)];
+    if let Some(r) = b.reference.filter(|r| r.is_finite() && *r > 0.0) {
+        let ends = [(-0.5, at(r)), (n as f64 - 0.5, at(r))];
         chart.draw_series(LineSeries::new(ends, BLACK.stroke_width(1)))?;
     }
     legend(&mut chart)
@@ -289,17 +334,20 @@ fn draw_lines<DB: DrawingBackend>(
     l: &Lines,
 ) -> Result<(), DrawErr<DB>> {
     let pts = || l.series.iter().flat_map(|(_, p)| p.iter().copied());
-    let (lo, hi) = positive(pts().map(|p| p.1)).unwrap_or((1.0, 10.0));
-    let tmax = pts().map(|p| p.0).fold(1.0f64, f64::max);
+    let (lo, hi) = log_axis(pts().map(|p| p.1), 2.0);
+    let tmax = pts()
+        .map(|p| p.0)
+        .filter(|t| t.is_finite())
+        .fold(1.0f64, f64::max)
+        .min(f64::from(MAX_AXIS_THREADS));
+    // Points as plotters can place them: inside both axes.
+    let at = |(t, v): (f64, f64)| (on_axis(t, (0.5, tmax + 0.5)), on_axis(v, (lo, hi)));
     let mut chart = ChartBuilder::on(area)
         .caption(&l.title, ("sans-serif", 20))
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(70)
-        .build_cartesian_2d(0.5..tmax + 0.5, {
-            let (lo, hi) = headroom(lo / 2.0, hi);
-            (lo..hi).log_scale()
-        })?;
+        .build_cartesian_2d(0.5..tmax + 0.5, (lo..hi).log_scale())?;
     chart
         .configure_mesh()
         .x_desc("CPU threads")
@@ -320,19 +368,19 @@ fn draw_lines<DB: DrawingBackend>(
     for (s, (name, p)) in l.series.iter().enumerate() {
         let color = palette(s);
         chart
-            .draw_series(LineSeries::new(p.iter().copied(), color.stroke_width(2)))?
+            .draw_series(LineSeries::new(
+                p.iter().map(|&q| at(q)),
+                color.stroke_width(2),
+            ))?
             .label(name.as_str())
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], color.stroke_width(2)));
-        chart.draw_series(
-            p.iter()
-                .map(|&(t, v)| Circle::new((t, v), 4, color.filled())),
-        )?;
+        chart.draw_series(p.iter().map(|&q| Circle::new(at(q), 4, color.filled())))?;
         // Labels up and to the right of their points, clear of the line.
         let dx = 0.02 * tmax;
-        chart
-            .draw_series(p.iter().map(|&(t, v)| {
-                Text::new(format_rate(v), (t + dx, v * 1.08), label_style.clone())
-            }))?;
+        chart.draw_series(p.iter().map(|&(t, v)| {
+            let (x, y) = at((t, v));
+            Text::new(format_rate(v), (x + dx, y * 1.08), label_style.clone())
+        }))?;
     }
     legend(&mut chart)
 }
@@ -472,4 +520,89 @@ pub fn charts(rows: &[Row], baseline: &str) -> Vec<(&'static str, Chart)> {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue #42 item 4: extreme but finite figures (1e190 ms for 10 rollouts gives
+    /// 1e-186 playouts/s), infinities, NaN and denormals beside ordinary rates.
+    fn extreme_values() -> Vec<f64> {
+        vec![
+            1e-186,
+            1e5,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::INFINITY,
+            f64::NAN,
+            -3.0,
+            0.0,
+        ]
+    }
+
+    #[test]
+    fn log_axes_are_finite_for_any_values() {
+        let mut cases: Vec<Vec<f64>> = extreme_values().into_iter().map(|v| vec![v]).collect();
+        cases.push(extreme_values());
+        cases.push(vec![]);
+        cases.push(vec![1e-186, 1e5]);
+        cases.push(vec![7.0, 7.0]);
+        for vals in cases {
+            for foot in [2.0, 3.0] {
+                let (lo, hi) = log_axis(vals.iter().copied(), foot);
+                assert!(
+                    lo.is_finite() && hi.is_finite() && 0.0 < lo && lo < hi,
+                    "{vals:?}"
+                );
+                assert!((hi / lo).log10() < 40.0, "{vals:?}: {lo}..{hi}");
+            }
+        }
+        let (lo, hi) = log_axis([1e-186, 1e5].into_iter(), 3.0);
+        assert!(lo >= 1e5 / 1e12 * 0.999 && hi >= 1e5, "{lo}..{hi}");
+    }
+
+    #[test]
+    fn extreme_figures_are_drawn_in_bounded_time() {
+        let vals: Vec<Option<f64>> = extreme_values().into_iter().map(Some).collect();
+        let groups: Vec<String> = (0..vals.len()).map(|g| format!("g{g}")).collect();
+        let bars = Chart::Bars(Bars {
+            title: "t".into(),
+            y_desc: "y".into(),
+            groups: groups.clone(),
+            series: vec!["a".into(), "b".into()],
+            values: vec![vals.clone(), vals.iter().rev().copied().collect()],
+            reference: Some(1.0),
+            speedup_labels: true,
+        });
+        let pts: Vec<(f64, f64)> = extreme_values()
+            .into_iter()
+            .zip([
+                1.0,
+                2.0,
+                f64::INFINITY,
+                1e300,
+                -1.0,
+                f64::NAN,
+                4.0,
+                8.0,
+                16.0,
+            ])
+            .map(|(v, t)| (t, v))
+            .collect();
+        let lines = Chart::Lines(Lines {
+            title: "t".into(),
+            series: vec![("g".into(), pts)],
+        });
+        let d = std::env::temp_dir().join(format!("propnet-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        for (i, c) in [bars, lines].iter().enumerate() {
+            match write_svg(c, &d.join(format!("{i}.svg"))) {
+                Err(PlotError::NoFont(_)) => return,
+                r => r.unwrap(),
+            }
+            write_png(c, &d.join(format!("{i}.png"))).unwrap();
+        }
+    }
 }

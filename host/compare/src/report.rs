@@ -18,16 +18,20 @@ pub enum Status {
     Failed(String),
     /// Its trace diverged from the judge's: not measured.
     Diverged(String),
+    /// An external reasoner reported figures that cannot be right (why, with the round):
+    /// none of its figures on the game count.
+    Rejected(String),
 }
 
 impl Status {
-    /// `ok`, `absent`, `failed` or `diverged`.
+    /// `ok`, `absent`, `failed`, `diverged` or `rejected`.
     pub fn word(&self) -> &'static str {
         match self {
             Status::Ok => "ok",
             Status::Absent(_) => "absent",
             Status::Failed(_) => "failed",
             Status::Diverged(_) => "diverged",
+            Status::Rejected(_) => "rejected",
         }
     }
 
@@ -35,7 +39,7 @@ impl Status {
     pub fn reason(&self) -> &str {
         match self {
             Status::Ok => "",
-            Status::Absent(r) | Status::Failed(r) | Status::Diverged(r) => r,
+            Status::Absent(r) | Status::Failed(r) | Status::Diverged(r) | Status::Rejected(r) => r,
         }
     }
 }
@@ -84,7 +88,8 @@ impl Verification {
 /// One reasoner on one game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Row {
-    /// Game name (file stem).
+    /// Game label: the file stem, or where games share one the trailing path that tells
+    /// them apart (`a/breakthrough`); unique in a report, the key of speedups and plots.
     pub game: String,
     /// Game file as given.
     pub game_path: String,
@@ -144,8 +149,13 @@ impl Row {
         }
     }
 
-    /// Fills the spreads from the samples, and gate-evals/s from `logic_gates`.
+    /// Fills the spreads from the samples, and gate-evals/s from `logic_gates`; a
+    /// [`Status::Rejected`] row gets none (its figures do not count: no rate, speedup or
+    /// bar), its accepted samples stay listed.
     pub fn summarise(&mut self, logic_gates: Option<usize>) {
+        if matches!(self.status, Status::Rejected(_)) {
+            return;
+        }
         let of = |f: fn(&Sample) -> Option<f64>| {
             Spread::of(&self.samples.iter().filter_map(f).collect::<Vec<_>>())
         };

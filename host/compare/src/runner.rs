@@ -8,7 +8,7 @@
 //! are measured on ([`propnet_runtime::net_trace`]); an external one through its trace
 //! command.
 
-use super::external::ExternalCommand;
+use super::external::{check_rollouts, ExternalCommand, ExternalError, PerfReport, ProcessCost};
 use super::reasoner::Reasoner;
 use super::report::{Row, Status, Verification};
 use super::verify::{verify, Verdict, VerifyError};
@@ -63,6 +63,8 @@ pub struct VerifyOptions {
 
 /// What a game offers the reasoners: the front end's program, the netlist, timings.
 struct Game {
+    /// Its label, unique among the run's games ([`game_labels`]): rows, baselines and
+    /// work files are keyed by it.
     name: String,
     path: PathBuf,
     program: Result<(Program, f64), String>,
@@ -72,11 +74,8 @@ struct Game {
 }
 
 impl Game {
-    fn load(path: &Path, need_net: bool) -> Game {
-        let name = path.file_stem().map_or_else(
-            || path.display().to_string(),
-            |s| s.to_string_lossy().into_owned(),
-        );
+    /// Loads the game at `path`, labelled `name` (unique among the run's games).
+    fn load(path: &Path, name: String, need_net: bool) -> Game {
         let t0 = Instant::now();
         let (program, source) =
             match propnet_runtime::pipeline::load_rules(path, "compare --reasoners interp") {
@@ -119,6 +118,14 @@ impl Game {
             Some(src) if e.span().is_some() => src.locate(e.span(), e),
             _ => e.to_string(),
         }
+    }
+
+    /// Whether the initial state is terminal, by the interpreter; `None` when the game
+    /// does not load or the interpreter fails.
+    fn initial_terminal(&self) -> Option<bool> {
+        let (mut it, _) = self.interp().ok()?;
+        let mut en = InterpEngine::new(&mut it).ok()?;
+        en.view().ok().map(|v| v.terminal)
     }
 
     fn net(&self) -> Result<&(ValidNetlist, f64), String> {
@@ -226,21 +233,118 @@ fn build_backend(
     Ok(Ready::Backend(sel.backend, trace_kind, batch))
 }
 
-/// `GAME-WHAT.EXT` with every character that is not a letter, digit, `-`, `_` or `.`
-/// replaced by `-` (`cpu:1` → `cpu-1`), so work files have portable names.
-fn file_name(game: &str, what: &str, ext: &str) -> String {
-    let clean = |s: &str| -> String {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                    c
-                } else {
-                    '-'
-                }
-            })
-            .collect()
+/// `s` as a portable file name that no other text maps to: letters, digits, `-` and `_`
+/// stay, as does `.` after the first character; every other byte is `%XX`
+/// (`cpu:1` → `cpu%3a1`, `a/breakthrough` → `a%2fbreakthrough`).
+pub fn slug(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for (i, b) in s.bytes().enumerate() {
+        let keep = b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || (b == b'.' && i > 0);
+        if keep {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02x}"));
+        }
+    }
+    out
+}
+
+/// The work file `WORK/GAME/WHAT.EXT` of game label `game` (each part a [`slug`], so
+/// that distinct games and reasoners never share a file).
+fn work_file(opts: &Options, game: &str, what: &str, ext: &str) -> PathBuf {
+    opts.work_dir
+        .join(slug(game))
+        .join(format!("{}.{ext}", slug(what)))
+}
+
+/// One label per game, unique among `paths`: the file stem where no other game has it,
+/// else the shortest trailing part of the path that tells it apart (`a/breakthrough`,
+/// `b/breakthrough`), with the file's extension when only that differs; the same file
+/// given again gets `#2`, `#3`, ….
+pub fn game_labels(paths: &[PathBuf]) -> Vec<String> {
+    let parts: Vec<(Vec<String>, String, String)> = paths.iter().map(|p| label_parts(p)).collect();
+    // Per game: how many parent folders its label shows, and whether it shows the extension.
+    let mut depth = vec![0usize; paths.len()];
+    let mut with_ext = vec![false; paths.len()];
+    let label = |i: usize, depth: &[usize], with_ext: &[bool]| {
+        let (dirs, stem, name) = &parts[i];
+        let mut l: Vec<&str> = dirs[dirs.len() - depth[i]..]
+            .iter()
+            .map(String::as_str)
+            .collect();
+        l.push(if with_ext[i] { name } else { stem });
+        l.join("/")
     };
-    format!("{}-{}.{ext}", clean(game), clean(what))
+    loop {
+        let labels: Vec<String> = (0..paths.len())
+            .map(|i| label(i, &depth, &with_ext))
+            .collect();
+        let mut changed = false;
+        for i in 0..paths.len() {
+            if !labels
+                .iter()
+                .enumerate()
+                .any(|(j, l)| j != i && *l == labels[i])
+            {
+                continue;
+            }
+            if depth[i] < parts[i].0.len() {
+                depth[i] += 1;
+                changed = true;
+            } else if !with_ext[i] {
+                with_ext[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return number_repeats(labels);
+        }
+    }
+}
+
+/// The folders (outermost first), stem and file name of the game file `p`, by its
+/// canonical path when it has one.
+fn label_parts(p: &Path) -> (Vec<String>, String, String) {
+    let full = std::fs::canonicalize(p)
+        .or_else(|_| std::path::absolute(p))
+        .unwrap_or_else(|_| p.to_path_buf());
+    let text = |s: &std::ffi::OsStr| s.to_string_lossy().into_owned();
+    let name = full
+        .file_name()
+        .map_or_else(|| p.display().to_string(), text);
+    let stem = full.file_stem().map_or_else(|| name.clone(), text);
+    let dirs = full
+        .parent()
+        .map(|d| {
+            d.components().fold(Vec::new(), |mut dirs, c| {
+                match c {
+                    std::path::Component::Normal(s) => dirs.push(text(s)),
+                    std::path::Component::ParentDir => {
+                        dirs.pop();
+                    }
+                    _ => {}
+                }
+                dirs
+            })
+        })
+        .unwrap_or_default();
+    (dirs, stem, name)
+}
+
+/// `labels` with every repeat of an earlier label suffixed `#2`, `#3`, … (a suffix that
+/// itself repeats a label is counted on).
+fn number_repeats(labels: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(labels.len());
+    for l in labels {
+        let mut candidate = l.clone();
+        let mut n = 1;
+        while out.contains(&candidate) {
+            n += 1;
+            candidate = format!("{l}#{n}");
+        }
+        out.push(candidate);
+    }
+    out
 }
 
 /// A trace of whole playouts covering at least `steps` joint moves through `engine`
@@ -274,7 +378,7 @@ where
 /// interpreter, or for the interpreter by the scalar netlist.
 fn gate(game: &Game, e: &mut Entry, v: &VerifyOptions, opts: &Options) {
     let label = e.row.reasoner.clone();
-    let file = opts.work_dir.join(file_name(&game.name, &label, "trace"));
+    let file = work_file(opts, &game.name, &label, "trace");
     let traced: Result<String, String> = match &mut e.ready {
         None => return,
         Some(Ready::Interp(it)) => {
@@ -373,11 +477,12 @@ fn judge(game: &Game, e: &mut Entry, text: &str) {
 
 /// One sample of an entry; a failure takes it out of the race.
 fn sample(game: &Game, e: &mut Entry, round: u32, opts: &Options) {
-    let result: Result<(Sample, Option<f64>), String> = match &mut e.ready {
+    let failed = |msg: String| (Status::Failed as fn(String) -> Status, msg);
+    let result: Result<(Sample, Option<f64>), Failure> = match &mut e.ready {
         None => return,
         Some(Ready::Interp(it)) => interp_sample(it, opts.seconds, opts.max_steps, opts.seed)
             .map(|s| (s, None))
-            .map_err(|x| game.locate(&x)),
+            .map_err(|x| failed(game.locate(&x))),
         Some(Ready::Backend(b, _, first)) => {
             let hidden = ProgressBar::hidden();
             measure(
@@ -390,13 +495,11 @@ fn sample(game: &Game, e: &mut Entry, round: u32, opts: &Options) {
                 &hidden,
             )
             .map(|t| (t.sample(), None))
-            .map_err(|x| x.to_string())
+            .map_err(|x| failed(x.to_string()))
         }
         Some(Ready::External(cmd)) => {
-            let stem = format!("{}-round{}", cmd.name, round + 1);
-            let out = opts.work_dir.join(file_name(&game.name, &stem, "result"));
-            let log = opts.work_dir.join(file_name(&game.name, &stem, "log"));
-            cmd.run_perf(&game.path, &out, opts.seconds, opts.kill_after, &log)
+            let cmd = cmd.clone();
+            external_sample(game, &cmd, round, opts)
                 .map(|(rep, cost)| {
                     e.row.version = rep.version.clone();
                     let measured = rep.milliseconds / 1000.0;
@@ -408,7 +511,10 @@ fn sample(game: &Game, e: &mut Entry, round: u32, opts: &Options) {
                     };
                     (s, Some((cost.wall_seconds - measured).max(0.0)))
                 })
-                .map_err(|x| x.to_string())
+                .map_err(|x| match x {
+                    ExternalError::Implausible { .. } => (Status::Rejected as _, x.to_string()),
+                    _ => failed(x.to_string()),
+                })
         }
     };
     match result {
@@ -416,11 +522,44 @@ fn sample(game: &Game, e: &mut Entry, round: u32, opts: &Options) {
             e.row.samples.push(s);
             e.init.extend(init);
         }
-        Err(msg) => {
-            e.row.status = Status::Failed(format!("round {}: {msg}", round + 1));
+        Err((status, msg)) => {
+            e.row.status = status(format!("round {}: {msg}", round + 1));
             e.ready = None;
         }
     }
+}
+
+/// Why a sample gave no figure: the row's status (failed, or rejected figures) and the
+/// message.
+type Failure = (fn(String) -> Status, String);
+
+/// One performance run of the external `cmd` on `game` in round `round`, its figures
+/// checked ([`check_perf`](super::external::check_perf) in the run,
+/// [`check_rollouts`] against the game's initial state here).
+///
+/// # Errors
+/// The run's [`ExternalError`]; [`ExternalError::Implausible`] for figures that cannot be
+/// right.
+fn external_sample(
+    game: &Game,
+    cmd: &ExternalCommand,
+    round: u32,
+    opts: &Options,
+) -> Result<(PerfReport, ProcessCost), ExternalError> {
+    let stem = format!("{}-round{}", cmd.name, round + 1);
+    let out = work_file(opts, &game.name, &stem, "result");
+    let log = work_file(opts, &game.name, &stem, "log");
+    let (rep, cost) = cmd.run_perf(&game.path, &out, opts.seconds, opts.kill_after, &log)?;
+    // Fewer state changes than rollouts is only possible from a terminal initial state;
+    // the game is asked only then.
+    let suspect = rep.state_changes < rep.rollouts;
+    if let Some(terminal) = suspect.then(|| game.initial_terminal()).flatten() {
+        check_rollouts(&rep, terminal).map_err(|message| ExternalError::Implausible {
+            file: out.display().to_string(),
+            message,
+        })?;
+    }
+    Ok((rep, cost))
 }
 
 /// Runs the comparison over `games` (see the module docs), advancing `bar` once per
@@ -429,9 +568,11 @@ pub fn run(games: &[PathBuf], opts: &Options, bar: &ProgressBar) -> Vec<Row> {
     let need_net = opts.reasoners.iter().any(Reasoner::uses_netlist)
         || (opts.verify.is_some() && opts.reasoners.contains(&Reasoner::Interp));
     let mut rows = Vec::new();
-    for path in games {
+    for (path, label) in games.iter().zip(game_labels(games)) {
         bar.set_message(format!("{}: compiling", path.display()));
-        let game = Game::load(path, need_net);
+        // A failure to create it shows when a work file is written.
+        let _ = std::fs::create_dir_all(opts.work_dir.join(slug(&label)));
+        let game = Game::load(path, label, need_net);
         let mut entries: Vec<Entry> = opts
             .reasoners
             .iter()
@@ -474,4 +615,51 @@ pub fn run(games: &[PathBuf], opts: &Options, bar: &ProgressBar) -> Vec<Row> {
 pub fn steps(games: usize, opts: &Options) -> u64 {
     let per = opts.rounds as usize + usize::from(opts.verify.is_some());
     (games * opts.reasoners.len() * per) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(paths: &[&str]) -> Vec<String> {
+        let ps: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+        game_labels(&ps)
+    }
+
+    /// Issue #42 item 5: two games of the same file name in different folders get
+    /// different labels, the shortest trailing path that tells them apart.
+    #[test]
+    fn games_of_the_same_name_get_distinct_labels() {
+        assert_eq!(
+            labels(&[
+                "/g/a/breakthrough.kif",
+                "/g/b/breakthrough.kif",
+                "/g/tictactoe.kif"
+            ]),
+            ["a/breakthrough", "b/breakthrough", "tictactoe"]
+        );
+        assert_eq!(
+            labels(&["/r/a/x.kif", "/r/b/x.kif", "/s/a/x.kif"]),
+            ["r/a/x", "b/x", "s/a/x"]
+        );
+        assert_eq!(labels(&["/g/x.kif", "/g/x.gdl"]), ["g/x.kif", "g/x.gdl"]);
+        assert_eq!(
+            labels(&["/g/x.kif", "/g/x.kif", "/g/x.kif"]),
+            ["g/x.kif", "g/x.kif#2", "g/x.kif#3"]
+        );
+        assert_eq!(labels(&["/g/./a/../a/x.kif", "/h/x.kif"]), ["a/x", "h/x"]);
+    }
+
+    #[test]
+    fn work_file_names_are_portable_and_never_shared() {
+        assert_eq!(slug("cpu:1"), "cpu%3a1");
+        assert_eq!(slug("a/breakthrough"), "a%2fbreakthrough");
+        assert_eq!(slug(".."), "%2e.");
+        assert_eq!(slug("x_y-z.1"), "x_y-z.1");
+        let names = [
+            "cpu:1", "cpu-1", "cpu%3a1", "a/b", "a-b", "a%2fb", ".", "%2e", "é",
+        ];
+        let slugs: std::collections::HashSet<String> = names.iter().map(|n| slug(n)).collect();
+        assert_eq!(slugs.len(), names.len(), "{slugs:?}");
+    }
 }
