@@ -42,9 +42,13 @@ impl Log {
     }
 
     /// Appends `fields` (a JSON object) with the time since start to the log of `file`
-    /// (a match id, or `player`), and prints `human` on stderr.
+    /// (a match id, or `player`), and prints `human` on stderr. Every text is cut to
+    /// [`MAX_LOGGED_MESSAGE`] characters first (the human line, and each string of
+    /// `fields` however deep), so no message (a megabyte match id, a huge move) can bloat
+    /// the log or stderr.
     pub fn line(&self, file: &str, human: &str, mut fields: Value) {
-        eprintln!("[propnet player] {human}");
+        eprintln!("[propnet player] {}", shorten(human));
+        cap_strings(&mut fields);
         let Some(dir) = &self.dir else { return };
         if let Value::Object(m) = &mut fields {
             m.insert(
@@ -98,6 +102,33 @@ pub fn shorten(text: &str) -> String {
     s
 }
 
+/// Cuts every string in `v` (object keys included) to [`MAX_LOGGED_MESSAGE`] characters.
+fn cap_strings(v: &mut Value) {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) if s.len() > MAX_LOGGED_MESSAGE => *s = shorten(s),
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(m) => {
+                if m.keys().any(|k| k.len() > MAX_LOGGED_MESSAGE) {
+                    let long: Vec<String> = m
+                        .keys()
+                        .filter(|k| k.len() > MAX_LOGGED_MESSAGE)
+                        .cloned()
+                        .collect();
+                    for k in long {
+                        if let Some(x) = m.remove(&k) {
+                            m.insert(shorten(&k), x);
+                        }
+                    }
+                }
+                stack.extend(m.values_mut());
+            }
+            _ => {}
+        }
+    }
+}
+
 /// A file name from a match id: letters, digits, `-`, `_` and `.` kept, others `_`.
 fn sanitize(id: &str) -> String {
     let s: String = id
@@ -122,6 +153,23 @@ fn sanitize(id: &str) -> String {
 mod tests {
     use super::{Log, MAX_OPEN_LOGS};
     use serde_json::json;
+
+    /// Issue #42 (round two), item 9: every text of a line is cut, however deep, and the
+    /// human line too.
+    #[test]
+    fn every_field_is_cut_to_the_cap() {
+        let long = "x".repeat(1 << 20);
+        let mut v = json!({"a": long, "b": [{"c": long}], "n": 3});
+        super::cap_strings(&mut v);
+        let text = v.to_string();
+        assert!(
+            text.len() < 3 * super::MAX_LOGGED_MESSAGE * 4,
+            "{}",
+            text.len()
+        );
+        assert_eq!(v["n"], 3);
+        assert!(v["b"][0]["c"].as_str().unwrap().ends_with('…'));
+    }
 
     /// Lines for matches already closed reopen their file, and the open files stay
     /// bounded; every line reaches its file.
