@@ -226,21 +226,41 @@ pub struct Lowered {
     pub roles: Vec<Sym>,
 }
 
-fn lower_term(t: &Term, vars: &mut Vec<Sym>) -> PTerm {
+/// The variables of one rule in order of first occurrence, with each one's slot (a map,
+/// so that lowering a rule of many variables stays linear in its size).
+#[derive(Default)]
+struct RuleVars {
+    order: Vec<Sym>,
+    slots: HashMap<Sym, usize>,
+}
+
+impl RuleVars {
+    /// The slot of `v`, a new one at its first occurrence.
+    fn slot(&mut self, v: Sym) -> usize {
+        *self.slots.entry(v).or_insert_with(|| {
+            self.order.push(v);
+            self.order.len() - 1
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+}
+
+fn lower_term(t: &Term, vars: &mut RuleVars) -> PTerm {
     match t {
         Term::Var(v) => {
-            let slot = vars.iter().position(|x| x == v).unwrap_or_else(|| {
-                vars.push(*v);
-                vars.len() - 1
-            });
-            PTerm::Var(slot as u16)
+            // a rule of more than u16::MAX variables is rejected once lowered
+            let slot = vars.slot(*v);
+            PTerm::Var(u16::try_from(slot).unwrap_or(u16::MAX))
         }
         Term::Const(c) => PTerm::Const(*c),
         Term::Fn(f, args) => PTerm::Fn(*f, args.iter().map(|a| lower_term(a, vars)).collect()),
     }
 }
 
-fn lower_atom(a: &Atom, rels: &mut Relations, vars: &mut Vec<Sym>) -> PAtom {
+fn lower_atom(a: &Atom, rels: &mut Relations, vars: &mut RuleVars) -> PAtom {
     PAtom {
         rel: rels.intern(a.rel, a.args.len() as u32),
         args: a.args.iter().map(|t| lower_term(t, vars)).collect(),
@@ -269,7 +289,7 @@ fn lower_rules(
 ) -> Result<Vec<CRule>, GroundError> {
     let mut rules = Vec::with_capacity(p.rules.len() + 3);
     for r in &p.rules {
-        let mut vars = Vec::new();
+        let mut vars = RuleVars::default();
         let head = lower_atom(&r.head, rels, &mut vars);
         if head.rel == special.true_ || head.rel == special.does {
             return Err(GroundError::BadRule {
@@ -302,7 +322,7 @@ fn lower_rules(
         rules.push(CRule {
             head,
             body,
-            var_names: vars,
+            var_names: vars.order,
             span: r.span,
             synthetic: false,
         });

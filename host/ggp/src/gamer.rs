@@ -7,9 +7,8 @@ use super::http::{HttpReply, HttpRequest};
 use super::log::{shorten, Log};
 use super::message::{canonical_move, parse_message, Message};
 use super::play::Think;
-use super::spelling::Spelling;
-use super::worker::{self, Command, SharedSlot};
-use propnet_compiler::gdl::{self, lower::fold_case, Game};
+use super::worker::{self, Command, Ready, ShadowAsk, SharedShadow, SharedSlot};
+use propnet_compiler::gdl;
 use propnet_compiler::ground::Budget as GroundBudget;
 use propnet_compiler::kif::{self, SExpr};
 use propnet_mcts::MctsParams;
@@ -56,7 +55,10 @@ struct Active {
     slot: Arc<SharedSlot>,
     step: u64,
     play_clock: Duration,
-    spelling: Arc<Spelling>,
+    /// The interpreter's copy of the match, for replies the worker is late with.
+    shadow: SharedShadow,
+    /// The joint moves received so far (canonical texts), for the shadow.
+    history: Arc<Vec<Vec<String>>>,
     /// Without a message by then the match counts as abandoned (the manager is gone) and
     /// a new START replaces it: two play clocks and [`ABANDON_AFTER`] after the last one.
     expires: Instant,
@@ -76,9 +78,10 @@ impl Drop for Active {
 pub const ABANDON_AFTER: Duration = Duration::from_secs(30);
 
 /// When the deadline comes before the worker has applied a PLAY's joint move (a play
-/// clock at or near 0, a worker still busy with the previous message), the reply waits
-/// for a legal move of the current state until the play clock's end plus this much
-/// (half of ggp-base's 1 s grace): a late legal move rather than an illegal one.
+/// clock at or near 0, a worker still busy with the previous message) and the match has
+/// no interpreter copy ([`super::play::Shadow`]) to compute a legal move of the current
+/// state, the reply waits for the worker until the play clock's end plus this much (half
+/// of ggp-base's 1 s grace): a late legal move rather than one of an earlier state.
 pub const LEGAL_WAIT: Duration = Duration::from_millis(500);
 
 /// The player: shared by the server's connection threads.
@@ -162,7 +165,7 @@ impl Gamer {
                 rules,
                 start_clock,
                 play_clock,
-            } => self.start(id, &role, &rules, received + start_clock, play_clock),
+            } => self.start(id, role, rules, received + start_clock, play_clock),
             Message::Play { id, moves } => return self.play(&id, moves, text, received),
             Message::Stop { id, moves } => self.finish(&id, Some(moves), "done"),
             Message::Abort { id } => self.finish(&id, None, "aborted"),
@@ -186,13 +189,16 @@ impl Gamer {
         "ready".into()
     }
 
-    /// START: checks the rules, starts the match's worker (compile, then search) and
-    /// replies `ready` when it is prepared or at the deadline, whichever comes first.
+    /// START: starts the match's worker (read the rules, compile, then search) and
+    /// replies `ready` when it is prepared or at the deadline, whichever comes first;
+    /// `busy` when another match is on, or when the worker finds by then that the rules or
+    /// the role cannot be played. The lock is held only to register the match: reading
+    /// the rules (seconds for a rule of many variables) never holds up other messages.
     fn start(
         &self,
         id: String,
-        role: &str,
-        rules: &[SExpr],
+        role: String,
+        rules: Vec<SExpr>,
         start_end: Instant,
         play_clock: Duration,
     ) -> String {
@@ -205,37 +211,39 @@ impl Gamer {
         if let Some(a) = cur.as_ref() {
             return self.refuse_start(&id, format!("START {id} while playing {}", a.id));
         }
-        let name = format!("{id}.kif");
-        let game = match gdl::parse_source(&name, kif::print_all(rules).as_bytes()) {
-            Ok(g) => g,
-            Err(e) => return self.refuse_start(&id, format!("START {id}: rules rejected: {e}")),
-        };
-        let roles = role_names(&game);
-        let Some(role_index) = roles.iter().position(|r| *r == fold_case(role)) else {
-            let why = format!(
-                "START {id}: role `{role}` is not a role of the game ({})",
-                roles.join(", ")
-            );
-            return self.refuse_start(&id, why);
-        };
-        let (active, ready_rx) = self.spawn_match(
-            &id, game, role_index, rules, deadline, start_end, play_clock,
-        );
+        let (active, ready_rx) =
+            self.spawn_match(&id, role.clone(), rules, deadline, start_end, play_clock);
+        let slot = active.slot.clone();
         *cur = Some(active);
         drop(cur);
         if play_clock <= self.opts.margin {
             self.warn_short_play_clock(&id, play_clock);
         }
-        let prepared = ready_rx
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            .ok();
-        let note = prepared.unwrap_or_else(|| "still preparing at the start deadline".to_string());
+        let note = match ready_rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(Ok(note)) => note,
+            Ok(Err(why)) => {
+                self.forget(&id, &slot);
+                return self.refuse_start(&id, why);
+            }
+            Err(_) => "still preparing at the start deadline".to_string(),
+        };
         self.log.line(
             &id,
             &format!("START {id} as {role}: ready ({note})"),
             json!({"message": format!("START {id} {role}"), "reply": "ready", "engine": note}),
         );
         "ready".into()
+    }
+
+    /// Ends match `id` if it is still the current one (the one whose slot is `slot`).
+    fn forget(&self, id: &str, slot: &Arc<SharedSlot>) {
+        let mut cur = self.current();
+        if cur
+            .as_ref()
+            .is_some_and(|a| a.id == id && Arc::ptr_eq(&a.slot, slot))
+        {
+            *cur = None;
+        }
     }
 
     /// Aborts the match in `cur` when it has expired (no message since its clock ran out:
@@ -262,45 +270,44 @@ impl Gamer {
         "busy".into()
     }
 
-    /// Starts the worker thread of match `id` (playing role `role_index` of `game`, whose
-    /// `rules` give the spellings of its symbols; `ready` due by `deadline`). Returns the
-    /// match's state and the channel on which the worker says it is prepared.
-    #[allow(clippy::too_many_arguments)] // the START message's fields, passed through
+    /// Starts the worker thread of match `id` (playing `role` of the game of `rules`;
+    /// `ready` due by `deadline`). Returns the match's state and the channel on which the
+    /// worker says it is prepared, or why it cannot play.
     fn spawn_match(
         &self,
         id: &str,
-        game: Game,
-        role_index: usize,
-        rules: &[SExpr],
+        role: String,
+        rules: Vec<SExpr>,
         deadline: Instant,
         start_end: Instant,
         play_clock: Duration,
-    ) -> (Active, mpsc::Receiver<String>) {
+    ) -> (Active, mpsc::Receiver<Ready>) {
         let (tx, rx) = mpsc::channel();
         let (ready_tx, ready_rx) = mpsc::channel();
         let slot = Arc::new(SharedSlot::default());
-        let spelling = Arc::new(Spelling::from_rules(rules));
+        let shadow: SharedShadow = Arc::default();
         let stop = Cancel::new();
         let mut opts = self.opts.clone();
         opts.mcts.stop = stop.clone();
-        let job = worker::Job {
+        let start = worker::Start {
             id: id.to_string(),
-            game,
-            role: role_index,
+            role,
+            rules,
             deadline,
             opts,
             log: self.log.clone(),
             slot: slot.clone(),
-            spelling: spelling.clone(),
+            shadow: shadow.clone(),
         };
-        std::thread::spawn(move || worker::run(job, rx, ready_tx));
+        std::thread::spawn(move || worker::run(start, rx, ready_tx));
         let active = Active {
             id: id.to_string(),
             tx,
             slot,
             step: 0,
             play_clock,
-            spelling,
+            shadow,
+            history: Arc::new(Vec::new()),
             expires: start_end + 2 * play_clock + ABANDON_AFTER,
             stop,
         };
@@ -331,8 +338,12 @@ impl Gamer {
         end.checked_sub(margin).unwrap_or(end)
     }
 
-    /// PLAY: hands the moves to the worker and replies with its move, or with the best
-    /// move it has published when the deadline comes first.
+    /// PLAY: hands the moves to the worker and replies with its move, or, when the
+    /// deadline comes first, with the best move so far of this step; when the worker has
+    /// not even applied this PLAY's moves by then, with the first legal move of the
+    /// current state that the match's interpreter copy computes here. Never a move of an
+    /// earlier state, and never waiting for the worker past the deadline (unless the
+    /// match has no interpreter copy: see [`LEGAL_WAIT`]).
     fn play(
         &self,
         id: &str,
@@ -340,36 +351,22 @@ impl Gamer {
         text: &str,
         received: Instant,
     ) -> HttpReply {
-        let (tx, slot, step, spelling, clock) = {
-            let mut cur = self.current();
-            match cur.as_mut() {
-                Some(a) if a.id == id => {
-                    a.step += 1;
-                    a.expires = received + 2 * a.play_clock + ABANDON_AFTER;
-                    (
-                        a.tx.clone(),
-                        a.slot.clone(),
-                        a.step,
-                        a.spelling.clone(),
-                        a.play_clock,
-                    )
-                }
-                _ => {
-                    let why = format!("PLAY for unknown match {id}");
-                    self.log.line(
-                        "player",
-                        &why,
-                        json!({"message": shorten(text), "reply": "busy", "error": why}),
-                    );
-                    return HttpReply::ok("busy");
-                }
-            }
-        };
-        let deadline = self.deadline(received + clock, clock);
         let moves = moves.map(|ms| ms.iter().map(canonical_move).collect::<Vec<_>>());
+        let Some(m) = self.next_step(id, moves.as_ref(), received) else {
+            let why = format!("PLAY for unknown match {id}");
+            self.log.line(
+                "player",
+                &why,
+                json!({"message": shorten(text), "reply": "busy", "error": why}),
+            );
+            return HttpReply::ok("busy");
+        };
+        let deadline = self.deadline(received + m.clock, m.clock);
+        // the interpreter copy starts on this step at once, in case the worker is late
+        let shadow = ask_shadow(&m);
         let (reply_tx, reply_rx) = mpsc::channel();
-        let sent = tx.send(Command::Play {
-            step,
+        let sent = m.tx.send(Command::Play {
+            step: m.step,
             moves,
             deadline,
             reply: reply_tx,
@@ -380,42 +377,107 @@ impl Gamer {
                 .ok(),
             Err(_) => None,
         };
-        let (reply, fields) = match answer {
+        let (reply, mut fields) = match answer {
             Some(r) => {
-                let text = spelling.respell(&r.text);
                 let f = think_fields(&r.think, &r.engine, &r.problems);
-                (text, f)
+                (r.text, f)
             }
-            None => {
-                // the deadline came first: the best move so far of this step, or, when
-                // the worker has not applied this PLAY's moves yet, wait (past the
-                // deadline if need be) for a legal move of the current state
-                let late = slot.lock().step < step;
-                let (s, reached) = slot.wait_step(step, received + clock + LEGAL_WAIT);
-                let (text, note) = match (reached, s.best.clone()) {
-                    (true, Some(b)) if late => (
-                        b,
-                        "deadline passed before the moves were applied: first legal move \
-                         of the current state, sent late",
-                    ),
-                    (true, Some(b)) => (b, "deadline: best move so far"),
-                    (true, None) => ("nil".to_string(), "no legal move in the current state"),
-                    (false, _) => (
-                        s.fallback.clone().unwrap_or_else(|| "nil".to_string()),
-                        "the worker did not reach this step in time: a legal move of an \
-                         earlier state, maybe illegal now",
-                    ),
-                };
-                (text, json!({"note": note, "late": late}))
-            }
+            None => self.at_deadline(&m, shadow, received, deadline),
         };
-        let mut fields = fields;
         fields["message"] = json!(shorten(text));
         fields["reply"] = json!(reply);
         fields["latency_ms"] = json!(received.elapsed().as_secs_f64() * 1000.0);
+        let step = m.step;
         self.log
             .line(id, &format!("PLAY {id} step {step}: {reply}"), fields);
         HttpReply::ok(reply)
+    }
+
+    /// Counts a PLAY of match `id` (with the joint move `moves`) and returns what its
+    /// reply needs; `None` when `id` is not the current match.
+    fn next_step(&self, id: &str, moves: Option<&Vec<String>>, received: Instant) -> Option<Step> {
+        let mut cur = self.current();
+        let a = cur.as_mut().filter(|a| a.id == id)?;
+        a.step += 1;
+        a.expires = received + 2 * a.play_clock + ABANDON_AFTER;
+        if let Some(ms) = moves {
+            Arc::make_mut(&mut a.history).push(ms.clone());
+        }
+        Some(Step {
+            tx: a.tx.clone(),
+            slot: a.slot.clone(),
+            step: a.step,
+            clock: a.play_clock,
+            shadow: a.shadow.clone(),
+            history: a.history.clone(),
+        })
+    }
+
+    /// The reply when the worker has not answered by the deadline, and its log fields.
+    /// When the worker has not applied this step's moves, the interpreter copy's move
+    /// (`shadow`), waited for until half the margin is left.
+    fn at_deadline(
+        &self,
+        m: &Step,
+        shadow: Option<ShadowReply>,
+        received: Instant,
+        deadline: Instant,
+    ) -> (String, serde_json::Value) {
+        let s = m.slot.lock();
+        if s.step == m.step {
+            return match s.best.clone() {
+                Some(b) => (
+                    b,
+                    json!({"note": "deadline: best move so far", "late": false}),
+                ),
+                None => (
+                    "nil".to_string(),
+                    json!({"note": "no legal move in the current state", "late": false}),
+                ),
+            };
+        }
+        drop(s);
+        // the worker has not applied this PLAY's moves: the interpreter copy's move
+        let end = received + m.clock;
+        let until = deadline + end.saturating_duration_since(deadline) / 2;
+        let computed = match shadow {
+            Some(rx) => rx
+                .recv_timeout(until.saturating_duration_since(Instant::now()))
+                .unwrap_or_else(|_| Err("the interpreter did not answer in time".into())),
+            None => Err("the rules are not read yet".into()),
+        };
+        match computed {
+            Ok(Some(text)) => {
+                let note = "the worker did not reach this step in time: first legal move \
+                            of the current state, computed by the interpreter";
+                return (text, json!({"note": note, "late": true}));
+            }
+            Ok(None) => {
+                let note = "no legal move in the current state (interpreter)";
+                return ("nil".to_string(), json!({"note": note, "late": true}));
+            }
+            Err(why) => self.log.line(
+                "player",
+                &format!("no interpreter move for a late reply: {why}"),
+                json!({"error": why}),
+            ),
+        }
+        // no interpreter move: wait a little past the deadline for the worker's move
+        let (s, reached) = m.slot.wait_step(m.step, end + LEGAL_WAIT);
+        let (text, note) = match (reached, s.best.clone()) {
+            (true, Some(b)) => (
+                b,
+                "deadline passed before the moves were applied: first legal move of the \
+                 current state, sent late",
+            ),
+            (true, None) => ("nil".to_string(), "no legal move in the current state"),
+            (false, _) => (
+                "nil".to_string(),
+                "the worker did not reach this step in time and the interpreter had no \
+                 move: no move of the current state to send",
+            ),
+        };
+        (text, json!({"note": note, "late": true}))
     }
 
     /// STOP (`moves` given) or ABORT: ends the match if it is the current one.
@@ -469,14 +531,27 @@ fn think_fields(t: &Think, engine: &str, problems: &[String]) -> serde_json::Val
     })
 }
 
-/// The game's role names in the order of its `role` facts, each once.
-fn role_names(game: &Game) -> Vec<String> {
-    let mut roles: Vec<String> = Vec::new();
-    for &r in &game.program.roles {
-        let n = game.program.symbols.name(r).to_string();
-        if !roles.contains(&n) {
-            roles.push(n);
-        }
-    }
-    roles
+/// What a PLAY's reply needs of its match.
+struct Step {
+    tx: mpsc::Sender<Command>,
+    slot: Arc<SharedSlot>,
+    step: u64,
+    clock: Duration,
+    shadow: SharedShadow,
+    history: Arc<Vec<Vec<String>>>,
+}
+
+/// Where the interpreter copy's move for a step comes.
+type ShadowReply = mpsc::Receiver<Result<Option<String>, String>>;
+
+/// Asks the match's shadow thread for the first legal move of the current state; `None`
+/// when the rules are not read yet or the thread is gone.
+fn ask_shadow(m: &Step) -> Option<ShadowReply> {
+    let tx = m.shadow.lock().unwrap_or_else(|p| p.into_inner()).clone()?;
+    let (reply, rx) = mpsc::channel();
+    let ask = ShadowAsk {
+        history: m.history.clone(),
+        reply,
+    };
+    tx.send(ask).ok().map(|()| rx)
 }

@@ -331,3 +331,94 @@ impl MatchPlay {
         self.play.think(deadline, quick_forced, publish)
     }
 }
+
+/// A second state machine of a match, for the reply path alone: the reference interpreter
+/// at the state after the joint moves it was given. When the deadline of a PLAY comes
+/// before the worker has applied the PLAY's moves (busy searching, or with its tree), the
+/// connection thread asks it for a legal move of the current state instead of sending
+/// a move of an earlier state (issue #42, round two, item 11).
+pub struct Shadow {
+    machine: Box<InterpMachine>,
+    state: interp::State,
+    /// How many joint moves `state` is after the initial state.
+    applied: usize,
+    /// Set when a joint move could not be applied: the state is no longer the match's.
+    broken: bool,
+    role: usize,
+    spelling: std::sync::Arc<super::spelling::Spelling>,
+}
+
+impl Shadow {
+    /// The interpreter of `program` at the initial state, for our `role`; moves are
+    /// spelled back with `spelling`.
+    ///
+    /// # Errors
+    /// The interpreter cannot run the game.
+    pub fn new(
+        program: &propnet_compiler::gdl::Program,
+        role: usize,
+        spelling: std::sync::Arc<super::spelling::Spelling>,
+    ) -> Result<Self, String> {
+        let mut machine = Box::new(InterpMachine::lenient(program).map_err(|e| e.to_string())?);
+        let state = machine.initial_state().map_err(|e| e.to_string())?;
+        Ok(Self {
+            machine,
+            state,
+            applied: 0,
+            broken: false,
+            role,
+            spelling,
+        })
+    }
+
+    /// Our first legal move (spelled as in the rules) in the state after the joint moves `history`
+    /// (each a canonical text per role; a move that is not legal is replaced by the role's
+    /// first legal move, as [`Line::apply`] does). `Ok(None)` when the game is over there.
+    ///
+    /// # Errors
+    /// The machine's error, or a history that does not continue the one given before.
+    pub fn first_legal_after(&mut self, history: &[Vec<String>]) -> Result<Option<String>, String> {
+        if self.broken || history.len() < self.applied {
+            return Err("the interpreter's copy of the match is out of step".into());
+        }
+        for moves in &history[self.applied..] {
+            if let Err(e) = self.apply(moves) {
+                self.broken = true;
+                return Err(e);
+            }
+            self.applied += 1;
+        }
+        let view = self.machine.view(&self.state).map_err(|e| e.to_string())?;
+        if view.ends() {
+            return Ok(None);
+        }
+        Ok(view
+            .legal
+            .get(self.role)
+            .and_then(|ms| ms.first())
+            .map(|&m| self.spelling.respell(&self.machine.move_text(m))))
+    }
+
+    fn apply(&mut self, moves: &[String]) -> Result<(), String> {
+        let view = self.machine.view(&self.state).map_err(|e| e.to_string())?;
+        if view.ends() {
+            return Err("moves after the end of the game".into());
+        }
+        let joint: Vec<GroundTermId> = view
+            .legal
+            .iter()
+            .enumerate()
+            .map(|(r, ms)| {
+                let given = moves.get(r).map(String::as_str).unwrap_or("");
+                *ms.iter()
+                    .find(|&&m| self.machine.move_text(m) == given)
+                    .unwrap_or(&ms[0])
+            })
+            .collect();
+        self.state = self
+            .machine
+            .next_state(&self.state, &joint)
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+}

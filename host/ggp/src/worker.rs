@@ -1,14 +1,17 @@
-//! A match's worker thread: prepares the engine within the start clock (compile the game,
+//! A match's worker thread: reads the rules (never on a connection thread: a START's rules
+//! may take seconds to check, and the reply is due by the start clock whatever they cost),
+//! prepares the engine within the start clock (compile the game,
 //! or fall back to the reference interpreter when grounding runs over its budget or the
 //! clock, or the game cannot be compiled), searches the rest of the start clock, then
 //! plays each PLAY it is handed.
 
 use super::gamer::PlayerOptions;
 use super::log::Log;
-use super::play::{MatchPlay, Think};
+use super::play::{MatchPlay, Shadow, Think};
 use super::spelling::Spelling;
-use propnet_compiler::gdl::Game;
+use propnet_compiler::gdl::{self, lower::fold_case, Game, Program};
 use propnet_compiler::ground::CompileOptions;
+use propnet_compiler::kif::{self, SExpr};
 use propnet_netlist::passes::OptimizeOptions;
 use propnet_netlist::Netlist;
 use propnet_runtime::factory::Selected;
@@ -29,8 +32,46 @@ pub struct Slot {
     pub step: u64,
     /// Best move so far of that step, spelled as in the rules.
     pub best: Option<String>,
-    /// A legal move of the last state the worker reached (any step), spelled.
-    pub fallback: Option<String>,
+}
+
+/// A question for the match's shadow thread (the [`Shadow`]'s own: the interpreter is
+/// not `Send`): our first legal move after the joint moves `history`, answered on `reply`.
+pub struct ShadowAsk {
+    /// The joint moves so far (canonical texts per role).
+    pub history: Arc<Vec<Vec<String>>>,
+    /// Where the move goes (spelled; `None`: the game is over there), or why there is none.
+    pub reply: mpsc::Sender<Result<Option<String>, String>>,
+}
+
+/// The way to the match's shadow thread once the rules are read (`None` before), shared
+/// with the connection threads; the thread ends when the match's last sender goes.
+pub type SharedShadow = Arc<Mutex<Option<mpsc::Sender<ShadowAsk>>>>;
+
+/// Starts the shadow thread of a match: the reference interpreter of `program` playing
+/// `role`, answering [`ShadowAsk`]s until its senders are gone.
+fn spawn_shadow(
+    program: Program,
+    role: usize,
+    spelling: Arc<Spelling>,
+    log: Arc<Log>,
+    id: String,
+) -> mpsc::Sender<ShadowAsk> {
+    let (tx, rx) = mpsc::channel::<ShadowAsk>();
+    std::thread::spawn(move || {
+        let mut shadow = match Shadow::new(&program, role, spelling) {
+            Ok(s) => s,
+            Err(why) => {
+                let human = format!("no interpreter for late replies: {why}");
+                log.line(&id, &human, json!({"warning": why}));
+                return;
+            }
+        };
+        drop(program);
+        while let Ok(ask) = rx.recv() {
+            let _ = ask.reply.send(shadow.first_legal_after(&ask.history));
+        }
+    });
+    tx
 }
 
 /// The [`Slot`] shared by the worker and the connection threads, with a condition
@@ -48,11 +89,10 @@ impl SharedSlot {
     }
 
     /// Marks `step` as reached, with `best` (a legal move of the step's state, spelled;
-    /// `None` when there is none) as its move so far and fallback, and wakes the waiters.
+    /// `None` when there is none) as its move so far, and wakes the waiters.
     pub fn reach(&self, step: u64, best: Option<String>) {
         let mut s = self.lock();
         s.step = step;
-        s.fallback = best.clone();
         s.best = best;
         drop(s);
         self.stepped.notify_all();
@@ -102,7 +142,7 @@ pub enum Command {
 
 /// The worker's answer to a PLAY.
 pub struct Reply {
-    /// The move, canonical text.
+    /// The move, spelled as in the rules.
     pub text: String,
     /// Search statistics.
     pub think: Think,
@@ -124,7 +164,31 @@ impl Reply {
     }
 }
 
-/// Everything a worker starts with.
+/// What a START gives the worker.
+pub struct Start {
+    /// Match id.
+    pub id: String,
+    /// Our role, as sent.
+    pub role: String,
+    /// The rules, as sent.
+    pub rules: Vec<SExpr>,
+    /// When `ready` must leave.
+    pub deadline: Instant,
+    /// Player options.
+    pub opts: PlayerOptions,
+    /// The log.
+    pub log: Arc<Log>,
+    /// Best-move slot shared with the connection threads.
+    pub slot: Arc<SharedSlot>,
+    /// Where the match's [`Shadow`] goes once the rules are read.
+    pub shadow: SharedShadow,
+}
+
+/// What the worker says by the start deadline: prepared (with the engine's description),
+/// or why the match cannot be played (rules rejected, no such role).
+pub type Ready = Result<String, String>;
+
+/// Everything a worker plays with, once the rules are read.
 pub struct Job {
     /// Match id.
     pub id: String,
@@ -144,9 +208,91 @@ pub struct Job {
     pub spelling: Arc<Spelling>,
 }
 
-/// Runs the match: prepare, search until the start deadline, signal `ready`, then serve
-/// commands until STOP, ABORT or a closed channel.
-pub fn run(job: Job, rx: mpsc::Receiver<Command>, ready: mpsc::Sender<String>) {
+/// Runs the match: read the rules, prepare, search until the start deadline, signal
+/// `ready`, then serve commands until STOP, ABORT or a closed channel. Rules that cannot
+/// be played are reported on `ready`; the commands that come all the same (the START
+/// was answered `ready` before the rules were read) are answered `nil`.
+pub fn run(start: Start, rx: mpsc::Receiver<Command>, ready: mpsc::Sender<Ready>) {
+    let (slot, log, id) = (start.slot.clone(), start.log.clone(), start.id.clone());
+    match read_rules(start) {
+        Ok(job) => play_match(job, rx, ready),
+        Err(why) => {
+            log.line(
+                &id,
+                &format!("cannot play {id}: {why}"),
+                json!({"error": why}),
+            );
+            let _ = ready.send(Err(why));
+            serve_without_engine(&slot, &rx);
+        }
+    }
+}
+
+/// Checks the rules and our role; publishes the match's [`Shadow`].
+fn read_rules(start: Start) -> Result<Job, String> {
+    let id = &start.id;
+    let name = format!("{id}.kif");
+    let game = gdl::parse_source(&name, kif::print_all(&start.rules).as_bytes())
+        .map_err(|e| format!("START {id}: rules rejected: {e}"))?;
+    let roles = role_names(&game);
+    let role = roles
+        .iter()
+        .position(|r| *r == fold_case(&start.role))
+        .ok_or_else(|| {
+            format!(
+                "START {id}: role `{}` is not a role of the game ({})",
+                start.role,
+                roles.join(", ")
+            )
+        })?;
+    let spelling = Arc::new(Spelling::from_rules(&start.rules));
+    let tx = spawn_shadow(
+        game.program.clone(),
+        role,
+        spelling.clone(),
+        start.log.clone(),
+        id.clone(),
+    );
+    *start.shadow.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
+    Ok(Job {
+        spelling,
+        id: start.id,
+        game,
+        role,
+        deadline: start.deadline,
+        opts: start.opts,
+        log: start.log,
+        slot: start.slot,
+    })
+}
+
+/// The game's role names in the order of its `role` facts, each once.
+fn role_names(game: &Game) -> Vec<String> {
+    let mut roles: Vec<String> = Vec::new();
+    for &r in &game.program.roles {
+        let n = game.program.symbols.name(r).to_string();
+        if !roles.contains(&n) {
+            roles.push(n);
+        }
+    }
+    roles
+}
+
+/// Answers every PLAY `nil` (there is no engine) until STOP, ABORT or a closed channel.
+fn serve_without_engine(slot: &SharedSlot, rx: &mpsc::Receiver<Command>) {
+    while let Ok(cmd) = rx.recv() {
+        match cmd {
+            Command::Play { step, reply, .. } => {
+                slot.reach(step, None);
+                let _ = reply.send(Reply::plain("nil".into(), "no engine".into()));
+            }
+            Command::Stop { .. } | Command::Abort => break,
+        }
+    }
+}
+
+/// Prepares and plays a match whose rules are read.
+fn play_match(job: Job, rx: mpsc::Receiver<Command>, ready: mpsc::Sender<Ready>) {
     let mut pending = None;
     let mut history: Vec<Vec<String>> = Vec::new();
     let mut engine = match prepare(&job) {
@@ -166,7 +312,7 @@ pub fn run(job: Job, rx: mpsc::Receiver<Command>, ready: mpsc::Sender<String>) {
     let note = engine
         .as_mut()
         .map_or_else(|| "no engine".to_string(), |e| start_search(&job, e));
-    let _ = ready.send(note);
+    let _ = ready.send(Ok(note));
     while let Ok(cmd) = rx.recv() {
         match cmd {
             Command::Play {
@@ -179,7 +325,9 @@ pub fn run(job: Job, rx: mpsc::Receiver<Command>, ready: mpsc::Sender<String>) {
                     Some(e) => {
                         try_upgrade(&job, e, &mut pending, &history);
                         history.extend(moves.clone());
-                        play(&job, e, step, moves, deadline)
+                        let mut r = play(&job, e, step, moves, deadline);
+                        r.text = job.spelling.respell(&r.text);
+                        r
                     }
                     None => {
                         job.slot.reach(step, None);
@@ -193,11 +341,9 @@ pub fn run(job: Job, rx: mpsc::Receiver<Command>, ready: mpsc::Sender<String>) {
     }
 }
 
-/// Publishes a first legal move, then searches the initial state until the start
-/// deadline; returns the engine's description.
+/// Searches the initial state until the start deadline; returns the engine's
+/// description.
 fn start_search(job: &Job, e: &mut MatchPlay) -> String {
-    // a legal move for a PLAY that comes before the start search ends
-    set_fallback(job, e.legal_texts().first());
     let end = job.deadline.checked_sub(HANDOVER).unwrap_or(job.deadline);
     let t = e.think(end, false, &mut |_| {});
     let d = e.describe();
@@ -212,11 +358,6 @@ fn start_search(job: &Job, e: &mut MatchPlay) -> String {
         job.log.line(&job.id, &human, fields);
     }
     d
-}
-
-fn set_fallback(job: &Job, text: Option<&String>) {
-    let mut s = job.slot.lock();
-    s.fallback = text.map(|t| job.spelling.respell(t));
 }
 
 /// One PLAY: apply the moves, publish a first legal move of the new state (the reply when

@@ -175,7 +175,8 @@ impl<
         state: S,
     ) -> Result<(), MachineError> {
         let view = model.view(&state)?;
-        self.tree = Tree::with_root(Node::from_view(state, view));
+        // the old tree (maybe a million nodes) is freed off this thread
+        self.tree.reset(Node::from_view(state, view));
         Ok(())
     }
 

@@ -155,3 +155,83 @@ fn netlist_and_interpreter_models_agree_on_the_initial_view() {
     }
     assert_eq!((nv.terminal, nv.goals), (iv.terminal, iv.goals));
 }
+
+/// A tree state that counts where it is freed.
+struct Tracked;
+
+static FREED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+thread_local! {
+    static FREED_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        FREED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        FREED_HERE.with(|c| c.set(c.get() + 1));
+    }
+}
+
+/// A tree of `n` nodes: the root, its child 1 (kept by a re-root) and `n - 2` others
+/// under child 2.
+fn big_tree(n: usize) -> tree::Tree<Tracked, u32> {
+    let leaf = || {
+        let view = propnet_runtime::machine::View {
+            terminal: true,
+            legal: vec![Vec::new()],
+            goals: vec![0],
+        };
+        tree::Node::from_view(Tracked, view)
+    };
+    let mut t = tree::Tree::with_root(leaf());
+    for _ in 1..n {
+        t.push(leaf());
+    }
+    t.nodes[0].children.insert(vec![0].into(), tree::NodeId(1));
+    t.nodes[0].children.insert(vec![1].into(), tree::NodeId(2));
+    for i in 3..n {
+        let key: Box<[u32]> = vec![i as u32].into();
+        t.nodes[2].children.insert(key, tree::NodeId(i as u32));
+    }
+    t
+}
+
+/// Issue #42 (round two), item 11: a PLAY was answered late and illegally because the
+/// worker thread was freeing a million-node tree when the moves came. First the cause:
+/// freeing such a tree on the calling thread (measured and printed, not judged); then a
+/// re-root and a reset free nothing of the old tree on the calling thread (all of it is
+/// freed elsewhere, soon).
+#[test]
+fn a_million_node_tree_is_never_freed_on_the_searching_thread() {
+    use std::sync::atomic::Ordering;
+    const N: usize = 1_000_000;
+    let t = big_tree(N);
+    let before = FREED_HERE.with(|c| c.get());
+    let clock = std::time::Instant::now();
+    drop(t);
+    eprintln!(
+        "the cause: freeing {N} nodes on the calling thread took {:?}",
+        clock.elapsed()
+    );
+    assert_eq!(FREED_HERE.with(|c| c.get()) - before, N);
+    let base = FREED.load(Ordering::SeqCst);
+    let mut t = big_tree(N);
+    let here = FREED_HERE.with(|c| c.get());
+    t.reroot(tree::NodeId(1));
+    assert_eq!(t.nodes.len(), 1, "only the played child is kept");
+    let root = t.nodes.pop().unwrap();
+    let mut u = big_tree(N);
+    u.reset(root);
+    assert_eq!(
+        FREED_HERE.with(|c| c.get()),
+        here,
+        "no node of the old trees was freed on the searching thread"
+    );
+    // the other threads free them all (bounded wait)
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while FREED.load(Ordering::SeqCst) - base < 2 * N - 1 && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(FREED.load(Ordering::SeqCst) - base, 2 * N - 1);
+    drop(u);
+}

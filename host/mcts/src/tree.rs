@@ -192,10 +192,13 @@ impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
                 self.nodes.push(n);
             }
         }
-        // Freeing a large discarded tree takes a while: do it off the search's thread.
-        if old.len() > 10_000 {
-            std::thread::spawn(move || drop(old));
-        }
+        discard(old);
+    }
+
+    /// Replaces the whole tree by `root` alone; the old nodes are freed by [`discard`].
+    pub fn reset(&mut self, root: Node<S, M>) {
+        let old = std::mem::replace(&mut self.nodes, vec![root]);
+        discard(old);
     }
 
     /// The child of the root reached by `joint` (one move per role), if the tree has it.
@@ -210,6 +213,22 @@ impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
             })
             .collect();
         root.children.get(&key?).copied()
+    }
+}
+
+/// Trees of more nodes than this are freed on a thread of their own.
+pub const FREE_ELSEWHERE: usize = 10_000;
+
+/// Frees discarded nodes: a large batch (over [`FREE_ELSEWHERE`]) on a thread of its own,
+/// since freeing a million-node tree takes a good part of a second on a busy core, and
+/// the search's thread has a reply to give (issue #42, round two, item 11).
+pub fn discard<T: Send + 'static>(old: Vec<T>) {
+    if old.len() > FREE_ELSEWHERE {
+        let spawned = std::thread::Builder::new()
+            .name("mcts-free".into())
+            .spawn(move || drop(old));
+        // without a thread (none left to the process) the nodes are freed here
+        drop(spawned);
     }
 }
 
