@@ -2,8 +2,12 @@
 //! following ggp-base's `GameServer`: START to every remote player (start clock + grace),
 //! then PLAY rounds until a terminal state, then STOP with the last joint move. A reply
 //! that is late (`TO`), never comes (`CE`) or is not a legal move spelled as in the rules
-//! (`IL <reply>`) is recorded in `errors` and replaced by a random legal move. The
-//! referee is the compiled netlist when the game compiles, else the reference interpreter.
+//! (`IL <reply>`) is recorded in `errors` and replaced by a random legal move. A START
+//! answered with anything but `ready` (`NR <reply>`: the player is busy with another
+//! match, or refused the rules) leaves that player out of the match: it gets no PLAY, STOP
+//! or ABORT, and every move of its role is the manager's, recorded `NR`. Match ids are
+//! unique per manager run ([`match_id`]), so a player still in an earlier match never
+//! takes a new match's messages for its own. The referee is the compiled netlist when the game compiles, else the reference interpreter.
 
 use super::message::canonical_move;
 use super::record::{now_millis, GameMetaData, MatchRecord};
@@ -174,18 +178,7 @@ fn broadcast(seats: &[Seat], bodies: &[String], timeout: Duration) -> Vec<Option
                 _ => None,
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.map(|h| {
-                    h.join().unwrap_or(Outcome {
-                        reply: None,
-                        error: Some("CE"),
-                        millis: 0.0,
-                    })
-                })
-            })
-            .collect()
+        handles.into_iter().map(|h| h.map(join_outcome)).collect()
     })
 }
 
@@ -254,7 +247,7 @@ fn run<G: GameMachine>(
     let mut rec = new_record(game, seats, id, opts, &role_names);
     let mut state = model.initial_state().map_err(err)?;
     push_state(&mut rec, model, &state, &game.spelling);
-    send_start(&mut rec, seats, game, &role_names, id, opts);
+    let joined = send_start(&mut rec, seats, game, &role_names, id, opts);
     let mut previous: Option<Vec<String>> = None;
     let end = loop {
         let view = model.view(&state).map_err(err)?;
@@ -278,12 +271,13 @@ fn run<G: GameMachine>(
             })
             .collect();
         let body = format!("(PLAY {id} {})", moves_text(previous.as_deref()));
-        let out = broadcast(seats, &vec![body; roles], play_timeout(opts));
+        let out = broadcast_joined(seats, &joined, &body, play_timeout(opts));
         let mut joint = Vec::with_capacity(roles);
         let mut errors = Vec::with_capacity(roles);
         let mut millis = Vec::with_capacity(roles);
         for r in 0..roles {
             let (choice, error, ms) = match (&mut seats[r], &out[r]) {
+                (Seat::Remote(_), _) if !joined[r] => (None, "NR".to_string(), None),
                 (Seat::Remote(_), Some(o)) => judge(o, &texts[r]),
                 (Seat::Random(seed), _) => {
                     let i =
@@ -322,8 +316,37 @@ fn run<G: GameMachine>(
     } else {
         format!("(ABORT {id})")
     };
-    broadcast(seats, &vec![last; roles], play_timeout(opts));
+    broadcast_joined(seats, &joined, &last, play_timeout(opts));
     Ok(rec)
+}
+
+/// Sends `body` to every remote seat in the match (`joined`); the others get `None`.
+fn broadcast_joined(
+    seats: &[Seat],
+    joined: &[bool],
+    body: &str,
+    timeout: Duration,
+) -> Vec<Option<Outcome>> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = seats
+            .iter()
+            .zip(joined)
+            .map(|(seat, &j)| match seat {
+                Seat::Remote(url) if j => Some(s.spawn(move || post(url, body, timeout))),
+                _ => None,
+            })
+            .collect();
+        handles.into_iter().map(|h| h.map(join_outcome)).collect()
+    })
+}
+
+/// The outcome of a sending thread (`CE` if it panicked).
+fn join_outcome(h: std::thread::ScopedJoinHandle<'_, Outcome>) -> Outcome {
+    h.join().unwrap_or(Outcome {
+        reply: None,
+        error: Some("CE"),
+        millis: 0.0,
+    })
 }
 
 /// `NIL` or `(m1 … mn)`.
@@ -336,7 +359,9 @@ fn play_timeout(opts: &ManagerOptions) -> Duration {
     Duration::from_secs(opts.play_clock) + opts.grace
 }
 
-/// Sends START to every remote seat and records its errors and latencies.
+/// Sends START to every remote seat and records its errors and latencies. Returns, per
+/// seat, whether it is in the match (false for a remote seat that answered other than
+/// `ready`).
 fn send_start(
     rec: &mut MatchRecord,
     seats: &[Seat],
@@ -344,7 +369,7 @@ fn send_start(
     role_names: &[String],
     id: &str,
     opts: &ManagerOptions,
-) {
+) -> Vec<bool> {
     let rules = format!("({})", game.rulesheet());
     let starts: Vec<String> = role_names
         .iter()
@@ -357,16 +382,78 @@ fn send_start(
         .collect();
     let timeout = Duration::from_secs(opts.start_clock) + opts.grace;
     let out = broadcast(seats, &starts, timeout);
-    rec.errors.push(
-        out.iter()
-            .map(|o| o.as_ref().and_then(|o| o.error).unwrap_or("").to_string())
-            .collect(),
-    );
+    rec.errors
+        .push(out.iter().map(|o| start_error(o.as_ref())).collect());
     rec.reply_millis.push(
         out.iter()
             .map(|o| o.as_ref().filter(|o| o.reply.is_some()).map(|o| o.millis))
             .collect(),
     );
+    out.iter()
+        .map(|o| o.as_ref().is_none_or(|o| !not_ready(o)))
+        .collect()
+}
+
+/// Whether a START reply came and was not `ready` (case and spaces aside).
+fn not_ready(o: &Outcome) -> bool {
+    o.reply
+        .as_deref()
+        .is_some_and(|r| !r.trim().eq_ignore_ascii_case("ready"))
+}
+
+/// The recorded error of a START reply: `""`, `TO`, `CE`, or `NR <reply>` for a reply
+/// other than `ready` (cut like an `IL` reply).
+fn start_error(o: Option<&Outcome>) -> String {
+    match o {
+        Some(o) if not_ready(o) => {
+            format!("NR {}", bounded(o.reply.as_deref().unwrap_or("").trim()))
+        }
+        Some(o) => o.error.unwrap_or("").to_string(),
+        None => String::new(),
+    }
+}
+
+/// A match id unique per manager run, as ggp-base makes them: `propnet.GAME.RUN.G`, with
+/// the game's name (characters other than letters, digits, `-` and `_` as `_`, at most 40),
+/// `run` a tag of this run ([`run_tag`]) and `g` the game's index in the run.
+pub fn match_id(game: &str, run: &str, g: u64) -> String {
+    let name: String = game
+        .chars()
+        .take(40)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("propnet.{name}.{run}.{g}")
+}
+
+/// A tag that differs between manager runs: the start time in milliseconds since the
+/// epoch and the process id (two runs started in the same millisecond differ by pid).
+pub fn run_tag() -> String {
+    format!("{}-{}", now_millis(), std::process::id())
+}
+
+/// Remote players given the same URL (`urls` per role, `None` for in-process seats; a
+/// trailing `/` and letter case aside): `(first role, other role, url)` for each repeat. A
+/// GGP player plays one match at a time, so such a player would answer `busy` for one of
+/// its roles.
+pub fn repeated_urls(urls: &[Option<&str>]) -> Vec<(usize, usize, String)> {
+    let key = |u: &str| u.trim_end_matches('/').to_ascii_lowercase();
+    let mut repeats = Vec::new();
+    for (j, b) in urls.iter().enumerate() {
+        let Some(ub) = b else { continue };
+        let first = urls[..j]
+            .iter()
+            .position(|a| a.is_some_and(|ua| key(ua) == key(ub)));
+        if let Some(i) = first {
+            repeats.push((i, j, ub.to_string()));
+        }
+    }
+    repeats
 }
 
 /// Judges a remote reply against the legal moves (spelled as in the rules, compared as

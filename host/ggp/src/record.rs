@@ -47,7 +47,9 @@ pub struct MatchRecord {
     /// When each state was reached, ms since the epoch.
     pub state_times: Vec<u64>,
     /// Per step (START first, then each joint move), per role: `""`, `TO` (late),
-    /// `CE` (connection error) or `IL <reply>` (illegal or unreadable move).
+    /// `CE` (connection error), `IL <reply>` (illegal or unreadable move), or `NR <reply>`
+    /// at START for a reply other than `ready` and then `NR` at every step (the player is
+    /// not in the match: the manager chose its moves).
     pub errors: Vec<Vec<String>>,
     /// Final goals per role (completed matches; the goals of the state reached otherwise).
     pub goal_values: Vec<u8>,

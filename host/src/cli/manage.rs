@@ -9,7 +9,9 @@ use super::r#match::MatchArgs;
 use anyhow::{bail, Context};
 use propnet_compiler::gdl;
 use propnet_compiler::ground::{Budget as GroundBudget, CompileOptions};
-use propnet_ggp::manager::{play_match, GameText, ManagerOptions, Referee, Seat};
+use propnet_ggp::manager::{
+    match_id, play_match, repeated_urls, run_tag, GameText, ManagerOptions, Referee, Seat,
+};
 use propnet_ggp::record::MatchRecord;
 use propnet_mcts::matches::{player_scores, seats_for, GameRecord};
 use propnet_runtime::machine::InterpMachine;
@@ -137,9 +139,12 @@ fn seats(args: &MatchArgs, referee: &Referee) -> anyhow::Result<Vec<Option<Seat>
 
 /// Plays `--games` GGP matches and prints each player's score, errors and latencies.
 pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
-    for spec in args.players.iter().filter(|p| p.starts_with("http://")) {
-        player_url(spec)?;
-    }
+    let urls = args
+        .players
+        .iter()
+        .map(|p| p.starts_with("http://").then(|| player_url(p)).transpose())
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    refuse_repeated_urls(&urls)?;
     let opts_clock = (
         clock(args.manager.startclock, 10, "--startclock")?,
         clock(args.manager.playclock, 5, "--playclock")?,
@@ -171,6 +176,7 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
             pool.len()
         );
     }
+    let run = run_tag();
     let mut games = Vec::new();
     let mut records = Vec::new();
     for g in 0..args.games {
@@ -179,7 +185,7 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
             .iter()
             .map(|&p| pool[p].take().expect("each player sits once"))
             .collect();
-        let id = format!("propnet.{}.{g}", args.seed);
+        let id = match_id(&stem, &run, g);
         let opts = ManagerOptions {
             start_clock: opts_clock.0,
             play_clock: opts_clock.1,
@@ -194,6 +200,7 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
             pool[p] = Some(s);
         }
         let rec = rec?;
+        warn_not_ready(&rec);
         eprintln!(
             "{id}: {} after {} moves, goals {:?} ({:.1} s)",
             rec.end,
@@ -224,6 +231,42 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
         super::r#match::write_json_out(path, args, &roles, &scores, &games)?;
     }
     Ok(())
+}
+
+/// Refuses one URL given for two players (roles): a GGP player plays one match at a time, so it
+/// would answer `busy` to the second START and every move of that role would be lost.
+fn refuse_repeated_urls(urls: &[Option<String>]) -> anyhow::Result<()> {
+    let urls: Vec<Option<&str>> = urls.iter().map(Option::as_deref).collect();
+    if let Some((i, j, url)) = repeated_urls(&urls).first() {
+        bail!(
+            "--players: {url} is given twice (players {} and {}), but a GGP player plays \
+             one match at a time; start one player process per role (each on its own --port)",
+            i + 1,
+            j + 1
+        );
+    }
+    Ok(())
+}
+
+/// Warns about each player that answered START with anything but `ready` (recorded as
+/// `NR`): it was left out of the match and the manager chose its moves.
+fn warn_not_ready(rec: &MatchRecord) {
+    let Some(start) = rec.errors.first() else {
+        return;
+    };
+    for (r, e) in start.iter().enumerate() {
+        if let Some(reply) = e.strip_prefix("NR ") {
+            let player = rec
+                .player_names_from_host
+                .get(r)
+                .map_or("?", String::as_str);
+            eprintln!(
+                "{}: player {player} answered START with `{reply}`, not `ready`: it was left \
+                 out of the match and its role's moves were chosen at random",
+                rec.match_id
+            );
+        }
+    }
 }
 
 /// Prints each player's score, its recorded errors and its reply latency (max and p99, as
