@@ -21,13 +21,12 @@ pub const MAX_OR_EXPANSION: usize = 65_536;
 /// 2 s per state).
 pub const MAX_BODY_LITERALS: usize = 10_000;
 
-/// Lower-cases `text` (GDL is case-insensitive; the oracle folds the whole file).
+/// Lower-cases the ASCII letters of `text` (GDL is case-insensitive; the oracle folds the
+/// whole file). Only ASCII is folded, as the GGP world does: a Unicode fold may change a
+/// symbol's length or give characters the reader rejects (`İ` becomes `i` and U+0307), so
+/// a folded move would no longer read back; other characters are kept as written.
 pub fn fold_case(text: &str) -> String {
-    if text.chars().any(char::is_uppercase) {
-        text.to_lowercase()
-    } else {
-        text.to_string()
-    }
+    text.to_ascii_lowercase()
 }
 
 /// Lowers the top-level s-expressions of `src` to a program, in source order. Roles are
