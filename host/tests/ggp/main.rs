@@ -5,5 +5,6 @@
 
 mod matches;
 mod protocol;
+mod round_two;
 mod server;
 mod support;

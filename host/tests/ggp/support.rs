@@ -60,12 +60,17 @@ pub fn shared(rel: &str) -> Option<PathBuf> {
 /// Starts `propnet player --port 0` with `extra` flags, logging into `log_dir`; returns
 /// the process and its port (read from its `listening on` line within 30 s).
 pub fn player(log_dir: &Path, extra: &[&str]) -> (Proc, u16) {
+    player_with_stderr(log_dir, extra, Stdio::null())
+}
+
+/// [`player`] with its stderr going to `stderr`.
+pub fn player_with_stderr(log_dir: &Path, extra: &[&str], stderr: Stdio) -> (Proc, u16) {
     let mut child = propnet()
         .args(["player", "--port", "0", "--threads", "1", "--log-dir"])
         .arg(log_dir)
         .args(extra)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .expect("spawn propnet player");
     let out = child.stdout.take().expect("stdout");
@@ -90,6 +95,14 @@ pub fn player(log_dir: &Path, extra: &[&str]) -> (Proc, u16) {
 
 /// Runs `propnet match` with `args` to completion (at most `limit`), returning stdout.
 pub fn manager(args: &[String], limit: Duration) -> String {
+    let (code, out, err) = manager_output(args, limit);
+    assert_eq!(code, Some(0), "propnet match {args:?} failed: {err}");
+    out
+}
+
+/// Runs `propnet match` with `args` to completion (at most `limit`), returning its exit
+/// code, stdout and stderr.
+pub fn manager_output(args: &[String], limit: Duration) -> (Option<i32>, String, String) {
     let mut child = Proc(
         propnet()
             .arg("match")
@@ -114,8 +127,7 @@ pub fn manager(args: &[String], limit: Duration) -> String {
                 .stderr
                 .take()
                 .map(|mut s| s.read_to_string(&mut err));
-            assert!(status.success(), "propnet match {args:?} failed: {err}");
-            return out;
+            return (status.code(), out, err);
         }
         assert!(
             start.elapsed() < limit,
