@@ -244,6 +244,9 @@ fn verify_edited(name: &str, no: usize, f: impl Fn(&mut Value)) -> Outcome {
     run(&["verify", tictactoe().to_str().unwrap(), t.to_str().unwrap()])
 }
 
+/// An edit of one trace line's JSON.
+type Edit = Box<dyn Fn(&mut Value)>;
+
 /// Item 10: each small lie is refused with the line and what is wrong (exit 1).
 #[test]
 fn item10_verify_refuses_the_small_lies_of_a_trace() {
@@ -256,7 +259,7 @@ fn item10_verify_refuses_the_small_lies_of_a_trace() {
             .unwrap(),
     ]);
     o.expect_code(0, "the unedited trace agrees");
-    let cases: Vec<(&str, Box<dyn Fn(&mut Value)>, &str)> = vec![
+    let cases: Vec<(&str, Edit, &str)> = vec![
         (
             "dup-legal.jsonl",
             Box::new(|v| {
