@@ -4,8 +4,9 @@
 //! atoms from `legal`.
 
 use super::budget::{limit_text, BudgetKind, Meter};
+use super::call_order::Distinct;
 use super::join::{Db, Emit, Join, Stop};
-use super::plan::{plan, Mode, Source, Step};
+use super::plan::{plan, CallFirst, Mode, Source, Step};
 use super::rules::{CRule, Lowered, PLit, PTerm, RelKind};
 use super::statics::Statics;
 use super::store::{AtomId, Index, IndexSpec, Store};
@@ -35,6 +36,9 @@ pub struct Grounder<'l> {
     index_of: FxHashMap<IndexSpec, usize>,
     /// Answers of on-demand static relations.
     pub statics: Statics,
+    /// Distinct values per argument position of materialized relations (for ordering
+    /// on-demand calls, [`super::call_order`]).
+    pub distinct_values: Distinct,
     /// Limits and the clock.
     pub meter: Meter,
     /// Join solutions found by the fixpoint so far (over all rules and rounds).
@@ -67,6 +71,7 @@ impl<'l> Grounder<'l> {
             index_specs: Vec::new(),
             index_of: FxHashMap::default(),
             statics: Statics::default(),
+            distinct_values: Distinct::default(),
             meter: Meter::new(budget, cancel),
             solutions: 0,
             origin_of: origins(low),
@@ -80,6 +85,7 @@ impl<'l> Grounder<'l> {
         self.store.heap_bytes()
             + self.indexes.iter().map(Index::heap_bytes).sum::<usize>()
             + self.statics.heap_bytes()
+            + self.distinct_values.heap_bytes()
     }
 
     /// Entries of the grounder's tables: ground terms, atoms, answers of on-demand calls
@@ -104,18 +110,20 @@ impl<'l> Grounder<'l> {
     }
 
     /// Plans `rule` when the variables in `bound0` are bound (with body literal `first`
-    /// over `list[lo..hi]` if given), creating and updating the indexes the plan needs.
+    /// over `list[lo..hi]` if given; `call_first`: see [`plan`]), creating and updating the
+    /// indexes the plan needs.
     pub fn prepare(
         &mut self,
         rule: &CRule,
         bound0: &[bool],
         first: Option<(usize, usize, usize)>,
+        call_first: Option<CallFirst<'_>>,
     ) -> Vec<Step> {
         // Read in place: a copy of every relation's size per rule is quadratic in a game of
         // many relations (100 k chained `not` rules).
         let (kind, rel_atoms) = (&self.kind, &self.store.rel_atoms);
         let info = |r: RelId| (kind[r.0 as usize], rel_atoms[r.0 as usize].len());
-        let planned = plan(rule, bound0, first.map(|f| f.0), &info);
+        let planned = plan(rule, bound0, first.map(|f| f.0), &info, call_first);
         let mut steps = Vec::with_capacity(planned.len());
         for (mut step, spec) in planned {
             if let Step::Scan { source, .. } = &mut step {
@@ -300,7 +308,7 @@ impl<'l> Grounder<'l> {
         };
         let no_vars = vec![false; rule.var_names.len()];
         loop {
-            let steps = self.prepare(rule, &no_vars, first);
+            let steps = self.prepare(rule, &no_vars, first, None);
             let Some((found, missing)) = self.fire_join(k, &steps, &head_vars, limit)? else {
                 return Ok(None);
             };

@@ -139,7 +139,7 @@ impl Grounder<'_> {
                 for v in rule.head.vars() {
                     bound[v as usize] = true;
                 }
-                let s = self.prepare(&joined, &bound, None);
+                let s = self.prepare(&joined, &bound, None, None);
                 slot.insert((joined, s));
             }
             let (rule, steps) = &plans.plans[&k];

@@ -25,6 +25,7 @@
 
 mod budget;
 mod build;
+mod call_order;
 mod demand;
 mod domains;
 mod drop_visited;

@@ -79,14 +79,21 @@ pub enum Mode {
 /// What the planner knows of a relation: how it is grounded and how many atoms it has.
 pub type RelInfo<'a> = &'a dyn Fn(RelId) -> (RelKind, usize);
 
+/// Whether the call of body literal `call` may be made before body literal `other`, which
+/// would bind more of its arguments, while the variables in `bound` are bound
+/// (`(call, other, bound)`; [`super::call_order`]).
+pub type CallFirst<'a> = &'a dyn Fn(usize, usize, &[bool]) -> bool;
+
 /// Orders a rule body when the variables in `bound0` are bound. `first` puts that
-/// positive literal first (semi-naive delta). Returns the steps and, per scan step, the
-/// index spec it wants (to be resolved to an index id by the caller).
+/// positive literal first (semi-naive delta); `call_first`, when given, lets a call go
+/// before literals that would bind more of its arguments. Returns the steps and, per scan
+/// step, the index spec it wants (to be resolved to an index id by the caller).
 pub fn plan(
     rule: &CRule,
     bound0: &[bool],
     first: Option<usize>,
     info: RelInfo<'_>,
+    call_first: Option<CallFirst<'_>>,
 ) -> Vec<(Step, Option<IndexSpec>)> {
     let mut bound = bound0.to_vec();
     let mut done = vec![false; rule.body.len()];
@@ -123,7 +130,11 @@ pub fn plan(
                 let shared_bound = a.vars().iter().all(|&v| {
                     bound[v as usize]
                         || !rule.body.iter().enumerate().any(|(j, l)| {
-                            j != i && !done[j] && matches!(l, PLit::Pos(_)) && l.vars().contains(&v)
+                            j != i
+                                && !done[j]
+                                && matches!(l, PLit::Pos(_))
+                                && l.vars().contains(&v)
+                                && !call_first.is_some_and(|f| f(i, j, &bound))
                         })
                 });
                 let tier = if shared_bound && b > 0 { 2 } else { 0 };

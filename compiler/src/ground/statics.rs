@@ -17,6 +17,9 @@
 //! changes nothing. Static negation is stratified ([`super::rules::lower`] checks it), so
 //! a negated call is always into a lower component, which is completed first. Joins never
 //! nest: a call without answers is recorded as missing, computed, and the join re-run.
+//! A call that a goal of a more general call (bound on part of its bound positions, few
+//! answers) covers reads that goal's answers instead of opening its own; a recursive call
+//! is planned with the bindings its caller has ([`super::call_order`]).
 
 use super::budget::BudgetKind;
 use super::fixpoint::Grounder;
@@ -34,6 +37,9 @@ use rustc_hash::FxHashMap;
 /// Most atoms one static component may derive when computed in full before it is
 /// computed on demand instead.
 pub const MATERIALIZE_LIMIT: usize = 1_000_000;
+
+/// Most answers of a more general goal that a call reads instead of opening its own.
+pub const GENERAL_ROWS: usize = 64;
 
 /// One call of an on-demand relation and its answers. Its key lives in
 /// [`Statics::keys`] (the goal's id is the key's id), so a goal that has no answers and
@@ -67,6 +73,9 @@ pub struct Statics {
     clock: u64,
     /// Per relation: its static component (position in the dependency order).
     comp_of: Vec<u32>,
+    /// Per relation: the bound positions ([`bound_bits`]) of its calls so far, most bound
+    /// first.
+    patterns: FxHashMap<u32, Vec<u64>>,
     plans: FxHashMap<(usize, Vec<bool>), Vec<Step>>,
     answers: usize,
     /// Heap bytes the goals hold (answers, reads), kept up to date.
@@ -100,9 +109,20 @@ fn with_key<R>(key: &[Option<TermId>], f: impl FnOnce(&[u32]) -> R) -> R {
     }
 }
 
+/// The bound positions of a call key as bits (`None` above 64 arguments).
+fn bound_bits(key: &[Option<TermId>]) -> Option<u64> {
+    (key.len() <= 64).then(|| {
+        key.iter()
+            .enumerate()
+            .filter(|(_, k)| k.is_some())
+            .fold(0, |m, (i, _)| m | 1 << i)
+    })
+}
+
 impl Calls for Statics {
     fn answers(&self, rel: RelId, key: &[Option<TermId>]) -> Answers<'_> {
-        match with_key(key, |k| self.keys.find(rel.0, k)) {
+        let exact = with_key(key, |k| self.keys.find(rel.0, k));
+        match exact.or_else(|| self.general_goal(rel, key)) {
             None => Answers::Missing,
             Some(id) => {
                 let g = &self.goals[id as usize];
@@ -156,9 +176,39 @@ impl Statics {
         self.goal_bytes = m.goal_bytes;
     }
 
+    /// A goal of a more general call than `rel(key)`, bound on a part of its bound
+    /// positions, the most bound one with at most [`GENERAL_ROWS`] answers (each call
+    /// reads them all): its answers include the call's, and the join keeps
+    /// those that match the bound arguments. So a rule that asks for `absDiff(x, y, z)`
+    /// with everything bound reads the goal `absDiff(x, _, z)` the fixpoint already
+    /// solved instead of opening one goal per triple (tabling by call pattern).
+    fn general_goal(&self, rel: RelId, key: &[Option<TermId>]) -> Option<u32> {
+        let bound = bound_bits(key)?;
+        let general = self.patterns.get(&rel.0)?;
+        general
+            .iter()
+            .filter(|&&m| m & bound == m && m != bound)
+            .find_map(|&m| {
+                let sub: Vec<Option<TermId>> = key
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| k.filter(|_| m >> i & 1 == 1))
+                    .collect();
+                with_key(&sub, |k| self.keys.find(rel.0, k))
+                    .filter(|&g| self.goals[g as usize].count as usize <= GENERAL_ROWS)
+            })
+    }
+
     /// The goal of a call, opened if new.
     fn goal(&mut self, rel: RelId, key: &[Option<TermId>]) -> (u32, bool) {
         let (id, new) = with_key(key, |k| self.keys.intern(rel.0, k));
+        if let Some(bits) = bound_bits(key).filter(|_| new) {
+            let known = self.patterns.entry(rel.0).or_default();
+            if !known.contains(&bits) {
+                known.push(bits);
+                known.sort_unstable_by_key(|m| std::cmp::Reverse(m.count_ones()));
+            }
+        }
         if new {
             let comp = self.comp_of[rel.0 as usize];
             self.goals.push(Goal {
@@ -430,7 +480,11 @@ impl Grounder<'_> {
                         vs.into_iter().for_each(|v| bound[v as usize] = true);
                     }
                 }
-                let s = self.prepare(rule, &bound, None);
+                let comp_of = std::mem::take(&mut self.statics.comp_of);
+                let hint = self.call_hint(rule, &comp_of);
+                self.statics.comp_of = comp_of;
+                let call_first = |c: usize, o: usize, b: &[bool]| hint.call_first(rule, c, o, b);
+                let s = self.prepare(rule, &bound, None, Some(&call_first));
                 self.statics.plans.insert((k, mask), s.clone());
                 s
             }
