@@ -10,7 +10,11 @@
 //!
 //! Builds are cached: [`build_model`] keys a directory by a hash of the Verilog, the harness
 //! and the Verilator version, under [`cache_root`], so each design is compiled once per
-//! machine (a Verilator build of a game takes tens of seconds).
+//! machine (a Verilator build of a game takes tens of seconds). Verilator's own runtime
+//! (`verilated.o`, `verilated_threads.o`: the same for every design, about half of a
+//! small design's build time) is compiled once per Verilator version and flags too, into
+//! `runtime-<key>/` beside the models, and copied into each new model's `obj_dir` before
+//! `make` runs.
 
 use crate::shell::{Board, BoardDesign, SIM_CLOCKS_PER_BIT};
 use crate::tools::run;
@@ -181,9 +185,6 @@ pub fn build_model(
     let mut args: Vec<String> = [
         "--cc",
         "--exe",
-        "--build",
-        "-j",
-        "2",
         "-Wno-fatal",
         "-Wno-lint",
         "-Wno-style",
@@ -197,14 +198,15 @@ pub fn build_model(
     ]
     .map(String::from)
     .to_vec();
-    args.push(top);
+    args.push(top.clone());
     args.extend(design.sources().map(|f| f.name.clone()));
     args.push("sim_main.cpp".into());
     before_build(&format!(
         "verilator build of the fpga:sim model ({})",
         dir.display()
     ));
-    if let Err(e) = run("verilator", &args, &tmp) {
+    let runtime = root.join(format!("runtime-{:016x}", runtime_key(&version, &args)));
+    if let Err(e) = generate_and_make(&args, &top, &tmp, &runtime) {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);
     }
@@ -217,6 +219,80 @@ pub fn build_model(
         Err(source) => return Err(Error::Io { path: dir, source }),
     }
     Ok(exe)
+}
+
+/// Runs Verilator with `args` in `tmp` (C++ into `tmp/obj_dir`), seeds `obj_dir` with the
+/// runtime objects cached in `runtime` when there are any, then makes the model; a
+/// runtime compiled by this build is cached for the next ones.
+fn generate_and_make(args: &[String], top: &str, tmp: &Path, runtime: &Path) -> Result<(), Error> {
+    run("verilator", args, tmp)?;
+    let obj_dir = tmp.join("obj_dir");
+    // Copies get the current time: newer than the makefile Verilator just wrote, on
+    // which Verilator's rules make the runtime objects depend.
+    let seeded = copy_runtime(runtime, &obj_dir).is_ok();
+    let make = ["-C", "obj_dir", "-f", &format!("V{top}.mk"), "-j", "2"].map(String::from);
+    run("make", &make, tmp)?;
+    if !seeded {
+        // Best effort: a failure only means the next build compiles the runtime again.
+        let _ = store_runtime(&obj_dir, runtime);
+    }
+    Ok(())
+}
+
+/// Whether a file of `obj_dir` is part of Verilator's runtime (the same for every
+/// design built with the same Verilator and flags).
+fn is_runtime_file(name: &str) -> bool {
+    name.starts_with("verilated") && (name.ends_with(".o") || name.ends_with(".d"))
+}
+
+/// Copies the cached runtime objects into `obj_dir`; an error when there are none.
+fn copy_runtime(runtime: &Path, obj_dir: &Path) -> std::io::Result<()> {
+    let mut copied = 0;
+    for entry in std::fs::read_dir(runtime)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if is_runtime_file(&name.to_string_lossy()) {
+            std::fs::copy(entry.path(), obj_dir.join(&name))?;
+            copied += 1;
+        }
+    }
+    if copied == 0 {
+        return Err(std::io::ErrorKind::NotFound.into());
+    }
+    Ok(())
+}
+
+/// Caches the runtime objects of a finished build under `runtime` (written beside it,
+/// then renamed, so a reader never sees half of them).
+fn store_runtime(obj_dir: &Path, runtime: &Path) -> std::io::Result<()> {
+    let tmp = runtime.with_extension(format!("tmp-{}-{:x}", std::process::id(), digest_of_time()));
+    std::fs::create_dir_all(&tmp)?;
+    for entry in std::fs::read_dir(obj_dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if is_runtime_file(&name.to_string_lossy()) {
+            std::fs::copy(entry.path(), tmp.join(&name))?;
+        }
+    }
+    let done = std::fs::rename(&tmp, runtime);
+    if done.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    done
+}
+
+/// The key of the runtime objects: the Verilator version, `$CXX` and the options every
+/// build passes, up to the design's own (top module and sources).
+fn runtime_key(version: &str, args: &[String]) -> u64 {
+    let mut digest = CRC.digest();
+    digest.update(version.as_bytes());
+    // The C++ compiler make uses, when the environment picks another one.
+    digest.update(std::env::var("CXX").unwrap_or_default().as_bytes());
+    for a in args.iter().take_while(|a| *a != "--top-module") {
+        digest.update(a.as_bytes());
+        digest.update(b"\0");
+    }
+    digest.finalize()
 }
 
 const CRC: crc::Crc<u64> = crc::Crc::<u64>::new(&crc::CRC_64_XZ);
