@@ -294,8 +294,9 @@ pub fn mcts_search(s: Subject) {
 
 /// A game from its initial state (`count` playouts), from up to three mid-game states
 /// (`count / 2 + 1` each), from a state two moves into a playout (17) and with
-/// playout indices that wrap (9), at two seeds, on every configuration, with and
-/// without records; the playouts make moves and score goals.
+/// playout indices that wrap (9), at two seeds (one on a slow subject:
+/// [`Sizes::game_seeds`](super::Sizes)), on every configuration, with and without
+/// records; the playouts make moves and score goals.
 fn game(s: Subject, c: Option<Case>, count: u32, max_steps: u32) {
     let Some(c) = c else { return };
     let gates = c.net.logic_gate_count();
@@ -308,8 +309,17 @@ fn game(s: Subject, c: Option<Case>, count: u32, max_steps: u32) {
         );
         return;
     }
+    if s.sizes().skipped_games.contains(&c.label.as_str()) {
+        eprintln!(
+            "skipping {} on {}: a variant of a game it runs (Sizes::skipped_games)",
+            c.label,
+            s.name()
+        );
+        return;
+    }
     let mut reqs = Vec::new();
-    for seed in [0x00c0_ffee, 0xdead_beef_0000_0007u64] {
+    let seeds = [0x00c0_ffee, 0xdead_beef_0000_0007u64];
+    for seed in seeds.into_iter().take(s.sizes().game_seeds) {
         let mut jobs = vec![job(c.net.initial_state(), 0, s.scaled(count))];
         for (i, st) in mid_game_states(&c.net).into_iter().enumerate() {
             jobs.push(job(st, 1000 * (i as u32 + 1), s.scaled(count / 2 + 1)));

@@ -36,8 +36,9 @@
 //!
 //! Each subject has [`Sizes`]: how many netlists of each random family it runs (the
 //! family's first ones; all for the reference and the CPU), a divisor of the games'
-//! playout counts, and the largest game it runs (in logic gates; larger ones are skipped
-//! with a message). The GPU on lavapipe and Verilator are slow: their checks are kept small
+//! playout counts, the largest game it runs (in logic gates; larger ones are skipped
+//! with a message), how many seeds each game check runs and which games it leaves out
+//! (the corpus's twins of the bench games, on the slow subjects). The GPU on lavapipe and Verilator are slow: their checks are kept small
 //! so that CI (2 cores) stays within its time. Reference results are computed once per
 //! process and shared by every subject (`propnet_tests::cases::reference_result`). GPU
 //! checks run one at a time (a process-wide lock): several GPU runners at once are unsafe
@@ -89,6 +90,11 @@ pub struct Sizes {
     pub playout_divisor: u32,
     /// Largest game (logic gates after optimization) run; larger ones are skipped.
     pub max_game_gates: usize,
+    /// Seeds of each game check (each with and without records): 1 or 2.
+    pub game_seeds: usize,
+    /// Game checks left out (by case label), each a variant of a game the subject runs
+    /// (the corpus's tic-tac-toe beside the bench one): skipped with a message.
+    pub skipped_games: &'static [&'static str],
 }
 
 /// Which configurations of a subject a case runs on.
@@ -103,6 +109,14 @@ pub enum Configs {
 /// Logic gates above which the GPU uses only its Table layout: lavapipe compiles a big
 /// Inline shader in minutes (Inline on > 5,000 gates: `kernels/tests/gpu_random.rs`).
 const GPU_INLINE_MAX_GATES: usize = 5000;
+
+/// The corpus's turn-taking tic-tac-toe and connect four: the same games as the bench
+/// ones (same netlist shapes, other spellings), left out where a check costs a shader
+/// compile or a Verilator build. Their simultaneous-move versions stay.
+const CORPUS_TWINS: &[&str] = &[
+    "corpus/ggp-repository/ticTacToe.kif",
+    "corpus/ggp-repository/connect4.kif",
+];
 
 /// The process-wide lock of the GPU subject's checks.
 static GPU_LOCK: Mutex<()> = Mutex::new(());
@@ -137,6 +151,8 @@ impl Subject {
                 random_netlists: usize::MAX,
                 playout_divisor: 1,
                 max_game_gates: usize::MAX,
+                game_seeds: 2,
+                skipped_games: &[],
             },
             // lavapipe runs a shader on the CPU: hex 9×9 (41,898 gates, Table layout)
             // alone would take minutes of CI; amazons keeps a game over 5,000 gates.
@@ -144,6 +160,8 @@ impl Subject {
                 random_netlists: 2,
                 playout_divisor: 6,
                 max_game_gates: 30_000,
+                game_seeds: 1,
+                skipped_games: CORPUS_TWINS,
             },
             // Each netlist is a Verilator model built in about a minute: the random
             // families are left to the simulation checks of `hdl_vs_cpu.rs`, and the
@@ -152,6 +170,8 @@ impl Subject {
                 random_netlists: 0,
                 playout_divisor: 8,
                 max_game_gates: 600,
+                game_seeds: 1,
+                skipped_games: CORPUS_TWINS,
             },
         }
     }
