@@ -14,7 +14,7 @@ const MAX_STEPS: usize = 150;
 const GATE_EVALS_PER_GAME: usize = 20_000_000;
 
 /// Playouts for a netlist of this many gates: 10 for small games, fewer for large ones
-/// (never zero), so the whole test stays fast at opt-level 1.
+/// (never zero), so the whole test stays within CI's time.
 fn playouts(gates: usize) -> usize {
     (GATE_EVALS_PER_GAME / ((gates + 1) * MAX_STEPS)).clamp(1, 10)
 }

@@ -8,8 +8,8 @@
 //!
 //! A game that fails to compile is a failure unless `tests/too-big.txt` lists it (those are
 //! checked by `compiler/tests/corpus_compile.rs`). Compiling once for all three checks is
-//! what lets the largest games (chess: about a minute of grounding at the test profile's
-//! opt-level) run in CI; games run on [`test_threads`] threads, largest source first, so the
+//! what lets the largest games (chess: 80 s or so of grounding, with the compiler at
+//! opt-level 3 in test builds: see `Cargo.toml`) run in CI; games run on [`test_threads`] threads, largest source first, so the
 //! long ones overlap the many short ones. `PROPNET_CORPUS_ONLY=A,B` checks only the games
 //! whose path under `shared/games/` contains one of the comma-separated substrings.
 
