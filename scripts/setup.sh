@@ -3,11 +3,13 @@
 # lavapipe (software Vulkan) for the GPU tests, yosys/iverilog/verilator/nextpnr for the
 # FPGA backend, SWI-Prolog for the oracle run as an external reasoner by `propnet compare`'s
 # test (tests/adapters/prolog-oracle.sh), DejaVu Sans for the text of compare's PNG/SVG
-# plots. Idempotent: does nothing when everything is already there.
+# plots, Slurm and munge for the job-array test of `compare --shard`
+# (host/tests/compare/slurm.rs starts and stops daemons of its own, on 127.0.0.1).
+# Idempotent: does nothing when everything is already there.
 set -euo pipefail
 # g++ and make: Verilator builds the fpga:sim model with them.
 pkgs=(mesa-vulkan-drivers libvulkan1 yosys iverilog verilator g++ make nextpnr-ice40 fpga-icestorm
-  swi-prolog-nox fonts-dejavu-core)
+  swi-prolog-nox fonts-dejavu-core slurmctld slurmd slurm-client munge)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -86,6 +86,8 @@ fn options(oracle: &Path, work: &Path) -> Options {
             steps: 30,
             trace_commands,
         }),
+        playouts: None,
+        cells: None,
         // The hang adapter is killed after this; the Prolog oracle's trace of tic-tac-toe
         // takes 0.2-0.5 s alone but went past 3 s on a 2-core machine busy with other tests.
         kill_after: Duration::from_secs(10),
@@ -282,7 +284,7 @@ fn compare_ours_beside_the_prolog_oracle_and_broken_reasoners() {
     let games =
         ["tictactoe", "connectfour"].map(|g| workspace_root().join(format!("bench-games/{g}.kif")));
     let opts = options(&oracle, &work);
-    let mut rows = run(&games, &opts, &ProgressBar::hidden());
+    let mut rows = run(&games, &opts, &ProgressBar::hidden(), &mut |_| {});
     set_speedups(&mut rows, "interp");
     check_rows(&rows);
     assert_eq!(row(&rows, "tictactoe", "interp").speedup, Some(1.0));
@@ -292,8 +294,10 @@ fn compare_ours_beside_the_prolog_oracle_and_broken_reasoners() {
         seconds: opts.seconds,
         rounds: opts.rounds,
         max_steps: opts.max_steps,
+        playouts: None,
         baseline: "interp".into(),
         rows,
+        sweep: None,
     };
     let written = write_all(&report, &dir).expect("files written");
     assert!(written.warnings.is_empty(), "{:?}", written.warnings);
@@ -323,7 +327,7 @@ fn the_gpu_is_measured_and_verified_or_reported_absent() {
         backends: std::sync::Arc::new(propnet_host::select::Backends::default()),
     };
     let game = workspace_root().join("bench-games/tictactoe.kif");
-    let rows = run(&[game], &opts, &ProgressBar::hidden());
+    let rows = run(&[game], &opts, &ProgressBar::hidden(), &mut |_| {});
     assert_eq!(rows.len(), 2, "the GPU row is never dropped");
     let gpu = row(&rows, "tictactoe", "gpu");
     match &gpu.status {

@@ -6,6 +6,9 @@
 //!   or gdl-perf's `!R!…` lines) and replaying it (`propnet verify`);
 //! - [`external`], [`reasoner`]: external commands and reasoner specs;
 //! - [`runner`]: the interleaved rounds of `propnet compare`;
+//! - [`shard`], [`merge`]: a sweep split over the tasks of a job array (`--shard K/N`),
+//!   each task's share of the cells planned alike everywhere, and the shards' reports
+//!   merged into one (`propnet compare merge`);
 //! - [`report`], [`plot`], [`output`], [`stamp`]: table, CSV, JSON, SVG/PNG plots and the
 //!   stamp of the host the figures were taken on.
 //!
@@ -20,11 +23,13 @@
 
 pub mod claims;
 pub mod external;
+pub mod merge;
 pub mod output;
 pub mod plot;
 pub mod reasoner;
 pub mod report;
 pub mod runner;
+pub mod shard;
 pub mod stamp;
 pub mod terms;
 pub mod verify;

@@ -1,6 +1,7 @@
 //! The results of a comparison and their forms: the terminal table, CSV and JSON (with the
 //! machine stamp). The plots ([`super::plot`]) draw the same rows.
 
+use crate::shard::Sweep;
 use crate::stamp::HostStamp;
 use propnet_runtime::measure::{format_rate, Sample, Spread};
 use serde::{Deserialize, Serialize};
@@ -124,6 +125,9 @@ pub struct Row {
     pub gate_evals_per_second: Option<f64>,
     /// Median playouts/s over the baseline's on the same game.
     pub speedup: Option<f64>,
+    /// The shard of the sweep that measured it ([`Sweep`]); its machine is that run's.
+    #[serde(default)]
+    pub shard: Option<u32>,
 }
 
 impl Row {
@@ -146,6 +150,7 @@ impl Row {
             playouts_per_cpu_second: None,
             gate_evals_per_second: None,
             speedup: None,
+            shard: None,
         }
     }
 
@@ -199,10 +204,17 @@ pub struct Report {
     pub rounds: u32,
     /// Step limit per playout.
     pub max_steps: u32,
+    /// Playouts per sample of the built-in reasoners, when fixed (`--playouts`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub playouts: Option<u64>,
     /// The baseline reasoner of the speedups.
     pub baseline: String,
     /// One row per game and reasoner, in run order.
     pub rows: Vec<Row>,
+    /// The sweep the rows belong to, its cells and where they ran (absent in reports
+    /// written before sweeps were recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Sweep>,
 }
 
 /// `median [min–max]` of a rate, or `-`.
@@ -281,11 +293,15 @@ impl Report {
         for c in &cells {
             line(&mut out, &c.iter().map(String::as_str).collect::<Vec<_>>());
         }
+        let sample = match self.playouts {
+            Some(p) => format!("{p} playouts ({} s for external reasoners)", self.seconds),
+            None => format!("{} s", self.seconds),
+        };
         let _ = writeln!(
             out,
-            "speedup: median playouts/s over {}'s on the same game; {} round(s) of {} s, \
+            "speedup: median playouts/s over {}'s on the same game; {} round(s) of {sample}, \
              interleaved",
-            self.baseline, self.rounds, self.seconds
+            self.baseline, self.rounds
         );
         for r in &self.rows {
             if r.status != Status::Ok {
@@ -302,8 +318,22 @@ impl Report {
                 let _ = writeln!(out, "{} / {}: unverified: {why}", r.game, r.reasoner);
             }
         }
-        let _ = writeln!(out, "machine: {}", self.machine.summary());
+        match &self.sweep {
+            Some(sw) if sw.shards > 1 || sw.runs.len() > 1 => out.push_str(&sw.where_ran()),
+            _ => {
+                let _ = writeln!(out, "machine: {}", self.machine.summary());
+            }
+        }
         out
+    }
+
+    /// The machine that measured `row`: its shard's, or the report's.
+    pub fn machine_of(&self, row: &Row) -> &HostStamp {
+        self.sweep
+            .as_ref()
+            .zip(row.shard)
+            .and_then(|(sw, k)| sw.runs.iter().find(|run| run.shard.index == k))
+            .map_or(&self.machine, |run| &run.machine)
     }
 
     /// The CSV: a header line, then one line per row (numbers unformatted; the `*_text`
@@ -314,11 +344,12 @@ impl Report {
              playouts_per_s_median,playouts_per_s_min,playouts_per_s_max,\
              states_per_s_median,states_per_s_min,states_per_s_max,\
              playouts_per_cpu_s_median,gate_evals_per_s,speedup,compile_s_median,\
-             playouts_per_s_text,speedup_text,description,cpu,cores,os,gpu,propnet_version,git_commit\n",
+             playouts_per_s_text,speedup_text,description,cpu,cores,os,gpu,propnet_version,git_commit,\
+             shard,host\n",
         );
         let num = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
-        let m = &self.machine;
         for r in &self.rows {
+            let m = self.machine_of(r);
             let (p, s) = (r.playouts_per_second, r.states_per_second);
             let fields = [
                 r.game.clone(),
@@ -348,6 +379,8 @@ impl Report {
                 m.gpu.clone().unwrap_or_default(),
                 m.propnet_version.clone(),
                 m.git_commit.clone(),
+                r.shard.map_or(String::new(), |k| k.to_string()),
+                m.host.clone(),
             ];
             let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
             out.push_str(&line.join(","));
@@ -406,8 +439,10 @@ mod tests {
             seconds: 2.0,
             rounds: 3,
             max_steps: 100,
+            playouts: None,
             baseline: "interp".into(),
             rows,
+            sweep: None,
         };
         let t = rep.table();
         assert!(t.contains("1.10k [1.00k–1.20k]"), "{t}");

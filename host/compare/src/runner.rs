@@ -31,8 +31,15 @@ use std::time::{Duration, Instant};
 pub struct Options {
     /// Reasoners, in table order.
     pub reasoners: Vec<Reasoner>,
-    /// Seconds per sample.
+    /// Seconds per sample (of every reasoner when `playouts` is `None`, else of the
+    /// external ones).
     pub seconds: f64,
+    /// Playouts per sample of the built-in reasoners, instead of `seconds`: a fixed
+    /// amount of work whose counts every run repeats.
+    pub playouts: Option<u64>,
+    /// The cells this run measures, game-major (`game * reasoners.len() + reasoner`):
+    /// one shard's share ([`crate::shard::plan`]); `None`: every cell.
+    pub cells: Option<Vec<bool>>,
     /// Samples per reasoner and game.
     pub rounds: u32,
     /// Threads of `cpu:all`.
@@ -480,15 +487,17 @@ fn sample(game: &Game, e: &mut Entry, round: u32, opts: &Options) {
     let failed = |msg: String| (Status::Failed as fn(String) -> Status, msg);
     let result: Result<(Sample, Option<f64>), Failure> = match &mut e.ready {
         None => return,
-        Some(Ready::Interp(it)) => interp_sample(it, opts.seconds, opts.max_steps, opts.seed)
-            .map(|s| (s, None))
-            .map_err(|x| failed(game.locate(&x))),
+        Some(Ready::Interp(it)) => {
+            interp_sample(it, opts.seconds, opts.playouts, opts.max_steps, opts.seed)
+                .map(|s| (s, None))
+                .map_err(|x| failed(game.locate(&x)))
+        }
         Some(Ready::Backend(b, _, first)) => {
             let hidden = ProgressBar::hidden();
             measure(
                 b.as_mut(),
-                None,
-                Some(opts.seconds),
+                opts.playouts,
+                opts.playouts.is_none().then_some(opts.seconds),
                 opts.seed,
                 opts.max_steps,
                 *first,
@@ -562,22 +571,41 @@ fn external_sample(
     Ok((rep, cost))
 }
 
+impl Options {
+    /// Whether this run measures reasoner `r` on game `g` ([`Options::cells`]).
+    fn measures(&self, g: usize, r: usize) -> bool {
+        self.cells
+            .as_ref()
+            .is_none_or(|m| m.get(g * self.reasoners.len() + r) == Some(&true))
+    }
+}
+
 /// Runs the comparison over `games` (see the module docs), advancing `bar` once per
-/// sample and gate; returns one row per game and reasoner, speedups not yet set.
-pub fn run(games: &[PathBuf], opts: &Options, bar: &ProgressBar) -> Vec<Row> {
-    let need_net = opts.reasoners.iter().any(Reasoner::uses_netlist)
-        || (opts.verify.is_some() && opts.reasoners.contains(&Reasoner::Interp));
+/// sample and gate and calling `on_row` with each row as its game is done; returns one
+/// row per cell measured ([`Options::cells`]), in game then reasoner order, speedups not
+/// yet set. A game none of whose cells this run measures is not even compiled.
+pub fn run(
+    games: &[PathBuf],
+    opts: &Options,
+    bar: &ProgressBar,
+    on_row: &mut dyn FnMut(&Row),
+) -> Vec<Row> {
     let mut rows = Vec::new();
-    for (path, label) in games.iter().zip(game_labels(games)) {
+    for (g, (path, label)) in games.iter().zip(game_labels(games)).enumerate() {
+        let mine: Vec<&Reasoner> = (opts.reasoners.iter().enumerate())
+            .filter(|&(r, _)| opts.measures(g, r))
+            .map(|(_, reasoner)| reasoner)
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let need_net = mine.iter().any(|r| r.uses_netlist())
+            || (opts.verify.is_some() && mine.contains(&&Reasoner::Interp));
         bar.set_message(format!("{}: compiling", path.display()));
         // A failure to create it shows when a work file is written.
         let _ = std::fs::create_dir_all(opts.work_dir.join(slug(&label)));
         let game = Game::load(path, label, need_net);
-        let mut entries: Vec<Entry> = opts
-            .reasoners
-            .iter()
-            .map(|r| prepare(&game, r, opts))
-            .collect();
+        let mut entries: Vec<Entry> = mine.iter().map(|r| prepare(&game, r, opts)).collect();
         if let Some(v) = &opts.verify {
             for e in &mut entries {
                 bar.set_message(format!("{}: verifying {}", game.name, e.row.reasoner));
@@ -605,16 +633,21 @@ pub fn run(games: &[PathBuf], opts: &Options, bar: &ProgressBar) -> Vec<Row> {
             }
             let logic = (e.row.kind == "netlist").then_some(gates).flatten();
             e.row.summarise(logic);
+            on_row(&e.row);
             rows.push(e.row);
         }
     }
     rows
 }
 
-/// Progress steps of [`run`]: samples plus gates.
+/// Progress steps of [`run`]: samples plus gates of the cells it measures.
 pub fn steps(games: usize, opts: &Options) -> u64 {
     let per = opts.rounds as usize + usize::from(opts.verify.is_some());
-    (games * opts.reasoners.len() * per) as u64
+    let cells = (0..games)
+        .flat_map(|g| (0..opts.reasoners.len()).map(move |r| (g, r)))
+        .filter(|&(g, r)| opts.measures(g, r))
+        .count();
+    (cells * per) as u64
 }
 
 #[cfg(test)]

@@ -1,9 +1,13 @@
-//! The machine stamp written with every measurement: CPU model, cores, OS, GPU adapter,
-//! propnet version and commit. Every field fails soft to `unknown` (or `None`).
+//! The machine stamp written with every measurement: host name, CPU model, cores, OS, GPU
+//! adapter, propnet version and commit. Every field fails soft to `unknown` (or `None`).
 
 /// Where a measurement was taken.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HostStamp {
+    /// Host name (`/proc/sys/kernel/hostname`), or `unknown`: which node of a cluster
+    /// ran a shard. Absent in reports written before it was recorded.
+    #[serde(default = "unknown")]
+    pub host: String,
     /// CPU model name (`/proc/cpuinfo`), or `unknown`.
     pub cpu: String,
     /// Hardware threads available to this process.
@@ -16,6 +20,18 @@ pub struct HostStamp {
     pub propnet_version: String,
     /// Git commit the binary was built from, or `unknown`.
     pub git_commit: String,
+}
+
+fn unknown() -> String {
+    "unknown".into()
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(unknown)
 }
 
 fn cpu_model() -> String {
@@ -50,6 +66,7 @@ impl HostStamp {
     /// caller looked for one (this crate does not link a GPU API).
     pub fn detect(gpu: Option<String>) -> HostStamp {
         HostStamp {
+            host: host_name(),
             cpu: cpu_model(),
             cores: propnet_runtime::measure::hardware_threads(),
             os: os_name(),
@@ -61,10 +78,11 @@ impl HostStamp {
         }
     }
 
-    /// One line: `CPU, N threads, OS, GPU …, propnet V (commit C)`.
+    /// One line: `HOST: CPU, N threads, OS, GPU …, propnet V (commit C)`.
     pub fn summary(&self) -> String {
         format!(
-            "{}, {} hardware threads, {}, GPU: {}, propnet {} (commit {})",
+            "{}: {}, {} hardware threads, {}, GPU: {}, propnet {} (commit {})",
+            self.host,
             self.cpu,
             self.cores,
             self.os,

@@ -191,8 +191,8 @@ pub fn measure(
     Ok(t)
 }
 
-/// Random playouts of the reference interpreter from its initial state for `seconds` (at
-/// least one), one evaluation per position, moves chosen by the project's RNG
+/// Random playouts of the reference interpreter from its initial state: `playouts` of them
+/// when given, else for `seconds` (at least one); one evaluation per position, moves chosen by the project's RNG
 /// ([`propnet_netlist::rng`], playout `i`, step, role), cut after `max_steps` joint moves.
 ///
 /// # Errors
@@ -200,6 +200,7 @@ pub fn measure(
 pub fn interp_sample(
     interp: &mut Interp,
     seconds: f64,
+    playouts: Option<u64>,
     max_steps: u32,
     seed: u64,
 ) -> Result<Sample, MeasureError> {
@@ -208,7 +209,11 @@ pub fn interp_sample(
     let cpu0 = process_cpu_time();
     let t0 = Instant::now();
     let (mut done, mut states) = (0u32, 0u64);
-    while done == 0 || t0.elapsed().as_secs_f64() < seconds {
+    let more = |done: u32| match playouts {
+        Some(n) => u64::from(done) < n,
+        None => done == 0 || t0.elapsed().as_secs_f64() < seconds,
+    };
+    while more(done) {
         if done == u32::MAX {
             return Err(MeasureError::CounterOverflow);
         }
@@ -454,8 +459,12 @@ mod tests {
         let kif = include_str!("../../../bench-games/tictactoe.kif");
         let g = propnet_compiler::gdl::parse_source("t.kif", kif.as_bytes()).unwrap();
         let mut it = Interp::new(&g.program).unwrap();
-        let s = interp_sample(&mut it, 0.0, 20, 1).unwrap();
+        let s = interp_sample(&mut it, 0.0, None, 20, 1).unwrap();
         assert_eq!(s.playouts, 1);
         assert!((5..=9).contains(&s.states), "{s:?}");
+        // A count wins over the seconds, and the same seed repeats the same playouts.
+        let a = interp_sample(&mut it, 1e9, Some(7), 20, 3).unwrap();
+        let b = interp_sample(&mut it, 0.0, Some(7), 20, 3).unwrap();
+        assert_eq!((a.playouts, a.states), (7, b.states));
     }
 }

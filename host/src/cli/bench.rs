@@ -63,7 +63,7 @@ fn interp_rate(game: &Path, seconds: f64, max_steps: u32) -> anyhow::Result<f64>
     let g = gdl::load(game)?;
     let located = |e: &InterpError| anyhow::anyhow!(g.source.locate(e.span(), e));
     let mut it = Interp::new(&g.program).map_err(|e| located(&e))?;
-    let sample = interp_sample(&mut it, seconds, max_steps, 1).map_err(|e| match e {
+    let sample = interp_sample(&mut it, seconds, None, max_steps, 1).map_err(|e| match e {
         MeasureError::Interp(ie) => located(&ie),
         e => e.into(),
     })?;

@@ -1,13 +1,15 @@
 //! `propnet compare GAMES… --reasoners LIST`: throughput of our reasoners and anyone's on
 //! the same games, in one run, with an optional correctness gate; writes a table, CSV,
-//! JSON and plots.
+//! JSON and plots; with `--shard K/N`, one task's share of a sweep, merged afterwards by
+//! `propnet compare merge` ([`super::compare_merge`]).
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use propnet_compare::output::write_all;
 use propnet_compare::reasoner::{check_unique, Reasoner};
 use propnet_compare::report::{set_speedups, Report, Row, Status};
-use propnet_compare::runner::{run as run_compare, steps, Options, VerifyOptions};
+use propnet_compare::runner::{game_labels, run as run_compare, steps, Options, VerifyOptions};
+use propnet_compare::shard::{plan, Budget, CellPlan, GameSize, ShardRun, ShardSpec, Sweep};
 use propnet_compare::stamp::HostStamp;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -15,7 +17,11 @@ use std::time::Duration;
 
 /// Arguments of `propnet compare`.
 #[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct CompareArgs {
+    /// `merge`: one report from the reports of a sweep's shards.
+    #[command(subcommand)]
+    pub action: Option<CompareAction>,
     /// Game files (GDL).
     #[arg(required = true)]
     pub games: Vec<PathBuf>,
@@ -29,6 +35,17 @@ pub struct CompareArgs {
     /// Seconds per sample (each reasoner, game and round).
     #[arg(long, default_value_t = 2.0, value_parser = super::args::seconds)]
     pub seconds: f64,
+    /// Playouts per sample of the built-in reasoners instead of --seconds: a fixed amount
+    /// of work that every run (and every shard) repeats exactly; external reasoners still
+    /// run for --seconds.
+    #[arg(long, value_parser = super::args::whole::<u64>(1, 1 << 32))]
+    pub playouts: Option<u64>,
+    /// Run only task K of N of the sweep (K from 0: `$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT`
+    /// with `sbatch --array=0-…`): every task plans the same split of the (game, reasoner)
+    /// cells, balanced by estimated cost; merge the tasks' --out folders with
+    /// `propnet compare merge`. See docs/cluster.md.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<ShardSpec>,
     /// Rounds: samples per reasoner and game, interleaved A B A B …
     #[arg(long, default_value_t = 3, value_parser = super::args::whole::<u32>(1, 1000))]
     pub rounds: u32,
@@ -98,6 +115,8 @@ fn options(args: &CompareArgs, list: Vec<Reasoner>) -> anyhow::Result<Options> {
     Ok(Options {
         reasoners: list,
         seconds: args.seconds,
+        playouts: args.playouts,
+        cells: None,
         rounds: args.rounds,
         threads: match args.threads {
             None | Some(0) => propnet_runtime::measure::hardware_threads(),
@@ -115,8 +134,99 @@ fn options(args: &CompareArgs, list: Vec<Reasoner>) -> anyhow::Result<Options> {
     })
 }
 
-/// Runs `propnet compare`.
+/// `compare`'s sub-commands.
+#[derive(clap::Subcommand, Debug)]
+pub enum CompareAction {
+    /// Merge the reports of a sweep's shards (their --out folders, or compare.json files)
+    /// into one: table, CSV, JSON and plots.
+    Merge(super::compare_merge::MergeArgs),
+}
+
+/// The sweep's canonical arguments (`key=value`): everything that changes a cell's
+/// result, each game with the FNV-1a hash of its contents, not `--shard`'s K, `--out` or
+/// `--json`. Every task of a sweep computes the same list; its hash is the sweep id.
+fn sweep_arguments(args: &CompareArgs, list: &[Reasoner], shards: u32) -> Vec<String> {
+    let mut a = Vec::new();
+    for g in &args.games {
+        let hash = propnet_compiler::gdl::read_file(g).map_or("unreadable".into(), |b| {
+            use propnet_compare::shard::{fnv1a, FNV_OFFSET};
+            format!("{:016x}", fnv1a(b, FNV_OFFSET))
+        });
+        a.push(format!("game={} fnv1a={hash}", g.display()));
+    }
+    for r in list {
+        let what = match r {
+            Reasoner::External(c) => c.argv.join(" "),
+            _ => String::new(),
+        };
+        a.push(
+            format!("reasoner={} {what}", r.label())
+                .trim_end()
+                .to_string(),
+        );
+    }
+    let opt = |x: Option<String>| x.unwrap_or_else(|| "-".into());
+    a.extend([
+        format!("seconds={}", args.seconds),
+        format!("playouts={}", opt(args.playouts.map(|p| p.to_string()))),
+        format!("rounds={}", args.rounds),
+        format!("threads={}", opt(args.threads.map(|t| t.to_string()))),
+        format!("baseline={}", opt(args.baseline.clone())),
+        format!("verify={} steps={}", args.verify, args.verify_steps),
+        format!("trace_cmd={}", args.trace_cmd.join(" ; ")),
+        format!("kill_after={}", opt(args.kill_after.map(|k| k.to_string()))),
+        format!("max_steps={}", args.max_steps),
+        format!("seed={}", args.seed),
+        format!("shards={shards}"),
+    ]);
+    a
+}
+
+/// The plan of the sweep: every cell with its shard, and this task's cells as a mask
+/// (`None` when there is one task).
+fn sweep_plan(args: &CompareArgs, opts: &Options, shards: u32) -> (Vec<CellPlan>, Vec<u32>) {
+    let sizes: Vec<GameSize> = (args.games.iter())
+        .map(|g| GameSize {
+            bytes: std::fs::metadata(g).map_or(0, |m| m.len()),
+        })
+        .collect();
+    let budget = Budget {
+        seconds: opts.seconds,
+        playouts: opts.playouts,
+    };
+    let samples = opts.rounds + u32::from(opts.verify.is_some());
+    let shard_of = plan(
+        &sizes,
+        &opts.reasoners,
+        budget,
+        samples,
+        opts.threads,
+        shards,
+    );
+    let labels = game_labels(&args.games);
+    let cells = (labels.iter())
+        .flat_map(|g| opts.reasoners.iter().map(move |r| (g, r.label())))
+        .zip(&shard_of)
+        .map(|((game, reasoner), &shard)| CellPlan {
+            game: game.clone(),
+            reasoner,
+            shard,
+        })
+        .collect();
+    (cells, shard_of)
+}
+
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// Runs `propnet compare` (or `compare merge`).
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
+    if let Some(CompareAction::Merge(m)) = args.action {
+        return super::compare_merge::run(m);
+    }
     for g in &args.games {
         anyhow::ensure!(
             !g.is_dir(),
@@ -132,7 +242,14 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         list.iter().any(|r| r.label() == baseline),
         "--baseline {baseline}: not one of the reasoners"
     );
-    let opts = options(&args, list)?;
+    let shard = args.shard.unwrap_or(ShardSpec { index: 0, count: 1 });
+    let arguments = sweep_arguments(&args, &list, shard.count);
+    let mut opts = options(&args, list)?;
+    let (cells, shard_of) = sweep_plan(&args, &opts, shard.count);
+    if shard.count > 1 {
+        opts.cells = Some(shard_of.iter().map(|&k| k == shard.index).collect());
+    }
+    let mine = shard_of.iter().filter(|&&k| k == shard.index).count();
     propnet_output::folder(&args.out)?;
     std::fs::create_dir_all(&opts.work_dir)
         .with_context(|| format!("creating {}", opts.work_dir.display()))?;
@@ -144,22 +261,72 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     bar.set_style(ProgressStyle::with_template(
         "{bar:30} {pos}/{len} {elapsed} {msg}",
     )?);
-    let mut rows = run_compare(&args.games, &opts, &bar);
+    let started = (unix_now(), std::time::Instant::now());
+    let sharded = shard.count > 1;
+    if sharded {
+        eprintln!(
+            "shard {shard} on {}: {mine} of {} cells",
+            machine.host,
+            cells.len()
+        );
+    }
+    let mut done = 0;
+    let mut rows = run_compare(&args.games, &opts, &bar, &mut |r: &Row| {
+        done += 1;
+        if sharded {
+            bar.suspend(|| {
+                eprintln!(
+                    "shard {shard}: {done}/{mine} {} / {} {} {} ({:.0} s)",
+                    r.game,
+                    r.reasoner,
+                    r.status.word(),
+                    propnet_compare::report::spread_text(r.playouts_per_second),
+                    started.1.elapsed().as_secs_f64()
+                );
+            });
+        }
+    });
     bar.finish_and_clear();
+    for r in &mut rows {
+        r.shard = Some(shard.index);
+    }
     set_speedups(&mut rows, &baseline);
+    let command: Vec<String> = std::env::args().collect();
+    let run = ShardRun {
+        shard,
+        machine: machine.clone(),
+        command: command.clone(),
+        started_unix: started.0,
+        seconds: started.1.elapsed().as_secs_f64(),
+        file: None,
+    };
     let report = Report {
         machine,
-        command: std::env::args().collect(),
+        command,
         seconds: opts.seconds,
         rounds: opts.rounds,
         max_steps: opts.max_steps,
+        playouts: opts.playouts,
         baseline,
         rows,
+        sweep: Some(Sweep {
+            id: propnet_compare::shard::sweep_id(&arguments),
+            arguments,
+            shards: shard.count,
+            cells,
+            runs: vec![run],
+        }),
     };
-    let written = write_all(&report, &args.out)
-        .with_context(|| format!("writing into {}", args.out.display()))?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    finish(&report, &args.out, args.json)
+}
+
+/// Writes `report`'s files into `out`, prints the table (or the JSON with `json`) and
+/// the plot warnings; an error when one of propnet's own reasoners did not measure.
+pub(super) fn finish(report: &Report, out: &std::path::Path, json: bool) -> anyhow::Result<()> {
+    let written =
+        write_all(report, out).with_context(|| format!("writing into {}", out.display()))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(report)?);
     } else {
         print!("{}", report.table());
         let files: Vec<String> = written

@@ -18,6 +18,7 @@ pub mod best;
 pub mod check;
 pub mod common;
 pub mod compare;
+pub mod compare_merge;
 pub mod compile;
 pub mod ground;
 pub mod hdl;

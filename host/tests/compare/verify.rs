@@ -4,13 +4,11 @@
 //! trace (a move listed twice, a role key the header lacks, a cut playout that goes on, a
 //! goal of the wrong JSON type).
 
-mod support;
-
+use crate::support::{dir, file, run, run_with, tictactoe, Outcome};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use support::{dir, file, run, run_with, tictactoe, Outcome};
 
 /// A test adapter of `tests/adapters`.
 fn adapter(name: &str) -> String {
@@ -213,7 +211,7 @@ fn item06_the_tail_of_a_huge_external_log_is_read_from_its_end() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn sh");
-    let o = support::wait_bounded(child, &args, Duration::from_secs(60));
+    let o = crate::support::wait_bounded(child, &args, Duration::from_secs(60));
     o.expect_code(0, "compare");
     assert!(
         o.out
