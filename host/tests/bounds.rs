@@ -175,3 +175,72 @@ fn item12_a_fixed_fluent_reusing_a_latch_name_is_refused() {
         );
     }
 }
+
+/// A FIFO at `name` in the test folder that gives `text` to its first reader only (a
+/// thread writes it, then the FIFO is at its end for good).
+fn fifo_once(name: &str, text: &'static str) -> std::path::PathBuf {
+    let p = support::dir().join(name);
+    let _ = std::fs::remove_file(&p);
+    let made = Command::new("mkfifo").arg(&p).status().expect("mkfifo");
+    assert!(made.success());
+    let w = p.clone();
+    std::thread::spawn(move || {
+        // Blocks until the reader opens it; written once.
+        let _ = std::fs::write(&w, text);
+    });
+    p
+}
+
+#[test]
+fn item06_compile_stats_read_the_rules_once() {
+    // `--stats` located the relations by reading the file a second time: from a FIFO that
+    // waited forever for a second writer.
+    let kif = include_str!("../../bench-games/tictactoe.kif");
+    let p = fifo_once("rules.fifo", kif);
+    let out = support::dir().join("fifo-net.json");
+    let o = run_bounded(
+        &[
+            "compile",
+            p.to_str().unwrap(),
+            "--stats",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    o.expect_code(0, "compile FIFO --stats");
+    assert!(
+        o.out.contains("relations by gates") && o.out.contains(&format!("({}:", p.display())),
+        "the relations located in the rules as read: {}",
+        o.out
+    );
+}
+
+#[test]
+fn item06_a_huge_bench_results_file_is_refused_before_reading() {
+    let p = support::dir().join("huge-results.json");
+    let f = std::fs::File::create(&p).unwrap();
+    f.set_len(300 << 20).unwrap(); // sparse: no disk used
+    let o = run_bounded(
+        &[
+            "bench",
+            &ttt(),
+            "--seconds",
+            "0.1",
+            "--results",
+            p.to_str().unwrap(),
+        ],
+        None,
+    );
+    o.expect_code(1, "bench with a 300 MiB results file");
+    assert!(
+        o.err.contains("reading the results file") && o.err.contains("more than 256 MiB"),
+        "{}",
+        o.err
+    );
+    assert_eq!(
+        std::fs::metadata(&p).unwrap().len(),
+        300 << 20,
+        "left as it was"
+    );
+}

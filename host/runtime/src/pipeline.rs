@@ -4,6 +4,7 @@
 
 use propnet_compiler::gdl::{self, Game};
 use propnet_compiler::ground::{self, CompileOptions, GroundError};
+use propnet_compiler::kif::SourceFile;
 use propnet_netlist::passes::{self, OptimizeOptions, PassReport};
 use propnet_netlist::{from_json, JsonError, Netlist, NetlistStats, ValidNetlist, ValidateError};
 use std::path::Path;
@@ -43,6 +44,9 @@ pub struct CompileReport {
     pub passes: Option<PassReport>,
     /// The grounder's report (sizes, per-relation contributions), for GDL input.
     pub grounding: Option<ground::CompileReport>,
+    /// The rules as read, for GDL input: `--stats` locates relations in them without
+    /// reading the file again (a FIFO gives its text once).
+    pub source: Option<SourceFile>,
 }
 
 impl CompileReport {
@@ -138,11 +142,13 @@ pub fn load_netlist(
     opts: &PipelineOptions,
 ) -> Result<(ValidNetlist, CompileReport), PipelineError> {
     let t0 = Instant::now();
-    refuse_drawing(path)?;
-    if is_netlist_file(path) {
-        return load_json(path, opts);
+    // Read once: a FIFO or a device gives its bytes to one reader only.
+    let bytes = gdl::read_file(path)?;
+    refuse_drawing(path, &bytes)?;
+    if holds_netlist(path, &bytes) {
+        return load_json(path, bytes, opts);
     }
-    let game = gdl::load(path)?;
+    let game = gdl::parse_source(&path.display().to_string(), &bytes)?;
     compile_game(&game, t0.elapsed(), opts)
 }
 
@@ -152,15 +158,25 @@ pub fn load_netlist(
 /// `propnet compile -o game.pnet` output is recognized too, in either form). An unreadable
 /// file counts as rules, so that the front end reports why it cannot be read.
 pub fn is_netlist_file(path: &Path) -> bool {
+    holds_netlist(path, head_of(path).as_bytes())
+}
+
+/// [`is_netlist_file`] for the file at `path` whose first bytes (or all) are `bytes`.
+fn holds_netlist(path: &Path, bytes: &[u8]) -> bool {
     if path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))
     {
         return true;
     }
-    let head = head_of(path);
+    let head = head_text(bytes);
     let head = without_bom(&head);
     head.trim_start().starts_with('{') || starts_text_netlist(head)
+}
+
+/// The first 512 of `bytes` as text (invalid UTF-8 replaced).
+fn head_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(&bytes[..bytes.len().min(512)])
 }
 
 /// `text` without a leading byte-order mark (which some editors write, and which is no
@@ -179,10 +195,10 @@ fn head_of(path: &Path) -> String {
     String::from_utf8_lossy(&head[..n]).into_owned()
 }
 
-/// [`PipelineError::Drawing`] when `path` starts like a DOT graph (`digraph`), which no
-/// KIF file or netlist does.
-fn refuse_drawing(path: &Path) -> Result<(), PipelineError> {
-    match without_bom(&head_of(path))
+/// [`PipelineError::Drawing`] when the file at `path`, whose bytes are `bytes`, starts like
+/// a DOT graph (`digraph`), which no KIF file or netlist does.
+fn refuse_drawing(path: &Path, bytes: &[u8]) -> Result<(), PipelineError> {
+    match without_bom(&head_text(bytes))
         .trim_start()
         .starts_with("digraph")
     {
@@ -210,24 +226,25 @@ fn starts_text_netlist(text: &str) -> bool {
 /// # Errors
 /// [`gdl::GdlError`] from the front end; [`PipelineError::NotRules`] for a netlist file.
 pub fn load_rules(path: &Path, command: &str) -> Result<Game, PipelineError> {
-    refuse_drawing(path)?;
-    if is_netlist_file(path) {
+    let bytes = gdl::read_file(path)?;
+    refuse_drawing(path, &bytes)?;
+    if holds_netlist(path, &bytes) {
         return Err(PipelineError::NotRules {
             path: path.display().to_string(),
             command: command.to_string(),
         });
     }
-    Ok(gdl::load(path)?)
+    Ok(gdl::parse_source(&path.display().to_string(), &bytes)?)
 }
 
-/// The `.json` branch of [`load_netlist`].
+/// The netlist branch of [`load_netlist`]: `bytes` read from `path`.
 fn load_json(
     path: &Path,
+    bytes: Vec<u8>,
     opts: &PipelineOptions,
 ) -> Result<(ValidNetlist, CompileReport), PipelineError> {
     let name = path.display().to_string();
     let t0 = Instant::now();
-    let bytes = gdl::read_file(path)?;
     let text = String::from_utf8(bytes).map_err(|e| gdl::GdlError::Io {
         path: path.to_path_buf(),
         error: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
@@ -274,6 +291,7 @@ pub fn compile_game(
     let (net, mut report) =
         optimize_and_report(net, name, warnings, (parse_time, t1.elapsed()), opts)?;
     report.grounding = Some(grounding);
+    report.source = Some(game.source.clone());
     Ok((net, report))
 }
 
@@ -313,6 +331,7 @@ fn optimize_and_report(
         stats: net.stats(),
         passes,
         grounding: None,
+        source: None,
     };
     Ok((net, report))
 }

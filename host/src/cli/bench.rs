@@ -59,8 +59,22 @@ fn default_games() -> Vec<PathBuf> {
 
 /// Random playouts/s of the reference GDL interpreter from the initial state for `seconds`
 /// (the measurement `propnet compare` uses for `interp`).
-fn interp_rate(game: &Path, seconds: f64, max_steps: u32) -> anyhow::Result<f64> {
-    let g = gdl::load(game)?;
+/// `source`: the rules as the pipeline read them (a FIFO gives them once); `None` for a
+/// netlist file, which has no rules to interpret.
+fn interp_rate(
+    game: &Path,
+    source: Option<&propnet_compiler::kif::SourceFile>,
+    seconds: f64,
+    max_steps: u32,
+) -> anyhow::Result<f64> {
+    let Some(source) = source else {
+        anyhow::bail!(
+            "{}: a compiled netlist has no rules for the reference interpreter: pass \
+             --no-interp, or bench the GDL file",
+            game.display()
+        );
+    };
+    let g = gdl::parse_source(source.name(), source.text().as_bytes())?;
     let located = |e: &InterpError| anyhow::anyhow!(g.source.locate(e.span(), e));
     let mut it = Interp::new(&g.program).map_err(|e| located(&e))?;
     let sample = interp_sample(&mut it, seconds, None, max_steps, 1).map_err(|e| match e {
@@ -158,8 +172,15 @@ fn load_results(path: &Path) -> anyhow::Result<(serde_json::Value, propnet_outpu
     };
     let output = propnet_output::Output::create(path)?;
     let text = if regular {
-        std::fs::read_to_string(path)
-            .with_context(|| format!("reading the results file {}", path.display()))?
+        // Bounded like every input (256 MiB): a results file is a few KB.
+        let bytes = propnet_compiler::gdl::read_file(path)
+            .with_context(|| format!("reading the results file {}", path.display()))?;
+        String::from_utf8(bytes).map_err(|_| {
+            anyhow::anyhow!(
+                "{}: not a bench results file (not UTF-8 text); {advice}",
+                path.display()
+            )
+        })?
     } else {
         String::new()
     };
@@ -203,7 +224,8 @@ fn bench_game(
     let interp = if args.no_interp {
         None
     } else {
-        Some(interp_rate(game, args.seconds, args.max_steps)?)
+        let source = report.source.as_ref();
+        Some(interp_rate(game, source, args.seconds, args.max_steps)?)
     };
     // One measurement per thread count on the CPU, one per game elsewhere.
     let configs: Vec<Option<usize>> = if args.backend == BackendKind::Cpu {

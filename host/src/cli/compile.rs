@@ -1,7 +1,6 @@
 //! `propnet compile GAME.kif -o game.pnet [--emit json|text|dot] [--stats]`: write the
 //! netlist; with `--stats`, also report where its size comes from.
 
-use propnet_compiler::kif::SourceFile;
 use propnet_netlist::{to_dot, to_json, to_text};
 use propnet_runtime::pipeline::CompileReport;
 use std::fmt::Write as _;
@@ -157,9 +156,7 @@ fn stats_text(args: &CompileArgs, r: &CompileReport) -> anyhow::Result<String> {
         g.bytes_per_entry(),
         g.table_entries
     )?;
-    let source = std::fs::read(&args.game)
-        .ok()
-        .and_then(|b| SourceFile::new(&r.path, &b).ok());
+    let source = r.source.as_ref();
     writeln!(
         out,
         "relations by gates (grounded netlist, before optimization):"

@@ -159,13 +159,13 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
     for w in &game.warnings {
         eprintln!("{w}");
     }
-    let bytes =
-        std::fs::read(&args.game).with_context(|| format!("reading {}", args.game.display()))?;
+    // The rules as read once (a FIFO gives them only once), not the file again.
+    let bytes = game.source.text().as_bytes();
     let stem = args
         .game
         .file_stem()
         .map_or("game".into(), |s| s.to_string_lossy().into_owned());
-    let text = GameText::new(&stem, &bytes).map_err(anyhow::Error::msg)?;
+    let text = GameText::new(&stem, bytes).map_err(anyhow::Error::msg)?;
     let mut referee = referee(args, &game)?;
     let roles = game.program.roles.len();
     let mut pool = seats(args, &referee)?;
