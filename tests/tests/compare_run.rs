@@ -314,6 +314,8 @@ fn the_gpu_is_measured_and_verified_or_reported_absent() {
     let opts = Options {
         reasoners: vec![Reasoner::Cpu(Some(1)), Reasoner::Gpu],
         seconds: 0.2,
+        playouts: None,
+        cells: None,
         rounds: 1,
         threads: 1,
         max_steps: 1000,

@@ -3,12 +3,13 @@
 //! [`super::merge`] checks before it puts the shards' reports together.
 //!
 //! The plan is a pure function of the sweep's arguments and the game files' sizes, so
-//! every task computes the same plan without talking to the others. Cells are placed
-//! greedily, most expensive first (Graham's LPT rule, "Bounds on multiprocessing timing
-//! anomalies", SIAM J. Appl. Math. 1969), each on the shard whose estimated finish time it
-//! raises least; a shard that already holds a cell of the same game does not pay for
-//! compiling it again, so a game's cells stay together unless that would unbalance the
-//! shards.
+//! every task computes the same plan without talking to the others. Whole games are
+//! placed first, most expensive first, each on the least loaded task (Graham's LPT rule,
+//! "Bounds on multiprocessing timing anomalies", SIAM J. Appl. Math. 1969); then single
+//! cells move from the most loaded task to the least loaded one while that lowers the
+//! larger of the two estimates, the receiving task paying the game's compile again. So a
+//! game's cells stay on one task unless splitting it balances the sweep (one huge game,
+//! idle tasks).
 
 use crate::reasoner::Reasoner;
 use serde::{Deserialize, Serialize};
@@ -112,6 +113,11 @@ fn measure_seconds(r: &Reasoner, g: GameSize, budget: Budget, samples: u32, thre
 
 /// The shard of every cell, in cell order (game-major: cell `g * reasoners.len() + r`),
 /// for `count` shards. Deterministic: the same inputs give the same plan on every task.
+///
+/// Whole games first, most expensive first, each on the least loaded shard (LPT); then,
+/// while it lowers the larger of the two loads, one cell moves from the most loaded shard
+/// to the least loaded one, paying the game's compile there if that shard does not hold
+/// the game yet (so one huge game is split over idle shards, many small ones are not).
 pub fn plan(
     games: &[GameSize],
     reasoners: &[Reasoner],
@@ -121,45 +127,81 @@ pub fn plan(
     count: u32,
 ) -> Vec<u32> {
     let n = count.max(1) as usize;
-    let cells: Vec<(usize, usize, f64)> = games
-        .iter()
-        .enumerate()
-        .flat_map(|(g, size)| {
-            reasoners.iter().enumerate().map(move |(r, reasoner)| {
-                (
-                    g,
-                    r,
-                    measure_seconds(reasoner, *size, budget, samples, threads),
-                )
-            })
+    let nr = reasoners.len();
+    let cost: Vec<f64> = (games.iter())
+        .flat_map(|g| {
+            (reasoners.iter()).map(move |r| measure_seconds(r, *g, budget, samples, threads))
         })
         .collect();
-    let mut order: Vec<usize> = (0..cells.len()).collect();
-    let total = |c: &(usize, usize, f64)| c.2 + prepare_seconds(games[c.0]);
-    // Most expensive first; ties in cell order (a stable sort keeps it).
-    order.sort_by(|&a, &b| total(&cells[b]).total_cmp(&total(&cells[a])));
+    let prep: Vec<f64> = games.iter().map(|g| prepare_seconds(*g)).collect();
+    let mut shard_of = vec![0u32; cost.len()];
+    let total = |g: usize| prep[g] + cost[g * nr..(g + 1) * nr].iter().sum::<f64>();
+    let mut order: Vec<usize> = (0..games.len()).collect();
+    // Most expensive first; ties in game order (a stable sort keeps it).
+    order.sort_by(|&a, &b| total(b).total_cmp(&total(a)));
     let mut load = vec![0.0f64; n];
-    let mut holds = vec![vec![false; games.len()]; n];
-    let mut shard_of = vec![0u32; cells.len()];
-    for i in order {
-        let (g, _, cost) = cells[i];
-        let finish = |s: usize| {
-            load[s]
-                + cost
-                + if holds[s][g] {
-                    0.0
-                } else {
-                    prepare_seconds(games[g])
-                }
-        };
-        let best = (0..n)
-            .min_by(|&a, &b| finish(a).total_cmp(&finish(b)))
-            .unwrap_or(0);
-        load[best] = finish(best);
-        holds[best][g] = true;
-        shard_of[i] = best as u32;
+    for g in order {
+        let best = argmin(&load);
+        load[best] += total(g);
+        shard_of[g * nr..(g + 1) * nr].fill(best as u32);
+    }
+    for _ in 0..cost.len() * n {
+        if !move_one_cell(&mut shard_of, &cost, &prep, nr, n) {
+            break;
+        }
     }
     shard_of
+}
+
+/// The first index of the smallest value.
+fn argmin(v: &[f64]) -> usize {
+    (0..v.len())
+        .min_by(|&a, &b| v[a].total_cmp(&v[b]))
+        .unwrap_or(0)
+}
+
+/// Each shard's estimated seconds: its cells' measurements and one compile per game.
+fn loads(shard_of: &[u32], cost: &[f64], prep: &[f64], nr: usize, n: usize) -> Vec<f64> {
+    let mut load = vec![0.0; n];
+    for (g, p) in prep.iter().enumerate() {
+        let mut held = vec![false; n];
+        for c in g * nr..(g + 1) * nr {
+            let s = shard_of[c] as usize;
+            load[s] += cost[c] + if held[s] { 0.0 } else { *p };
+            held[s] = true;
+        }
+    }
+    load
+}
+
+/// Moves the cell of the most loaded shard whose move to the least loaded one lowers the
+/// larger of their two loads most; `false` when no move lowers it.
+fn move_one_cell(shard_of: &mut [u32], cost: &[f64], prep: &[f64], nr: usize, n: usize) -> bool {
+    let load = loads(shard_of, cost, prep, nr, n);
+    let hi = (0..n).max_by(|&a, &b| load[a].total_cmp(&load[b]).then(b.cmp(&a)));
+    let (Some(hi), lo) = (hi, argmin(&load)) else {
+        return false;
+    };
+    let held_by = |s: usize, g: usize, but: usize| {
+        (g * nr..(g + 1) * nr).any(|c| c != but && shard_of[c] as usize == s)
+    };
+    let mut best: Option<(f64, usize)> = None;
+    for c in (0..cost.len()).filter(|&c| shard_of[c] as usize == hi) {
+        let g = c / nr;
+        let new_hi = load[hi] - cost[c] - if held_by(hi, g, c) { 0.0 } else { prep[g] };
+        let new_lo = load[lo] + cost[c] + if held_by(lo, g, c) { 0.0 } else { prep[g] };
+        let worst = new_hi.max(new_lo);
+        if worst < load[hi] * (1.0 - 1e-9) && best.is_none_or(|(w, _)| worst < w) {
+            best = Some((worst, c));
+        }
+    }
+    match best {
+        Some((_, c)) => {
+            shard_of[c] = lo as u32;
+            true
+        }
+        None => false,
+    }
 }
 
 /// FNV-1a, 64 bits (Fowler, Noll, Vo): the sweep id's hash. Not cryptographic: it tells
@@ -368,6 +410,11 @@ mod tests {
         assert_eq!(p[3], p[4]);
         assert_eq!(p[4], p[5]);
         assert_ne!(p[0], p[3]);
+        // One game of three cells on three shards: split, one cell each.
+        let p = plan(&sizes(&[30_000]), &rs, SECONDS, 60, 2, 3);
+        let mut sorted = p.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, [0, 1, 2], "{p:?}");
     }
 
     #[test]
