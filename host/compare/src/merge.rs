@@ -148,11 +148,14 @@ fn difference(a: &[String], b: &[String]) -> String {
         .unwrap_or_else(|| "same arguments, different id".into())
 }
 
-/// The runs of one report with their rows, each checked against the plan.
-fn candidates(file: &str, report: Report, sweep: &Sweep) -> Result<Vec<Candidate>, MergeError> {
+/// The runs of one report with their rows, each checked against the plan `sweep`.
+fn candidates(
+    file: &str,
+    mut rows: Vec<Row>,
+    runs: Vec<ShardRun>,
+    sweep: &Sweep,
+) -> Result<Vec<Candidate>, MergeError> {
     let mut out = Vec::new();
-    let runs = report.sweep.map(|s| s.runs).unwrap_or_default();
-    let mut rows = report.rows;
     for run in runs {
         let k = run.shard.index;
         let inconsistent = |message: String| MergeError::Inconsistent {
@@ -205,16 +208,18 @@ fn candidates(file: &str, report: Report, sweep: &Sweep) -> Result<Vec<Candidate
 /// # Errors
 /// [`MergeError`], naming the file.
 pub fn merge(inputs: &[PathBuf], partial: bool) -> Result<Merged, MergeError> {
-    let mut first: Option<(String, Report, Sweep)> = None;
+    // The first input: its file, its sweep (the plan every other input must share) and
+    // its settings (the merged report's).
+    let mut first: Option<(String, Sweep, Report)> = None;
     let mut all: Vec<Candidate> = Vec::new();
     for input in inputs {
         let path = report_file(input);
         let file = path.display().to_string();
-        let report = read_report(&path)?;
-        let Some(sweep) = report.sweep.clone() else {
+        let mut report = read_report(&path)?;
+        let Some(mut sweep) = report.sweep.take() else {
             return Err(MergeError::NoSweep { file });
         };
-        if let Some((first_file, _, ours)) = &first {
+        if let Some((first_file, ours, _)) = &first {
             if sweep.id != ours.id || sweep.arguments != ours.arguments {
                 return Err(MergeError::OtherSweep {
                     file,
@@ -225,11 +230,15 @@ pub fn merge(inputs: &[PathBuf], partial: bool) -> Result<Merged, MergeError> {
                 });
             }
         }
-        let plan = first.as_ref().map_or(&sweep, |f| &f.2).clone();
-        all.extend(candidates(&file, report.clone(), &plan)?);
-        first.get_or_insert((file, report, sweep));
+        let runs = std::mem::take(&mut sweep.runs);
+        let rows = std::mem::take(&mut report.rows);
+        let plan = first.as_ref().map_or(&sweep, |f| &f.1);
+        all.extend(candidates(&file, rows, runs, plan)?);
+        if first.is_none() {
+            first = Some((file, sweep, report));
+        }
     }
-    let Some((_, template, sweep)) = first else {
+    let Some((_, sweep, template)) = first else {
         return Err(MergeError::NoInput);
     };
     let (chosen, mut warnings) = choose(all, sweep.shards);
@@ -239,6 +248,7 @@ pub fn merge(inputs: &[PathBuf], partial: bool) -> Result<Merged, MergeError> {
         .collect();
     if !missing.is_empty() {
         let mut shards: Vec<u32> = missing.iter().map(|c| c.shard).collect();
+        shards.sort_unstable();
         shards.dedup();
         let err = MergeError::Missing {
             shards: join(shards.iter().map(u32::to_string)),

@@ -301,17 +301,13 @@ impl Sweep {
         }
         let merged = self.runs.iter().any(|r| r.file.is_some());
         if !merged {
+            let ran = |k: u32| self.runs.iter().any(|r| r.shard.index == k);
+            let others = self.cells.iter().filter(|c| !ran(c.shard)).count();
             let _ = writeln!(
                 out,
-                "the other {} shard(s) hold the other {} cell(s): `propnet compare merge` the \
-                 shards' --out folders",
+                "the other {} shard(s) hold the other {others} cell(s): `propnet compare merge` \
+                 the shards' --out folders",
                 self.shards.saturating_sub(self.runs.len() as u32),
-                self.cells.len()
-                    - self
-                        .cells
-                        .iter()
-                        .filter(|c| self.runs.iter().any(|r| r.shard.index == c.shard))
-                        .count()
             );
             return out;
         }
