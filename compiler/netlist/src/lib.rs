@@ -39,6 +39,7 @@ mod validate;
 pub mod passes;
 pub mod playout;
 pub mod rng;
+pub mod scalar;
 
 #[cfg(test)]
 mod serial_tests;

@@ -1,11 +1,15 @@
 //! [`NetMachine`]: the compiled netlist as a [`GameMachine`]. Single states are evaluated
-//! by scalar evaluation of the gates ([`propnet_netlist::playout::eval_gates`]); rollouts
+//! by scalar evaluation of the gates: [`propnet_netlist::playout::eval_gates`] in the
+//! inherent methods, and through the [`GameMachine`] trait (a search tree's nodes) by a
+//! [`ScalarNet`] built on first use, which evaluates only the cone each question needs;
+//! rollouts
 //! run on the [`Backend`] the machine was given (which must run the same netlist), or on
 //! the scalar reference playout without one.
 
 use super::{GameMachine, MachineError, RolloutBatch, View};
 use crate::backend::{run_reference, Backend, BatchRequest, Job, JobResult};
 use propnet_netlist::playout::{eval_gates, goals_of, legal_of};
+use propnet_netlist::scalar::ScalarNet;
 use propnet_netlist::{InputId, Netlist};
 
 /// A game state of a netlist: one bool per latch (base proposition).
@@ -18,6 +22,8 @@ pub type JointMove = Vec<InputId>;
 pub struct NetMachine<'a> {
     net: &'a Netlist,
     backend: Option<&'a mut dyn Backend>,
+    /// The flattened netlist of the trait's evaluations, built on first use.
+    scalar: Option<Box<ScalarNet>>,
 }
 
 /// The inherent methods are the infallible forms of [`GameMachine`]'s (a netlist's
@@ -26,7 +32,11 @@ impl<'a> NetMachine<'a> {
     /// The machine of `net`; rollouts through the scalar reference playout (slow: for
     /// perft, the solver and tests).
     pub fn new(net: &'a Netlist) -> Self {
-        Self { net, backend: None }
+        Self {
+            net,
+            backend: None,
+            scalar: None,
+        }
     }
 
     /// The machine of `net` with rollouts on `backend`, which must run `net`.
@@ -34,6 +44,7 @@ impl<'a> NetMachine<'a> {
         Self {
             net,
             backend: Some(backend),
+            scalar: None,
         }
     }
 
@@ -82,6 +93,13 @@ impl<'a> NetMachine<'a> {
         self.net.latches.iter().map(|l| v[l.next.index()]).collect()
     }
 
+    /// The flattened netlist, built on first use.
+    fn scalar(&mut self) -> &mut ScalarNet {
+        let net = self.net;
+        self.scalar
+            .get_or_insert_with(|| Box::new(ScalarNet::new(net)))
+    }
+
     /// Text of a move, e.g. `(mark 1 1)`.
     pub fn move_name(&self, m: InputId) -> &'a str {
         &self.net.inputs[m.index()].name
@@ -105,10 +123,17 @@ impl GameMachine for NetMachine<'_> {
         Ok(NetMachine::initial_state(self))
     }
     fn view(&mut self, state: &State) -> Result<View<InputId>, MachineError> {
-        Ok(self.view_of(state))
+        let net = self.net;
+        let values = self.scalar().view(state);
+        Ok(View {
+            terminal: values[net.terminal.index()],
+            legal: legal_of(net, values),
+            goals: goals_of(net, values),
+        })
     }
     fn next_state(&mut self, state: &State, joint: &[InputId]) -> Result<State, MachineError> {
-        Ok(NetMachine::next_state(self, state, joint))
+        let net = self.net;
+        Ok(self.scalar().next_state(net, state, joint))
     }
     fn rollouts(&mut self, batch: &RolloutBatch<State>) -> Result<Vec<JobResult>, MachineError> {
         let req = BatchRequest {
