@@ -39,7 +39,7 @@ fn mcts(net: &Netlist, iterations: u64, playouts: u32, seed: u64) -> Box<dyn Pla
     };
     Box::new(MctsPlayer::new(
         format!("mcts:{iterations}"),
-        backend(net),
+        vec![backend(net)],
         params,
         Budget::Iterations(iterations),
     ))
@@ -170,11 +170,12 @@ fn same_seed_and_budget_give_same_search() {
             let r = s.run(&net, &mut b, &root, Budget::Iterations(300)).unwrap();
             let mut s2 = Search::new(s.params().clone());
             let r2 = s2
-                .run(&net, backend(&net).as_mut(), &root, Budget::Iterations(300))
+                .run_parallel(&net, &mut [backend(&net)], &root, Budget::Iterations(300))
                 .unwrap();
             assert_eq!(
                 r.roles, r2.roles,
-                "CPU and reference backends give the same search"
+                "CPU and reference backends give the same search (one worker of \
+                 run_parallel is run)"
             );
             (r.roles.clone(), r.best_move(0), r.iterations)
         };
@@ -336,10 +337,10 @@ fn rollouts_never_reuse_random_streams() {
     let player = |p: &MctsParams| -> Box<dyn Player> {
         Box::new(MctsPlayer::new(
             "rec".into(),
-            Box::new(Recording {
+            vec![Box::new(Recording {
                 inner: ReferenceBackend::new(net.clone()),
                 requests: requests.clone(),
-            }),
+            })],
             p.clone(),
             Budget::Iterations(40),
         ))
@@ -381,11 +382,18 @@ fn rollouts_never_reuse_random_streams() {
     }
 }
 
-/// After a batched search every statistic is a real visit: no virtual loss is left on any
-/// node or move, each role's move visits at a node add up to the node's passes, and a
-/// non-final node other than the root was a leaf exactly once.
+/// After a batched search, on one worker or several sharing the tree, every statistic is a
+/// real visit: no virtual loss is left on any node or move, each role's move visits at a
+/// node add up to the node's passes, a non-final node other than the root was a leaf
+/// exactly once, and the workers together ran exactly the iteration budget.
 #[test]
 fn batched_search_leaves_consistent_tree_statistics() {
+    for workers in [1, 2, 3] {
+        batched_search_on_workers(workers);
+    }
+}
+
+fn batched_search_on_workers(workers: usize) {
     for (net, k) in [
         (connect_four(), 16),
         (
@@ -405,10 +413,20 @@ fn batched_search_leaves_consistent_tree_statistics() {
             max_steps: 40,
             ..Default::default()
         });
-        let mut b = ReferenceBackend::new(net.clone());
-        s.run(&net, &mut b, &net.initial_state(), Budget::Iterations(300))
+        let mut backends: Vec<Box<dyn Backend>> = (0..workers)
+            .map(|_| Box::new(ReferenceBackend::new(net.clone())) as Box<dyn Backend>)
+            .collect();
+        let res = s
+            .run_parallel(
+                &net,
+                &mut backends,
+                &net.initial_state(),
+                Budget::Iterations(300),
+            )
             .unwrap();
+        assert_eq!((res.iterations, res.workers), (300, workers));
         let tree = s.tree();
+        assert_eq!(tree.node(tree.root()).visits, 300, "{workers} workers");
         for (i, n) in tree.nodes.iter().enumerate() {
             assert_eq!(n.virtual_visits, 0, "node {i}");
             assert!(n.stats.iter().all(|m| m.virtual_visits == 0), "node {i}");

@@ -96,7 +96,7 @@ fn mcts_never_loses_tictactoe_kif_against_random() {
     .unwrap();
     let mcts = MctsPlayer::new(
         "mcts".into(),
-        Box::new(cpu),
+        vec![Box::new(cpu)],
         params,
         Budget::Iterations(300),
     );
@@ -128,7 +128,7 @@ fn more_iterations_beat_fewer_on_connectfour_kif() {
         .unwrap();
         Box::new(MctsPlayer::new(
             format!("mcts:{iters}"),
-            Box::new(cpu),
+            vec![Box::new(cpu)],
             params,
             Budget::Iterations(iters),
         ))

@@ -4,16 +4,25 @@
 //! - [`Search`] runs one search, [`MctsParams`] tunes it. The tree ([`Tree`]) is kept
 //!   across moves: [`Search::advance`] makes the child of the actual joint move the root.
 //!   Rewards are goals scaled to 0..1 per role. Any number of roles; turn-taking and
-//!   simultaneous moves (decoupled UCT). Single-threaded tree, deterministic for a fixed
-//!   seed and iteration budget; parallelism comes from batching K leaves (virtual loss)
-//!   and from the backend running their rollouts in parallel.
+//!   simultaneous moves (decoupled UCT).
+//! - Parallelism: a worker selects K leaves under virtual loss and runs their rollouts as
+//!   one backend batch. [`Search::search`] is one worker on the calling thread
+//!   (deterministic for a fixed seed and iteration budget); [`Search::search_parallel`]
+//!   runs one worker per model, each on its own thread and backend, all in one tree behind
+//!   one lock that is held for selection and back-propagation only, so tree work and
+//!   rollouts of different workers overlap. On the CPU simulator the workers are the cores
+//!   (one single-threaded backend each): a backend call that spreads a small batch over a
+//!   thread pool costs more in wake-ups than its playouts.
+//! - Modules: `tree` (the arena, statistics), `walk` (selection, virtual loss,
+//!   back-propagation on the shared tree), `workers` (the worker loop and the shared
+//!   budget), `search` (the API).
 //! - [`player`]: the in-process players (random, MCTS) of `propnet match`;
 //!   [`matches`]: plays games between them and estimates each player's score.
 //!
-//! A backend call has a fixed cost, so batching leaves matters far more than threads; the
-//! tree phase (selection, one scalar netlist evaluation per new node, back-propagation)
-//! is the rest. Throughput per batch shape and strength per budget are measured in
-//! BENCHMARKS.md ("MCTS (UCT) — connect four").
+//! Cost per iteration: the tree phase (descent, one scalar evaluation of the view and the
+//! transition cones per new node, [`propnet_netlist::scalar::ScalarNet`], and
+//! back-propagation) against K × playouts-per-leaf rollouts. Throughput per batch shape and
+//! worker count, and strength per budget, are measured in BENCHMARKS.md ("MCTS").
 //!
 //! Depends on `propnet-runtime` (the state machine, backends, the stop request) only.
 
@@ -22,6 +31,8 @@ mod params;
 pub mod player;
 mod search;
 mod tree;
+mod walk;
+mod workers;
 
 pub use params::{Budget, MctsParams};
 pub use search::{MoveReport, Search, SearchResult};

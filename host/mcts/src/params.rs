@@ -22,7 +22,9 @@ pub struct MctsParams {
     /// leaf adds a virtual loss along its path so the next selections spread out; the
     /// batch's rollouts go to the backend as one request with one job per leaf. Default
     /// `16`: with 16 playouts per leaf a batch fills 256 lanes of the bit-parallel CPU
-    /// backend (one leaf per call is ~5× slower there; see the report in `mcts/mod.rs`).
+    /// backend (one leaf per call is ~5× slower there). Larger shapes run more playouts
+    /// per second but grow the tree more slowly; at equal time on connect four 4 × 256
+    /// lost to 16 × 16 (BENCHMARKS.md, "MCTS").
     pub leaves_per_batch: u32,
     /// Virtual loss per pending leaf: `virtual_loss` visits with reward 0 added to every
     /// move statistic on the path until the leaf's result is back-propagated. Default `1`.

@@ -41,8 +41,10 @@ pub struct SearchTotals {
     pub playouts: u64,
     /// Wall-clock time searching.
     pub elapsed: std::time::Duration,
-    /// Time inside the backend.
+    /// Time inside the backends, summed over the search workers.
     pub backend_time: std::time::Duration,
+    /// Wall-clock time searching times the search's workers.
+    pub worker_time: std::time::Duration,
 }
 
 impl SearchTotals {
@@ -50,9 +52,9 @@ impl SearchTotals {
     pub fn iterations_per_second(&self) -> f64 {
         self.iterations as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
-    /// Fraction of search time spent in the backend.
+    /// Fraction of the workers' search time spent in their backends.
     pub fn backend_fraction(&self) -> f64 {
-        self.backend_time.as_secs_f64() / self.elapsed.as_secs_f64().max(1e-9)
+        self.backend_time.as_secs_f64() / self.worker_time.as_secs_f64().max(1e-9)
     }
 }
 
@@ -99,10 +101,11 @@ impl Player for RandomPlayer {
     }
 }
 
-/// Plays the most-visited root move of a UCT search with its own backend.
+/// Plays the most-visited root move of a UCT search with backends of its own (one per
+/// search worker, [`Search::run_parallel`]).
 pub struct MctsPlayer {
     label: String,
-    backend: Box<dyn Backend>,
+    backends: Vec<Box<dyn Backend>>,
     params: MctsParams,
     budget: Budget,
     search: Search,
@@ -112,17 +115,18 @@ pub struct MctsPlayer {
 }
 
 impl MctsPlayer {
-    /// A player that searches with `params` for `budget` per move, rollouts on `backend`.
+    /// A player that searches with `params` for `budget` per move, one search worker per
+    /// backend (at least one), rollouts on its backend.
     pub fn new(
         label: String,
-        backend: Box<dyn Backend>,
+        backends: Vec<Box<dyn Backend>>,
         params: MctsParams,
         budget: Budget,
     ) -> Self {
         let search = Search::new(params.clone());
         Self {
             label,
-            backend,
+            backends,
             params,
             budget,
             search,
@@ -160,7 +164,7 @@ impl Player for MctsPlayer {
         }
         let res = self
             .search
-            .run(net, self.backend.as_mut(), state, self.budget)?;
+            .run_parallel(net, &mut self.backends, state, self.budget)?;
         let m = res.best_move(role).unwrap_or(legal[role][0]);
         let t = &mut self.totals;
         t.searches += 1;
@@ -168,6 +172,7 @@ impl Player for MctsPlayer {
         t.playouts += res.playouts;
         t.elapsed += res.elapsed;
         t.backend_time += res.backend_time;
+        t.worker_time += res.elapsed * res.workers as u32;
         self.last = Some(res);
         Ok(m)
     }

@@ -1,31 +1,17 @@
-//! Decoupled UCT with batched rollouts: select K leaves under virtual loss, run their
-//! rollouts as one backend batch (one job per leaf), back-propagate.
-//!
-//! Algorithm: UCT (Kocsis & Szepesvári, "Bandit based Monte-Carlo planning", ECML 2006) with
-//! *decoupled* selection for simultaneous moves (each role picks its move by UCB1 over its own
-//! statistics; the joint move names the child), as in CadiaPlayer (Finnsson & Björnsson 2008)
-//! and Lanctot et al., "Monte Carlo tree search in simultaneous move games" (2013). In
-//! turn-taking games every idle role has one legal move, so this is plain UCT.
+//! The search's API: [`Search`] over one model (deterministic for a fixed seed and
+//! iteration budget) or over several models at once ([`Search::search_parallel`]: one
+//! worker thread per model, one shared tree), and what a search reports.
 
 use super::params::{Budget, MctsParams};
 use super::tree::{Node, NodeId, Tree};
-use propnet_netlist::rng::{choose, key, threefry2x32_20};
+use super::walk::Core;
+use super::workers::{work, Control, Totals};
 use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::backend::{Backend, BackendError};
 use propnet_runtime::machine::State;
-use propnet_runtime::machine::{GameMachine, MachineError, NetMachine, RolloutBatch};
+use propnet_runtime::machine::{GameMachine, MachineError, NetMachine};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// Key offset separating tree-policy draws from rollout draws of the same seed.
-const TREE_KEY: u64 = 0x7265_655f_7563_7421;
-
-/// A leaf selected for evaluation and the path that led to it.
-struct Leaf {
-    /// `(node, chosen move index per role)` from the root down to the leaf's parent.
-    path: Vec<(NodeId, Box<[u32]>)>,
-    /// The selected node.
-    node: NodeId,
-}
 
 /// Statistics of one root move of one role.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,14 +35,19 @@ pub struct SearchResult<M = InputId> {
     pub iterations: u64,
     /// Rollouts run by the model.
     pub playouts: u64,
+    /// Joint moves made by those rollouts (state updates).
+    pub states: u64,
     /// Rollout calls (backend batches).
     pub batches: u64,
     /// Nodes in the tree at the end.
     pub nodes: usize,
     /// Wall-clock time of the search.
     pub elapsed: Duration,
-    /// Time spent inside rollouts ([`Backend::run_batch`] for a netlist).
+    /// Time spent inside rollouts ([`Backend::run_batch`] for a netlist), summed over
+    /// the workers.
     pub backend_time: Duration,
+    /// Worker threads that searched (one per model).
+    pub workers: usize,
 }
 
 impl<M: Copy> SearchResult<M> {
@@ -79,21 +70,25 @@ impl<M: Copy> SearchResult<M> {
     pub fn playouts_per_second(&self) -> f64 {
         self.playouts as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
-    /// Fraction of wall-clock time spent in the backend (0..1).
+    /// Rollout state updates (joint moves) per second of wall-clock time.
+    pub fn states_per_second(&self) -> f64 {
+        self.states as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+    /// Fraction of the workers' wall-clock time spent in the backend (0..1): the backend
+    /// time summed over workers, over `workers` times the elapsed time.
     pub fn backend_fraction(&self) -> f64 {
-        self.backend_time.as_secs_f64() / self.elapsed.as_secs_f64().max(1e-9)
+        self.backend_time.as_secs_f64()
+            / (self.elapsed.as_secs_f64() * self.workers.max(1) as f64).max(1e-9)
     }
 }
 
 /// One UCT search tree and its search state, generic over the model's state `S` and move
-/// `M` (netlist states and inputs by default). `next_playout` and the tree-draw counter
-/// carry over between searches made with the same value, so a player that keeps one
-/// `Search` per game uses fresh random numbers at every move.
+/// `M` (netlist states and inputs by default). The rollout and tree-draw counters carry
+/// over between searches made with the same value, so a player that keeps one `Search`
+/// per game uses fresh random numbers at every move.
 pub struct Search<S = State, M = InputId> {
     params: MctsParams,
-    tree: Tree<S, M>,
-    draws: u64,
-    next_playout: u32,
+    core: Core<S, M>,
 }
 
 impl Search {
@@ -115,14 +110,49 @@ impl Search {
         budget: Budget,
     ) -> Result<SearchResult, BackendError> {
         let mut model = NetMachine::with_backend(net, backend);
-        self.run_machine(&mut model, root, budget)
-            .map_err(|e| match e {
-                MachineError::Backend(b) => b,
-                other => BackendError::Failed {
-                    backend: "netlist".into(),
-                    message: other.to_string(),
-                },
-            })
+        let run = self
+            .set_root(&mut model, root.clone())
+            .and_then(|()| self.search(&mut model, budget, &mut |_| {}));
+        run.map_err(backend_error)
+    }
+
+    /// [`Search::run`] with one worker thread per backend, all on one tree (see
+    /// [`Search::search_parallel`]); one backend is [`Search::run`].
+    ///
+    /// # Errors
+    /// A [`BackendError`] from a backend.
+    pub fn run_parallel(
+        &mut self,
+        net: &Netlist,
+        backends: &mut [Box<dyn Backend>],
+        root: &State,
+        budget: Budget,
+    ) -> Result<SearchResult, BackendError> {
+        let mut models: Vec<NetMachine<'_>> = backends
+            .iter_mut()
+            .map(|b| NetMachine::with_backend(net, b.as_mut()))
+            .collect();
+        let Some(first) = models.first_mut() else {
+            return Err(BackendError::BadRequest {
+                backend: "netlist".into(),
+                message: "a search needs at least one backend".into(),
+            });
+        };
+        let run = self
+            .set_root(first, root.clone())
+            .and_then(|()| self.search_parallel(&mut models, budget, &mut |_| {}));
+        run.map_err(backend_error)
+    }
+}
+
+/// A netlist machine's error as the backend error it is.
+fn backend_error(e: MachineError) -> BackendError {
+    match e {
+        MachineError::Backend(b) => b,
+        other => BackendError::Failed {
+            backend: "netlist".into(),
+            message: other.to_string(),
+        },
     }
 }
 
@@ -135,9 +165,11 @@ impl<
     pub fn for_machine(params: MctsParams) -> Self {
         Self {
             params,
-            tree: Tree::default(),
-            draws: 0,
-            next_playout: 0,
+            core: Core {
+                tree: Tree::default(),
+                draws: 0,
+                next_playout: 0,
+            },
         }
     }
 
@@ -148,7 +180,7 @@ impl<
 
     /// The tree of the last run.
     pub fn tree(&self) -> &Tree<S, M> {
-        &self.tree
+        &self.core.tree
     }
 
     /// Builds a fresh tree at `root` and searches within `budget`.
@@ -176,7 +208,7 @@ impl<
     ) -> Result<(), MachineError> {
         let view = model.view(&state)?;
         // the old tree (maybe a million nodes) is freed off this thread
-        self.tree.reset(Node::from_view(state, view));
+        self.core.tree.reset(Node::from_view(state, view));
         Ok(())
     }
 
@@ -193,9 +225,9 @@ impl<
         joint: &[M],
         state: S,
     ) -> Result<bool, MachineError> {
-        match self.tree.root_child(joint) {
+        match self.core.tree.root_child(joint) {
             Some(child) => {
-                self.tree.reroot(child);
+                self.core.tree.reroot(child);
                 Ok(true)
             }
             None => self.set_root(model, state).map(|()| false),
@@ -206,27 +238,20 @@ impl<
     /// (ties: higher mean, then model order); `None` when the tree is empty or the root
     /// ends the game.
     pub fn best_index_now(&self, role: usize) -> Option<usize> {
-        let root = self.tree.nodes.first()?;
-        let stats = root.role_stats(role);
-        let mut best: Option<usize> = None;
-        for (i, s) in stats.iter().enumerate() {
-            if best.is_none_or(|b| (s.visits, s.mean()) > (stats[b].visits, stats[b].mean())) {
-                best = Some(i);
-            }
-        }
-        best
+        self.core.tree.nodes.first()?.best_index(role)
     }
 
     /// The most-visited root move of `role` now (see [`Search::best_index_now`]).
     pub fn best_move_now(&self, role: usize) -> Option<M> {
         let i = self.best_index_now(role)?;
-        Some(self.tree.nodes[0].legal[role][i])
+        Some(self.core.tree.nodes[0].legal[role][i])
     }
 
     /// Searches the current tree (see [`Search::set_root`], [`Search::advance`]) within
-    /// `budget`; `progress` is called after every rollout batch (e.g. to publish the best
-    /// move so far). A [`Budget::Deadline`] or [`Budget::Time`] is also passed to the
-    /// model's rollouts, so a slow model stops inside a batch.
+    /// `budget` on one model, on the calling thread: deterministic for a fixed seed and
+    /// [`Budget::Iterations`]. `progress` gets the tree after every rollout batch (e.g. to
+    /// publish the best move so far). A [`Budget::Deadline`] or [`Budget::Time`] is also
+    /// passed to the model's rollouts, so a slow model stops inside a batch.
     ///
     /// # Errors
     /// The model's error.
@@ -234,92 +259,71 @@ impl<
         &mut self,
         model: &mut G,
         budget: Budget,
-        progress: &mut dyn FnMut(&Self),
+        progress: &mut dyn FnMut(&Tree<S, M>),
     ) -> Result<SearchResult<M>, MachineError> {
         let start = Instant::now();
-        let deadline = match budget {
-            Budget::Iterations(_) => None,
-            Budget::Time(t) => start.checked_add(t),
-            Budget::Deadline(d) => Some(d),
-        };
-        let mut totals = Totals::default();
-        let k = self.params.leaves_per_batch.max(1) as u64;
-        loop {
-            let remaining = match budget {
-                Budget::Iterations(n) if totals.iterations >= n => break,
-                Budget::Iterations(n) => (n - totals.iterations).min(k),
-                _ if deadline.is_some_and(|d| Instant::now() >= d) => break,
-                _ => k,
-            };
-            if propnet_runtime::stop::requested() || self.params.stop.is_cancelled() {
-                break;
-            }
-            if self.tree.node(NodeId(0)).exact.is_some() {
-                break;
-            }
-            self.batch(model, remaining, deadline, &mut totals)?;
-            progress(self);
-        }
-        Ok(self.result(model, totals, start.elapsed()))
+        let ctl = Control::new(budget, start, &self.params);
+        let core = Mutex::new(&mut self.core);
+        let totals = work(&core, &self.params, &ctl, model, Some(progress))?;
+        Ok(self.result(&*model, totals, 1, start.elapsed()))
     }
 
-    /// Selects up to `count` leaves, rolls them out as one batch and back-propagates.
-    fn batch<G: GameMachine<State = S, Move = M> + ?Sized>(
+    /// [`Search::search`] with one worker per model, each on a thread of its own (the first
+    /// on the calling thread, which also calls `progress`), all selecting leaves in one
+    /// tree under one lock, with virtual loss, and running their rollouts on their own
+    /// model without it: tree parallelism with a global mutex (Chaslot, Winands & van den
+    /// Herik, "Parallel Monte-Carlo tree search", CG 2008). Each model should run its
+    /// rollouts on a backend of its own with one thread; the tree work of all workers is
+    /// serialized, the rollouts run side by side. With one model this is
+    /// [`Search::search`]; with more the tree depends on the threads' timing.
+    /// An empty `models` searches nothing.
+    ///
+    /// # Errors
+    /// The first model's error (the other workers stop at their next batch).
+    pub fn search_parallel<G: GameMachine<State = S, Move = M> + Send>(
         &mut self,
-        model: &mut G,
-        count: u64,
-        deadline: Option<Instant>,
-        totals: &mut Totals,
-    ) -> Result<(), MachineError> {
-        let per_leaf = self.params.playouts_per_leaf.max(1);
-        let mut pending = Vec::new();
-        let mut jobs = Vec::new();
-        for _ in 0..count {
-            let leaf = self.select(model)?;
-            totals.iterations += 1;
-            if let Some(r) = self.tree.node(leaf.node).exact.clone() {
-                self.backpropagate(&leaf, &r, false);
-                continue;
-            }
-            self.apply_virtual_loss(&leaf, true);
-            jobs.push((
-                self.tree.node(leaf.node).state.clone(),
-                self.next_playout,
-                per_leaf,
-            ));
-            self.next_playout = self.next_playout.wrapping_add(per_leaf);
-            pending.push(leaf);
-        }
-        if jobs.is_empty() {
-            return Ok(());
-        }
-        let req = RolloutBatch {
-            jobs,
-            seed: self.params.seed,
-            max_steps: self.params.max_steps,
-            deadline,
+        models: &mut [G],
+        budget: Budget,
+        progress: &mut dyn FnMut(&Tree<S, M>),
+    ) -> Result<SearchResult<M>, MachineError> {
+        let start = Instant::now();
+        let Some((first, rest)) = models.split_first_mut() else {
+            return Ok(SearchResult {
+                roles: Vec::new(),
+                iterations: 0,
+                playouts: 0,
+                states: 0,
+                batches: 0,
+                nodes: self.core.tree.nodes.len(),
+                elapsed: start.elapsed(),
+                backend_time: Duration::ZERO,
+                workers: 0,
+            });
         };
-        let t = Instant::now();
-        let res = model.rollouts(&req)?;
-        totals.backend_time += t.elapsed();
-        totals.batches += 1;
-        for (i, leaf) in pending.iter().enumerate() {
-            let Some(jr) = res.get(i).filter(|jr| jr.playouts > 0) else {
-                // cut off by the deadline: undo its virtual loss, count no iteration
-                self.apply_virtual_loss(leaf, false);
-                totals.iterations -= 1;
-                continue;
-            };
-            totals.playouts += jr.playouts;
-            let n = jr.playouts as f64;
-            let rewards: Vec<f64> = jr
-                .goal_sums
-                .iter()
-                .map(|&s| s as f64 / (100.0 * n))
-                .collect();
-            self.backpropagate(leaf, &rewards, true);
+        if rest.is_empty() {
+            return self.search(first, budget, progress);
         }
-        Ok(())
+        let ctl = Control::new(budget, start, &self.params);
+        let params = &self.params;
+        let core = Mutex::new(&mut self.core);
+        let outcomes = std::thread::scope(|sc| {
+            let (core, ctl) = (&core, &ctl);
+            let helpers: Vec<_> = rest
+                .iter_mut()
+                .map(|m| sc.spawn(move || work(core, params, ctl, m, None)))
+                .collect();
+            let mut all = vec![work(core, params, ctl, &mut *first, Some(progress))];
+            for h in helpers {
+                all.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            }
+            all
+        });
+        let mut totals = Totals::default();
+        for o in outcomes {
+            totals.add(&o?);
+        }
+        let workers = models.len();
+        Ok(self.result(&models[0], totals, workers, start.elapsed()))
     }
 
     /// The root's statistics as a [`SearchResult`].
@@ -327,9 +331,10 @@ impl<
         &self,
         model: &G,
         t: Totals,
+        workers: usize,
         elapsed: Duration,
     ) -> SearchResult<M> {
-        let rootn = self.tree.node(NodeId(0));
+        let rootn = self.core.tree.node(NodeId(0));
         let roles = rootn
             .legal
             .iter()
@@ -350,122 +355,12 @@ impl<
             roles,
             iterations: t.iterations,
             playouts: t.playouts,
+            states: t.states,
             batches: t.batches,
-            nodes: self.tree.nodes.len(),
+            nodes: self.core.tree.nodes.len(),
             elapsed,
             backend_time: t.backend_time,
+            workers,
         }
     }
-
-    /// A tree-policy random draw (deterministic in seed and call count).
-    fn draw(&mut self) -> u32 {
-        self.draws += 1;
-        threefry2x32_20(
-            key(self.params.seed ^ TREE_KEY),
-            [self.draws as u32, (self.draws >> 32) as u32],
-        )[0]
-    }
-
-    /// UCB1 choice of `role` at `node`; untried moves first, exact ties broken at random.
-    fn ucb_choice(&mut self, node: NodeId, role: usize) -> u32 {
-        let n = self.tree.node(node);
-        let stats = n.role_stats(role);
-        if stats.len() == 1 {
-            return 0;
-        }
-        let total = f64::from(n.visits + n.virtual_visits).max(1.0);
-        let ln_n = total.ln();
-        let c = self.params.exploration;
-        let mut best = f64::NEG_INFINITY;
-        let mut ties: Vec<u32> = Vec::new();
-        for (i, s) in stats.iter().enumerate() {
-            let v = s.visits + s.virtual_visits;
-            let score = if v == 0 {
-                f64::INFINITY
-            } else {
-                let nv = f64::from(v);
-                s.reward_sum / nv + c * (ln_n / nv).sqrt()
-            };
-            if score > best {
-                best = score;
-                ties.clear();
-            }
-            if score == best {
-                ties.push(i as u32);
-            }
-        }
-        if ties.len() == 1 {
-            ties[0]
-        } else {
-            let x = self.draw();
-            ties[choose(x, ties.len() as u32) as usize]
-        }
-    }
-
-    /// Descends from the root by decoupled UCB1, creating at most one new node.
-    fn select<G: GameMachine<State = S, Move = M> + ?Sized>(
-        &mut self,
-        model: &mut G,
-    ) -> Result<Leaf, MachineError> {
-        let threshold = self.params.expand_threshold;
-        let mut path = Vec::new();
-        let mut id = self.tree.root();
-        loop {
-            let n = self.tree.node(id);
-            if n.exact.is_some()
-                || (id != self.tree.root() && n.visits + n.virtual_visits < threshold)
-            {
-                return Ok(Leaf { path, node: id });
-            }
-            let roles = n.legal.len();
-            let moves: Box<[u32]> = (0..roles).map(|r| self.ucb_choice(id, r)).collect();
-            let n = self.tree.node(id);
-            if let Some(&child) = n.children.get(&moves) {
-                path.push((id, moves));
-                id = child;
-                continue;
-            }
-            if self.tree.nodes.len() >= self.params.max_nodes {
-                return Ok(Leaf { path, node: id });
-            }
-            let joint: Vec<M> = moves
-                .iter()
-                .enumerate()
-                .map(|(r, &m)| n.legal[r][m as usize])
-                .collect();
-            let state = model.next_state(&n.state, &joint)?;
-            let view = model.view(&state)?;
-            let child = self.tree.push(Node::from_view(state, view));
-            self.tree.node_mut(id).children.insert(moves.clone(), child);
-            path.push((id, moves));
-            return Ok(Leaf { path, node: child });
-        }
-    }
-
-    fn apply_virtual_loss(&mut self, leaf: &Leaf, add: bool) {
-        let vl = self.params.virtual_loss;
-        for (id, moves) in &leaf.path {
-            self.tree.node_mut(*id).virtual_loss(moves, vl, add);
-        }
-        self.tree.node_mut(leaf.node).virtual_loss(&[], vl, add);
-    }
-
-    fn backpropagate(&mut self, leaf: &Leaf, rewards: &[f64], had_virtual_loss: bool) {
-        if had_virtual_loss {
-            self.apply_virtual_loss(leaf, false);
-        }
-        for (id, moves) in &leaf.path {
-            self.tree.node_mut(*id).update(moves, rewards);
-        }
-        self.tree.node_mut(leaf.node).update(&[], rewards);
-    }
-}
-
-/// Work counters of one search.
-#[derive(Copy, Clone, Debug, Default)]
-struct Totals {
-    iterations: u64,
-    playouts: u64,
-    batches: u64,
-    backend_time: Duration,
 }

@@ -5,10 +5,11 @@
 use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::machine::State;
 use propnet_runtime::machine::{NetMachine, View};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 
 /// Index of a node in [`Tree::nodes`].
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct NodeId(pub u32);
 
 impl NodeId {
@@ -58,8 +59,9 @@ pub struct Node<S = State, M = InputId> {
     pub visits: u32,
     /// Pending virtual-loss visits.
     pub virtual_visits: u32,
-    /// Children by joint move (per-role move index into `legal`).
-    pub children: HashMap<Box<[u32]>, NodeId>,
+    /// Children by joint move (per-role move index into `legal`); looked up by a slice,
+    /// so selection allocates nothing until it creates a child.
+    pub children: FxHashMap<Box<[u32]>, NodeId>,
 }
 
 impl Node {
@@ -94,13 +96,26 @@ impl<S, M> Node<S, M> {
             stats: vec![MoveStats::default(); total],
             visits: 0,
             virtual_visits: 0,
-            children: HashMap::new(),
+            children: FxHashMap::default(),
         }
     }
 
     /// Role `role`'s move statistics, one per legal move.
     pub fn role_stats(&self, role: usize) -> &[MoveStats] {
         &self.stats[self.offsets[role]..self.offsets[role] + self.legal[role].len()]
+    }
+
+    /// Index (into `legal[role]`) of the most-visited move of `role` (ties: higher mean,
+    /// then model order); `None` when the role has no move here (the state ends the game).
+    pub fn best_index(&self, role: usize) -> Option<usize> {
+        let stats = self.role_stats(role);
+        let mut best: Option<usize> = None;
+        for (i, s) in stats.iter().enumerate() {
+            if best.is_none_or(|b| (s.visits, s.mean()) > (stats[b].visits, stats[b].mean())) {
+                best = Some(i);
+            }
+        }
+        best
     }
 
     fn stat_mut(&mut self, role: usize, m: u32) -> &mut MoveStats {

@@ -196,13 +196,20 @@ impl Backend for CpuBackend {
         };
         let profile = self.profile.is_some();
         let t0 = std::time::Instant::now();
-        let outs = self.pool.install(|| {
+        let run = || {
             if profile {
                 run_batch::<PhaseClock>(lanes, prog, &spec, &queue, steppers, roles)
             } else {
                 run_batch::<NoProbe>(lanes, prog, &spec, &queue, steppers, roles)
             }
-        });
+        };
+        // one stepper runs on the calling thread: handing a small batch to a pool thread
+        // and waking the caller afterwards cost more than its playouts (MCTS workers)
+        let outs = if steppers == 1 {
+            run()
+        } else {
+            self.pool.install(run)
+        };
         if self.opts.lane_width == CpuOptions::TUNED_LANES {
             let states = outs.iter().map(|(o, _)| o.steps).sum();
             let secs = t0.elapsed().as_secs_f64();

@@ -1,0 +1,192 @@
+//! One pass of the tree policy over the shared tree: select a leaf by decoupled UCB1 under
+//! virtual loss, creating at most one node, and later back-propagate its rewards.
+//!
+//! Algorithm: UCT (Kocsis & Szepesvári, "Bandit based Monte-Carlo planning", ECML 2006) with
+//! *decoupled* selection for simultaneous moves (each role picks its move by UCB1 over its own
+//! statistics; the joint move names the child), as in CadiaPlayer (Finnsson & Björnsson 2008)
+//! and Lanctot et al., "Monte Carlo tree search in simultaneous move games" (2013). In
+//! turn-taking games every idle role has one legal move, so this is plain UCT. Virtual loss
+//! (Chaslot, Winands & van den Herik, "Parallel Monte-Carlo tree search", CG 2008) spreads
+//! the leaves that are pending at once, in one batch or in other workers' batches.
+
+use super::params::MctsParams;
+use super::tree::{Node, NodeId, Tree};
+use propnet_netlist::rng::{choose, key, threefry2x32_20};
+use propnet_runtime::machine::{GameMachine, MachineError};
+
+/// Key offset separating tree-policy draws from rollout draws of the same seed.
+const TREE_KEY: u64 = 0x7265_655f_7563_7421;
+
+/// A leaf selected for evaluation and the path that led to it.
+#[derive(Debug, Default)]
+pub(crate) struct Leaf {
+    /// The nodes from the root down to the leaf's parent.
+    path: Vec<NodeId>,
+    /// The chosen move index of every role at each node of `path`, `roles` per node.
+    moves: Vec<u32>,
+    /// The selected node.
+    pub node: NodeId,
+}
+
+impl Leaf {
+    /// `(node, per-role move indices)` from the root down to the leaf's parent.
+    fn steps(&self) -> impl Iterator<Item = (NodeId, &[u32])> {
+        let roles = self.moves.len() / self.path.len().max(1);
+        self.path
+            .iter()
+            .copied()
+            .zip(self.moves.chunks(roles.max(1)))
+    }
+}
+
+/// The tree and the counters that number its random draws and rollouts: what the workers of
+/// one search share (behind one lock when there are several).
+pub(crate) struct Core<S, M> {
+    pub tree: Tree<S, M>,
+    /// Tree-policy draws made so far (the counter of [`Core::draw`]).
+    pub draws: u64,
+    /// Global index of the next rollout (the RNG counter of the backend's playouts).
+    pub next_playout: u32,
+}
+
+impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
+    /// A tree-policy random draw (deterministic in seed and call count).
+    fn draw(&mut self, seed: u64) -> u32 {
+        self.draws += 1;
+        threefry2x32_20(
+            key(seed ^ TREE_KEY),
+            [self.draws as u32, (self.draws >> 32) as u32],
+        )[0]
+    }
+
+    /// UCB1 choice of `role` at `node`; untried moves first, exact ties broken at random
+    /// (the tied moves in model order, one draw picks among them).
+    fn ucb_choice(&mut self, params: &MctsParams, node: NodeId, role: usize) -> u32 {
+        let n = self.tree.node(node);
+        let stats = n.role_stats(role);
+        if stats.len() == 1 {
+            return 0;
+        }
+        let ln_n = f64::from(n.visits + n.virtual_visits).max(1.0).ln();
+        let c = params.exploration;
+        let score = |s: &super::tree::MoveStats| {
+            let v = s.visits + s.virtual_visits;
+            if v == 0 {
+                f64::INFINITY
+            } else {
+                let nv = f64::from(v);
+                s.reward_sum / nv + c * (ln_n / nv).sqrt()
+            }
+        };
+        let mut best = f64::NEG_INFINITY;
+        let mut first = 0;
+        let mut ties = 0u32;
+        for (i, s) in stats.iter().enumerate() {
+            let x = score(s);
+            if x > best {
+                (best, first, ties) = (x, i, 1);
+            } else if x == best {
+                ties += 1;
+            }
+        }
+        if ties == 1 {
+            return first as u32;
+        }
+        let pick = choose(self.draw(params.seed), ties);
+        let n = self.tree.node(node);
+        let mut seen = 0;
+        for (i, s) in n.role_stats(role).iter().enumerate().skip(first) {
+            if score(s) == best {
+                if seen == pick {
+                    return i as u32;
+                }
+                seen += 1;
+            }
+        }
+        first as u32
+    }
+
+    /// Descends from the root by decoupled UCB1, creating at most one new node (evaluated
+    /// on `model`).
+    ///
+    /// # Errors
+    /// The model's error evaluating the new node.
+    pub fn select<G: GameMachine<State = S, Move = M> + ?Sized>(
+        &mut self,
+        params: &MctsParams,
+        model: &mut G,
+    ) -> Result<Leaf, MachineError> {
+        let mut leaf = Leaf::default();
+        let mut id = self.tree.root();
+        let mut chosen: Vec<u32> = Vec::new();
+        loop {
+            let n = self.tree.node(id);
+            if n.exact.is_some()
+                || (id != self.tree.root() && n.visits + n.virtual_visits < params.expand_threshold)
+            {
+                leaf.node = id;
+                return Ok(leaf);
+            }
+            let roles = n.legal.len();
+            chosen.clear();
+            for r in 0..roles {
+                let m = self.ucb_choice(params, id, r);
+                chosen.push(m);
+            }
+            let n = self.tree.node(id);
+            if let Some(&child) = n.children.get(chosen.as_slice()) {
+                leaf.path.push(id);
+                leaf.moves.extend_from_slice(&chosen);
+                id = child;
+                continue;
+            }
+            if self.tree.nodes.len() >= params.max_nodes {
+                leaf.node = id;
+                return Ok(leaf);
+            }
+            let joint: Vec<M> = chosen
+                .iter()
+                .enumerate()
+                .map(|(r, &m)| n.legal[r][m as usize])
+                .collect();
+            let state = model.next_state(&n.state, &joint)?;
+            let view = model.view(&state)?;
+            let child = self.tree.push(Node::from_view(state, view));
+            self.tree
+                .node_mut(id)
+                .children
+                .insert(chosen.as_slice().into(), child);
+            leaf.path.push(id);
+            leaf.moves.extend_from_slice(&chosen);
+            leaf.node = child;
+            return Ok(leaf);
+        }
+    }
+
+    /// Adds (`add`) or removes the virtual loss of `leaf` along its path.
+    pub fn virtual_loss(&mut self, params: &MctsParams, leaf: &Leaf, add: bool) {
+        let vl = params.virtual_loss;
+        for (id, moves) in leaf.steps() {
+            self.tree.node_mut(id).virtual_loss(moves, vl, add);
+        }
+        self.tree.node_mut(leaf.node).virtual_loss(&[], vl, add);
+    }
+
+    /// Records one visit with per-role `rewards` (0..1) along `leaf`'s path, first removing
+    /// its virtual loss when it had one.
+    pub fn backpropagate(
+        &mut self,
+        params: &MctsParams,
+        leaf: &Leaf,
+        rewards: &[f64],
+        had_virtual_loss: bool,
+    ) {
+        if had_virtual_loss {
+            self.virtual_loss(params, leaf, false);
+        }
+        for (id, moves) in leaf.steps() {
+            self.tree.node_mut(id).update(moves, rewards);
+        }
+        self.tree.node_mut(leaf.node).update(&[], rewards);
+    }
+}
