@@ -34,6 +34,12 @@ pub struct PlayerOptions {
     pub backend: BackendRequest,
     /// Backend options (CPU threads, …).
     pub backends: std::sync::Arc<dyn BackendFactory>,
+    /// Threads the search uses in all (0 = one per core).
+    pub threads: usize,
+    /// Search workers, each with a backend of its own of `threads / workers` threads (0 =
+    /// one per thread on the CPU simulator and the reference, one on a GPU or FPGA; see
+    /// [`propnet_runtime::factory::make_search_backends`]).
+    pub workers: usize,
     /// The reply leaves `margin` before the clock ends.
     pub margin: Duration,
     /// Grounding limits. Grounding that outlasts the start clock goes on in the background

@@ -2,7 +2,7 @@
 //! interpreter as the fallback), the current state and the search tree kept across moves.
 
 use propnet_compiler::interp::{self, GroundTermId};
-use propnet_mcts::{Budget, MctsParams, Search};
+use propnet_mcts::{Budget, MctsParams, Search, SearchResult, Tree};
 use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::backend::Backend;
 use propnet_runtime::machine::State;
@@ -127,6 +127,44 @@ impl<
         publish: &mut dyn FnMut(usize),
     ) -> Result<Think, MachineError> {
         let texts = self.legal_texts(machine);
+        self.think_with(texts, quick_forced, publish, |search, progress| {
+            search.search(machine, Budget::Deadline(deadline), progress)
+        })
+    }
+
+    /// [`Line::think`] with one search worker per machine ([`Search::search_parallel`]);
+    /// `machines` must not be empty.
+    ///
+    /// # Errors
+    /// A machine's error.
+    pub fn think_parallel<G: GameMachine<State = S, Move = M> + Send>(
+        &mut self,
+        machines: &mut [G],
+        deadline: Instant,
+        quick_forced: bool,
+        publish: &mut dyn FnMut(usize),
+    ) -> Result<Think, MachineError> {
+        let texts = match machines.first() {
+            Some(m) => self.legal_texts(m),
+            None => Vec::new(),
+        };
+        self.think_with(texts, quick_forced, publish, |search, progress| {
+            search.search_parallel(machines, Budget::Deadline(deadline), progress)
+        })
+    }
+
+    /// The search of a move, run by `run` (given the search and the progress callback that
+    /// publishes the best move so far), unless the move is forced and `quick_forced`.
+    fn think_with(
+        &mut self,
+        texts: Vec<String>,
+        quick_forced: bool,
+        publish: &mut dyn FnMut(usize),
+        run: impl FnOnce(
+            &mut Search<S, M>,
+            &mut dyn FnMut(&Tree<S, M>),
+        ) -> Result<SearchResult<M>, MachineError>,
+    ) -> Result<Think, MachineError> {
         if texts.is_empty() {
             return Ok(Think::default());
         }
@@ -134,8 +172,8 @@ impl<
         if !(quick_forced && texts.len() == 1) {
             let role = self.role;
             let mut last = None;
-            let mut on_batch = |s: &Search<S, M>| {
-                let best = s.best_index_now(role);
+            let mut on_batch = |t: &Tree<S, M>| {
+                let best = t.node(t.root()).best_index(role);
                 if best != last {
                     last = best;
                     if let Some(i) = best {
@@ -143,11 +181,7 @@ impl<
                     }
                 }
             };
-            result = Some(self.search.search(
-                machine,
-                Budget::Deadline(deadline),
-                &mut on_batch,
-            )?);
+            result = Some(run(&mut self.search, &mut on_batch)?);
         }
         let best = self.search.best_index_now(self.role).unwrap_or(0);
         Ok(match result {
@@ -190,12 +224,23 @@ trait Machines {
         &mut self,
         f: impl FnOnce(&mut dyn GameMachine<State = Self::State, Move = Self::Move>) -> R,
     ) -> R;
+    /// [`Line::think`] over these machines (all of them, where there are several).
+    fn think(
+        &mut self,
+        line: &mut Line<Self::State, Self::Move>,
+        deadline: Instant,
+        quick_forced: bool,
+        publish: &mut dyn FnMut(usize),
+    ) -> Result<Think, MachineError> {
+        self.with(|m| line.think(m, deadline, quick_forced, publish))
+    }
 }
 
-/// The compiled netlist and the backend its rollouts run on.
+/// The compiled netlist and the backends its rollouts run on, one per search worker (at
+/// least one).
 struct Compiled {
     net: Netlist,
-    backend: Box<dyn Backend>,
+    backends: Vec<Box<dyn Backend>>,
 }
 
 impl Machines for Compiled {
@@ -207,8 +252,23 @@ impl Machines for Compiled {
     ) -> R {
         f(&mut NetMachine::with_backend(
             &self.net,
-            self.backend.as_mut(),
+            self.backends[0].as_mut(),
         ))
+    }
+    fn think(
+        &mut self,
+        line: &mut Line<State, InputId>,
+        deadline: Instant,
+        quick_forced: bool,
+        publish: &mut dyn FnMut(usize),
+    ) -> Result<Think, MachineError> {
+        let net = &self.net;
+        let mut machines: Vec<NetMachine<'_>> = self
+            .backends
+            .iter_mut()
+            .map(|b| NetMachine::with_backend(net, b.as_mut()))
+            .collect();
+        line.think_parallel(&mut machines, deadline, quick_forced, publish)
     }
 }
 
@@ -247,9 +307,8 @@ impl<G: Machines> Playing for Played<G> {
         quick_forced: bool,
         publish: &mut dyn FnMut(usize),
     ) -> Result<Think, MachineError> {
-        let line = &mut self.line;
         self.machines
-            .with(|m| line.think(m, deadline, quick_forced, publish))
+            .think(&mut self.line, deadline, quick_forced, publish)
     }
 }
 
@@ -261,17 +320,25 @@ pub struct MatchPlay {
 }
 
 impl MatchPlay {
-    /// The match over the compiled netlist at the initial state.
+    /// The match over the compiled netlist at the initial state, one search worker per
+    /// backend.
     ///
     /// # Errors
-    /// The machine's error.
+    /// The machine's error; [`MachineError::Backend`] when `backends` is empty.
     pub fn net(
         net: Netlist,
-        backend: Box<dyn Backend>,
+        backends: Vec<Box<dyn Backend>>,
         role: usize,
         params: MctsParams,
     ) -> Result<Self, MachineError> {
-        let mut machines = Compiled { net, backend };
+        if backends.is_empty() {
+            return Err(propnet_runtime::backend::BackendError::BadRequest {
+                backend: "netlist".into(),
+                message: "a match needs at least one backend".into(),
+            }
+            .into());
+        }
+        let mut machines = Compiled { net, backends };
         let line = machines.with(|m| Line::start(m, role, params))?;
         Ok(MatchPlay {
             kind: "netlist",

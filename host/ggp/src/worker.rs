@@ -14,7 +14,8 @@ use propnet_compiler::ground::CompileOptions;
 use propnet_compiler::kif::{self, SExpr};
 use propnet_netlist::passes::OptimizeOptions;
 use propnet_netlist::Netlist;
-use propnet_runtime::factory::Selected;
+use propnet_runtime::backend::Backend;
+use propnet_runtime::factory::make_search_backends;
 use propnet_runtime::machine::InterpMachine;
 use propnet_runtime::pipeline::{compile_game, PipelineOptions};
 use serde_json::json;
@@ -431,8 +432,12 @@ fn play(
     }
 }
 
-/// A compiled game, its backend and the time compiling took, or why it could not be had.
-type Compiled = Result<(Netlist, Selected, Duration), String>;
+/// A compiled game, its search workers' backends and the note of the first one's choice,
+/// and the time compiling took, or why it could not be had.
+type Compiled = Result<(Netlist, Backends, Duration), String>;
+
+/// The backends of a match's search workers, and the note of the backend choice.
+type Backends = (Vec<Box<dyn Backend>>, Option<String>);
 
 /// A compilation under way on a thread of its own.
 type Compiling = mpsc::Receiver<Compiled>;
@@ -446,6 +451,7 @@ fn spawn_compile(job: &Job) -> Compiling {
     let game = job.game.clone();
     let budget = job.opts.ground.clone();
     let (request, backends) = (job.opts.backend.clone(), job.opts.backends.clone());
+    let (threads, workers) = (job.opts.threads, job.opts.workers);
     let cancel = job.opts.mcts.stop.clone();
     let opts = PipelineOptions {
         ground: CompileOptions {
@@ -468,8 +474,7 @@ fn spawn_compile(job: &Job) -> Compiling {
                 if stop.is_cancelled() {
                     return Err("cancelled".to_string());
                 }
-                let sel = backends
-                    .make(&request, net.clone())
+                let sel = make_search_backends(&*backends, &request, &net, threads, workers)
                     .map_err(|e| e.to_string())?;
                 Ok((net.into_netlist(), sel, t0.elapsed()))
             });
@@ -479,12 +484,19 @@ fn spawn_compile(job: &Job) -> Compiling {
 }
 
 /// The netlist engine at the initial state (logged with the time compiling took).
-fn net_engine(job: &Job, net: Netlist, sel: Selected, took: Duration) -> Result<MatchPlay, String> {
-    let desc = sel.backend.describe();
+fn net_engine(job: &Job, net: Netlist, sel: Backends, took: Duration) -> Result<MatchPlay, String> {
+    let (backends, note) = sel;
+    let desc = match backends.as_slice() {
+        [one] => one.describe(),
+        all => format!(
+            "{} search workers, each on {}",
+            all.len(),
+            all[0].describe()
+        ),
+    };
     let ms = took.as_secs_f64() * 1000.0;
     let gates = net.logic_gate_count();
-    let note = sel
-        .note
+    let note = note
         .as_deref()
         .map(|n| format!(" ({n})"))
         .unwrap_or_default();
@@ -496,7 +508,7 @@ fn net_engine(job: &Job, net: Netlist, sel: Selected, took: Duration) -> Result<
         "backend": desc,
     });
     job.log.line(&job.id, &human, fields);
-    MatchPlay::net(net, sel.backend, job.role, job.opts.mcts.clone()).map_err(|e| e.to_string())
+    MatchPlay::net(net, backends, job.role, job.opts.mcts.clone()).map_err(|e| e.to_string())
 }
 
 /// The interpreter engine at the initial state, logged with the reason for the fallback.

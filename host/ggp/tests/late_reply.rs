@@ -89,6 +89,8 @@ fn a_stalled_worker_still_gives_a_legal_move_of_the_current_state_in_time() {
         backends: Arc::new(StallingFactory {
             stall: stall.clone(),
         }),
+        threads: 1,
+        workers: 1,
         margin: Duration::from_millis(250),
         ground: Default::default(),
         compile_wait: 1.0,

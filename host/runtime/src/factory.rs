@@ -131,3 +131,58 @@ pub trait BackendFactory: Send + Sync + std::fmt::Debug {
     /// then evaluates the gates one by one.
     fn step_evaluator(&self, net: &ValidNetlist) -> Option<Box<dyn StepEvaluator>>;
 }
+
+/// The backends of a search's workers, one per worker, built by `factory`: `workers`
+/// backends of `threads / workers` threads each (at least one), where `workers = 0` means
+/// one per thread on the CPU simulator and the scalar reference (cores run a search best as
+/// workers of one thread each, tree work and rollouts side by side) and one on a GPU or an
+/// FPGA (one device queue). `threads = 0` is one per core. An `auto` request that falls back
+/// to the CPU counts as `cpu`. Also returns the first build's note.
+///
+/// # Errors
+/// The factory's [`BackendError`] building any of them.
+pub fn make_search_backends(
+    factory: &dyn BackendFactory,
+    request: &BackendRequest,
+    net: &ValidNetlist,
+    threads: usize,
+    workers: usize,
+) -> Result<(Vec<Box<dyn Backend>>, Option<String>), BackendError> {
+    let threads = match threads {
+        0 => crate::measure::hardware_threads(),
+        t => t,
+    };
+    let first = factory.make(
+        &BackendRequest {
+            threads: Some(threads),
+            ..request.clone()
+        },
+        net.clone(),
+    )?;
+    let on_cores = match request.kind {
+        BackendKind::Cpu | BackendKind::Reference => true,
+        // the CPU simulator is the backend with a CPU program
+        BackendKind::Auto => first.backend.program_size().is_some(),
+        _ => false,
+    };
+    let workers = match workers {
+        0 if on_cores => threads,
+        0 => 1,
+        w => w,
+    };
+    if workers == 1 {
+        return Ok((vec![first.backend], first.note));
+    }
+    let each = BackendRequest {
+        kind: match request.kind {
+            BackendKind::Auto if on_cores => BackendKind::Cpu,
+            ref k => k.clone(),
+        },
+        threads: Some((threads / workers).max(1)),
+        ..request.clone()
+    };
+    let all = (0..workers)
+        .map(|_| factory.make(&each, net.clone()).map(|s| s.backend))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((all, first.note))
+}

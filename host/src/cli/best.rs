@@ -1,6 +1,6 @@
 //! `propnet best GAME [--state FILE | --moves …] --seconds T`: MCTS on one state.
 
-use super::common::{make_backend, MctsFlags};
+use super::common::MctsFlags;
 use anyhow::{bail, Context};
 use propnet_host::select::BackendKind;
 use propnet_mcts::{Budget, Search};
@@ -76,18 +76,24 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
         Some(n) => Budget::Iterations(n),
         None => Budget::Time(Duration::from_secs_f64(args.seconds)),
     };
-    let mut backend = make_backend(args.backend, &net, args.mcts.threads)?;
+    let mut backends = args.mcts.backends(args.backend, &net)?;
     let mut search = Search::new(args.mcts.params(args.seed));
-    let res = search.run(&net, backend.as_mut(), &state, budget)?;
+    let res = search.run_parallel(&net, &mut backends, &state, budget)?;
+    let workers = match res.workers {
+        1 => "1 worker".to_string(),
+        w => format!("{w} workers, each"),
+    };
     outln!(
-        "{} iterations, {} playouts, {} nodes in {:.3}s: {:.0} iterations/s, backend {:.0}% of the time ({})",
+        "{} iterations, {} playouts, {} nodes in {:.3}s: {:.0} iterations/s, {:.0} playouts/s, {:.0} states/s, backend {:.0}% of the time ({workers} on {})",
         res.iterations,
         res.playouts,
         res.nodes,
         res.elapsed.as_secs_f64(),
         res.iterations_per_second(),
+        res.playouts_per_second(),
+        res.states_per_second(),
         100.0 * res.backend_fraction(),
-        backend.describe()
+        backends[0].describe()
     )?;
     for (r, moves) in res.roles.iter().enumerate() {
         if let [only] = legal[r][..] {

@@ -2,37 +2,23 @@
 
 use super::args::{real, threads, whole};
 use anyhow::{anyhow, bail};
-use propnet_host::select::{self, BackendKind, BackendOptions};
+use propnet_host::select::{self, BackendKind, BackendOptions, BackendRequest};
 use propnet_mcts::player::{MctsPlayer, Player, RandomPlayer};
 use propnet_mcts::{Budget, MctsParams};
 use propnet_netlist::ValidNetlist;
 use propnet_runtime::backend::Backend;
-use propnet_sim::CpuOptions;
 use std::time::Duration;
 
 /// Most joint moves of one playout or game accepted by any `--max-steps`/`--max-moves`.
 pub const MAX_STEPS: u64 = 1_000_000;
 
-/// A backend of `kind` through the one factory [`propnet_host::select::make_backend`]; the
-/// `cpu` backend gets `threads` workers (0 = one per core). An `auto` fallback to the CPU
-/// prints its one-line reason on stderr.
-pub fn make_backend(
-    kind: BackendKind,
-    net: &ValidNetlist,
-    threads: usize,
-) -> anyhow::Result<Box<dyn Backend>> {
-    let opts = BackendOptions {
-        cpu: CpuOptions {
-            threads,
-            ..CpuOptions::default()
-        },
-        ..BackendOptions::default()
-    };
-    let sel = select::make_backend(kind, net.clone(), &opts)?;
-    if let Some(note) = &sel.note {
-        eprintln!("{note}");
-    }
-    Ok(sel.backend)
+/// Parses a batch shape `LEAVESxPLAYOUTS` (each 1..=65536, as the flags): leaves per batch
+/// and playouts per leaf.
+fn batch_shape(text: &str) -> Result<(u32, u32), String> {
+    let (l, p) = text
+        .split_once('x')
+        .ok_or_else(|| format!("bad batch shape `{text}`: expected LEAVESxPLAYOUTS, e.g. 4x256"))?;
+    Ok((whole::<u32>(1, 65536)(l)?, whole::<u32>(1, 65536)(p)?))
 }
 
 /// Parses a budget: `N` iterations (1..=[`MAX_ITERATIONS`]), or a time `1.5s` / `200ms`
@@ -78,12 +64,45 @@ pub struct MctsFlags {
     /// Rollout depth cut-off in joint moves.
     #[arg(long, default_value_t = MctsParams::default().max_steps, value_parser = whole::<u32>(1, MAX_STEPS))]
     pub max_steps: u32,
-    /// Worker threads of the `cpu` backend (0 = one per core).
+    /// Threads the search uses in all (0 = one per core).
     #[arg(long, default_value_t = 0, value_parser = threads)]
     pub threads: usize,
+    /// Search workers, each selecting leaves in the one tree and running their rollouts on
+    /// a backend of its own with `threads / workers` threads (0 = one per thread on the
+    /// `cpu` and `reference` backends, one on a GPU or an FPGA). Default 1: on connect
+    /// four two workers of one thread lost to one worker of two (BENCHMARKS.md, "MCTS").
+    #[arg(long, default_value_t = 1, value_parser = threads)]
+    pub workers: usize,
 }
 
 impl MctsFlags {
+    /// The backends of the search's workers (see [`MctsFlags::workers`] and
+    /// [`propnet_runtime::factory::make_search_backends`]); an `auto` fallback prints its
+    /// one-line reason on stderr.
+    ///
+    /// # Errors
+    /// The factory's error building a backend.
+    pub fn backends(
+        &self,
+        kind: BackendKind,
+        net: &ValidNetlist,
+    ) -> anyhow::Result<Vec<Box<dyn Backend>>> {
+        let factory = select::Backends {
+            options: BackendOptions::default(),
+        };
+        let (backends, note) = propnet_runtime::factory::make_search_backends(
+            &factory,
+            &BackendRequest::of(kind),
+            net,
+            self.threads,
+            self.workers,
+        )?;
+        if let Some(note) = note {
+            eprintln!("{note}");
+        }
+        Ok(backends)
+    }
+
     /// The parameters with this seed.
     pub fn params(&self, seed: u64) -> MctsParams {
         MctsParams {
@@ -98,8 +117,10 @@ impl MctsFlags {
     }
 }
 
-/// Builds a player from a spec: `random`, or `mcts:BACKEND:BUDGET` with BACKEND one of
-/// `cpu`, `gpu`, `auto`, `reference` (e.g. `mcts:cpu:1s`, `mcts:gpu:2000`).
+/// Builds a player from a spec: `random`, or `mcts:BACKEND:BUDGET[:OPTION…]` with BACKEND
+/// one of `cpu`, `gpu`, `auto`, `reference` and options that override the flags for this
+/// player: `LEAVESxPLAYOUTS` (leaves per batch, playouts per leaf) and `wN` (search
+/// workers). E.g. `mcts:cpu:1s`, `mcts:gpu:2000`, `mcts:cpu:500ms:4x256:w1`.
 pub fn make_player(
     spec: &str,
     net: &ValidNetlist,
@@ -109,18 +130,30 @@ pub fn make_player(
     let parts: Vec<&str> = spec.split(':').collect();
     match parts.as_slice() {
         ["random"] => Ok(Box::new(RandomPlayer::new(seed))),
-        ["mcts", backend, budget] => {
+        ["mcts", backend, budget, options @ ..] => {
             let kind = BackendKind::parse(backend).map_err(|e| anyhow!("player `{spec}`: {e}"))?;
-            let b = make_backend(kind, net, flags.threads)?;
+            let mut params = flags.params(seed);
+            let mut flags = flags.clone();
+            for option in options {
+                if let Some(w) = option.strip_prefix('w') {
+                    flags.workers =
+                        threads(w).map_err(|e| anyhow!("player `{spec}`: workers: {e}"))?;
+                } else {
+                    let (leaves, playouts) =
+                        batch_shape(option).map_err(|e| anyhow!("player `{spec}`: {e}"))?;
+                    params.leaves_per_batch = leaves;
+                    params.playouts_per_leaf = playouts;
+                }
+            }
             Ok(Box::new(MctsPlayer::new(
                 spec.to_string(),
-                b,
-                flags.params(seed),
+                flags.backends(kind, net)?,
+                params,
                 parse_budget(budget)?,
             )))
         }
         _ => bail!(
-            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET` (e.g. mcts:cpu:1s)"
+            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1)"
         ),
     }
 }
@@ -151,6 +184,7 @@ mod tests {
             expand_threshold: 1,
             max_steps: 10,
             threads: 1,
+            workers: 0,
         };
         assert_eq!(
             make_player("random", &net, &flags, 1).unwrap().label(),
@@ -160,8 +194,13 @@ mod tests {
             make_player("mcts:cpu:1s", &net, &flags, 1).unwrap().label(),
             "mcts:cpu:1s"
         );
+        assert!(make_player("mcts:cpu:1s:4x256:w2", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
         assert!(make_player("mcts:cpu", &net, &flags, 1).is_err());
+        for bad in ["4x", "x4", "0x4", "4x0", "w", "wx", "4y4"] {
+            let err = make_player(&format!("mcts:cpu:1s:{bad}"), &net, &flags, 1);
+            assert!(err.is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -1,12 +1,11 @@
 //! `propnet player`: a GGP protocol player over HTTP (see `propnet_ggp`).
 
-use super::args::{real, seconds, threads, whole};
+use super::args::{real, seconds, whole};
 use anyhow::{bail, Context};
 use propnet_compiler::ground::Budget as GroundBudget;
 use propnet_ggp::{Gamer, PlayerOptions, DEFAULT_MARGIN};
 use propnet_host::select::{BackendKind, BackendOptions, BackendRequest, Backends};
 use propnet_mcts::MctsParams;
-use propnet_sim::CpuOptions;
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::path::PathBuf;
@@ -29,9 +28,6 @@ pub struct PlayerArgs {
     /// Playout backend of compiled games.
     #[arg(long, default_value = "cpu", value_parser = BackendKind::parse)]
     pub backend: BackendKind,
-    /// Worker threads of the `cpu` backend (0 = one per core).
-    #[arg(long, default_value_t = 0, value_parser = threads)]
-    pub threads: usize,
     /// The reply leaves this many milliseconds before the clock ends (0..=60000).
     #[arg(long, default_value_t = DEFAULT_MARGIN.as_millis() as u64, value_parser = whole::<u64>(0, 60_000))]
     pub margin_ms: u64,
@@ -55,6 +51,8 @@ pub struct PlayerArgs {
     /// Search seed.
     #[arg(long, default_value_t = MctsParams::default().seed)]
     pub seed: u64,
+    #[command(flatten)]
+    pub mcts: super::common::MctsFlags,
 }
 
 /// Checks the flags into player options.
@@ -86,24 +84,17 @@ fn options(args: &PlayerArgs) -> anyhow::Result<PlayerOptions> {
         name: args.name.clone(),
         backend: BackendRequest::of(args.backend.clone()),
         backends: Arc::new(Backends {
-            options: BackendOptions {
-                cpu: CpuOptions {
-                    threads: args.threads,
-                    ..CpuOptions::default()
-                },
-                ..BackendOptions::default()
-            },
+            options: BackendOptions::default(),
         }),
+        threads: args.mcts.threads,
+        workers: args.mcts.workers,
         margin: Duration::from_millis(args.margin_ms),
         ground: GroundBudget {
             max_atoms: args.ground_atoms,
             max_time: Duration::from_secs_f64(args.ground_seconds),
             ..super::ground::budget()
         },
-        mcts: MctsParams {
-            seed: args.seed,
-            ..MctsParams::default()
-        },
+        mcts: args.mcts.params(args.seed),
         quick_forced: args.quick_forced,
         compile_wait: args.compile_wait,
     })
