@@ -14,7 +14,6 @@ use propnet_compiler::ground::CompileOptions;
 use propnet_compiler::kif::{self, SExpr};
 use propnet_netlist::passes::OptimizeOptions;
 use propnet_netlist::Netlist;
-use propnet_runtime::backend::Backend;
 use propnet_runtime::factory::make_search_backends;
 use propnet_runtime::machine::InterpMachine;
 use propnet_runtime::pipeline::{compile_game, PipelineOptions};
@@ -437,7 +436,7 @@ fn play(
 type Compiled = Result<(Netlist, Backends, Duration), String>;
 
 /// The backends of a match's search workers, and the note of the backend choice.
-type Backends = (Vec<Box<dyn Backend>>, Option<String>);
+type Backends = propnet_runtime::factory::SearchBackends;
 
 /// A compilation under way on a thread of its own.
 type Compiling = mpsc::Receiver<Compiled>;

@@ -98,6 +98,12 @@ impl<'p> Control<'p> {
     }
 }
 
+/// The callback of the calling thread's worker: gets the tree after every batch.
+type Progress<'a, S, M> = &'a mut dyn FnMut(&Tree<S, M>);
+
+/// Rollout jobs: start state, first playout index, playouts.
+type Jobs<S> = Vec<(S, u32, u32)>;
+
 /// The shared tree, locked (a worker that panicked left it consistent enough to report).
 fn lock<'a, 'c, S, M>(core: &'a Mutex<&'c mut Core<S, M>>) -> MutexGuard<'a, &'c mut Core<S, M>> {
     core.lock().unwrap_or_else(PoisonError::into_inner)
@@ -113,7 +119,7 @@ pub(crate) fn work<S, M, G>(
     params: &MctsParams,
     ctl: &Control<'_>,
     model: &mut G,
-    mut progress: Option<&mut dyn FnMut(&Tree<S, M>)>,
+    mut progress: Option<Progress<'_, S, M>>,
 ) -> Result<Totals, MachineError>
 where
     S: Clone,
@@ -161,7 +167,7 @@ fn select_batch<S, M, G>(
     count: u64,
     pending: &mut Vec<Leaf>,
     totals: &mut Totals,
-) -> Result<Option<Vec<(S, u32, u32)>>, MachineError>
+) -> Result<Option<Jobs<S>>, MachineError>
 where
     S: Clone,
     M: Copy + Eq + std::hash::Hash + std::fmt::Debug,
@@ -200,7 +206,7 @@ fn rollouts<S, M, G>(
     params: &MctsParams,
     ctl: &Control<'_>,
     model: &mut G,
-    jobs: Vec<(S, u32, u32)>,
+    jobs: Jobs<S>,
     pending: &mut Vec<Leaf>,
     totals: &mut Totals,
 ) -> Result<(), MachineError>

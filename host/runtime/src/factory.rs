@@ -132,6 +132,9 @@ pub trait BackendFactory: Send + Sync + std::fmt::Debug {
     fn step_evaluator(&self, net: &ValidNetlist) -> Option<Box<dyn StepEvaluator>>;
 }
 
+/// The backends of a search's workers and the note of the first build's choice.
+pub type SearchBackends = (Vec<Box<dyn Backend>>, Option<String>);
+
 /// The backends of a search's workers, one per worker, built by `factory`: `workers`
 /// backends of `threads / workers` threads each (at least one), where `workers = 0` means
 /// one per thread on the CPU simulator and the scalar reference (cores run a search best as
@@ -147,7 +150,7 @@ pub fn make_search_backends(
     net: &ValidNetlist,
     threads: usize,
     workers: usize,
-) -> Result<(Vec<Box<dyn Backend>>, Option<String>), BackendError> {
+) -> Result<SearchBackends, BackendError> {
     let threads = match threads {
         0 => crate::measure::hardware_threads(),
         t => t,
