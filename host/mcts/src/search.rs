@@ -110,10 +110,8 @@ impl Search {
         budget: Budget,
     ) -> Result<SearchResult, BackendError> {
         let mut model = NetMachine::with_backend(net, backend);
-        let run = self
-            .set_root(&mut model, root.clone())
-            .and_then(|()| self.search(&mut model, budget, &mut |_| {}));
-        run.map_err(backend_error)
+        self.run_machine(&mut model, root, budget)
+            .map_err(backend_error)
     }
 
     /// [`Search::run`] with one worker thread per backend, all on one tree (see
