@@ -137,10 +137,10 @@ pub type SearchBackends = (Vec<Box<dyn Backend>>, Option<String>);
 
 /// The backends of a search's workers, one per worker, built by `factory`: `workers`
 /// backends of `threads / workers` threads each (at least one), where `workers = 0` means
-/// one per thread on the CPU simulator and the scalar reference (cores run a search best as
-/// workers of one thread each, tree work and rollouts side by side) and one on a GPU or an
-/// FPGA (one device queue). `threads = 0` is one per core. An `auto` request that falls back
-/// to the CPU counts as `cpu`. Also returns the first build's note.
+/// one per thread on the CPU simulator and the scalar reference and one on a GPU or an FPGA
+/// (one device queue). `threads = 0` is one per core. An `auto` request for several workers
+/// builds one backend first to learn whether it fell back to the CPU (then it counts as
+/// `cpu` and that first one is dropped); otherwise each backend is built once. Also returns the first build's note.
 ///
 /// # Errors
 /// The factory's [`BackendError`] building any of them.
@@ -155,37 +155,39 @@ pub fn make_search_backends(
         0 => crate::measure::hardware_threads(),
         t => t,
     };
-    let first = factory.make(
-        &BackendRequest {
-            threads: Some(threads),
-            ..request.clone()
-        },
-        net.clone(),
-    )?;
-    let on_cores = match request.kind {
-        BackendKind::Cpu | BackendKind::Reference => true,
-        // the CPU simulator is the backend with a CPU program
-        BackendKind::Auto => first.backend.program_size().is_some(),
-        _ => false,
+    let with = |kind: &BackendKind, threads: usize| BackendRequest {
+        kind: kind.clone(),
+        threads: Some(threads),
+        ..request.clone()
     };
+    let mut kind = request.kind.clone();
+    let mut note = None;
+    let mut probe = None;
+    if kind == BackendKind::Auto && workers != 1 {
+        let sel = factory.make(&with(&kind, threads), net.clone())?;
+        note = sel.note;
+        // the CPU simulator is the backend with a CPU program
+        if sel.backend.program_size().is_some() {
+            kind = BackendKind::Cpu;
+        } else {
+            probe = Some(sel.backend);
+        }
+    }
+    let on_cores = matches!(kind, BackendKind::Cpu | BackendKind::Reference);
     let workers = match workers {
         0 if on_cores => threads,
         0 => 1,
         w => w,
     };
-    if workers == 1 {
-        return Ok((vec![first.backend], first.note));
+    if let (1, Some(only)) = (workers, probe) {
+        return Ok((vec![only], note));
     }
-    let each = BackendRequest {
-        kind: match request.kind {
-            BackendKind::Auto if on_cores => BackendKind::Cpu,
-            ref k => k.clone(),
-        },
-        threads: Some((threads / workers).max(1)),
-        ..request.clone()
-    };
-    let all = (0..workers)
-        .map(|_| factory.make(&each, net.clone()).map(|s| s.backend))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((all, first.note))
+    let each = with(&kind, (threads / workers).max(1));
+    let mut all = Vec::with_capacity(workers);
+    for _ in 0..workers {
+        let sel = factory.make(&each, net.clone())?;
+        note = note.or(sel.note);
+        all.push(sel.backend);
+    }
+    Ok((all, note))
 }
