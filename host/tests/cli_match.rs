@@ -113,3 +113,32 @@ fn one_game_has_no_interval_and_json_out_indexes_games() {
     assert_eq!(g["index"], 0, "{g}");
     assert_eq!(g["seed"], 7 * 1_000_003, "{g}");
 }
+
+#[test]
+fn random_openings_are_shared_by_each_seat_rotation_and_refused_by_the_manager() {
+    let json = dir().join("openings.json");
+    let o = random_match(&[
+        "--games",
+        "4",
+        "--opening",
+        "2",
+        "--json-out",
+        json.to_str().unwrap(),
+    ]);
+    o.expect_code(0, "match --opening 2");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let games = v["games"].as_array().unwrap();
+    let first_two = |g: &serde_json::Value| g["moves"].as_array().unwrap()[..2].to_vec();
+    assert!(games.iter().all(|g| g["opening"] == 2), "{v}");
+    assert_eq!(first_two(&games[0]), first_two(&games[1]), "seats swapped");
+    assert_eq!(first_two(&games[2]), first_two(&games[3]), "seats swapped");
+    assert_ne!(first_two(&games[0]), first_two(&games[2]), "a new opening");
+    let o = random_match(&["--games", "1", "--opening", "2", "--playclock", "1"]);
+    o.expect_code(1, "--opening in a GGP match");
+    assert!(
+        o.err.contains("--opening") && o.err.contains("in-process"),
+        "{}",
+        o.err
+    );
+}

@@ -463,6 +463,7 @@ fn scores_follow_players_across_seat_rotation() {
         index,
         seats,
         moves: vec![],
+        opening: 0,
         goals,
         end: "terminal".into(),
     };

@@ -2,7 +2,8 @@
 //! player's score with a 95% confidence interval.
 
 use crate::player::Player;
-use propnet_netlist::Netlist;
+use propnet_netlist::rng::{choose, key, threefry2x32_20};
+use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::backend::BackendError;
 use propnet_runtime::machine::{NetMachine, State};
 use serde::Serialize;
@@ -16,6 +17,9 @@ pub struct GameRecord {
     pub seats: Vec<usize>,
     /// Joint moves, one per step: per role, the move text.
     pub moves: Vec<Vec<String>>,
+    /// How many of `moves` were the game's random opening ([`random_opening`]), played
+    /// before the players chose.
+    pub opening: usize,
     /// Goal value per role (0..=100) at the end.
     pub goals: Vec<u8>,
     /// How the game ended: `terminal`, `no legal move`, `step limit` or `interrupted` (a
@@ -39,6 +43,35 @@ pub fn seats_for(game: u64, roles: usize, players: usize) -> Vec<usize> {
     (0..roles).map(|r| (r + game as usize) % players).collect()
 }
 
+/// Joint moves for the first `plies` steps of a game, each role's move uniform among its
+/// legal moves (project RNG keyed by `seed`, counter = step and role); shorter when the game
+/// ends first. A match plays each opening once per seat rotation, so that deterministic
+/// players meet in different positions (without one, two fixed-seed searches replay the
+/// same few games) and no seat gets the better openings.
+pub fn random_opening(net: &Netlist, plies: u32, seed: u64) -> Vec<Vec<InputId>> {
+    let m = NetMachine::new(net);
+    let mut state: State = m.initial_state();
+    let mut opening = Vec::new();
+    for step in 0..plies {
+        let view = m.view_of(&state);
+        if view.ends() {
+            break;
+        }
+        let joint: Vec<InputId> = view
+            .legal
+            .iter()
+            .enumerate()
+            .map(|(r, ms)| {
+                let x = threefry2x32_20(key(seed), [step, r as u32])[0];
+                ms[choose(x, ms.len() as u32) as usize]
+            })
+            .collect();
+        state = m.next_state(&state, &joint);
+        opening.push(joint);
+    }
+    opening
+}
+
 /// Plays one game from the initial state; stops at a terminal state, when a role has no
 /// legal move, or after `max_steps` joint moves (scoring the goals of the state reached).
 ///
@@ -50,6 +83,22 @@ pub fn play_game(
     seats: &[usize],
     index: u64,
     max_steps: u32,
+) -> Result<GameRecord, BackendError> {
+    play_game_from(net, players, seats, index, max_steps, &[])
+}
+
+/// [`play_game`] whose first joint moves are `opening` (legal ones, e.g. a
+/// [`random_opening`]), played before the players choose; they count toward `max_steps`.
+///
+/// # Errors
+/// A [`BackendError`] from a player's backend.
+pub fn play_game_from(
+    net: &Netlist,
+    players: &mut [Box<dyn Player>],
+    seats: &[usize],
+    index: u64,
+    max_steps: u32,
+    opening: &[Vec<InputId>],
 ) -> Result<GameRecord, BackendError> {
     let m = NetMachine::new(net);
     for (r, &p) in seats.iter().enumerate() {
@@ -71,16 +120,23 @@ pub fn play_game(
         if legal.iter().any(Vec::is_empty) {
             break "no legal move";
         }
-        let mut joint = Vec::with_capacity(seats.len());
-        for (r, &p) in seats.iter().enumerate() {
-            joint.push(players[p].choose(net, &state, r, &legal)?);
-        }
+        let joint = match opening.get(moves.len()) {
+            Some(forced) => forced.clone(),
+            None => {
+                let mut joint = Vec::with_capacity(seats.len());
+                for (r, &p) in seats.iter().enumerate() {
+                    joint.push(players[p].choose(net, &state, r, &legal)?);
+                }
+                joint
+            }
+        };
         moves.push(joint.iter().map(|&i| m.move_name(i).to_string()).collect());
         state = m.next_state(&state, &joint);
     };
     Ok(GameRecord {
         index,
         seats: seats.to_vec(),
+        opening: opening.len().min(moves.len()),
         moves,
         goals: m.goals(&state),
         end: end.to_string(),
@@ -209,6 +265,39 @@ mod tests {
         assert_eq!(seats_for(0, 2, 2), vec![0, 1]);
         assert_eq!(seats_for(1, 2, 2), vec![1, 0]);
         assert_eq!(seats_for(2, 3, 3), vec![2, 0, 1]);
+    }
+
+    /// A random opening is legal, reproducible from its seed, stops where the game ends,
+    /// and is what the game record starts with.
+    #[test]
+    fn random_openings_are_legal_reproducible_and_played_first() {
+        let net = propnet_runtime::fixtures::tictactoe();
+        let m = NetMachine::new(&net);
+        let long = random_opening(&net, 20, 7);
+        assert!(long.len() <= 9, "tictactoe ends within 9 joint moves");
+        let mut state = m.initial_state();
+        for joint in &long {
+            let legal = m.legal_moves(&state);
+            assert!(joint.iter().zip(&legal).all(|(mv, l)| l.contains(mv)));
+            state = m.next_state(&state, joint);
+        }
+        assert!(m.view_of(&state).ends(), "a long opening stops at the end");
+        assert_eq!(random_opening(&net, 20, 7), long);
+        let openings: std::collections::HashSet<_> =
+            (0..20).map(|seed| random_opening(&net, 3, seed)).collect();
+        assert!(openings.len() > 10, "seeds give different openings");
+        let mut players: Vec<Box<dyn Player>> = vec![
+            Box::new(crate::player::RandomPlayer::new(1)),
+            Box::new(crate::player::RandomPlayer::new(2)),
+        ];
+        let opening = random_opening(&net, 3, 11);
+        let rec = play_game_from(&net, &mut players, &[0, 1], 0, 100, &opening).unwrap();
+        assert_eq!(rec.opening, 3);
+        let names: Vec<Vec<String>> = opening
+            .iter()
+            .map(|j| j.iter().map(|&i| m.move_name(i).to_string()).collect())
+            .collect();
+        assert_eq!(&rec.moves[..3], &names[..]);
     }
 
     #[test]

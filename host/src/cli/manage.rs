@@ -216,6 +216,7 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
             index: g,
             seats: order,
             moves: rec.moves.clone(),
+            opening: 0,
             goals: rec.goal_values.clone(),
             end: rec.end.clone(),
         });

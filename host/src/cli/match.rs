@@ -6,7 +6,9 @@ use super::args::whole;
 use super::common::{make_player, MctsFlags, MAX_STEPS};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
-use propnet_mcts::matches::{play_game, player_scores, seats_for, Estimate, GameRecord};
+use propnet_mcts::matches::{
+    play_game_from, player_scores, random_opening, seats_for, Estimate, GameRecord,
+};
 use propnet_mcts::player::Player;
 use propnet_netlist::ValidNetlist;
 use serde::Serialize;
@@ -29,6 +31,13 @@ pub struct MatchArgs {
     /// Stop a game after this many joint moves (goals of the state reached count).
     #[arg(long, default_value_t = 10_000, value_parser = whole::<u32>(1, MAX_STEPS))]
     pub max_moves: u32,
+    /// Play the first PLIES joint moves of every game at random (uniform legal moves), then
+    /// let the players choose; each opening is played once per seat rotation (games
+    /// 2k and 2k+1 of a two-player match share one). Fixed-seed searches otherwise replay
+    /// the same few games, so a match between them measures a handful of lines. In-process
+    /// players only.
+    #[arg(long, value_name = "PLIES", default_value_t = 0, value_parser = whole::<u32>(0, MAX_STEPS))]
+    pub opening: u32,
     /// Write every game (seats, moves, goals) to this JSON file (after the last game).
     #[arg(long)]
     pub json_out: Option<PathBuf>,
@@ -129,14 +138,17 @@ fn play_games(
     );
     let mut games = Vec::new();
     propnet_runtime::stop::set_graceful(true);
+    let rotation = players.len().max(1) as u64;
     for g in 0..args.games {
         let seats = seats_for(g, net.roles.len(), players.len());
-        let mut game = play_game(
+        let opening = random_opening(net, args.opening, opening_seed(args.seed, g / rotation));
+        let mut game = play_game_from(
             net,
             players,
             &seats,
             game_seed(args.seed, g),
             args.max_moves,
+            &opening,
         )?;
         game.index = g;
         if propnet_runtime::stop::requested() {
@@ -190,6 +202,11 @@ pub fn game_seed(seed: u64, g: u64) -> u64 {
     seed.wrapping_mul(1_000_003).wrapping_add(g)
 }
 
+/// The seed of the `k`-th random opening of a match with base seed `seed`.
+fn opening_seed(seed: u64, k: u64) -> u64 {
+    game_seed(seed, k) ^ 0x6f70_656e_696e_6773
+}
+
 /// One game of `--json-out`: the game's record (`index` is the game index within the
 /// match) and the seed it was played with.
 #[derive(Serialize)]
@@ -230,6 +247,12 @@ pub fn write_json_out(
 /// only as games end): `--json-out` must name a file in an existing folder, and
 /// `--record-dir` a folder, which is created here when missing.
 fn check_outputs(args: &MatchArgs) -> anyhow::Result<()> {
+    if args.opening > 0 && super::manage::is_manager(args) {
+        bail!(
+            "--opening: a GGP match starts from the game's initial state (the protocol cannot \
+             start elsewhere); give --opening only to matches of in-process players"
+        );
+    }
     if let Some(p) = &args.json_out {
         propnet_output::check(p).map_err(|e| anyhow::anyhow!("--json-out: {e}"))?;
     }
