@@ -14,7 +14,7 @@
 //!   (one single-threaded backend each): a backend call that spreads a small batch over a
 //!   thread pool costs more in wake-ups than its playouts.
 //! - Modules: `tree` (the arena, statistics), `walk` (selection, virtual loss,
-//!   back-propagation on the shared tree), `workers` (the worker loop and the shared
+//!   back-propagation on the shared tree), [`solve`] (MCTS-Solver: proven values), `workers` (the worker loop and the shared
 //!   budget), `search` (the API).
 //! - [`player`]: the in-process players (random, MCTS) of `propnet match`;
 //!   [`matches`]: plays games between them and estimates each player's score.
@@ -30,6 +30,7 @@ pub mod matches;
 mod params;
 pub mod player;
 mod search;
+pub mod solve;
 mod tree;
 mod walk;
 mod workers;

@@ -36,6 +36,11 @@ pub struct MctsParams {
     /// Rollout depth cut-off in joint moves ([`propnet_runtime::backend::BatchRequest::max_steps`]);
     /// a cut playout scores the goals of the state where it stopped. Default `1000`.
     pub max_steps: u32,
+    /// MCTS-Solver ([`crate::solve`]): prove won, lost and drawn nodes in the tree, stop
+    /// searching proven ones, play a proven win at once. Default `false` (plain UCT): at
+    /// equal time it neither won nor lost against plain UCT on connect four and
+    /// breakthrough (BENCHMARKS.md, "MCTS strength with random openings").
+    pub solver: bool,
     /// RNG seed (key of [`propnet_netlist::rng`]) for rollouts and tie-breaking. Same seed,
     /// same budget in iterations, one thread ⇒ same tree and same move.
     pub seed: u64,
@@ -54,6 +59,7 @@ impl Default for MctsParams {
             virtual_loss: 1,
             max_nodes: 2_000_000,
             max_steps: 1000,
+            solver: false,
             seed: 0x5eed,
             stop: propnet_netlist::Cancel::never(),
         }

@@ -102,13 +102,17 @@ impl Player for RandomPlayer {
 }
 
 /// Plays the most-visited root move of a UCT search with backends of its own (one per
-/// search worker, [`Search::run_parallel`]).
+/// search worker, [`Search::run_parallel`]), keeping its tree from move to move
+/// ([`Search::run_on`]) unless told otherwise.
 pub struct MctsPlayer {
     label: String,
     backends: Vec<Box<dyn Backend>>,
     params: MctsParams,
     budget: Budget,
     search: Search,
+    reuse: bool,
+    /// Searches that started from a subtree of the previous move's tree.
+    pub reused: u64,
     totals: SearchTotals,
     /// The result of the last search (None when the move was forced).
     pub last: Option<SearchResult>,
@@ -130,9 +134,17 @@ impl MctsPlayer {
             params,
             budget,
             search,
+            reuse: true,
+            reused: 0,
             totals: SearchTotals::default(),
             last: None,
         }
+    }
+
+    /// With `false`, every search starts from a fresh tree (the player before tree reuse).
+    pub fn reuse_tree(mut self, on: bool) -> Self {
+        self.reuse = on;
+        self
     }
 }
 
@@ -162,9 +174,18 @@ impl Player for MctsPlayer {
             self.last = None;
             return Ok(legal[role][0]);
         }
-        let res = self
-            .search
-            .run_parallel(net, &mut self.backends, state, self.budget)?;
+        let res = if self.reuse {
+            // our turns are at most one joint move per role apart
+            let depth = net.roles.len();
+            let (res, reused) =
+                self.search
+                    .run_on(net, &mut self.backends, state, depth, self.budget)?;
+            self.reused += u64::from(reused);
+            res
+        } else {
+            self.search
+                .run_parallel(net, &mut self.backends, state, self.budget)?
+        };
         let m = res.best_move(role).unwrap_or(legal[role][0]);
         let t = &mut self.totals;
         t.searches += 1;

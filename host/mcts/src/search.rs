@@ -24,6 +24,8 @@ pub struct MoveReport<M = InputId> {
     pub visits: u32,
     /// Mean reward of this role through this move, 0..1 (goal / 100).
     pub value: f64,
+    /// The proven reward of this role through this move, when the solver proved it.
+    pub exact: Option<f64>,
 }
 
 /// The outcome of one search.
@@ -51,16 +53,13 @@ pub struct SearchResult<M = InputId> {
 }
 
 impl<M: Copy> SearchResult<M> {
-    /// The most-visited root move of `role` (ties: higher value, then model order), or
-    /// `None` when the root ends the game.
+    /// The root move to play for `role` ([`crate::solve::final_choice`]: the most-visited
+    /// move, ties to the higher value, then model order, unless a proven move is worth
+    /// more), or `None` when the root ends the game.
     pub fn best_move(&self, role: usize) -> Option<M> {
-        let mut best: Option<&MoveReport<M>> = None;
-        for m in &self.roles[role] {
-            if best.is_none_or(|b| (m.visits, m.value) > (b.visits, b.value)) {
-                best = Some(m);
-            }
-        }
-        best.map(|m| m.input)
+        let moves = &self.roles[role];
+        crate::solve::final_choice(moves.iter().map(|m| (m.visits, m.value, m.exact)))
+            .map(|i| moves[i].input)
     }
     /// Iterations per second of wall-clock time.
     pub fn iterations_per_second(&self) -> f64 {
@@ -126,6 +125,42 @@ impl Search {
         root: &State,
         budget: Budget,
     ) -> Result<SearchResult, BackendError> {
+        self.search_backends(net, backends, Some(root), budget)
+    }
+
+    /// Searches on from `state` keeping what the tree knows of it: when the tree holds
+    /// `state` within `depth` joint moves of its root ([`Tree::find_state`]: the moves
+    /// played since the last search), that node becomes the root with its statistics
+    /// ([`Tree::reroot`]); otherwise the search starts from a fresh root as
+    /// [`Search::run_parallel`]. Returns the result and whether the tree was reused.
+    ///
+    /// # Errors
+    /// A [`BackendError`] from a backend.
+    pub fn run_on(
+        &mut self,
+        net: &Netlist,
+        backends: &mut [Box<dyn Backend>],
+        state: &State,
+        depth: usize,
+        budget: Budget,
+    ) -> Result<(SearchResult, bool), BackendError> {
+        let found = self.core.tree.find_state(state, depth);
+        if let Some(id) = found {
+            self.core.tree.reroot(id);
+        }
+        let root = found.is_none().then_some(state);
+        let res = self.search_backends(net, backends, root, budget)?;
+        Ok((res, found.is_some()))
+    }
+
+    /// One worker per backend on the tree, after a fresh root for `root` when given.
+    fn search_backends(
+        &mut self,
+        net: &Netlist,
+        backends: &mut [Box<dyn Backend>],
+        root: Option<&State>,
+        budget: Budget,
+    ) -> Result<SearchResult, BackendError> {
         let mut models: Vec<NetMachine<'_>> = backends
             .iter_mut()
             .map(|b| NetMachine::with_backend(net, b.as_mut()))
@@ -136,9 +171,11 @@ impl Search {
                 message: "a search needs at least one backend".into(),
             });
         };
-        let run = self
-            .set_root(first, root.clone())
-            .and_then(|()| self.search_parallel(&mut models, budget, &mut |_| {}));
+        let fresh = match root {
+            Some(r) => self.set_root(first, r.clone()),
+            None => Ok(()),
+        };
+        let run = fresh.and_then(|()| self.search_parallel(&mut models, budget, &mut |_| {}));
         run.map_err(backend_error)
     }
 }
@@ -345,6 +382,7 @@ impl<
                         name: model.move_text(m),
                         visits: s.visits,
                         value: s.mean(),
+                        exact: s.exact,
                     })
                     .collect()
             })

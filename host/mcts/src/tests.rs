@@ -235,3 +235,57 @@ fn a_million_node_tree_is_never_freed_on_the_searching_thread() {
     assert_eq!(FREED.load(Ordering::SeqCst) - base, 2 * N - 1);
     drop(u);
 }
+
+/// A player's next search starts from the subtree of the position reached two joint moves
+/// later, keeping its visits; a position the tree lacks gets a fresh root.
+#[test]
+fn run_on_reuses_the_subtree_of_the_position_reached() {
+    let net = propnet_runtime::fixtures::tictactoe();
+    let mut backends: Vec<Box<dyn propnet_runtime::backend::Backend>> =
+        vec![Box::new(ReferenceBackend::new(net.clone()))];
+    let m = NetMachine::new(&net);
+    let root = net.initial_state();
+    let mut s = Search::new(params());
+    let (_, reused) = s
+        .run_on(&net, &mut backends, &root, 2, Budget::Iterations(400))
+        .unwrap();
+    assert!(!reused, "an empty tree has nothing to reuse");
+    let t = s.tree();
+    let mine = t
+        .node(t.root())
+        .children
+        .values()
+        .copied()
+        .max_by_key(|&c| t.node(c).visits);
+    let mine = mine.unwrap();
+    let reply = t
+        .node(mine)
+        .children
+        .values()
+        .copied()
+        .max_by_key(|&c| t.node(c).visits);
+    let reply = reply.expect("the tree holds replies to its best move");
+    let (state, visits) = (t.node(reply).state.clone(), t.node(reply).visits);
+    assert!(visits > 0);
+    let (res, reused) = s
+        .run_on(&net, &mut backends, &state, 2, Budget::Iterations(100))
+        .unwrap();
+    assert!(reused);
+    assert_eq!(res.iterations, 100);
+    let t = s.tree();
+    assert_eq!(t.node(t.root()).state, state);
+    assert_eq!(t.node(t.root()).visits, visits + 100, "old visits kept");
+    // a position three joint moves on is beyond depth 2 from this root
+    let far = t.node(t.root()).children.values().next().copied().unwrap();
+    let far = t.node(far).children.values().next().copied();
+    let far = far.map(|c| t.node(c).state.clone()).unwrap();
+    let legal = m.legal_moves(&far);
+    let farther = m.next_state(&far, &[legal[0][0], legal[1][0]]);
+    let (_, reused) = s
+        .run_on(&net, &mut backends, &farther, 2, Budget::Iterations(10))
+        .unwrap();
+    assert!(!reused);
+    let t = s.tree();
+    assert_eq!(t.node(t.root()).state, farther);
+    assert!(t.nodes.len() <= 11, "a fresh tree: {} nodes", t.nodes.len());
+}

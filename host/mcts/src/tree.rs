@@ -28,6 +28,9 @@ pub struct MoveStats {
     pub virtual_visits: u32,
     /// Sum of this role's rewards (goal / 100, so 0..1 each) over `visits`.
     pub reward_sum: f64,
+    /// This role's proven reward (0..1) through this move, when the solver has proven the
+    /// move's child ([`crate::MctsParams::solver`]; nodes where this role alone moves).
+    pub exact: Option<f64>,
 }
 
 impl MoveStats {
@@ -46,10 +49,12 @@ impl MoveStats {
 pub struct Node<S = State, M = InputId> {
     /// The state (for a netlist, one bool per latch).
     pub state: S,
-    /// Exact per-role rewards (goal / 100) when the state ends the game: terminal, or a role
-    /// has no legal move (the playout rule ends the game there too). `None` otherwise.
+    /// Exact per-role rewards (goal / 100) when the state ends the game (terminal, or a role
+    /// has no legal move: the playout rule ends the game there too) or when the solver has
+    /// proven the node's value. `None` otherwise. Selection stops at an exact node.
     pub exact: Option<Vec<f64>>,
-    /// Legal moves per role (role order, model order); empty lists when `exact` is set.
+    /// Legal moves per role (role order, model order); empty lists when the state ends the
+    /// game (a proven node keeps its moves).
     pub legal: Vec<Vec<M>>,
     /// Start of each role's block in `stats`.
     offsets: Vec<usize>,
@@ -105,20 +110,29 @@ impl<S, M> Node<S, M> {
         &self.stats[self.offsets[role]..self.offsets[role] + self.legal[role].len()]
     }
 
-    /// Index (into `legal[role]`) of the most-visited move of `role` (ties: higher mean,
-    /// then model order); `None` when the role has no move here (the state ends the game).
+    /// Index (into `legal[role]`) of the move to play for `role` ([`crate::solve::final_choice`]:
+    /// the most-visited move unless a proven one is worth more); `None` when the role has
+    /// no move here (the state ends the game).
     pub fn best_index(&self, role: usize) -> Option<usize> {
-        let stats = self.role_stats(role);
-        let mut best: Option<usize> = None;
-        for (i, s) in stats.iter().enumerate() {
-            if best.is_none_or(|b| (s.visits, s.mean()) > (stats[b].visits, stats[b].mean())) {
-                best = Some(i);
-            }
-        }
-        best
+        crate::solve::final_choice(
+            self.role_stats(role)
+                .iter()
+                .map(|s| (s.visits, s.mean(), s.exact)),
+        )
     }
 
-    fn stat_mut(&mut self, role: usize, m: u32) -> &mut MoveStats {
+    /// The one role with a choice here (more than one legal move), role 0 when nobody has
+    /// one, `None` when several roles choose at once (simultaneous moves).
+    pub fn single_mover(&self) -> Option<usize> {
+        let mut movers = (0..self.legal.len()).filter(|&r| self.legal[r].len() > 1);
+        match (movers.next(), movers.next()) {
+            (None, _) => Some(0),
+            (Some(r), None) => Some(r),
+            (Some(_), Some(_)) => None,
+        }
+    }
+
+    pub(crate) fn stat_mut(&mut self, role: usize, m: u32) -> &mut MoveStats {
         &mut self.stats[self.offsets[role] + m as usize]
     }
 
@@ -214,6 +228,28 @@ impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
     pub fn reset(&mut self, root: Node<S, M>) {
         let old = std::mem::replace(&mut self.nodes, vec![root]);
         discard(old);
+    }
+
+    /// The first node, breadth-first within `depth` joint moves of the root (the root
+    /// included), whose state is `state`; `None` when the tree is empty or has none.
+    pub fn find_state(&self, state: &S, depth: usize) -> Option<NodeId>
+    where
+        S: PartialEq,
+    {
+        let mut level = vec![self.nodes.first().map(|_| NodeId(0))?];
+        for d in 0..=depth {
+            if let Some(&id) = level.iter().find(|&&id| self.node(id).state == *state) {
+                return Some(id);
+            }
+            if d == depth {
+                break;
+            }
+            level = level
+                .iter()
+                .flat_map(|&id| self.node(id).children.values().copied())
+                .collect();
+        }
+        None
     }
 
     /// The child of the root reached by `joint` (one move per role), if the tree has it.

@@ -30,7 +30,7 @@ pub(crate) struct Leaf {
 
 impl Leaf {
     /// `(node, per-role move indices)` from the root down to the leaf's parent.
-    fn steps(&self) -> impl Iterator<Item = (NodeId, &[u32])> {
+    pub(crate) fn steps(&self) -> impl DoubleEndedIterator<Item = (NodeId, &[u32])> {
         let roles = self.moves.len() / self.path.len().max(1);
         self.path
             .iter()
@@ -71,7 +71,9 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
         let c = params.exploration;
         let score = |s: &super::tree::MoveStats| {
             let v = s.visits + s.virtual_visits;
-            if v == 0 {
+            if let Some(x) = s.exact {
+                x // proven: nothing left to explore (see crate::solve)
+            } else if v == 0 {
                 f64::INFINITY
             } else {
                 let nv = f64::from(v);
@@ -173,7 +175,8 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
     }
 
     /// Records one visit with per-role `rewards` (0..1) along `leaf`'s path, first removing
-    /// its virtual loss when it had one.
+    /// its virtual loss when it had one; then, with [`MctsParams::solver`], proves what the
+    /// leaf's exact value proves above it.
     pub fn backpropagate(
         &mut self,
         params: &MctsParams,
@@ -188,5 +191,8 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
             self.tree.node_mut(id).update(moves, rewards);
         }
         self.tree.node_mut(leaf.node).update(&[], rewards);
+        if params.solver {
+            self.prove_upward(leaf);
+        }
     }
 }

@@ -69,10 +69,17 @@ pub struct MctsFlags {
     pub threads: usize,
     /// Search workers, each selecting leaves in the one tree and running their rollouts on
     /// a backend of its own with `threads / workers` threads (0 = one per thread on the
-    /// `cpu` and `reference` backends, one on a GPU or an FPGA). Default 1: on connect
-    /// four two workers of one thread lost to one worker of two (BENCHMARKS.md, "MCTS").
+    /// `cpu` and `reference` backends, one on a GPU or an FPGA). Default 1: at equal time
+    /// two workers of one thread did not beat one worker of two on connect four and
+    /// breakthrough (BENCHMARKS.md, "MCTS strength with random openings").
     #[arg(long, default_value_t = 1, value_parser = threads)]
     pub workers: usize,
+    /// MCTS-Solver: prove wins, losses and draws in the tree (turn-taking nodes), stop
+    /// searching proven subtrees and the whole search once the root is proven, play a
+    /// proven win at once. Off by default: at equal time it has not beaten plain UCT yet
+    /// (BENCHMARKS.md, "MCTS strength with random openings").
+    #[arg(long)]
+    pub solver: bool,
 }
 
 impl MctsFlags {
@@ -111,6 +118,7 @@ impl MctsFlags {
             playouts_per_leaf: self.playouts_per_leaf,
             leaves_per_batch: self.leaves_per_batch,
             max_steps: self.max_steps,
+            solver: self.solver,
             seed,
             ..MctsParams::default()
         }
@@ -119,8 +127,9 @@ impl MctsFlags {
 
 /// Builds a player from a spec: `random`, or `mcts:BACKEND:BUDGET[:OPTION…]` with BACKEND
 /// one of `cpu`, `gpu`, `auto`, `reference` and options that override the flags for this
-/// player: `LEAVESxPLAYOUTS` (leaves per batch, playouts per leaf) and `wN` (search
-/// workers). E.g. `mcts:cpu:1s`, `mcts:gpu:2000`, `mcts:cpu:500ms:4x256:w1`.
+/// player: `LEAVESxPLAYOUTS` (leaves per batch, playouts per leaf), `wN` (search
+/// workers), `solver` (MCTS-Solver on) and `fresh` (a fresh tree every move instead of
+/// the subtree of the position reached). E.g. `mcts:cpu:1s`, `mcts:gpu:2000`, `mcts:cpu:500ms:4x256:w1`.
 pub fn make_player(
     spec: &str,
     net: &ValidNetlist,
@@ -134,8 +143,13 @@ pub fn make_player(
             let kind = BackendKind::parse(backend).map_err(|e| anyhow!("player `{spec}`: {e}"))?;
             let mut params = flags.params(seed);
             let mut flags = flags.clone();
+            let mut reuse = true;
             for option in options {
-                if let Some(w) = option.strip_prefix('w') {
+                if *option == "fresh" {
+                    reuse = false;
+                } else if *option == "solver" {
+                    params.solver = true;
+                } else if let Some(w) = option.strip_prefix('w') {
                     flags.workers =
                         threads(w).map_err(|e| anyhow!("player `{spec}`: workers: {e}"))?;
                 } else {
@@ -150,10 +164,11 @@ pub fn make_player(
                 flags.backends(kind, net)?,
                 params,
                 parse_budget(budget)?,
-            )))
+            )
+            .reuse_tree(reuse)))
         }
         _ => bail!(
-            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1)"
+            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS][:solver][:fresh]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1, mcts:cpu:1s:solver)"
         ),
     }
 }
@@ -185,6 +200,7 @@ mod tests {
             max_steps: 10,
             threads: 1,
             workers: 0,
+            solver: false,
         };
         assert_eq!(
             make_player("random", &net, &flags, 1).unwrap().label(),
@@ -195,6 +211,7 @@ mod tests {
             "mcts:cpu:1s"
         );
         assert!(make_player("mcts:cpu:1s:4x256:w2", &net, &flags, 1).is_ok());
+        assert!(make_player("mcts:cpu:1s:solver:fresh", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
         assert!(make_player("mcts:cpu", &net, &flags, 1).is_err());
         for bad in ["4x", "x4", "0x4", "4x0", "w", "wx", "4y4"] {
