@@ -128,7 +128,7 @@ impl MctsFlags {
 /// Builds a player from a spec: `random`, or `mcts:BACKEND:BUDGET[:OPTION…]` with BACKEND
 /// one of `cpu`, `gpu`, `auto`, `reference` and options that override the flags for this
 /// player: `LEAVESxPLAYOUTS` (leaves per batch, playouts per leaf), `wN` (search
-/// workers), `solver` (MCTS-Solver on) and `fresh` (a fresh tree every move instead of
+/// workers), `cX` (UCB1 exploration constant), `solver` (MCTS-Solver on) and `fresh` (a fresh tree every move instead of
 /// the subtree of the position reached). E.g. `mcts:cpu:1s`, `mcts:gpu:2000`, `mcts:cpu:500ms:4x256:w1`.
 pub fn make_player(
     spec: &str,
@@ -147,6 +147,9 @@ pub fn make_player(
             for option in options {
                 if *option == "fresh" {
                     reuse = false;
+                } else if let Some(c) = option.strip_prefix('c') {
+                    params.exploration = real(0.0, 1000.0)(c)
+                        .map_err(|e| anyhow!("player `{spec}`: exploration: {e}"))?;
                 } else if *option == "solver" {
                     params.solver = true;
                 } else if let Some(w) = option.strip_prefix('w') {
@@ -168,7 +171,7 @@ pub fn make_player(
             .reuse_tree(reuse)))
         }
         _ => bail!(
-            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS][:solver][:fresh]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1, mcts:cpu:1s:solver)"
+            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS][:cEXPLORATION][:solver][:fresh]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1, mcts:cpu:1s:solver)"
         ),
     }
 }
@@ -211,10 +214,12 @@ mod tests {
             "mcts:cpu:1s"
         );
         assert!(make_player("mcts:cpu:1s:4x256:w2", &net, &flags, 1).is_ok());
-        assert!(make_player("mcts:cpu:1s:solver:fresh", &net, &flags, 1).is_ok());
+        assert!(make_player("mcts:cpu:1s:solver:fresh:c0.7", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
         assert!(make_player("mcts:cpu", &net, &flags, 1).is_err());
-        for bad in ["4x", "x4", "0x4", "4x0", "w", "wx", "4y4"] {
+        for bad in [
+            "4x", "x4", "0x4", "4x0", "w", "wx", "4y4", "c", "cnan", "c-1", "c1e9",
+        ] {
             let err = make_player(&format!("mcts:cpu:1s:{bad}"), &net, &flags, 1);
             assert!(err.is_err(), "{bad}");
         }
