@@ -29,10 +29,21 @@ fail() {
 }
 [ -x "$oracle" ] || fail "oracle not found at $oracle (set PROPNET_ORACLE)"
 command -v swipl >/dev/null || fail "swipl not installed (apt-get install swi-prolog-nox)"
-if ! "$oracle" "$game" --playouts 1000000000 --seed 1 --time-limit "$secs" \
-    > "$tmp/trace" 2> "$tmp/err"; then
-  fail "gdl-trace failed: $(tail -c 300 "$tmp/err" | tr '\n' ' ')"
-fi
+# A run normally takes SECONDS plus ~0.1 s of loading, but under load it has twice
+# hung with no output for 10 and 30 s (in the oracle's call_with_time_limit, which
+# guards each playout): each try is killed SECONDS + 8 s in and retried, three tries.
+limit=$(awk -v s="$secs" 'BEGIN { printf "%.1f", s + 8 }')
+try=1
+while :; do
+  timeout -k 1 "$limit" "$oracle" "$game" --playouts 1000000000 --seed 1 \
+    --time-limit "$secs" > "$tmp/trace" 2> "$tmp/err"
+  rc=$?
+  [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] || break
+  [ "$try" -lt 3 ] || fail "gdl-trace hung $try times (each killed after $limit s)"
+  echo "prolog-oracle.sh: gdl-trace hung (killed after $limit s); try $((try + 1))" >&2
+  try=$((try + 1))
+done
+[ "$rc" -eq 0 ] || fail "gdl-trace failed: $(tail -c 300 "$tmp/err" | tr '\n' ' ')"
 # Last stderr line: "# GAME: DONE of N playouts in SECONDS s"
 took=$(sed -n 's/.* playouts in \([0-9.]*\) s$/\1/p' "$tmp/err" | tail -n 1)
 [ -n "$took" ] || fail "no timing line from gdl-trace: $(tail -c 200 "$tmp/err" | tr '\n' ' ')"
