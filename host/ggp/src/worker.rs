@@ -519,15 +519,10 @@ fn interp_engine(job: &Job, why: &str) -> Result<MatchPlay, String> {
     );
     let model = InterpMachine::lenient(&job.game.program)
         .map_err(|e| format!("the interpreter cannot run this game: {e}"))?;
-    // One rollout per leaf: its value spreads sqrt(playouts_per_leaf) times wider than the
-    // mean the exploration constant was set for, so the constant grows by as much (the
-    // default 0.25 for 16 rollouts becomes 1.0).
-    let mcts = &job.opts.mcts;
     let params = propnet_mcts::MctsParams {
         leaves_per_batch: 1,
         playouts_per_leaf: 1,
-        exploration: mcts.exploration * f64::from(mcts.playouts_per_leaf.max(1)).sqrt(),
-        ..mcts.clone()
+        ..job.opts.mcts.clone()
     };
     MatchPlay::interp(Box::new(model), job.role, params).map_err(|e| e.to_string())
 }
