@@ -6,11 +6,10 @@ use std::time::Duration;
 #[derive(Clone, Debug, PartialEq)]
 pub struct MctsParams {
     /// UCB1 exploration constant `C` in `mean + C·sqrt(ln N / n)`, with goals scaled to
-    /// 0..1. Default `0.25`: a leaf's value is the mean of [`MctsParams::playouts_per_leaf`]
-    /// rollouts (16), whose spread is a quarter of one rollout's, and at equal time 0.25
-    /// beat 1.0 on connect four (0.5 won 70.5 % against 1.0, 0.25 64 % against 0.5) and on
-    /// breakthrough (59 %; BENCHMARKS.md, "MCTS strength with random openings"). With one
-    /// playout per leaf the textbook √2 or the 0.7 common in GGP players fit better.
+    /// 0..1. Default `1.0` (between the textbook √2 and the 0.7 common in GGP players). At
+    /// 50 ms a move 0.25 beat it (connect four 70.5 % for 0.5 against 1.0, breakthrough
+    /// 59 %), at 200 ms not (50.8 % and 37.5 ± 15.5 %), so the default stays until longer
+    /// clocks are measured (BENCHMARKS.md, "MCTS strength with random openings").
     pub exploration: f64,
     /// Visits (real plus virtual) a node needs before selection descends through it and
     /// creates its children; until then its rollouts start at the node itself. A node is
@@ -56,7 +55,7 @@ pub struct MctsParams {
 impl Default for MctsParams {
     fn default() -> Self {
         Self {
-            exploration: 0.25,
+            exploration: 1.0,
             expand_threshold: 1,
             playouts_per_leaf: 16,
             leaves_per_batch: 16,
