@@ -12,7 +12,9 @@
 //!    lane of a block lets whole runs be skipped, and `observe`: *skip guards* of the core
 //!    phase (a gate skipped while it is 0 or no output depends on it);
 //! 4. [`key`]: *key guards*, found by specializing the netlist on each member of a key
-//!    group (fluents of which every state holds exactly one, e.g. the side to move).
+//!    group (fluents of which every state holds exactly one, e.g. the side to move);
+//! 5. [`sums`]: *input sums*, one slot per wide `Or` of the transition phase standing for
+//!    its input operands, filled by the simulator from the moves it chose.
 //!
 //! Public API: [`Program`] (`Program::new`, `Program::with_tuning`) and its parts
 //! ([`Phase`], [`Run`], [`RunKind`], [`Schedule`], [`Tuning`], [`KeyCheck`]), the operand
@@ -21,7 +23,7 @@
 //! (`propnet-sim`) depends on this crate, never the other way round.
 //!
 //! Modules, lowest first (each uses only modules listed before it): `operand`, `guard`,
-//! `observe`, [`key`], `fold`, [`program`].
+//! `observe`, [`key`], `fold`, [`program`], [`sums`].
 
 mod fold;
 mod guard;
@@ -29,6 +31,8 @@ pub mod key;
 mod observe;
 mod operand;
 pub mod program;
+pub mod sums;
 
 pub use key::KeyCheck;
 pub use program::{slot, Operand, Phase, Program, Run, RunKind, Schedule, Tuning, NONE};
+pub use sums::InputSums;

@@ -20,6 +20,7 @@ use crate::guard::guards;
 pub use crate::guard::NONE;
 use crate::key::{key_guards, KeyCheck};
 use crate::observe::{skip_guards, ALTS};
+use crate::sums::{add_input_sums, InputSums};
 pub use crate::operand::{slot, Operand};
 use propnet_netlist::{Gate, GateId, Netlist, NetlistInfo};
 
@@ -165,6 +166,9 @@ pub struct Program {
     pub skips_products: bool,
     /// How the simulator refills finished lanes, decided from the guards.
     pub schedule: Schedule,
+    /// The next phase's input sums ([`crate::sums`]): slots the simulator fills from the
+    /// inputs it set, read by wide `Or`s in place of their input operands.
+    pub sums: InputSums,
 }
 
 /// How the simulator refills lanes whose playout finished (the driver, `drive`), decided
@@ -265,7 +269,7 @@ impl Program {
         }
         let [core, goal, next] = phases;
         let schedule = Schedule::of(&guards, &key_checks);
-        Program {
+        let mut prog = Program {
             latches: l,
             input_base,
             inputs: net.inputs.len(),
@@ -295,7 +299,10 @@ impl Program {
             key_checks,
             skips_products,
             schedule,
-        }
+            sums: InputSums::default(),
+        };
+        add_input_sums(&mut prog, tuning);
+        prog
     }
 
     /// Number of instructions over all phases.
@@ -366,6 +373,10 @@ impl Program {
         }
         if self.skips_products {
             parts.push("skipping".to_string());
+        }
+        if !self.sums.is_empty() {
+            let inputs = self.sums.targets.len();
+            parts.push(format!("{} input sums of {inputs} input operands", self.sums.count));
         }
         if parts.is_empty() {
             "untuned".to_string()
@@ -455,7 +466,8 @@ const LARGE_MIN_OPERANDS: usize = 16_384;
 ///   together);
 /// - two-operand `And` gates fused into the one `Or` that reads them ([`RunKind::OrAnd`]);
 /// - products skipped in blocks where their latch is 0 in every lane
-///   ([`crate::eval::run_skipping`], [`Program::skips_products`]).
+///   ([`crate::eval::run_skipping`], [`Program::skips_products`]);
+/// - input sums for the next phase's wide `Or`s ([`crate::sums`], [`Program::sums`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Tuning {
     /// Where the cost model says they pay. Guards, per phase: at least 16,384 operands,
@@ -463,7 +475,7 @@ pub enum Tuning {
     /// core: 5.27 M of 5.45 M), counting only guards that cover at least
     /// [`MIN_GUARD_OPERANDS`]. Fusion: at least
     /// 16,384 operands in the program. Skipping: at least one product led by a latch per
-    /// latch.
+    /// latch. Input sums: `Or`s of at least [`crate::sums::AUTO_MIN_INPUTS`] plain inputs.
     Auto,
     /// Wherever they apply (for tests).
     Always,

@@ -12,11 +12,12 @@
 //!   planes, and one more pass over the legal words counts `k` down
 //!   and takes, per move, the lanes where it reaches zero. Per move the word work is
 //!   `O(log n)`, with no per-lane loop at all outside the draw.
-//! - **transpose** (`n >` [`SLICED_MAX`]): 64 legal words at a time are bit-transposed into
-//!   per-lane move sets; a lane's count is a few popcounts and its `k`-th move a broadword
-//!   select. Tiles holding no legal move are not transposed, and entries computed by core
-//!   runs the skip guards zeroed this step are not read ([`KnownZero`]; chess: all of the
-//!   side not to move's but its `noop`).
+//! - **transpose** (`n >` [`SLICED_MAX`]): tiles of 64 legal entries × 64 lanes become
+//!   sparse per-lane move sets (only the 64-entry chunks where the lane has a legal move:
+//!   dense tiles bit-transposed, sparse ones scattered bit by bit); a lane's count is a few
+//!   popcounts and its `k`-th move a broadword select. Tiles holding no legal move cost
+//!   their reads only, and entries computed by core runs the skip guards zeroed this step
+//!   are not read ([`KnownZero`]; chess: all of the side not to move's but its `noop`).
 //!
 //! A role with one entry is decided by word operations alone; with none every live lane is
 //! stuck. Lanes with no legal move are reported in `stuck`; the caller ends them.
@@ -91,9 +92,20 @@ impl ChoiceScratch {
 }
 
 /// Scratch buffers of the transpose path, sized once per block stepper.
+///
+/// A lane's legal moves are kept sparsely: the 64-entry chunks of the role's legal list
+/// in which it has some legal move, in chunk order, each with its 64-bit move set. Only
+/// those are written, so the memory a step touches grows with the legal moves, not with
+/// the role's entries (amazons: 2,719 chunks, of which a lane has a few hundred).
 pub struct TransposeScratch {
-    /// Per-lane legal move sets (`lane * chunks + c`).
-    pub sets: Vec<u64>,
+    /// Entries per lane (the role's chunk count): lane `l`'s entries start at `l * cap`.
+    cap: usize,
+    /// Per entry: the chunk index.
+    chunk: Vec<u32>,
+    /// Per entry: bit `i` set when move `64 * chunk + i` is legal in the lane.
+    bits: Vec<u64>,
+    /// Per lane: its number of entries.
+    len: Vec<u32>,
     /// Per lane: legal count.
     pub cnt: Vec<u32>,
     /// Lanes needing a draw, and their counters and draws.
@@ -109,19 +121,45 @@ pub struct TransposeScratch {
 impl TransposeScratch {
     /// Buffers for `lanes` lanes and roles of up to `max_moves` legal entries.
     pub fn new(lanes: usize, max_moves: usize) -> Self {
-        let chunks = if max_moves > SLICED_MAX {
+        let cap = if max_moves > SLICED_MAX {
             max_moves.div_ceil(64)
         } else {
             0
         };
         TransposeScratch {
-            sets: vec![0; lanes * chunks],
+            cap,
+            chunk: vec![0; lanes * cap],
+            bits: vec![0; lanes * cap],
+            len: vec![0; lanes],
             cnt: vec![0; lanes],
             need_lane: Vec::with_capacity(lanes),
             need_playout: Vec::with_capacity(lanes),
             need_step: Vec::with_capacity(lanes),
             need_draw: Vec::with_capacity(lanes),
         }
+    }
+
+    /// Appends the entry (`chunk`, `bits`) to `lane`'s set.
+    #[inline(always)]
+    fn push(&mut self, lane: usize, chunk: usize, bits: u64) {
+        let e = lane * self.cap + self.len[lane] as usize;
+        self.chunk[e] = chunk as u32;
+        self.bits[e] = bits;
+        self.len[lane] += 1;
+    }
+
+    /// Sets bit `bit` of `lane`'s last entry.
+    #[inline(always)]
+    fn or_last(&mut self, lane: usize, bit: u64) {
+        let e = lane * self.cap + self.len[lane] as usize - 1;
+        self.bits[e] |= bit;
+    }
+
+    /// `lane`'s entries: chunk indices and move sets.
+    #[inline(always)]
+    fn entries(&self, lane: usize) -> (&[u32], &[u64]) {
+        let (a, b) = (lane * self.cap, lane * self.cap + self.len[lane] as usize);
+        (&self.chunk[a..b], &self.bits[a..b])
     }
 }
 
@@ -149,8 +187,9 @@ impl KnownZero<'_> {
 }
 
 /// Picks the role's move in every `live` lane and sets its input slot (input slots must be
-/// zero for the live lanes on entry); lanes without a legal move are set in `stuck`.
-/// Entries `zero` knows to be 0 are not read (transpose path).
+/// zero for the live lanes on entry), appending each input it sets in some lane to `set`
+/// (maybe more than once); lanes without a legal move are set in `stuck`. Entries `zero`
+/// knows to be 0 are not read (transpose path).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn choose_moves<const W: usize, P: Probe>(
@@ -161,7 +200,7 @@ pub fn choose_moves<const W: usize, P: Probe>(
     live: &Block<W>,
     stuck: &mut Block<W>,
     ctr: &LaneCounters<'_>,
-    scratch: &mut ChoiceScratch,
+    (scratch, set): (&mut ChoiceScratch, &mut Vec<u32>),
     probe: &mut P,
     isa: Isa,
 ) {
@@ -171,14 +210,19 @@ pub fn choose_moves<const W: usize, P: Probe>(
             let (op, input) = legal[0];
             let v = read(vals, op);
             let s = input_base + input as usize;
+            let mut any = 0;
             for j in 0..W {
                 vals[s][j] |= v[j] & live[j];
+                any |= v[j] & live[j];
                 stuck[j] = live[j] & !v[j];
+            }
+            if any != 0 {
+                set.push(input);
             }
             probe.end_phase(SimPhase::Choice);
         }
         n if n <= SLICED_MAX => {
-            let args = (vals, legal, input_base, live, stuck, ctr, probe);
+            let args = (vals, legal, (input_base, set), live, stuck, ctr, probe);
             let pick = (isa, &mut *scratch);
             // The plane count is a constant in each copy, so the planes live in registers.
             match planes_for(n) {
@@ -194,7 +238,7 @@ pub fn choose_moves<const W: usize, P: Probe>(
         _ => transposed(
             vals,
             (legal, zero),
-            input_base,
+            (input_base, set),
             live,
             stuck,
             ctr,
@@ -205,12 +249,12 @@ pub fn choose_moves<const W: usize, P: Probe>(
     }
 }
 
-/// The arguments of [`sliced`]: values, legal entries, first input slot, live lanes,
-/// stuck lanes (out), RNG counters, probe.
+/// The arguments of [`sliced`]: values, legal entries, first input slot and the inputs
+/// set (out), live lanes, stuck lanes (out), RNG counters, probe.
 type SlicedArgs<'a, 'c, const W: usize, P> = (
     &'a mut [Block<W>],
     &'a [(Operand, u32)],
-    usize,
+    (usize, &'a mut Vec<u32>),
     &'a Block<W>,
     &'a mut Block<W>,
     &'a LaneCounters<'c>,
@@ -223,7 +267,7 @@ fn sliced<const W: usize, const B: usize, P: Probe>(
     args: SlicedArgs<'_, '_, W, P>,
     (isa, scratch): (Isa, &mut ChoiceScratch),
 ) {
-    let (vals, legal, input_base, live, stuck, ctr, probe) = args;
+    let (vals, legal, (input_base, set), live, stuck, ctr, probe) = args;
     // 1. Count: cnt[p] = bit p of each lane's number of legal moves.
     let mut cnt = [[0u64; W]; B];
     for &(op, _) in legal {
@@ -268,8 +312,13 @@ fn sliced<const W: usize, const B: usize, P: Probe>(
             }
         }
         let s = &mut vals[input_base + input as usize];
+        let mut any = 0;
         for j in 0..W {
             s[j] |= bit[j] & !nonzero[j];
+            any |= bit[j] & !nonzero[j];
+        }
+        if any != 0 {
+            set.push(input);
         }
         decrement(&mut rem, &bit);
     }
@@ -347,7 +396,7 @@ fn pick_planes<const W: usize, const B: usize>(
 fn transposed<const W: usize, P: Probe>(
     vals: &mut [Block<W>],
     (legal, zero): (&[(Operand, u32)], KnownZero<'_>),
-    input_base: usize,
+    (input_base, set): (usize, &mut Vec<u32>),
     live: &Block<W>,
     stuck: &mut Block<W>,
     ctr: &LaneCounters<'_>,
@@ -355,52 +404,61 @@ fn transposed<const W: usize, P: Probe>(
     probe: &mut P,
     isa: Isa,
 ) {
-    let chunks = legal.len().div_ceil(64);
-    transpose_tiles(vals, legal, zero, live, &mut scratch.sets, chunks);
-    let input_slot = |m: usize| input_base + legal[m].1 as usize;
-    count_sets(vals, input_slot, live, stuck, ctr, scratch, chunks);
+    lane_sets(vals, legal, zero, live, scratch);
+    count_sets(vals, (legal, input_base, set), live, stuck, ctr, scratch);
     probe.end_phase(SimPhase::LegalCount);
+    if scratch.need_lane.is_empty() {
+        return;
+    }
+    let n = scratch.need_lane.len();
+    scratch.need_draw.resize(n, 0);
     let TransposeScratch {
-        sets,
-        cnt,
-        need_lane,
         need_playout,
         need_step,
         need_draw,
-    } = scratch;
-    if need_lane.is_empty() {
-        return;
-    }
-    need_draw.resize(need_lane.len(), 0);
+        ..
+    } = &mut *scratch;
     match isa {
         Isa::Portable => draws(ctr.seed, ctr.role, need_playout, need_step, need_draw),
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2(avx2) => avx2.draws(ctr.seed, ctr.role, need_playout, need_step, need_draw),
     }
     probe.end_phase(SimPhase::Rng);
-    for (&lane, &x) in need_lane.iter().zip(need_draw.iter()) {
-        let lane = lane as usize;
-        let set = &sets[lane * chunks..(lane + 1) * chunks];
-        let m = select_in(set, choose(x, cnt[lane]));
-        vals[input_slot(m)][lane / 64] |= 1 << (lane % 64);
+    for q in 0..n {
+        let lane = scratch.need_lane[q] as usize;
+        let k = choose(scratch.need_draw[q], scratch.cnt[lane]);
+        let (chunks, bits) = scratch.entries(lane);
+        let input = legal[select_in(chunks, bits, k)].1;
+        vals[input_base + input as usize][lane / 64] |= 1 << (lane % 64);
+        set.push(input);
     }
     probe.end_phase(SimPhase::Choice);
 }
 
-/// Per-lane legal move sets of the `live` lanes: `sets[lane * chunks + c]` bit `i` says
-/// whether move `64 * c + i` is legal in `lane`. Tiles of 64 entries × 64 lanes holding
-/// no legal move (chess: every tile of the side not to move but its `noop`'s) are not
-/// transposed, and entries `zero` knows are not read.
+/// Tiles (64 entries × 64 lanes) holding at least this many legal moves are bit-transposed;
+/// sparser ones are read bit by bit.
+const DENSE_TILE: u32 = 64;
+
+/// The sparse legal move sets of the `live` lanes ([`TransposeScratch`]). Per tile of 64
+/// entries × 64 lanes: an empty tile costs its reads only; a dense one
+/// ([`DENSE_TILE`]) is bit-transposed into per-lane sets; a sparse one is scattered bit by
+/// bit. Entries `zero` knows are not read (chess: every entry of the side not to move but
+/// its `noop`).
 #[inline(always)]
-fn transpose_tiles<const W: usize>(
+fn lane_sets<const W: usize>(
     vals: &[Block<W>],
     legal: &[(Operand, u32)],
     zero: KnownZero<'_>,
     live: &Block<W>,
-    sets: &mut [u64],
-    chunks: usize,
+    sets: &mut TransposeScratch,
 ) {
-    let sets = &mut sets[..64 * W * chunks];
+    for (j, &word) in live.iter().enumerate() {
+        let mut w = word;
+        while w != 0 {
+            sets.len[64 * j + w.trailing_zeros() as usize] = 0;
+            w &= w - 1;
+        }
+    }
     for (c, part) in legal.chunks(64).enumerate() {
         let mut read = [(0, 0); 64];
         let mut n = 0;
@@ -416,61 +474,78 @@ fn transpose_tiles<const W: usize>(
                 continue;
             }
             let mut rows = [0u64; 64];
-            let mut any = 0;
+            let (mut any, mut ones) = (0, 0);
             for &(i, op) in read {
-                rows[i] = (vals[slot(op)][j] ^ 0u64.wrapping_sub(u64::from(op & 1))) & live[j];
-                any |= rows[i];
+                let v = (vals[slot(op)][j] ^ 0u64.wrapping_sub(u64::from(op & 1))) & live[j];
+                rows[i] = v;
+                any |= v;
+                ones += v.count_ones();
             }
-            if any != 0 {
+            if any == 0 {
+                continue;
+            }
+            if ones >= DENSE_TILE {
+                // Afterwards rows[b] is lane b's set, nonzero exactly for the lanes in `any`.
                 transpose64(&mut rows);
-            }
-            for (b, &row) in rows.iter().enumerate() {
-                sets[(64 * j + b) * chunks + c] = row;
+                let mut lanes = any;
+                while lanes != 0 {
+                    let b = lanes.trailing_zeros() as usize;
+                    lanes &= lanes - 1;
+                    sets.push(64 * j + b, c, rows[b]);
+                }
+            } else {
+                let mut started = 0u64;
+                for &(i, _) in read {
+                    let mut v = rows[i];
+                    while v != 0 {
+                        let b = v.trailing_zeros() as usize;
+                        v &= v - 1;
+                        if started >> b & 1 == 0 {
+                            started |= 1 << b;
+                            sets.push(64 * j + b, c, 1 << i);
+                        } else {
+                            sets.or_last(64 * j + b, 1 << i);
+                        }
+                    }
+                }
             }
         }
     }
 }
 
-/// Counts each `live` lane's legal moves from its set ([`transpose_tiles`]): a lane with
-/// one takes it (its input slot, `input_slot(move)`, set), a lane with none is `stuck`,
-/// and a lane with more is queued for a draw (`need_*` of `scratch`, counts in `cnt`).
+/// Counts each `live` lane's legal moves from its set ([`lane_sets`]): a lane with
+/// one takes it (its input slot set, the input appended to `set`), a lane with none is
+/// `stuck`, and a lane with more is queued for a draw (`need_*` of `scratch`, counts in
+/// `cnt`).
 #[inline(always)]
 fn count_sets<const W: usize>(
     vals: &mut [Block<W>],
-    input_slot: impl Fn(usize) -> usize,
+    (legal, input_base, set): (&[(Operand, u32)], usize, &mut Vec<u32>),
     live: &Block<W>,
     stuck: &mut Block<W>,
     ctr: &LaneCounters<'_>,
     scratch: &mut TransposeScratch,
-    chunks: usize,
 ) {
-    let TransposeScratch {
-        sets,
-        cnt,
-        need_lane,
-        need_playout,
-        need_step,
-        ..
-    } = scratch;
-    need_lane.clear();
-    need_playout.clear();
-    need_step.clear();
+    scratch.need_lane.clear();
+    scratch.need_playout.clear();
+    scratch.need_step.clear();
     for (j, &word) in live.iter().enumerate() {
         let mut w = word;
         while w != 0 {
             let lane = 64 * j + w.trailing_zeros() as usize;
             w &= w - 1;
-            let set = &sets[lane * chunks..(lane + 1) * chunks];
-            let n: u32 = set.iter().map(|w| w.count_ones()).sum();
-            cnt[lane] = n;
+            let (chunks, bits) = scratch.entries(lane);
+            let n: u32 = bits.iter().map(|w| w.count_ones()).sum();
             if n >= 2 {
-                need_lane.push(lane as u32);
-                need_playout.push(ctr.playout[lane]);
-                need_step.push(ctr.step[lane]);
+                scratch.cnt[lane] = n;
+                scratch.need_lane.push(lane as u32);
+                scratch.need_playout.push(ctr.playout[lane]);
+                scratch.need_step.push(ctr.step[lane]);
             } else if n == 1 {
-                let c = set.iter().position(|&w| w != 0).unwrap_or(0);
-                let m = 64 * c + set[c].trailing_zeros() as usize;
-                vals[input_slot(m)][lane / 64] |= 1 << (lane % 64);
+                let m = 64 * chunks[0] as usize + bits[0].trailing_zeros() as usize;
+                let input = legal[m].1;
+                vals[input_base + input as usize][lane / 64] |= 1 << (lane % 64);
+                set.push(input);
             } else {
                 stuck[lane / 64] |= 1 << (lane % 64);
             }
@@ -478,19 +553,18 @@ fn count_sets<const W: usize>(
     }
 }
 
-/// The `k`-th move (0-based) of the move set `set` (`k` below its size).
+/// The `k`-th move (0-based) of the sparse move set (`chunks`, `bits`) (`k` below its
+/// size).
 #[inline(always)]
-fn select_in(set: &[u64], mut k: u32) -> usize {
-    let mut m = 0;
-    for (c, &w) in set.iter().enumerate() {
+fn select_in(chunks: &[u32], bits: &[u64], mut k: u32) -> usize {
+    for (&c, &w) in chunks.iter().zip(bits) {
         let ones = w.count_ones();
         if k < ones {
-            m = 64 * c + select64(w, k) as usize;
-            break;
+            return 64 * c as usize + select64(w, k) as usize;
         }
         k -= ones;
     }
-    m
+    unreachable!("k is below the set's size")
 }
 
 #[cfg(test)]

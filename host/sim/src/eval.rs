@@ -3,7 +3,7 @@
 
 use crate::program::NONE;
 use crate::program::{slot, Operand};
-use crate::program::{Phase, RunKind};
+use crate::program::{Phase, Program, RunKind};
 
 /// One slot's value for every lane of a block: bit `b` of word `w` is lane `64 * w + b`.
 pub type Block<const W: usize> = [u64; W];
@@ -261,4 +261,26 @@ fn fold<const W: usize>(
         }
     }
     acc
+}
+
+/// Fills the next phase's input sums ([`crate::program::Program::sums`]) from the inputs
+/// set this step: every sum slot cleared, then each input of `set` (input indices; a
+/// repeat costs time only) ORed into the sums it feeds. Every input slot not in `set`
+/// must be 0.
+#[inline(always)]
+pub fn fill_sums<const W: usize>(vals: &mut [Block<W>], prog: &Program, set: &[u32]) {
+    let sums = &prog.sums;
+    if sums.is_empty() {
+        return;
+    }
+    vals[sums.first_slot..sums.first_slot + sums.count].fill([0; W]);
+    for &i in set {
+        let v = vals[prog.input_base + i as usize];
+        for &s in sums.of(i as usize) {
+            let d = &mut vals[sums.first_slot + s as usize];
+            for j in 0..W {
+                d[j] |= v[j];
+            }
+        }
+    }
 }

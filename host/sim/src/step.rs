@@ -3,7 +3,7 @@
 //! 64-lane block whose lanes are all equal: `trace --backend cpu` checks the program the
 //! playouts run, one state at a time.
 
-use crate::eval::{read, run_phase, Block};
+use crate::eval::{fill_sums, read, run_phase, Block};
 use crate::program::Program;
 use propnet_netlist::{InputId, ValidNetlist};
 use propnet_runtime::net_trace::{StepEvaluator, StepValues};
@@ -64,6 +64,8 @@ impl StepEvaluator for ProgramEvaluator {
         for m in joint {
             vals[p.input_base + m.index()] = [!0];
         }
+        let set: Vec<u32> = joint.iter().map(|m| m.0).collect();
+        fill_sums(vals, p, &set);
         run_phase(vals, &p.next);
         let next = p
             .next_state

@@ -17,7 +17,7 @@
 use crate::batch::{Outcome, RunSpec};
 use crate::choice::{choose_moves, ChoiceScratch, KnownZero};
 use crate::draw::LaneCounters;
-use crate::eval::{read, run_alive, run_guarded, run_phase, run_skipping, Block};
+use crate::eval::{fill_sums, read, run_alive, run_guarded, run_phase, run_skipping, Block};
 use crate::isa::Isa;
 use crate::probe::{NoProbe, PhaseTimes, Probe, SimPhase};
 use crate::program::NONE;
@@ -94,6 +94,9 @@ pub struct BlockStepper<'p, const W: usize, P: Probe = NoProbe> {
     active: Block<W>,
     /// Buffers of the move choice for roles with many legal entries.
     scratch: ChoiceScratch,
+    /// Inputs the last move choice set in some lane (maybe repeated): the only input slots
+    /// that are not 0, cleared before the next choice.
+    set_inputs: Vec<u32>,
     /// Pending block of finished playouts awaiting goal evaluation: slot values (lane `p`
     /// holds `pending[p]`'s final state) and what else their records need.
     gvals: Slots<W>,
@@ -186,6 +189,7 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
             end: vec![PlayoutEnd::Terminal; lanes],
             active: [0; W],
             scratch: ChoiceScratch::new(lanes, max_moves),
+            set_inputs: Vec::with_capacity(lanes),
             gvals: Slots::zeroed(if prog.goal.is_empty() {
                 0
             } else {
@@ -375,15 +379,17 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
         (std::array::from_fn(|j| fin[j] | at_limit[j]), at_limit)
     }
 
-    /// Clears the input slots and picks every role's move in the active lanes not in
-    /// `fin`; returns the lanes where some role had no legal move.
+    /// Clears the input slots the last choice set, picks every role's move in the active
+    /// lanes not in `fin` and fills the input sums; returns the lanes where some role had
+    /// no legal move.
     #[inline(always)]
     fn choose_all(&mut self, spec: &RunSpec<'_>, fin: &Block<W>, isa: Isa) -> Block<W> {
         let prog = self.prog;
         let mut live: Block<W> = std::array::from_fn(|j| self.active[j] & !fin[j]);
-        for s in prog.input_base..prog.input_base + prog.inputs {
-            self.vals[s] = [0; W];
+        for &i in &self.set_inputs {
+            self.vals[prog.input_base + i as usize] = [0; W];
         }
+        self.set_inputs.clear();
         self.probe.end_phase(SimPhase::Terminal);
         let mut stuck = [0u64; W];
         for r in 0..prog.legal.len() {
@@ -392,6 +398,7 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
             }
             self.choose_role(spec, r, &mut live, &mut stuck, isa);
         }
+        fill_sums(&mut self.vals, prog, &self.set_inputs);
         stuck
     }
 
@@ -590,7 +597,7 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
             live,
             &mut stuck,
             &ctr,
-            &mut self.scratch,
+            (&mut self.scratch, &mut self.set_inputs),
             &mut self.probe,
             isa,
         );
