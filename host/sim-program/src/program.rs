@@ -20,8 +20,8 @@ use crate::guard::guards;
 pub use crate::guard::NONE;
 use crate::key::{key_guards, KeyCheck};
 use crate::observe::{skip_guards, ALTS};
-use crate::sums::{add_input_sums, InputSums};
 pub use crate::operand::{slot, Operand};
+use crate::sums::{add_input_sums, InputSums};
 use propnet_netlist::{Gate, GateId, Netlist, NetlistInfo};
 
 /// What the instructions of a [`Run`] are. The two-operand kinds carry their operands'
@@ -299,7 +299,10 @@ impl Program {
             key_checks,
             skips_products,
             schedule,
-            sums: InputSums::default(),
+            sums: InputSums {
+                first_slot: input_base + net.inputs.len(),
+                ..InputSums::default()
+            },
         };
         add_input_sums(&mut prog, tuning);
         prog
@@ -376,7 +379,10 @@ impl Program {
         }
         if !self.sums.is_empty() {
             let inputs = self.sums.targets.len();
-            parts.push(format!("{} input sums of {inputs} input operands", self.sums.count));
+            parts.push(format!(
+                "{} input sums of {inputs} input operands",
+                self.sums.count
+            ));
         }
         if parts.is_empty() {
             "untuned".to_string()
@@ -475,7 +481,8 @@ pub enum Tuning {
     /// core: 5.27 M of 5.45 M), counting only guards that cover at least
     /// [`MIN_GUARD_OPERANDS`]. Fusion: at least
     /// 16,384 operands in the program. Skipping: at least one product led by a latch per
-    /// latch. Input sums: `Or`s of at least [`crate::sums::AUTO_MIN_INPUTS`] plain inputs.
+    /// latch. Input sums: `Or`s of at least [`crate::sums::AUTO_MIN_INPUTS`] plain inputs of
+    /// roles of at least [`crate::sums::AUTO_MIN_ROLE_MOVES`] legal entries.
     Auto,
     /// Wherever they apply (for tests).
     Always,
@@ -727,7 +734,7 @@ mod tests {
     /// reads an earlier slot, and phases are laid out back to back.
     #[test]
     fn instructions_are_few_and_ordered() {
-        let mut fused = 0;
+        let (mut fused, mut summed) = (0, 0);
         for seed in 0..20 {
             let net = random_netlist(
                 seed,
@@ -751,6 +758,9 @@ mod tests {
             assert_eq!(p.goal.first_slot, p.core.first_slot + p.core.len());
             assert_eq!(p.next.first_slot, p.goal.first_slot + p.goal.len());
             assert_eq!(p.slots, p.next.first_slot + p.next.len());
+            assert_eq!(p.sums.first_slot, p.input_base + p.inputs);
+            assert_eq!(p.core.first_slot, p.sums.first_slot + p.sums.count);
+            summed += p.sums.count;
             for ph in [&p.core, &p.goal, &p.next] {
                 let total: u32 = ph.runs.iter().map(|r| r.len).sum();
                 assert_eq!(
@@ -795,7 +805,12 @@ mod tests {
                         assert!(code & 1 == 1 && pairs >= 1 && 2 * pairs <= ops.len());
                         fused += pairs;
                     }
-                    assert!(ops.len() >= 2, "seed {seed}: trivial gates are aliases");
+                    // An `Or` of inputs only reads its input sum alone.
+                    let sums = p.sums.first_slot..p.sums.first_slot + p.sums.count;
+                    assert!(
+                        ops.len() >= 2 || sums.contains(&slot(ops[0])),
+                        "seed {seed}: trivial gates are aliases"
+                    );
                     assert!(
                         ops.iter().all(|&o| slot(o) < ph.first_slot + k),
                         "seed {seed}: operand not earlier"
@@ -812,6 +827,7 @@ mod tests {
             }
         }
         assert!(fused > 0, "no And gate was fused into its Or");
+        assert!(summed > 0, "no Or of inputs got an input sum");
     }
 
     /// Fusion keeps every gate with another reader (here: the output and a second `Or`)

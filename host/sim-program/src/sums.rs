@@ -14,9 +14,21 @@
 use crate::operand::{slot, Operand};
 use crate::program::{Phase, Program, RunKind, Tuning};
 
-/// Plain input operands an `Or` of the next phase needs for a sum, under [`Tuning::Auto`]
-/// (below it the scatter costs about what it saves).
+/// Plain input operands an `Or` of the next phase needs for a sum, under [`Tuning::Auto`].
 pub const AUTO_MIN_INPUTS: usize = 8;
+
+/// Legal entries from which a role's inputs count for a sum under [`Tuning::Auto`].
+///
+/// Cost model, per input operand taken out of an `Or`: the `Or` no longer reads the
+/// input's slot, about 0.1 ns per lane word (a streamed read; checkers: 1,143 operands
+/// of 10 sums saved 1.8 ns per lane-step), while every lane that chooses the input pays
+/// one scattered bit per sum, about 2.4 ns (checkers: 4.4 ns per lane-step at 1.8 sums
+/// per input). With moves chosen about uniformly among a role's `n` inputs, an operand
+/// saves `0.1 W` and costs `64 W × 2.4 / n` ns per block step: sums pay from `n ≈ 1,536`
+/// on (checkers, 640 per role, was 4 % slower with them; amazons, 86,981 per role, 2.7
+/// times faster). Smaller roles' inputs are also all taken each step (the simulator
+/// lists only the moves of roles of more than its sliced-choice limit, 255 entries).
+pub const AUTO_MIN_ROLE_MOVES: usize = 1536;
 
 /// The sum slots of a program and, per input, the sums it feeds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -72,21 +84,33 @@ fn single_ranges(phase: &Phase) -> Vec<Option<(usize, usize)>> {
 }
 
 /// Gives the next phase's wide `Or`s of `prog` their sums (see the module docs), as
-/// `tuning` says: [`Tuning::Auto`] for `Or`s of at least [`AUTO_MIN_INPUTS`] plain input
-/// operands, [`Tuning::Always`] for two or more, [`Tuning::Never`] none.
+/// `tuning` says: [`Tuning::Auto`] for `Or`s of at least [`AUTO_MIN_INPUTS`] plain inputs
+/// of roles of at least [`AUTO_MIN_ROLE_MOVES`] legal entries, [`Tuning::Always`] for two
+/// or more inputs of any role, [`Tuning::Never`] none.
 pub(crate) fn add_input_sums(prog: &mut Program, tuning: Tuning) {
-    let min = match tuning {
-        Tuning::Auto => AUTO_MIN_INPUTS,
-        Tuning::Always => 2,
+    let (min, min_role) = match tuning {
+        Tuning::Auto => (AUTO_MIN_INPUTS, AUTO_MIN_ROLE_MOVES),
+        Tuning::Always => (2, 0),
         Tuning::Never => return,
     };
     let (lo, hi) = (prog.input_base, prog.input_base + prog.inputs);
-    let is_input = |op: Operand| op & 1 == 0 && (lo..hi).contains(&slot(op));
+    let mut counted = vec![false; prog.inputs];
+    for role in prog.legal.iter().filter(|r| r.len() >= min_role) {
+        for &(_, i) in role {
+            counted[i as usize] = true;
+        }
+    }
+    let is_input =
+        |op: Operand| op & 1 == 0 && (lo..hi).contains(&slot(op)) && counted[slot(op) - lo];
     let ranges = single_ranges(&prog.next);
     let chosen: Vec<usize> = (0..ranges.len())
         .filter(|&i| {
             ranges[i].is_some_and(|(a, b)| {
-                prog.next.args[a..b].iter().filter(|&&op| is_input(op)).count() >= min
+                prog.next.args[a..b]
+                    .iter()
+                    .filter(|&&op| is_input(op))
+                    .count()
+                    >= min
             })
         })
         .collect();
@@ -108,7 +132,9 @@ pub(crate) fn add_input_sums(prog: &mut Program, tuning: Tuning) {
             args.extend_from_slice(ops);
             continue;
         };
-        let (a, b) = range.map(|(a, b)| (a - (at - n), b - (at - n))).unwrap_or((0, 0));
+        let (a, b) = range
+            .map(|(a, b)| (a - (at - n), b - (at - n)))
+            .unwrap_or((0, 0));
         args.push(((first_sum + s) as u32) << 1);
         let mut kept = 1;
         for (j, &op) in ops.iter().enumerate() {

@@ -37,6 +37,10 @@ const _: () = assert!(
     SLICED_MAX < 256,
     "k and counts of the sliced path are packed in bytes"
 );
+const _: () = assert!(
+    SLICED_MAX < propnet_sim_program::sums::AUTO_MIN_ROLE_MOVES,
+    "input sums count the inputs of roles whose set moves the choice lists"
+);
 
 /// Bit planes needed to hold every count `0..=n`.
 #[inline(always)]
@@ -106,7 +110,7 @@ pub struct TransposeScratch {
     bits: Vec<u64>,
     /// Per lane: its number of entries.
     len: Vec<u32>,
-    /// Per lane: legal count.
+    /// Per lane: its legal count (the set bits of its entries).
     pub cnt: Vec<u32>,
     /// Lanes needing a draw, and their counters and draws.
     pub need_lane: Vec<u32>,
@@ -146,13 +150,15 @@ impl TransposeScratch {
         self.chunk[e] = chunk as u32;
         self.bits[e] = bits;
         self.len[lane] += 1;
+        self.cnt[lane] += bits.count_ones();
     }
 
-    /// Sets bit `bit` of `lane`'s last entry.
+    /// Sets bit `bit` (not yet set) of `lane`'s last entry.
     #[inline(always)]
     fn or_last(&mut self, lane: usize, bit: u64) {
         let e = lane * self.cap + self.len[lane] as usize - 1;
         self.bits[e] |= bit;
+        self.cnt[lane] += 1;
     }
 
     /// `lane`'s entries: chunk indices and move sets.
@@ -187,9 +193,10 @@ impl KnownZero<'_> {
 }
 
 /// Picks the role's move in every `live` lane and sets its input slot (input slots must be
-/// zero for the live lanes on entry), appending each input it sets in some lane to `set`
-/// (maybe more than once); lanes without a legal move are set in `stuck`. Entries `zero`
-/// knows to be 0 are not read (transpose path).
+/// zero for the live lanes on entry); lanes without a legal move are set in `stuck`. A
+/// role of more than [`SLICED_MAX`] entries (transpose path) appends each move it sets to
+/// `set` as (input, lane) and does not read the entries `zero` knows to be 0; a smaller
+/// role's moves are not listed (the caller takes all its inputs).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn choose_moves<const W: usize, P: Probe>(
@@ -200,7 +207,7 @@ pub fn choose_moves<const W: usize, P: Probe>(
     live: &Block<W>,
     stuck: &mut Block<W>,
     ctr: &LaneCounters<'_>,
-    (scratch, set): (&mut ChoiceScratch, &mut Vec<u32>),
+    (scratch, set): (&mut ChoiceScratch, &mut Vec<(u32, u32)>),
     probe: &mut P,
     isa: Isa,
 ) {
@@ -210,19 +217,14 @@ pub fn choose_moves<const W: usize, P: Probe>(
             let (op, input) = legal[0];
             let v = read(vals, op);
             let s = input_base + input as usize;
-            let mut any = 0;
             for j in 0..W {
                 vals[s][j] |= v[j] & live[j];
-                any |= v[j] & live[j];
                 stuck[j] = live[j] & !v[j];
-            }
-            if any != 0 {
-                set.push(input);
             }
             probe.end_phase(SimPhase::Choice);
         }
         n if n <= SLICED_MAX => {
-            let args = (vals, legal, (input_base, set), live, stuck, ctr, probe);
+            let args = (vals, legal, input_base, live, stuck, ctr, probe);
             let pick = (isa, &mut *scratch);
             // The plane count is a constant in each copy, so the planes live in registers.
             match planes_for(n) {
@@ -235,26 +237,74 @@ pub fn choose_moves<const W: usize, P: Probe>(
                 _ => sliced::<W, 8, P>(args, pick),
             }
         }
-        _ => transposed(
-            vals,
-            (legal, zero),
-            (input_base, set),
-            live,
-            stuck,
-            ctr,
-            &mut scratch.transpose,
-            probe,
-            isa,
-        ),
+        _ => {
+            let args = (vals, (legal, zero), (input_base, set), live, stuck, ctr);
+            let rest = (&mut scratch.transpose, probe);
+            match isa {
+                Isa::Portable => transposed_portable(args, rest),
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: an `Isa::Avx2` is made only where `Avx2::detect` found AVX2,
+                // POPCNT and BMI1/2, the features `transposed_avx2` is compiled for.
+                #[allow(unsafe_code)]
+                Isa::Avx2(_) => unsafe { transposed_avx2(args, rest, isa) },
+            }
+        }
     }
 }
 
-/// The arguments of [`sliced`]: values, legal entries, first input slot and the inputs
-/// set (out), live lanes, stuck lanes (out), RNG counters, probe.
+/// The moves a choice set, as (input, lane).
+type SetMoves = Vec<(u32, u32)>;
+
+/// The arguments of [`transposed`]: values, legal entries and what zero knows, first input
+/// slot and the moves set (out), live lanes, stuck lanes (out), RNG counters.
+type TransposedArgs<'a, 'c, const W: usize> = (
+    &'a mut [Block<W>],
+    (&'a [(Operand, u32)], KnownZero<'a>),
+    (usize, &'a mut Vec<(u32, u32)>),
+    &'a Block<W>,
+    &'a mut Block<W>,
+    &'a LaneCounters<'c>,
+);
+
+/// [`transposed`] out of line, portable: only roles of hundreds of entries take this
+/// path, and the stepper's copy stays as small as the other games need.
+#[inline(never)]
+fn transposed_portable<const W: usize, P: Probe>(
+    (vals, legal, io, live, stuck, ctr): TransposedArgs<'_, '_, W>,
+    (sets, probe): (&mut TransposeScratch, &mut P),
+) {
+    transposed(
+        vals,
+        legal,
+        io,
+        live,
+        stuck,
+        ctr,
+        sets,
+        probe,
+        Isa::Portable,
+    );
+}
+
+/// [`transposed_portable`] compiled for AVX2, POPCNT and BMI1/2 (`isa` is
+/// [`Isa::Avx2`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
+#[inline(never)]
+fn transposed_avx2<const W: usize, P: Probe>(
+    (vals, legal, io, live, stuck, ctr): TransposedArgs<'_, '_, W>,
+    (sets, probe): (&mut TransposeScratch, &mut P),
+    isa: Isa,
+) {
+    transposed(vals, legal, io, live, stuck, ctr, sets, probe, isa);
+}
+
+/// The arguments of [`sliced`]: values, legal entries, first input slot, live lanes,
+/// stuck lanes (out), RNG counters, probe.
 type SlicedArgs<'a, 'c, const W: usize, P> = (
     &'a mut [Block<W>],
     &'a [(Operand, u32)],
-    (usize, &'a mut Vec<u32>),
+    usize,
     &'a Block<W>,
     &'a mut Block<W>,
     &'a LaneCounters<'c>,
@@ -267,7 +317,7 @@ fn sliced<const W: usize, const B: usize, P: Probe>(
     args: SlicedArgs<'_, '_, W, P>,
     (isa, scratch): (Isa, &mut ChoiceScratch),
 ) {
-    let (vals, legal, (input_base, set), live, stuck, ctr, probe) = args;
+    let (vals, legal, input_base, live, stuck, ctr, probe) = args;
     // 1. Count: cnt[p] = bit p of each lane's number of legal moves.
     let mut cnt = [[0u64; W]; B];
     for &(op, _) in legal {
@@ -312,13 +362,8 @@ fn sliced<const W: usize, const B: usize, P: Probe>(
             }
         }
         let s = &mut vals[input_base + input as usize];
-        let mut any = 0;
         for j in 0..W {
             s[j] |= bit[j] & !nonzero[j];
-            any |= bit[j] & !nonzero[j];
-        }
-        if any != 0 {
-            set.push(input);
         }
         decrement(&mut rem, &bit);
     }
@@ -396,7 +441,7 @@ fn pick_planes<const W: usize, const B: usize>(
 fn transposed<const W: usize, P: Probe>(
     vals: &mut [Block<W>],
     (legal, zero): (&[(Operand, u32)], KnownZero<'_>),
-    (input_base, set): (usize, &mut Vec<u32>),
+    (input_base, set): (usize, &mut Vec<(u32, u32)>),
     live: &Block<W>,
     stuck: &mut Block<W>,
     ctr: &LaneCounters<'_>,
@@ -430,14 +475,14 @@ fn transposed<const W: usize, P: Probe>(
         let (chunks, bits) = scratch.entries(lane);
         let input = legal[select_in(chunks, bits, k)].1;
         vals[input_base + input as usize][lane / 64] |= 1 << (lane % 64);
-        set.push(input);
+        set.push((input, lane as u32));
     }
     probe.end_phase(SimPhase::Choice);
 }
 
 /// Tiles (64 entries × 64 lanes) holding at least this many legal moves are bit-transposed;
 /// sparser ones are read bit by bit.
-const DENSE_TILE: u32 = 64;
+const DENSE_TILE: u32 = 16;
 
 /// The sparse legal move sets of the `live` lanes ([`TransposeScratch`]). Per tile of 64
 /// entries × 64 lanes: an empty tile costs its reads only; a dense one
@@ -455,7 +500,8 @@ fn lane_sets<const W: usize>(
     for (j, &word) in live.iter().enumerate() {
         let mut w = word;
         while w != 0 {
-            sets.len[64 * j + w.trailing_zeros() as usize] = 0;
+            let lane = 64 * j + w.trailing_zeros() as usize;
+            (sets.len[lane], sets.cnt[lane]) = (0, 0);
             w &= w - 1;
         }
     }
@@ -514,13 +560,13 @@ fn lane_sets<const W: usize>(
 }
 
 /// Counts each `live` lane's legal moves from its set ([`lane_sets`]): a lane with
-/// one takes it (its input slot set, the input appended to `set`), a lane with none is
+/// one takes it (its input slot set, the move appended to `set`), a lane with none is
 /// `stuck`, and a lane with more is queued for a draw (`need_*` of `scratch`, counts in
 /// `cnt`).
 #[inline(always)]
 fn count_sets<const W: usize>(
     vals: &mut [Block<W>],
-    (legal, input_base, set): (&[(Operand, u32)], usize, &mut Vec<u32>),
+    (legal, input_base, set): (&[(Operand, u32)], usize, &mut SetMoves),
     live: &Block<W>,
     stuck: &mut Block<W>,
     ctr: &LaneCounters<'_>,
@@ -534,18 +580,17 @@ fn count_sets<const W: usize>(
         while w != 0 {
             let lane = 64 * j + w.trailing_zeros() as usize;
             w &= w - 1;
-            let (chunks, bits) = scratch.entries(lane);
-            let n: u32 = bits.iter().map(|w| w.count_ones()).sum();
+            let n = scratch.cnt[lane];
             if n >= 2 {
-                scratch.cnt[lane] = n;
                 scratch.need_lane.push(lane as u32);
                 scratch.need_playout.push(ctr.playout[lane]);
                 scratch.need_step.push(ctr.step[lane]);
             } else if n == 1 {
+                let (chunks, bits) = scratch.entries(lane);
                 let m = 64 * chunks[0] as usize + bits[0].trailing_zeros() as usize;
                 let input = legal[m].1;
                 vals[input_base + input as usize][lane / 64] |= 1 << (lane % 64);
-                set.push(input);
+                set.push((input, lane as u32));
             } else {
                 stuck[lane / 64] |= 1 << (lane % 64);
             }

@@ -263,24 +263,35 @@ fn fold<const W: usize>(
     acc
 }
 
-/// Fills the next phase's input sums ([`crate::program::Program::sums`]) from the inputs
-/// set this step: every sum slot cleared, then each input of `set` (input indices; a
-/// repeat costs time only) ORed into the sums it feeds. Every input slot not in `set`
-/// must be 0.
+/// Fills the next phase's input sums ([`crate::program::Program::sums`]) from the moves
+/// set this step: every sum slot cleared, then each input of `inputs` ORed word by word
+/// into the sums it feeds, and each move of `moves` (input, lane) bit by bit. Every input
+/// slot bit not set through `inputs` or `moves` must be 0; a repeat costs time only.
 #[inline(always)]
-pub fn fill_sums<const W: usize>(vals: &mut [Block<W>], prog: &Program, set: &[u32]) {
+pub fn fill_sums<const W: usize>(
+    vals: &mut [Block<W>],
+    prog: &Program,
+    inputs: &[u32],
+    moves: &[(u32, u32)],
+) {
     let sums = &prog.sums;
     if sums.is_empty() {
         return;
     }
     vals[sums.first_slot..sums.first_slot + sums.count].fill([0; W]);
-    for &i in set {
+    for &i in inputs {
         let v = vals[prog.input_base + i as usize];
         for &s in sums.of(i as usize) {
             let d = &mut vals[sums.first_slot + s as usize];
             for j in 0..W {
                 d[j] |= v[j];
             }
+        }
+    }
+    for &(i, lane) in moves {
+        let (j, bit) = (lane as usize / 64, 1u64 << (lane % 64));
+        for &s in sums.of(i as usize) {
+            vals[sums.first_slot + s as usize][j] |= bit;
         }
     }
 }

@@ -36,7 +36,8 @@ pub fn dispatch<B: WithIsa>(simd: Simd, body: B) {
     if simd == Simd::Auto && crate::options::avx2_available() {
         if let Some(avx2) = Avx2::detect() {
             // SAFETY: the features `run_x86_v3` is compiled for were detected above.
-            // With the `Avx2` methods this is the simulator's only unsafe code (runtime
+            // With the `Avx2` methods and the move choice's out-of-line AVX2 copy of its
+            // transpose path (`choice`), this is the simulator's only unsafe code (runtime
             // CPU dispatch).
             #[allow(unsafe_code)]
             unsafe {

@@ -65,7 +65,7 @@ impl StepEvaluator for ProgramEvaluator {
             vals[p.input_base + m.index()] = [!0];
         }
         let set: Vec<u32> = joint.iter().map(|m| m.0).collect();
-        fill_sums(vals, p, &set);
+        fill_sums(vals, p, &set, &[]);
         run_phase(vals, &p.next);
         let next = p
             .next_state

@@ -94,9 +94,12 @@ pub struct BlockStepper<'p, const W: usize, P: Probe = NoProbe> {
     active: Block<W>,
     /// Buffers of the move choice for roles with many legal entries.
     scratch: ChoiceScratch,
-    /// Inputs the last move choice set in some lane (maybe repeated): the only input slots
-    /// that are not 0, cleared before the next choice.
-    set_inputs: Vec<u32>,
+    /// The inputs of the roles of at most [`crate::choice::SLICED_MAX`] legal entries,
+    /// cleared whole before every choice.
+    small_inputs: Vec<u32>,
+    /// The moves (input, lane) the last choice set for the other roles: with
+    /// `small_inputs`, the only input bits that may not be 0; cleared before the next.
+    set_moves: Vec<(u32, u32)>,
     /// Pending block of finished playouts awaiting goal evaluation: slot values (lane `p`
     /// holds `pending[p]`'s final state) and what else their records need.
     gvals: Slots<W>,
@@ -119,6 +122,15 @@ pub struct BlockStepper<'p, const W: usize, P: Probe = NoProbe> {
     /// lane is started or loaded below it or raises it; made exact whenever it reaches
     /// the limit.
     oldest: u32,
+}
+
+/// The inputs of `prog`'s roles of at most [`crate::choice::SLICED_MAX`] legal entries.
+fn small_role_inputs(prog: &Program) -> Vec<u32> {
+    let small = prog
+        .legal
+        .iter()
+        .filter(|r| r.len() <= crate::choice::SLICED_MAX);
+    small.flatten().map(|&(_, i)| i).collect()
 }
 
 /// Per operand of `ops`: the run of `phase` whose instruction gives its value (not
@@ -189,7 +201,8 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
             end: vec![PlayoutEnd::Terminal; lanes],
             active: [0; W],
             scratch: ChoiceScratch::new(lanes, max_moves),
-            set_inputs: Vec::with_capacity(lanes),
+            small_inputs: small_role_inputs(prog),
+            set_moves: Vec::with_capacity(lanes),
             gvals: Slots::zeroed(if prog.goal.is_empty() {
                 0
             } else {
@@ -386,10 +399,13 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
     fn choose_all(&mut self, spec: &RunSpec<'_>, fin: &Block<W>, isa: Isa) -> Block<W> {
         let prog = self.prog;
         let mut live: Block<W> = std::array::from_fn(|j| self.active[j] & !fin[j]);
-        for &i in &self.set_inputs {
+        for &i in &self.small_inputs {
             self.vals[prog.input_base + i as usize] = [0; W];
         }
-        self.set_inputs.clear();
+        for &(i, lane) in &self.set_moves {
+            self.vals[prog.input_base + i as usize][lane as usize / 64] = 0;
+        }
+        self.set_moves.clear();
         self.probe.end_phase(SimPhase::Terminal);
         let mut stuck = [0u64; W];
         for r in 0..prog.legal.len() {
@@ -398,7 +414,7 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
             }
             self.choose_role(spec, r, &mut live, &mut stuck, isa);
         }
-        fill_sums(&mut self.vals, prog, &self.set_inputs);
+        fill_sums(&mut self.vals, prog, &self.small_inputs, &self.set_moves);
         stuck
     }
 
@@ -597,7 +613,7 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
             live,
             &mut stuck,
             &ctr,
-            (&mut self.scratch, &mut self.set_inputs),
+            (&mut self.scratch, &mut self.set_moves),
             &mut self.probe,
             isa,
         );
