@@ -33,7 +33,11 @@
 //!
 //! Cost model per joint move and lane: `instructions / 64` word operations per operand
 //! plus the move choice (`legal moves` word reads per block, one Threefry draw per lane and
-//! role with two or more legal moves). State per lane: one bit per slot.
+//! role with two or more legal moves). State per lane: one bit per slot. Roles of
+//! thousands of moves (amazons) are kept sparse where lanes are: their move sets per lane
+//! hold only the chunks with a legal move, only the moves set are cleared, and the
+//! transition's wide `Or`s of their inputs read input sums ([`program`]'s `sums`) filled
+//! from the moves chosen.
 //!
 //! Modules, lowest first (each uses only modules listed before it and the compiled
 //! [`program`]): `options`, `bits`, `draw`, `probe`, `queue`, [`tune`]; [`eval`], `slots`,

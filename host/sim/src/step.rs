@@ -64,8 +64,10 @@ impl StepEvaluator for ProgramEvaluator {
         for m in joint {
             vals[p.input_base + m.index()] = [!0];
         }
-        let set: Vec<u32> = joint.iter().map(|m| m.0).collect();
-        fill_sums(vals, p, &set, &[]);
+        if !p.sums.is_empty() {
+            let set: Vec<u32> = joint.iter().map(|m| m.0).collect();
+            fill_sums(vals, p, &set, &[]);
+        }
         run_phase(vals, &p.next);
         let next = p
             .next_state

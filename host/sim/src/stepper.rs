@@ -415,6 +415,7 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
             self.choose_role(spec, r, &mut live, &mut stuck, isa);
         }
         fill_sums(&mut self.vals, prog, &self.small_inputs, &self.set_moves);
+        self.probe.end_phase(SimPhase::Choice);
         stuck
     }
 
