@@ -115,3 +115,35 @@ fn check_grounds_like_compile() {
         "{out}"
     );
 }
+
+/// `--factors` lists the independent subgames of a game of two coins (each set once; the
+/// goal is that some coin is set), the step counter (4 fluents) they share and the inert `wait`.
+#[test]
+fn factors_lists_independent_subgames() {
+    let game = "(role p) (init (step 0))\n\
+                (<= (legal p (set ?c)) (coin ?c) (not (true (on ?c))))\n(legal p wait)\n\
+                (<= (next (on ?c)) (does p (set ?c)))\n(<= (next (on ?c)) (true (on ?c)))\n\
+                (<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))\n\
+                (coin a) (coin b) (succ 0 1) (succ 1 2) (succ 2 3)\n\
+                (<= terminal (true (step 3)))\n(<= (goal p 100) (true (on ?c)))\n\
+                (<= (goal p 0) (not (true (on a))) (not (true (on b))))";
+    let (ok, out, err) = check_with(game, "coins.kif", &["--factors"]);
+    assert!(ok, "stderr: {err}");
+    assert!(
+        out.contains(
+            "factors: 2 independent subgames; 4 shared fluents, 0 crossing moves, 1 inert moves"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("factor 1: 1 fluents, 1 moves: (on a); p (set a)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("factor 2: 1 fluents, 1 moves: (on b); p (set b)"),
+        "{out}"
+    );
+    assert!(out.contains("inert (change no fluent): p wait"), "{out}");
+    let (ok, _, err) = check_with(game, "coins.kif", &["--factors", "--no-ground"]);
+    assert!(!ok && err.contains("cannot be used with"), "{err}");
+}

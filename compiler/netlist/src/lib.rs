@@ -36,11 +36,14 @@ pub mod random;
 mod text;
 mod validate;
 
+pub mod factors;
 pub mod passes;
 pub mod playout;
 pub mod rng;
 pub mod scalar;
 
+#[cfg(test)]
+mod factors_tests;
 #[cfg(test)]
 mod serial_tests;
 

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use propnet_compiler::gdl::Game;
+use propnet_netlist::factors::find_factors;
 use propnet_netlist::Netlist;
 use propnet_runtime::machine::NetMachine;
 use propnet_runtime::pipeline::{compile_game, PipelineOptions};
@@ -25,21 +26,28 @@ pub struct CheckArgs {
     /// Check the rules only, without grounding them: faster on big games, but a game the
     /// grounder rejects (a goal value out of 0..=100 from a static relation, a grounding
     /// budget exceeded) then passes `check` and fails `compile`, `run` and the others.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "factors")]
     pub no_ground: bool,
+    /// Also compile (optimize) the game and list its factors: independent subgames, the
+    /// latches they share, and the moves that touch several or none (see
+    /// `propnet_netlist::factors`).
+    #[arg(long)]
+    pub factors: bool,
 }
 
 /// Loads the game; prints roles, relation and rule counts, static/dynamic relations and
 /// warnings. Errors (unreadable file, syntax, invalid GDL) are returned located.
 pub fn run(args: CheckArgs) -> Result<()> {
     let game = propnet_runtime::pipeline::load_rules(&args.game, "check")?;
-    let (grounded, initial) = if args.no_ground {
+    let (grounded, initial, net) = if args.no_ground {
         (
             "grounding: not checked (--no-ground)".to_string(),
             Vec::new(),
+            None,
         )
     } else {
-        ground(&game)?
+        let (text, warnings, net) = ground(&game, args.factors)?;
+        (text, warnings, Some(net))
     };
     let mut warnings: Vec<String> = game.warnings.iter().map(ToString::to_string).collect();
     warnings.extend(initial);
@@ -48,6 +56,9 @@ pub fn run(args: CheckArgs) -> Result<()> {
     for w in &warnings {
         outln!("{w}")?;
     }
+    if let Some(net) = net.filter(|_| args.factors) {
+        out!("{}", super::factors::describe(&net, &find_factors(&net)))?;
+    }
     if args.deny_warnings && !warnings.is_empty() {
         let n = warnings.len() as u64;
         anyhow::bail!("{} and --deny-warnings", super::plural(n, "warning"));
@@ -55,13 +66,14 @@ pub fn run(args: CheckArgs) -> Result<()> {
     Ok(())
 }
 
-/// Grounds `game` as `compile` does (same budget flags, no optimization passes) and says
-/// how big its netlist is, with the warnings about its initial state
-/// ([`initial_state_warnings`]); the grounder's errors are `compile`'s, located.
-fn ground(game: &Game) -> Result<(String, Vec<String>)> {
+/// Grounds `game` as `compile` does (same budget flags; the optimization passes only when
+/// `optimize`, which `--factors` asks for) and says how big its netlist is, with the
+/// warnings about its initial state ([`initial_state_warnings`]) and the netlist; the
+/// grounder's errors are `compile`'s, located.
+fn ground(game: &Game, optimize: bool) -> Result<(String, Vec<String>, Netlist)> {
     let (ground, bar) = super::ground::options();
     let opts = PipelineOptions {
-        no_optimize: true,
+        no_optimize: !optimize,
         ground,
         ..Default::default()
     };
@@ -78,7 +90,7 @@ fn ground(game: &Game) -> Result<(String, Vec<String>)> {
         g.latches,
         g.inputs
     );
-    Ok((text, warnings))
+    Ok((text, warnings, net.into_netlist()))
 }
 
 /// Warnings about the initial state of the grounded game `net` (of file `name`): it is

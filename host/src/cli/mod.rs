@@ -20,6 +20,7 @@ pub mod common;
 pub mod compare;
 pub mod compare_merge;
 pub mod compile;
+mod factors;
 pub mod ground;
 pub mod hdl;
 mod hdl_fit;

@@ -4,7 +4,9 @@
 //! - [`trace`]: when the game has an oracle trace, the raw netlist replays it and the
 //!   optimized netlist (the raw one above [`trace::OPTIMIZE_MAX_GATES`] gates) generates it
 //!   byte for byte;
-//! - [`interp`]: random playouts agree with the reference interpreter step by step.
+//! - [`interp`]: random playouts agree with the reference interpreter step by step;
+//! - [`factors`]: each factor the game splits into, stepped apart, agrees with the whole
+//!   game, and the games that are sums of games do split.
 //!
 //! A game that fails to compile is a failure unless `tests/too-big.txt` lists it (those are
 //! checked by `compiler/tests/corpus_compile.rs`). Compiling once for all three checks is
@@ -13,6 +15,7 @@
 //! long ones overlap the many short ones. `PROPNET_CORPUS_ONLY=A,B` checks only the games
 //! whose path under `shared/games/` contains one of the comma-separated substrings.
 
+mod factors;
 mod interp;
 mod trace;
 
@@ -22,6 +25,15 @@ use propnet_netlist::validate;
 use propnet_tests::{files_with_ext, par_map, shared_dir, test_threads, too_big};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// Corpus games that are sums of independent games: each must split into factors.
+const SUMS: [&str; 5] = [
+    "doubletictactoe.kif",
+    "dualConnect4.kif",
+    "factoringMutuallyAssuredDestruction.kif",
+    "factoringEasyTurtleBrain.kif",
+    "connectFourSimultaneous.kif",
+];
 
 /// What the checks of one game found.
 enum Outcome {
@@ -40,6 +52,8 @@ struct Report {
     trace: Option<trace::Agreed>,
     /// Steps compared with the interpreter (`None`: it does not take the game) and seconds.
     interp: (Option<usize>, f64),
+    /// Factors found and steps compared factored vs whole.
+    factors: (usize, usize),
 }
 
 fn check_game(shared: &Path, kif: &Path) -> Outcome {
@@ -91,10 +105,16 @@ fn check_game(shared: &Path, kif: &Path) -> Outcome {
         Ok(steps) => steps,
         Err(e) => return Outcome::Failed(format!("netlist vs interpreter: {e}")),
     };
+    let interp = (steps, t1.elapsed().as_secs_f64());
+    let factors = match factors::compare(&net) {
+        Ok((f, steps)) => (f.factors.len(), steps),
+        Err(e) => return Outcome::Failed(format!("factored vs whole: {e}")),
+    };
     Outcome::Checked(Report {
         sizes,
         trace,
-        interp: (steps, t1.elapsed().as_secs_f64()),
+        interp,
+        factors,
     })
 }
 
@@ -139,6 +159,12 @@ fn describe(rel: &str, r: &Report) -> String {
         (Some(steps), s) => line += &format!("; interpreter: {steps} steps agree in {s:.2} s"),
         (None, _) => line += "; interpreter: does not take the game",
     }
+    if r.factors.0 >= 2 {
+        line += &format!(
+            "; {} factors agree with the whole game for {} steps",
+            r.factors.0, r.factors.1
+        );
+    }
     line
 }
 
@@ -154,6 +180,7 @@ fn every_corpus_game_compiles_replays_its_trace_and_agrees_with_the_interpreter(
     rows.sort_by(|a, b| a.0.cmp(&b.0));
     let (mut compiled, mut traced, mut lines, mut compared) = (0, 0, 0, 0);
     let (mut optimized, mut cut, mut skipped) = (0, 0, 0);
+    let mut factored = Vec::new();
     let mut failures = Vec::new();
     for (rel, o) in &rows {
         match o {
@@ -166,6 +193,9 @@ fn every_corpus_game_compiles_replays_its_trace_and_agrees_with_the_interpreter(
                     cut += usize::from(t.dropped > 0);
                 }
                 compared += usize::from(r.interp.0.is_some());
+                if r.factors.0 >= 2 {
+                    factored.push(rel.as_str());
+                }
                 println!("{}", describe(rel, r));
             }
             Outcome::Skipped(why) => {
@@ -178,7 +208,9 @@ fn every_corpus_game_compiles_replays_its_trace_and_agrees_with_the_interpreter(
     println!(
         "{compiled} games compiled ({skipped} skipped), {traced} oracle traces ({lines} lines) \
          replayed and generated ({optimized} through the optimized netlist, {cut} cut by the \
-         gate budget), {compared} games compared with the interpreter"
+         gate budget), {compared} games compared with the interpreter; {} games factor: {}",
+        factored.len(),
+        factored.join(" ")
     );
     assert!(
         failures.is_empty(),
@@ -198,6 +230,12 @@ fn every_corpus_game_compiles_replays_its_trace_and_agrees_with_the_interpreter(
         assert!(compiled >= 139, "only {compiled} games compiled");
         assert!(skipped <= 6, "{skipped} games skipped");
         assert!(traced >= 139, "only {traced} traces were checked");
+        for sum in SUMS {
+            assert!(
+                factored.iter().any(|g| g.ends_with(sum)),
+                "{sum}, a sum of independent games, was not factored"
+            );
+        }
     } else {
         assert!(
             compiled > 0,
