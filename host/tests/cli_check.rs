@@ -144,6 +144,10 @@ fn factors_lists_independent_subgames() {
         "{out}"
     );
     assert!(out.contains("inert (change no fluent): p wait"), "{out}");
+    assert!(
+        out.contains("outcome-free (a search keeps one per role): p wait"),
+        "{out}"
+    );
     let (ok, _, err) = check_with(game, "coins.kif", &["--factors", "--no-ground"]);
     assert!(!ok && err.contains("cannot be used with"), "{err}");
 }

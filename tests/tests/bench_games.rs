@@ -12,12 +12,13 @@ use propnet_tests::{read_trace, replay_interp, replay_netlist, workspace_root};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-const GAMES: [&str; 5] = [
+const GAMES: [&str; 6] = [
     "tictactoe",
     "connectfour",
     "breakthrough",
     "niujiaoqi",
     "amazons",
+    "connectfour_doodle",
 ];
 
 /// A bench game loaded once per test binary: the front end's result, its warnings and
@@ -29,7 +30,7 @@ struct Bench {
 }
 
 fn bench(name: &str) -> &'static Bench {
-    static CACHE: [OnceLock<Bench>; 5] = [const { OnceLock::new() }; 5];
+    static CACHE: [OnceLock<Bench>; 6] = [const { OnceLock::new() }; 6];
     let i = GAMES
         .iter()
         .position(|g| *g == name)
@@ -100,6 +101,11 @@ fn amazons_trace_replays() {
     replay("amazons");
 }
 
+#[test]
+fn connectfour_doodle_trace_replays() {
+    replay("connectfour_doodle");
+}
+
 fn perft_nodes(name: &str, depth: u32) -> Vec<u64> {
     perft(&bench(name).net, depth)
         .into_iter()
@@ -121,6 +127,29 @@ fn connectfour_perft() {
         perft_nodes("connectfour", 6),
         [7, 49, 343, 2401, 16807, 117649]
     );
+}
+
+#[test]
+fn connectfour_doodle_perft() {
+    assert_eq!(perft_nodes("connectfour_doodle", 4), [16, 256, 4096, 65536]);
+}
+
+/// The doodle pad is found: each role's nine doodles and its noop can never change the
+/// outcome, its drops can; the board is one factor that matters, every pad square its own
+/// factor that does not.
+#[test]
+fn connectfour_doodle_pad_moves_are_outcome_free() {
+    use propnet_netlist::factors::{find_factors, outcome_free_moves};
+    let net = &bench("connectfour_doodle").net;
+    let free = outcome_free_moves(net);
+    for (input, free) in net.inputs.iter().zip(&free) {
+        let pad = input.name.starts_with("(doodle ") || input.name == "noop";
+        assert_eq!(*free, pad, "{}", input.name);
+    }
+    let f = find_factors(net);
+    let relevant: Vec<usize> = f.factors.iter().map(|x| usize::from(x.relevant)).collect();
+    assert_eq!(relevant.iter().sum::<usize>(), 1, "{f:?}");
+    assert_eq!(f.factors.len(), 1 + 18, "the board and 9 squares per role");
 }
 
 #[test]

@@ -478,3 +478,51 @@ fn scores_follow_players_across_seat_rotation() {
         "player 0 won in both seats"
     );
 }
+
+/// Connect four with a doodle pad (`bench-games/connectfour_doodle.kif`): the search keeps
+/// one of each role's nine outcome-free doodles (`MctsParams::merge_free_moves`), all nine
+/// with it off; the move played is legal either way, and a GGP line whose root came from
+/// the search still takes an opponent's doodle that its tree does not list.
+#[test]
+fn a_search_keeps_one_of_the_outcome_free_moves() {
+    let path = propnet_tests::workspace_root().join("bench-games/connectfour_doodle.kif");
+    let net = propnet_tests::compile_file(&path);
+    let root = net.initial_state();
+    let red = net.roles.iter().position(|r| r.name == "red").unwrap();
+    let black = 1 - red;
+    for (merge, listed) in [(true, 7 + 1), (false, 7 + 9)] {
+        let params = MctsParams {
+            merge_free_moves: merge,
+            ..Default::default()
+        };
+        let mut search = Search::new(params);
+        let mut b = backend(&net);
+        let r = search
+            .run(&net, b.as_mut(), &root, Budget::Iterations(200))
+            .unwrap();
+        let tree = search.tree();
+        assert_eq!(
+            tree.node(tree.root()).legal[red].len(),
+            listed,
+            "merge {merge}"
+        );
+        let best = r.best_move(red).unwrap();
+        assert!(NetMachine::new(&net).legal_moves(&root)[red].contains(&best));
+    }
+    let mut b = backend(&net);
+    let mut with = NetMachine::with_backend(&net, b.as_mut());
+    let mut line = propnet_ggp::play::Line::start(&mut with, red, MctsParams::default()).unwrap();
+    let mut b2 = backend(&net);
+    let mut merged = vec![NetMachine::with_backend(&net, b2.as_mut()).merging_free_moves()];
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(100);
+    line.think_parallel(&mut merged, deadline, false, &mut |_| {})
+        .unwrap();
+    let mut joint = vec![String::from("noop"); 2];
+    joint[red] = "(drop 4)".into();
+    assert!(line.apply(&mut with, &joint).unwrap().is_empty());
+    // The root is now the search's node after (drop 4): black's doodles merged into one.
+    joint[red] = "noop".into();
+    joint[black] = "(doodle 3 3)".into();
+    let problems = line.apply(&mut with, &joint).unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+}

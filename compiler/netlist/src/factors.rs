@@ -498,3 +498,34 @@ fn mark_relevant(net: &Netlist, out: &mut Factors) {
         f.relevant = f.latches.iter().any(|l| read[l.index()]);
     }
 }
+
+/// Per input of `net` (valid): true when the move can never change the outcome of the
+/// game. Such a move changes only latches that reach no goal, no terminal and no legal
+/// gate, not even through other latches' `next` (a move of an irrelevant factor, an inert
+/// `noop`), so any two of one role's such moves lead to states that agree on everything
+/// the game will ever ask: a search may keep one of them. O(gates + edges): a search from
+/// the goal, terminal and legal gates back through the gates and the latches' `next`.
+pub fn outcome_free_moves(net: &Netlist) -> Vec<bool> {
+    let mut seen = vec![false; net.gates.len()];
+    let mut stack: Vec<GateId> = net
+        .roles
+        .iter()
+        .flat_map(|r| {
+            let legal = r.legal.iter().map(|l| l.gate);
+            legal.chain(r.goals.iter().map(|g| g.gate))
+        })
+        .chain([net.terminal])
+        .collect();
+    let mut free = vec![true; net.inputs.len()];
+    while let Some(g) = stack.pop() {
+        if std::mem::replace(&mut seen[g.index()], true) {
+            continue;
+        }
+        match net.gate(g) {
+            Gate::Latch(l) => stack.push(net.latches[l.index()].next),
+            Gate::Input(i) => free[i.index()] = false,
+            gate => stack.extend(gate.operands().iter().filter(|o| !seen[o.index()])),
+        }
+    }
+    free
+}

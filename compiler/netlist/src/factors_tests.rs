@@ -223,3 +223,25 @@ fn no_board_won_written_as_a_conjunction_of_negations_keeps_them_apart() {
     }));
     assert_eq!(f.factors.len(), 2, "{f:?}");
 }
+
+#[test]
+fn moves_of_a_board_that_reaches_no_outcome_are_outcome_free() {
+    let net = game(|n, p| {
+        let (na, nb, _, _) = base(n, p);
+        (na, nb, p.a, p.a)
+    });
+    // fb changes only b, which reaches no goal or terminal but does reach fb's own
+    // legality: b is read by a legal gate, so fb is not free; noop changes nothing.
+    assert_eq!(
+        crate::factors::outcome_free_moves(&net),
+        vec![false, false, true]
+    );
+    let mut free_b = net.clone();
+    let always = free_b.push(Gate::Const(true));
+    free_b.roles[0].legal[1].gate = always;
+    assert_eq!(
+        crate::factors::outcome_free_moves(&free_b),
+        vec![false, true, true],
+        "with fb always legal, b reaches nothing the game asks"
+    );
+}

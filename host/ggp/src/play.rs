@@ -68,12 +68,14 @@ impl<
         machine: &mut G,
         moves: &[String],
     ) -> Result<Vec<String>, MachineError> {
-        let legal = self
-            .search
-            .tree()
-            .node(self.search.tree().root())
-            .legal
-            .clone();
+        // The full legal moves of the state, not the root's (a search may list one
+        // outcome-free move of several: `MctsParams::merge_free_moves`).
+        let view = machine.view(&self.state)?;
+        let legal = if view.ends() {
+            vec![Vec::new(); view.legal.len()]
+        } else {
+            view.legal
+        };
         let mut problems = Vec::new();
         if moves.len() != legal.len() {
             problems.push(format!("{} moves for {} roles", moves.len(), legal.len()));
@@ -263,10 +265,18 @@ impl Machines for Compiled {
         publish: &mut dyn FnMut(usize),
     ) -> Result<Think, MachineError> {
         let net = &self.net;
+        let merge = line.search.params().merge_free_moves;
         let mut machines: Vec<NetMachine<'_>> = self
             .backends
             .iter_mut()
-            .map(|b| NetMachine::with_backend(net, b.as_mut()))
+            .map(|b| {
+                let m = NetMachine::with_backend(net, b.as_mut());
+                if merge {
+                    m.merging_free_moves()
+                } else {
+                    m
+                }
+            })
             .collect();
         line.think_parallel(&mut machines, deadline, quick_forced, publish)
     }

@@ -44,6 +44,13 @@ pub struct MctsParams {
     /// equal time it neither won nor lost against plain UCT on connect four and
     /// breakthrough (BENCHMARKS.md, "MCTS strength with random openings").
     pub solver: bool,
+    /// Of each role's legal moves that can never change the outcome (a netlist's
+    /// [`propnet_netlist::factors::outcome_free_moves`]: moves of a subgame that reaches no
+    /// goal or terminal, inert moves), the tree keeps only the first; the others lead to
+    /// equivalent states. Default `true`: it changes only games where a role has two such
+    /// moves at once. Applies to netlist searches ([`super::Search::run`] and the GGP
+    /// player), not to a machine given to [`super::Search::search`].
+    pub merge_free_moves: bool,
     /// RNG seed (key of [`propnet_netlist::rng`]) for rollouts and tie-breaking. Same seed,
     /// same budget in iterations, one thread ⇒ same tree and same move.
     pub seed: u64,
@@ -63,6 +70,7 @@ impl Default for MctsParams {
             max_nodes: 2_000_000,
             max_steps: 1000,
             solver: false,
+            merge_free_moves: true,
             seed: 0x5eed,
             stop: propnet_netlist::Cancel::never(),
         }

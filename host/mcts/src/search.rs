@@ -108,7 +108,7 @@ impl Search {
         root: &State,
         budget: Budget,
     ) -> Result<SearchResult, BackendError> {
-        let mut model = NetMachine::with_backend(net, backend);
+        let mut model = self.net_machine(net, backend);
         self.run_machine(&mut model, root, budget)
             .map_err(backend_error)
     }
@@ -153,6 +153,17 @@ impl Search {
         Ok((res, found.is_some()))
     }
 
+    /// The machine of `net` with rollouts on `backend`, merging outcome-free moves when
+    /// [`MctsParams::merge_free_moves`] says so.
+    fn net_machine<'a>(&self, net: &'a Netlist, backend: &'a mut dyn Backend) -> NetMachine<'a> {
+        let m = NetMachine::with_backend(net, backend);
+        if self.params().merge_free_moves {
+            m.merging_free_moves()
+        } else {
+            m
+        }
+    }
+
     /// One worker per backend on the tree, after a fresh root for `root` when given.
     fn search_backends(
         &mut self,
@@ -163,7 +174,7 @@ impl Search {
     ) -> Result<SearchResult, BackendError> {
         let mut models: Vec<NetMachine<'_>> = backends
             .iter_mut()
-            .map(|b| NetMachine::with_backend(net, b.as_mut()))
+            .map(|b| self.net_machine(net, b.as_mut()))
             .collect();
         let Some(first) = models.first_mut() else {
             return Err(BackendError::BadRequest {

@@ -80,6 +80,12 @@ pub struct MctsFlags {
     /// (BENCHMARKS.md, "MCTS strength with random openings").
     #[arg(long)]
     pub solver: bool,
+    /// Keep every outcome-free legal move in the tree. By default the search keeps only the
+    /// first of a role's moves that can never change the outcome (moves of a subgame that
+    /// reaches no goal or terminal, inert moves: `propnet check --factors` lists them), as
+    /// the others lead to equivalent states.
+    #[arg(long)]
+    pub keep_free_moves: bool,
 }
 
 impl MctsFlags {
@@ -119,6 +125,7 @@ impl MctsFlags {
             leaves_per_batch: self.leaves_per_batch,
             max_steps: self.max_steps,
             solver: self.solver,
+            merge_free_moves: !self.keep_free_moves,
             seed,
             ..MctsParams::default()
         }
@@ -128,8 +135,9 @@ impl MctsFlags {
 /// Builds a player from a spec: `random`, or `mcts:BACKEND:BUDGET[:OPTION…]` with BACKEND
 /// one of `cpu`, `gpu`, `auto`, `reference` and options that override the flags for this
 /// player: `LEAVESxPLAYOUTS` (leaves per batch, playouts per leaf), `wN` (search
-/// workers), `cX` (UCB1 exploration constant), `solver` (MCTS-Solver on) and `fresh` (a fresh tree every move instead of
-/// the subtree of the position reached). E.g. `mcts:cpu:1s`, `mcts:gpu:2000`, `mcts:cpu:500ms:4x256:w1`.
+/// workers), `cX` (UCB1 exploration constant), `solver` (MCTS-Solver on), `keepfree` (every
+/// outcome-free move kept, as `--keep-free-moves`) and `fresh` (a fresh tree every move
+/// instead of the subtree of the position reached). E.g. `mcts:cpu:1s`, `mcts:gpu:2000`, `mcts:cpu:500ms:4x256:w1`.
 pub fn make_player(
     spec: &str,
     net: &ValidNetlist,
@@ -152,6 +160,8 @@ pub fn make_player(
                         .map_err(|e| anyhow!("player `{spec}`: exploration: {e}"))?;
                 } else if *option == "solver" {
                     params.solver = true;
+                } else if *option == "keepfree" {
+                    params.merge_free_moves = false;
                 } else if let Some(w) = option.strip_prefix('w') {
                     flags.workers =
                         threads(w).map_err(|e| anyhow!("player `{spec}`: workers: {e}"))?;
@@ -171,7 +181,7 @@ pub fn make_player(
             .reuse_tree(reuse)))
         }
         _ => bail!(
-            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS][:cEXPLORATION][:solver][:fresh]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1, mcts:cpu:1s:solver)"
+            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS][:cEXPLORATION][:solver][:keepfree][:fresh]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1, mcts:cpu:1s:solver)"
         ),
     }
 }
@@ -204,6 +214,7 @@ mod tests {
             threads: 1,
             workers: 0,
             solver: false,
+            keep_free_moves: false,
         };
         assert_eq!(
             make_player("random", &net, &flags, 1).unwrap().label(),
@@ -215,6 +226,7 @@ mod tests {
         );
         assert!(make_player("mcts:cpu:1s:4x256:w2", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:cpu:1s:solver:fresh:c0.7", &net, &flags, 1).is_ok());
+        assert!(make_player("mcts:cpu:1s:keepfree", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
         assert!(make_player("mcts:cpu", &net, &flags, 1).is_err());
         for bad in [

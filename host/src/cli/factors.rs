@@ -1,6 +1,6 @@
 //! Text of `propnet check --factors`: what [`propnet_netlist::factors`] found in a game.
 
-use propnet_netlist::factors::Factors;
+use propnet_netlist::factors::{outcome_free_moves, Factors};
 use propnet_netlist::{InputId, LatchId, Netlist};
 use std::fmt::Write;
 
@@ -60,6 +60,18 @@ pub fn describe(net: &Netlist, factors: &Factors) -> String {
         if !names.is_empty() {
             let _ = writeln!(out, "  {label}: {names}");
         }
+    }
+    let free = outcome_free_moves(net);
+    let free: Vec<InputId> = (0..free.len())
+        .filter(|&i| free[i])
+        .map(|i| InputId(i as u32))
+        .collect();
+    if !free.is_empty() {
+        let _ = writeln!(
+            out,
+            "  outcome-free (a search keeps one per role): {}",
+            list(free.iter().map(|&i| input(net, i)))
+        );
     }
     out
 }

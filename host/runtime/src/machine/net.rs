@@ -8,6 +8,7 @@
 
 use super::{GameMachine, MachineError, RolloutBatch, View};
 use crate::backend::{run_reference, Backend, BatchRequest, Job, JobResult};
+use propnet_netlist::factors::outcome_free_moves;
 use propnet_netlist::playout::{eval_gates, goals_of, legal_of};
 use propnet_netlist::scalar::ScalarNet;
 use propnet_netlist::{InputId, Netlist};
@@ -24,6 +25,9 @@ pub struct NetMachine<'a> {
     backend: Option<&'a mut dyn Backend>,
     /// The flattened netlist of the trait's evaluations, built on first use.
     scalar: Option<Box<ScalarNet>>,
+    /// Per input, whether [`GameMachine::view`] merges it with the role's other
+    /// outcome-free moves ([`NetMachine::merging_free_moves`]); `None`: every move listed.
+    free: Option<Vec<bool>>,
 }
 
 /// The inherent methods are the infallible forms of [`GameMachine`]'s (a netlist's
@@ -36,6 +40,7 @@ impl<'a> NetMachine<'a> {
             net,
             backend: None,
             scalar: None,
+            free: None,
         }
     }
 
@@ -45,7 +50,31 @@ impl<'a> NetMachine<'a> {
             net,
             backend: Some(backend),
             scalar: None,
+            free: None,
         }
+    }
+
+    /// This machine with [`GameMachine::view`] listing, of each role's legal moves that can
+    /// never change the outcome ([`outcome_free_moves`]: moves of an irrelevant factor,
+    /// inert ones), only the first: the others lead to equivalent states, so a search tree
+    /// need not try each. Other moves, the inherent [`NetMachine::view_of`] and rollouts
+    /// are unchanged. Costs one pass over the netlist; a game where no role has two such
+    /// moves keeps the plain view.
+    pub fn merging_free_moves(mut self) -> Self {
+        let free = outcome_free_moves(self.net);
+        let per_role = |r: usize| {
+            let is_free = |i: &&InputId| free[i.index()];
+            self.net.roles[r]
+                .legal
+                .iter()
+                .map(|l| l.input)
+                .filter(|i| is_free(&i))
+                .count()
+        };
+        if (0..self.net.roles.len()).any(|r| per_role(r) >= 2) {
+            self.free = Some(free);
+        }
+        self
     }
 
     /// The netlist.
@@ -125,11 +154,18 @@ impl GameMachine for NetMachine<'_> {
     fn view(&mut self, state: &State) -> Result<View<InputId>, MachineError> {
         let net = self.net;
         let values = self.scalar().view(state);
-        Ok(View {
+        let mut view = View {
             terminal: values[net.terminal.index()],
             legal: legal_of(net, values),
             goals: goals_of(net, values),
-        })
+        };
+        if let Some(free) = &self.free {
+            for moves in &mut view.legal {
+                let mut kept_one = false;
+                moves.retain(|m| !free[m.index()] || !std::mem::replace(&mut kept_one, true));
+            }
+        }
+        Ok(view)
     }
     fn next_state(&mut self, state: &State, joint: &[InputId]) -> Result<State, MachineError> {
         let net = self.net;
