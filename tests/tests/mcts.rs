@@ -526,3 +526,26 @@ fn a_search_keeps_one_of_the_outcome_free_moves() {
     let problems = line.apply(&mut with, &joint).unwrap();
     assert!(problems.is_empty(), "{problems:?}");
 }
+
+/// A game where no role ever has two outcome-free moves (connect four: only its noop) is
+/// searched exactly as before: with and without merging, the same tree statistics.
+#[test]
+fn merging_free_moves_leaves_other_games_alone() {
+    let net = connect_four();
+    let root = net.initial_state();
+    let stats = |merge: bool| {
+        let mut search = Search::new(MctsParams {
+            merge_free_moves: merge,
+            ..Default::default()
+        });
+        let mut b = backend(&net);
+        search
+            .run(&net, b.as_mut(), &root, Budget::Iterations(300))
+            .unwrap();
+        let tree = search.tree();
+        let root = tree.node(tree.root());
+        let visits: Vec<u32> = root.stats.iter().map(|s| s.visits).collect();
+        (root.legal.clone(), visits, tree.nodes.len())
+    };
+    assert_eq!(stats(true), stats(false));
+}

@@ -23,6 +23,9 @@
 //! of gates each [`Output`] needs, the legal/goal layout), and the backends' writers take
 //! `(&Netlist, &NetlistInfo)` instead of re-deriving those facts; [`ValidNetlist`] owns both.
 //!
+//! [`factors`] analyses a netlist for search: its independent subgames (factors), the
+//! latches they share, and the moves that can never change the outcome.
+//!
 //! No GDL types appear here: names are plain strings kept for printing and for mapping back.
 
 #![deny(missing_docs)]

@@ -16,6 +16,11 @@
 //! - Modules: `tree` (the arena, statistics), `walk` (selection, virtual loss,
 //!   back-propagation on the shared tree), [`solve`] (MCTS-Solver: proven values), `workers` (the worker loop and the shared
 //!   budget), `search` (the API).
+//! - Factors ([`propnet_netlist::factors`]): a netlist search keeps one of each role's
+//!   outcome-free moves (moves that change only latches reaching no goal, terminal or legal
+//!   gate: a subgame that does not count, an inert noop), since the others lead to
+//!   equivalent states ([`MctsParams::merge_free_moves`]). Searching the independent
+//!   subgames of a sum apart is not done yet.
 //! - [`player`]: the in-process players (random, MCTS) of `propnet match`;
 //!   [`matches`]: plays games between them and estimates each player's score.
 //!
