@@ -6,7 +6,9 @@
 //! exactly when they are in the whole game. The shared latches are stepped with every
 //! move-dependent latch random and another joint move, and must not differ either. A false
 //! factor (a latch read across factors, a move that touches a factor it is not listed
-//! for) fails at the first step where it matters.
+//! for) fails at the first step where it matters. The same check runs on small random
+//! netlists, and so does one of outcome-free moves (two of them, played in one state, must
+//! never lead to different legal moves, goals or terminal).
 
 use propnet_netlist::factors::{find_factors, Factor, Factors};
 use propnet_netlist::playout::legal_of;
@@ -168,4 +170,97 @@ fn a_false_factor_is_caught() {
             "{game}: {err}"
         );
     }
+}
+
+/// On small random netlists (few gates, so some split into factors), every factoring found
+/// passes the check, and some netlists do factor (the property is not vacuous).
+#[test]
+fn random_netlists_factor_only_truly() {
+    use propnet_netlist::random::{random_netlist, RandomSpec};
+    let mut factored = 0;
+    for seed in 0..400u64 {
+        let spec = RandomSpec {
+            roles: 1 + (seed % 2) as usize,
+            moves_per_role: 3 + (seed % 4) as usize,
+            latches: 4 + (seed % 9) as usize,
+            view_gates: 3 + (seed % 7) as usize,
+            next_gates: 4 + (seed % 11) as usize,
+            max_fanin: 2 + (seed % 3) as usize,
+        };
+        let net = random_netlist(seed, &spec);
+        let factors = find_factors(&net);
+        if factors.is_factored() {
+            factored += 1;
+            check(&net, &factors).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{factors:?}"));
+        }
+    }
+    assert!(
+        factored >= 50,
+        "only {factored} of 400 random netlists factor"
+    );
+}
+
+/// Outcome-free moves are interchangeable: on small random netlists, wherever a role has
+/// two outcome-free legal moves, playing either (the other roles' moves the same) and then
+/// the same random joint moves gives the same legal moves, goals and terminal at every
+/// step; and some netlists have such moves (the property is not vacuous).
+#[test]
+fn outcome_free_moves_are_interchangeable() {
+    use propnet_netlist::factors::outcome_free_moves;
+    use propnet_netlist::playout::goals_of;
+    use propnet_netlist::random::{random_netlist, RandomSpec};
+    let mut compared = 0;
+    for seed in 0..300u64 {
+        let spec = RandomSpec {
+            roles: 1 + (seed % 2) as usize,
+            moves_per_role: 3 + (seed % 4) as usize,
+            latches: 4 + (seed % 9) as usize,
+            view_gates: 3 + (seed % 7) as usize,
+            next_gates: 4 + (seed % 11) as usize,
+            max_fanin: 2 + (seed % 3) as usize,
+        };
+        let net = random_netlist(seed, &spec);
+        let free = outcome_free_moves(&net);
+        let mut sim = ScalarNet::new(&net);
+        let mut rng = TestRng::new(seed);
+        let mut state = net.initial_state();
+        for _ in 0..20 {
+            let view = sim.view(&state).to_vec();
+            let legal = legal_of(&net, &view);
+            if view[net.terminal.index()] || legal.iter().any(Vec::is_empty) {
+                break;
+            }
+            let joint = random_joint(&legal, &mut rng);
+            for (r, moves) in legal.iter().enumerate() {
+                let f: Vec<InputId> = moves.iter().copied().filter(|m| free[m.index()]).collect();
+                if let [a, b, ..] = f[..] {
+                    let (mut ja, mut jb) = (joint.clone(), joint.clone());
+                    (ja[r], jb[r]) = (a, b);
+                    let mut sa = sim.next_state(&net, &state, &ja);
+                    let mut sb = sim.next_state(&net, &state, &jb);
+                    for step in 0..10 {
+                        let va = sim.view(&sa).to_vec();
+                        let vb = sim.view(&sb).to_vec();
+                        let same = legal_of(&net, &va) == legal_of(&net, &vb)
+                            && goals_of(&net, &va) == goals_of(&net, &vb)
+                            && va[net.terminal.index()] == vb[net.terminal.index()];
+                        assert!(same, "seed {seed}: {a} and {b} differ {step} steps later");
+                        let later = legal_of(&net, &va);
+                        if later.iter().any(Vec::is_empty) {
+                            break;
+                        }
+                        let j = random_joint(&later, &mut rng);
+                        sa = sim.next_state(&net, &sa, &j);
+                        sb = sim.next_state(&net, &sb, &j);
+                    }
+                    compared += 1;
+                }
+            }
+            state = sim.next_state(&net, &state, &joint);
+        }
+    }
+    assert!(
+        compared >= 20,
+        "only {compared} pairs of outcome-free moves compared"
+    );
 }
