@@ -93,7 +93,11 @@ pub(super) fn touched_components(
             above[g] = from;
         }
     }
-    let legal_sets = legal_components(net, moving, comp);
+    let legal_gates = net
+        .roles
+        .iter()
+        .flat_map(|r| r.legal.iter().map(|l| l.gate));
+    let legal_sets = cone_components(net, moving, comp, legal_gates);
     let mut touched: Vec<Comps> = vec![Comps::Empty; net.inputs.len()];
     for (g, gate) in net.gates.iter().enumerate() {
         if let Gate::Input(i) = gate {
@@ -238,13 +242,15 @@ pub(super) fn components(
     (comp, count)
 }
 
-/// Per gate of the legal cones: the components of the move-dependent latches it reads.
-fn legal_components(net: &Netlist, moving: &[bool], comp: &[u32]) -> Vec<Comps> {
+/// Per gate of the cones of `roots`: the components of the move-dependent latches it reads
+/// (empty outside the cones).
+pub(super) fn cone_components(
+    net: &Netlist,
+    moving: &[bool],
+    comp: &[u32],
+    roots: impl Iterator<Item = GateId>,
+) -> Vec<Comps> {
     let n = net.gates.len();
-    let roots = net
-        .roles
-        .iter()
-        .flat_map(|r| r.legal.iter().map(|l| l.gate));
     let inside = cone(net, roots);
     let mut sets: Vec<Comps> = vec![Comps::Empty; n];
     for (g, gate) in net.gates.iter().enumerate().filter(|p| inside[p.0]) {

@@ -1,7 +1,7 @@
 //! Steps 3-4 of [`super::find_factors`]: components joined by the goal and terminal logic,
 //! components merged until each has a move of its own, and which factors matter.
 
-use super::graph::{cone, Comps, Dsu};
+use super::graph::{cone, cone_components, Comps, Dsu};
 use super::{Factor, Factors};
 use crate::{Gate, GateId, InputId, LatchId, Netlist};
 
@@ -23,25 +23,17 @@ pub(super) fn joined_by_outcome(
         .roles
         .iter()
         .flat_map(|r| r.goals.iter().map(|g| g.gate));
-    let inside = cone(net, goals.chain([net.terminal]));
+    let sets = cone_components(net, moving, comp, goals.chain([net.terminal]));
     let fluent = |g: GateId| -> Option<u32> {
         match net.gate(g) {
             Gate::Latch(l) if moving[l.index()] => Some(comp[n + l.index()]),
             _ => None,
         }
     };
-    let mut sets: Vec<Comps> = vec![Comps::Empty; n];
     let mut pairs = Vec::new();
-    for (g, gate) in net.gates.iter().enumerate().filter(|p| inside[p.0]) {
-        let mut s = match gate {
-            Gate::Latch(l) if moving[l.index()] => Comps::one(comp[n + l.index()]),
-            _ => Comps::Empty,
-        };
-        for o in gate.operands() {
-            s.add(&sets[o.index()]);
-        }
+    for (gate, s) in net.gates.iter().zip(&sets) {
         if matches!(gate, Gate::And(_)) {
-            let read: Vec<u32> = match &s {
+            let read: Vec<u32> = match s {
                 Comps::Listed(v) => v.clone(),
                 Comps::Overflow => (0..count as u32).collect(),
                 Comps::Empty => Vec::new(),
@@ -50,7 +42,6 @@ pub(super) fn joined_by_outcome(
                 pairs.extend(read.iter().filter(|&&c| c != d).map(|&c| (d, c)));
             }
         }
-        sets[g] = s;
     }
     pairs
 }
