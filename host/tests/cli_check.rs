@@ -131,21 +131,21 @@ fn factors_lists_independent_subgames() {
     assert!(ok, "stderr: {err}");
     assert!(
         out.contains(
-            "factors: 2 independent subgames; 4 shared fluents, 0 crossing moves, 1 inert moves"
+            "factors: 2 independent subgames; 4 shared fluents, 0 crossing moves, 1 inert move"
         ),
         "{out}"
     );
     assert!(
-        out.contains("factor 1: 1 fluents, 1 moves: (on a); p (set a)"),
+        out.contains("factor 1: 1 fluent, 1 move: (on a); p (set a)"),
         "{out}"
     );
     assert!(
-        out.contains("factor 2: 1 fluents, 1 moves: (on b); p (set b)"),
+        out.contains("factor 2: 1 fluent, 1 move: (on b); p (set b)"),
         "{out}"
     );
-    assert!(out.contains("inert (change no fluent): p wait"), "{out}");
+    assert!(out.contains("inert (touch no factor: change no fluent a move changes, legal whatever those hold): p wait"), "{out}");
     assert!(
-        out.contains("outcome-free (a search keeps one per role): p wait"),
+        out.contains("a search keeps one per role): p wait"),
         "{out}"
     );
     let (ok, _, err) = check_with(game, "coins.kif", &["--factors", "--no-ground"]);

@@ -142,3 +142,29 @@ fn random_openings_are_shared_by_each_seat_rotation_and_refused_by_the_manager()
         o.err
     );
 }
+
+/// `propnet best` on connect four with a doodle pad says that the nine doodles were searched
+/// as one, and lists each with `--keep-free-moves`.
+#[test]
+fn best_says_which_outcome_free_moves_it_merged() {
+    let game = tictactoe().parent().unwrap().join("connectfour_doodle.kif");
+    let game = game.to_str().unwrap();
+    let o = run(&["best", game, "--iterations", "300"]);
+    o.expect_code(0, "best on connectfour_doodle");
+    assert!(
+        o.out.contains(
+            "(9 outcome-free moves searched as (doodle 1 1): they cannot change the outcome"
+        ),
+        "{}",
+        o.out
+    );
+    assert_eq!(o.out.matches("(doodle ").count(), 2, "{}", o.out);
+    let o = run(&["best", game, "--iterations", "300", "--keep-free-moves"]);
+    o.expect_code(0, "best --keep-free-moves");
+    assert!(
+        !o.out.contains("outcome-free moves searched as"),
+        "{}",
+        o.out
+    );
+    assert_eq!(o.out.matches("(doodle ").count(), 9, "{}", o.out);
+}

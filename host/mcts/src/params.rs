@@ -45,8 +45,8 @@ pub struct MctsParams {
     /// breakthrough (BENCHMARKS.md, "MCTS strength with random openings").
     pub solver: bool,
     /// Of each role's legal moves that can never change the outcome (a netlist's
-    /// [`propnet_netlist::factors::outcome_free_moves`]: moves of a subgame that reaches no
-    /// goal or terminal, inert moves), the tree keeps only the first; the others lead to
+    /// [`propnet_netlist::factors::outcome_free_moves`]: moves that change only fluents from
+    /// which no goal, terminal or legal move can be reached), the tree keeps only the first; the others lead to
     /// equivalent states. Default `true`: it changes only games where a role has two such
     /// moves at once. Applies to netlist searches ([`super::Search::run`] and the GGP
     /// player), not to a machine given to [`super::Search::search`].

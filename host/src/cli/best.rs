@@ -77,7 +77,11 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
         None => Budget::Time(Duration::from_secs_f64(args.seconds)),
     };
     let mut backends = args.mcts.backends(args.backend, &net)?;
-    let mut search = Search::new(args.mcts.params(args.seed));
+    let params = args.mcts.params(args.seed);
+    let free = params
+        .merge_free_moves
+        .then(|| propnet_netlist::factors::outcome_free_moves(&net));
+    let mut search = Search::new(params);
     let res = search.run_parallel(&net, &mut backends, &state, budget)?;
     let workers = match res.workers {
         1 => "1 worker".to_string(),
@@ -119,6 +123,24 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
                 100.0 * mv.value,
                 mv.name
             )?;
+        }
+        let merged: Vec<InputId> = match &free {
+            Some(free) => legal[r]
+                .iter()
+                .copied()
+                .filter(|m| free[m.index()])
+                .collect(),
+            None => Vec::new(),
+        };
+        if let [kept, rest @ ..] = &merged[..] {
+            if !rest.is_empty() {
+                outln!(
+                    "  ({} outcome-free moves searched as {}: they cannot change the outcome; \
+                     --keep-free-moves lists each)",
+                    merged.len(),
+                    m.move_name(*kept)
+                )?;
+            }
         }
     }
     Ok(())

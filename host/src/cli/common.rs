@@ -81,9 +81,9 @@ pub struct MctsFlags {
     #[arg(long)]
     pub solver: bool,
     /// Keep every outcome-free legal move in the tree. By default the search keeps only the
-    /// first of a role's moves that can never change the outcome (moves of a subgame that
-    /// reaches no goal or terminal, inert moves: `propnet check --factors` lists them), as
-    /// the others lead to equivalent states.
+    /// first of a role's moves that can never change the outcome (moves that change only
+    /// fluents from which no goal, terminal or legal move can be reached: `propnet check
+    /// --factors` lists them), as the others lead to equivalent states.
     #[arg(long)]
     pub keep_free_moves: bool,
 }
@@ -152,24 +152,32 @@ pub fn make_player(
             let mut params = flags.params(seed);
             let mut flags = flags.clone();
             let mut reuse = true;
+            let mut seen: Vec<&str> = Vec::new();
             for option in options {
-                if *option == "fresh" {
-                    reuse = false;
-                } else if let Some(c) = option.strip_prefix('c') {
-                    params.exploration = real(0.0, 1000.0)(c)
-                        .map_err(|e| anyhow!("player `{spec}`: exploration: {e}"))?;
-                } else if *option == "solver" {
-                    params.solver = true;
-                } else if *option == "keepfree" {
-                    params.merge_free_moves = false;
-                } else if let Some(w) = option.strip_prefix('w') {
-                    flags.workers =
-                        threads(w).map_err(|e| anyhow!("player `{spec}`: workers: {e}"))?;
-                } else {
-                    let (leaves, playouts) =
-                        batch_shape(option).map_err(|e| anyhow!("player `{spec}`: {e}"))?;
-                    params.leaves_per_batch = leaves;
-                    params.playouts_per_leaf = playouts;
+                let kind = option_kind(option)
+                    .ok_or_else(|| anyhow!("player `{spec}`: unknown option `{option}`: expected LEAVESxPLAYOUTS, wN, cX, solver, keepfree or fresh"))?;
+                if seen.contains(&kind) {
+                    bail!("player `{spec}`: option `{option}` sets the {kind} a second time");
+                }
+                seen.push(kind);
+                match kind {
+                    "tree reuse" => reuse = false,
+                    "exploration" => {
+                        params.exploration = real(0.0, 1000.0)(&option[1..])
+                            .map_err(|e| anyhow!("player `{spec}`: exploration: {e}"))?;
+                    }
+                    "solver" => params.solver = true,
+                    "outcome-free moves" => params.merge_free_moves = false,
+                    "workers" => {
+                        flags.workers = threads(&option[1..])
+                            .map_err(|e| anyhow!("player `{spec}`: workers: {e}"))?;
+                    }
+                    _ => {
+                        let (leaves, playouts) =
+                            batch_shape(option).map_err(|e| anyhow!("player `{spec}`: {e}"))?;
+                        params.leaves_per_batch = leaves;
+                        params.playouts_per_leaf = playouts;
+                    }
                 }
             }
             Ok(Box::new(MctsPlayer::new(
@@ -183,6 +191,21 @@ pub fn make_player(
         _ => bail!(
             "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS][:cEXPLORATION][:solver][:keepfree][:fresh]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1, mcts:cpu:1s:solver)"
         ),
+    }
+}
+
+/// What a player option sets (`None`: no option of that form): `fresh` the tree reuse,
+/// `cX` the exploration, `solver`, `keepfree` the outcome-free moves, `wN` the workers,
+/// `LxP` (starting with a digit) the batch shape.
+fn option_kind(option: &str) -> Option<&'static str> {
+    match option {
+        "fresh" => Some("tree reuse"),
+        "solver" => Some("solver"),
+        "keepfree" => Some("outcome-free moves"),
+        o if o.starts_with('c') => Some("exploration"),
+        o if o.starts_with('w') => Some("workers"),
+        o if o.starts_with(|c: char| c.is_ascii_digit()) => Some("batch shape"),
+        _ => None,
     }
 }
 
@@ -227,6 +250,15 @@ mod tests {
         assert!(make_player("mcts:cpu:1s:4x256:w2", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:cpu:1s:solver:fresh:c0.7", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:cpu:1s:keepfree", &net, &flags, 1).is_ok());
+        let err = |spec: &str| match make_player(spec, &net, &flags, 1) {
+            Ok(_) => panic!("{spec} accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert!(err("mcts:cpu:1s:keep").contains("unknown option `keep`: expected"));
+        assert!(err("mcts:cpu:1s:keepfree:keepfree").contains("a second time"));
+        assert!(err("mcts:cpu:1s:4x16:8x8").contains("sets the batch shape a second time"));
+        assert!(err("mcts:cpu:1s:c1:c2").contains("exploration a second time"));
+        assert!(err("mcts:cpu:1s:").contains("unknown option ``"));
         assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
         assert!(make_player("mcts:cpu", &net, &flags, 1).is_err());
         for bad in [

@@ -1,14 +1,18 @@
 //! Text of `propnet check --factors`: what [`propnet_netlist::factors`] found in a game.
 
-use propnet_netlist::factors::{outcome_free_moves, Factors};
+use super::plural;
+use propnet_netlist::factors::{outcome_free_moves, Factors, MAX_LISTED};
 use propnet_netlist::{InputId, LatchId, Netlist};
 use std::fmt::Write;
 
 /// Names listed per kind before "… and N more".
 const SHOWN: usize = 4;
+/// Factors described line by line before the rest are counted.
+const FACTOR_LINES: usize = 8;
 
 /// Describes `factors` of `net`: a summary line, then a line per factor (fluents, moves,
-/// whether it can change the outcome) and the shared latches, crossing and inert moves.
+/// whether it can change the outcome; the first [`FACTOR_LINES`]), the shared latches,
+/// crossing and inert moves, and the outcome-free moves.
 pub fn describe(net: &Netlist, factors: &Factors) -> String {
     let mut out = String::new();
     let n = factors.factors.len();
@@ -19,32 +23,24 @@ pub fn describe(net: &Netlist, factors: &Factors) -> String {
     };
     let _ = writeln!(
         out,
-        "factors: {verdict}; {} shared fluents, {} crossing moves, {} inert moves",
-        factors.shared.len(),
-        factors.crossing.len(),
-        factors.inert.len()
+        "factors: {verdict}; {}, {}, {}",
+        plural(factors.shared.len() as u64, "shared fluent"),
+        plural(factors.crossing.len() as u64, "crossing move"),
+        plural(factors.inert.len() as u64, "inert move"),
     );
+    if factors.gave_up {
+        let _ = writeln!(
+            out,
+            "  (the analysis gave up: a gate reads more than {MAX_LISTED} components, so the \
+             game is taken as one factor)"
+        );
+    }
     if n >= 2 {
-        for (k, f) in factors.factors.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "  factor {}: {} fluents, {} moves{}: {}; {}",
-                k + 1,
-                f.latches.len(),
-                f.inputs.len(),
-                if f.relevant {
-                    ""
-                } else {
-                    " (irrelevant: reaches no goal or terminal)"
-                },
-                list(f.latches.iter().map(|&l| latch(net, l))),
-                list(f.inputs.iter().map(|&i| input(net, i)))
-            );
-        }
+        factor_lines(&mut out, net, factors);
     }
     let kinds = [
         (
-            "shared (no move changes them)",
+            "shared (their next value depends on no move)",
             list(factors.shared.iter().map(|&l| latch(net, l))),
         ),
         (
@@ -52,7 +48,7 @@ pub fn describe(net: &Netlist, factors: &Factors) -> String {
             list(factors.crossing.iter().map(|&i| input(net, i))),
         ),
         (
-            "inert (change no fluent)",
+            "inert (touch no factor: change no fluent a move changes, legal whatever those hold)",
             list(factors.inert.iter().map(|&i| input(net, i))),
         ),
     ];
@@ -62,18 +58,57 @@ pub fn describe(net: &Netlist, factors: &Factors) -> String {
         }
     }
     let free = outcome_free_moves(net);
-    let free: Vec<InputId> = (0..free.len())
+    let free = (0..free.len())
         .filter(|&i| free[i])
-        .map(|i| InputId(i as u32))
-        .collect();
+        .map(|i| InputId(i as u32));
+    let free: Vec<String> = free.map(|i| input(net, i)).collect();
     if !free.is_empty() {
         let _ = writeln!(
             out,
-            "  outcome-free (a search keeps one per role): {}",
-            list(free.iter().map(|&i| input(net, i)))
+            "  outcome-free (change only fluents that reach no goal, terminal or legal move; \
+             a search keeps one per role): {}",
+            list(free.into_iter())
         );
     }
     out
+}
+
+/// A line per factor, relevant ones first (each numbered by its place in the analysis), the
+/// first [`FACTOR_LINES`]; then how many more and how many of them are irrelevant.
+fn factor_lines(out: &mut String, net: &Netlist, factors: &Factors) {
+    let mut order: Vec<usize> = (0..factors.factors.len()).collect();
+    order.sort_by_key(|&k| !factors.factors[k].relevant);
+    for &k in order.iter().take(FACTOR_LINES) {
+        let f = &factors.factors[k];
+        let _ = writeln!(
+            out,
+            "  factor {}: {}, {}{}: {}; {}",
+            k + 1,
+            plural(f.latches.len() as u64, "fluent"),
+            plural(f.inputs.len() as u64, "move"),
+            if f.relevant {
+                ""
+            } else {
+                " (irrelevant: reaches no goal, terminal or legal move)"
+            },
+            list(f.latches.iter().map(|&l| latch(net, l))),
+            list(f.inputs.iter().map(|&i| input(net, i)))
+        );
+    }
+    let rest: Vec<_> = order
+        .iter()
+        .skip(FACTOR_LINES)
+        .map(|&k| &factors.factors[k])
+        .collect();
+    if !rest.is_empty() {
+        let irrelevant = rest.iter().filter(|f| !f.relevant).count();
+        let noun = if rest.len() == 1 { "factor" } else { "factors" };
+        let _ = writeln!(
+            out,
+            "  … and {} more {noun} ({irrelevant} of them irrelevant)",
+            rest.len()
+        );
+    }
 }
 
 fn latch(net: &Netlist, l: LatchId) -> String {

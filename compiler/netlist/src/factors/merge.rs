@@ -17,7 +17,7 @@ pub(super) fn joined_by_outcome(
     moving: &[bool],
     comp: &[u32],
     count: usize,
-) -> Vec<(u32, u32)> {
+) -> (Vec<(u32, u32)>, bool) {
     let n = net.gates.len();
     let goals = net
         .roles
@@ -31,6 +31,7 @@ pub(super) fn joined_by_outcome(
         }
     };
     let mut pairs = Vec::new();
+    let overflow = sets.contains(&Comps::Overflow);
     for (gate, s) in net.gates.iter().zip(&sets) {
         if matches!(gate, Gate::And(_)) {
             let read: Vec<u32> = match s {
@@ -43,7 +44,7 @@ pub(super) fn joined_by_outcome(
             }
         }
     }
-    pairs
+    (pairs, overflow)
 }
 
 /// Steps 3 and 4 of the module docs: classifies the inputs by the components they touch
@@ -114,23 +115,18 @@ pub(super) fn group(
         shared: Vec::new(),
         crossing,
         inert,
+        gave_up: touched.contains(&Comps::Overflow),
     }
 }
 
-/// Sets [`Factor::relevant`]: whether a factor's latches reach a goal, the terminal or a
-/// crossing input's legality.
+/// Sets [`Factor::relevant`]: whether a factor's latches reach a goal, the terminal or any
+/// legal gate (even of its own moves: a move that rules out a later one can decide the game).
 pub(super) fn mark_relevant(net: &Netlist, out: &mut Factors) {
-    let crossing_legal = net
-        .roles
-        .iter()
-        .flat_map(|r| r.legal.iter())
-        .filter(|l| out.crossing.binary_search(&l.input).is_ok())
-        .map(|l| l.gate);
-    let goals = net
-        .roles
-        .iter()
-        .flat_map(|r| r.goals.iter().map(|g| g.gate));
-    let inside = cone(net, goals.chain([net.terminal]).chain(crossing_legal));
+    let roots = net.roles.iter().flat_map(|r| {
+        let legal = r.legal.iter().map(|l| l.gate);
+        legal.chain(r.goals.iter().map(|g| g.gate))
+    });
+    let inside = cone(net, roots.chain([net.terminal]));
     let mut read = vec![false; net.latches.len()];
     for (g, gate) in net.gates.iter().enumerate() {
         if let Gate::Latch(l) = gate {

@@ -24,8 +24,9 @@
 //! So each factor's next state and its own moves' legality are functions of its own
 //! latches, the shared latches and the inputs that touch it (its own and the crossing ones);
 //! `tests/tests/corpus/factors.rs` checks that on every corpus game by simulating each
-//! factor apart. A factor whose latches reach no goal, no terminal and no crossing move's
-//! legality is *irrelevant*: its moves cannot change the outcome.
+//! factor apart. A factor whose latches reach no goal, no terminal and no legal gate is
+//! *irrelevant*: its moves cannot change the outcome ([`outcome_free_moves`] finds such
+//! moves, and inert ones, directly).
 //!
 //! Time O(gates + edges) plus the component sets of the gates that mix inputs or feed
 //! `legal` (at most [`MAX_LISTED`] components each; a gate that reads more makes the whole
@@ -52,8 +53,12 @@ pub struct Factors {
     pub shared: Vec<LatchId>,
     /// Inputs that touch several factors, sorted.
     pub crossing: Vec<InputId>,
-    /// Inputs that touch no factor: moves that change no state, sorted.
+    /// Inputs that touch no factor: moves that change no move-dependent fluent and whose
+    /// legality reads none, sorted.
     pub inert: Vec<InputId>,
+    /// True when a gate read more than [`MAX_LISTED`] components, so the analysis stopped
+    /// and made the game one factor.
+    pub gave_up: bool,
 }
 
 /// One independent subgame: its latches and its own moves.
@@ -63,8 +68,8 @@ pub struct Factor {
     pub latches: Vec<LatchId>,
     /// Inputs that touch this factor only, sorted.
     pub inputs: Vec<InputId>,
-    /// False when the factor's latches reach no goal, no terminal and no crossing input's
-    /// legality: its moves cannot change the outcome of the game.
+    /// False when the factor's latches reach no goal, no terminal and no legal gate: its
+    /// moves cannot change the outcome of the game.
     pub relevant: bool,
 }
 
@@ -101,9 +106,10 @@ pub fn find_factors(net: &Netlist) -> Factors {
         .filter(|&l| !moving[l])
         .map(|l| LatchId(l as u32))
         .collect();
-    let joined = joined_by_outcome(net, &moving, &comp, count);
+    let (joined, overflow) = joined_by_outcome(net, &moving, &comp, count);
     let mut out = group(net, &moving, &comp, count, &touched, &joined);
     out.shared = shared;
+    out.gave_up |= overflow;
     mark_relevant(net, &mut out);
     out
 }
