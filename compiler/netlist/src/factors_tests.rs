@@ -187,13 +187,18 @@ fn a_board_without_a_move_of_its_own_is_merged() {
 }
 
 #[test]
-fn a_board_that_reaches_no_goal_or_terminal_is_irrelevant() {
-    let f = find_factors(&game(|n, p| {
+fn a_board_that_reaches_no_goal_terminal_or_legal_move_is_irrelevant() {
+    let mut net = game(|n, p| {
         let (na, nb, _, _) = base(n, p);
         (na, nb, p.a, p.a)
-    }));
+    });
+    // b still decides whether fb is legal: a move that rules out a later one can matter.
+    let f = find_factors(&net);
+    assert!(f.factors.iter().all(|x| x.relevant), "{f:?}");
+    let always = net.push(Gate::Const(true));
+    net.roles[0].legal[1].gate = always;
     assert_eq!(
-        shape(&f),
+        shape(&find_factors(&net)),
         vec![
             (latches(&[0]), inputs(&[0]), true),
             (latches(&[1]), inputs(&[1]), false)
@@ -244,4 +249,63 @@ fn moves_of_a_board_that_reaches_no_outcome_are_outcome_free() {
         vec![false, true, true],
         "with fb always legal, b reaches nothing the game asks"
     );
+}
+
+/// Coins, each with its own set move, and a `pass` legal when any coin is set: with more
+/// coins than a gate's set lists (`MAX_LISTED`), the analysis says it gave up and makes the
+/// game one factor; with fewer, every coin is a factor.
+#[test]
+fn too_many_components_at_one_gate_give_up_and_say_so() {
+    use crate::factors::MAX_LISTED;
+    for (coins, factored) in [(MAX_LISTED - 4, true), (MAX_LISTED + 6, false)] {
+        let mut n = Netlist::default();
+        let mut legal = Vec::new();
+        let mut latch_gates = Vec::new();
+        for c in 0..coins {
+            let l = n.push(Gate::Latch(LatchId(c as u32)));
+            let i = n.push(Gate::Input(InputId(c as u32)));
+            let next = n.push(Gate::Or(vec![l, i]));
+            let unset = n.push(Gate::Not(l));
+            n.latches.push(Latch {
+                name: format!("(coin {c:03})"),
+                init: false,
+                next,
+            });
+            n.inputs.push(Input {
+                role: RoleId(0),
+                name: format!("(set {c:03})"),
+            });
+            legal.push(Legal {
+                input: InputId(c as u32),
+                gate: unset,
+            });
+            latch_gates.push(l);
+        }
+        let any = n.push(Gate::Or(latch_gates));
+        n.inputs.push(Input {
+            role: RoleId(0),
+            name: "pass".into(),
+        });
+        legal.push(Legal {
+            input: InputId(coins as u32),
+            gate: any,
+        });
+        n.terminal = n.push(Gate::Const(false));
+        n.roles.push(Role {
+            name: "r0".into(),
+            legal,
+            goals: vec![Goal {
+                value: 100,
+                gate: any,
+            }],
+        });
+        validate(&n).expect("a valid test game");
+        let f = find_factors(&n);
+        assert_eq!(f.gave_up, !factored, "{coins} coins");
+        assert_eq!(
+            f.factors.len(),
+            if factored { coins } else { 1 },
+            "{coins} coins"
+        );
+    }
 }
