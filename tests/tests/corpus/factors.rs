@@ -176,18 +176,9 @@ fn a_false_factor_is_caught() {
 /// passes the check, and some netlists do factor (the property is not vacuous).
 #[test]
 fn random_netlists_factor_only_truly() {
-    use propnet_netlist::random::{random_netlist, RandomSpec};
     let mut factored = 0;
     for seed in 0..400u64 {
-        let spec = RandomSpec {
-            roles: 1 + (seed % 2) as usize,
-            moves_per_role: 3 + (seed % 4) as usize,
-            latches: 4 + (seed % 9) as usize,
-            view_gates: 3 + (seed % 7) as usize,
-            next_gates: 4 + (seed % 11) as usize,
-            max_fanin: 2 + (seed % 3) as usize,
-        };
-        let net = random_netlist(seed, &spec);
+        let net = small_random_netlist(seed);
         let factors = find_factors(&net);
         if factors.is_factored() {
             factored += 1;
@@ -208,18 +199,9 @@ fn random_netlists_factor_only_truly() {
 fn outcome_free_moves_are_interchangeable() {
     use propnet_netlist::factors::outcome_free_moves;
     use propnet_netlist::playout::goals_of;
-    use propnet_netlist::random::{random_netlist, RandomSpec};
     let mut compared = 0;
     for seed in 0..300u64 {
-        let spec = RandomSpec {
-            roles: 1 + (seed % 2) as usize,
-            moves_per_role: 3 + (seed % 4) as usize,
-            latches: 4 + (seed % 9) as usize,
-            view_gates: 3 + (seed % 7) as usize,
-            next_gates: 4 + (seed % 11) as usize,
-            max_fanin: 2 + (seed % 3) as usize,
-        };
-        let net = random_netlist(seed, &spec);
+        let net = small_random_netlist(seed);
         let free = outcome_free_moves(&net);
         let mut sim = ScalarNet::new(&net);
         let mut rng = TestRng::new(seed);
@@ -263,4 +245,19 @@ fn outcome_free_moves_are_interchangeable() {
         compared >= 20,
         "only {compared} pairs of outcome-free moves compared"
     );
+}
+
+/// A random netlist of a few latches and gates (shapes vary with the seed), small enough
+/// that some split into factors and some have outcome-free moves.
+fn small_random_netlist(seed: u64) -> Netlist {
+    use propnet_netlist::random::{random_netlist, RandomSpec};
+    let spec = RandomSpec {
+        roles: 1 + (seed % 2) as usize,
+        moves_per_role: 3 + (seed % 4) as usize,
+        latches: 4 + (seed % 9) as usize,
+        view_gates: 3 + (seed % 7) as usize,
+        next_gates: 4 + (seed % 11) as usize,
+        max_fanin: 2 + (seed % 3) as usize,
+    };
+    random_netlist(seed, &spec)
 }
