@@ -6,7 +6,9 @@ use propnet_mcts::{Budget, MctsParams, Search, SearchResult, Tree};
 use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::backend::Backend;
 use propnet_runtime::machine::State;
-use propnet_runtime::machine::{GameMachine, InterpMachine, MachineError, NetMachine};
+use propnet_runtime::machine::{
+    free_moves_to_merge, GameMachine, InterpMachine, MachineError, NetMachine,
+};
 use std::time::{Duration, Instant};
 
 /// What thinking about one move produced.
@@ -265,18 +267,16 @@ impl Machines for Compiled {
         publish: &mut dyn FnMut(usize),
     ) -> Result<Think, MachineError> {
         let net = &self.net;
-        let merge = line.search.params().merge_free_moves;
+        let free = line
+            .search
+            .params()
+            .merge_free_moves
+            .then(|| free_moves_to_merge(net))
+            .flatten();
         let mut machines: Vec<NetMachine<'_>> = self
             .backends
             .iter_mut()
-            .map(|b| {
-                let m = NetMachine::with_backend(net, b.as_mut());
-                if merge {
-                    m.merging_free_moves()
-                } else {
-                    m
-                }
-            })
+            .map(|b| NetMachine::with_backend(net, b.as_mut()).merging(free.clone()))
             .collect();
         line.think_parallel(&mut machines, deadline, quick_forced, publish)
     }

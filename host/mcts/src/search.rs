@@ -9,8 +9,8 @@ use super::workers::{work, Control, Totals};
 use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::backend::{Backend, BackendError};
 use propnet_runtime::machine::State;
-use propnet_runtime::machine::{GameMachine, MachineError, NetMachine};
-use std::sync::Mutex;
+use propnet_runtime::machine::{free_moves_to_merge, GameMachine, MachineError, NetMachine};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Statistics of one root move of one role.
@@ -108,7 +108,7 @@ impl Search {
         root: &State,
         budget: Budget,
     ) -> Result<SearchResult, BackendError> {
-        let mut model = self.net_machine(net, backend);
+        let mut model = NetMachine::with_backend(net, backend).merging(self.free_moves(net));
         self.run_machine(&mut model, root, budget)
             .map_err(backend_error)
     }
@@ -153,14 +153,13 @@ impl Search {
         Ok((res, found.is_some()))
     }
 
-    /// The machine of `net` with rollouts on `backend`, merging outcome-free moves when
+    /// The outcome-free moves of `net` the search merges: none unless
     /// [`MctsParams::merge_free_moves`] says so.
-    fn net_machine<'a>(&self, net: &'a Netlist, backend: &'a mut dyn Backend) -> NetMachine<'a> {
-        let m = NetMachine::with_backend(net, backend);
+    fn free_moves(&self, net: &Netlist) -> Option<Arc<[bool]>> {
         if self.params().merge_free_moves {
-            m.merging_free_moves()
+            free_moves_to_merge(net)
         } else {
-            m
+            None
         }
     }
 
@@ -172,9 +171,10 @@ impl Search {
         root: Option<&State>,
         budget: Budget,
     ) -> Result<SearchResult, BackendError> {
+        let free = self.free_moves(net);
         let mut models: Vec<NetMachine<'_>> = backends
             .iter_mut()
-            .map(|b| self.net_machine(net, b.as_mut()))
+            .map(|b| NetMachine::with_backend(net, b.as_mut()).merging(free.clone()))
             .collect();
         let Some(first) = models.first_mut() else {
             return Err(BackendError::BadRequest {

@@ -80,7 +80,8 @@ pub fn run(args: BestArgs) -> anyhow::Result<()> {
     let params = args.mcts.params(args.seed);
     let free = params
         .merge_free_moves
-        .then(|| propnet_netlist::factors::outcome_free_moves(&net));
+        .then(|| propnet_runtime::machine::free_moves_to_merge(&net))
+        .flatten();
     let mut search = Search::new(params);
     let res = search.run_parallel(&net, &mut backends, &state, budget)?;
     let workers = match res.workers {

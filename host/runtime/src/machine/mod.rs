@@ -11,7 +11,7 @@ mod interp;
 mod net;
 
 pub use interp::InterpMachine;
-pub use net::{JointMove, NetMachine, State};
+pub use net::{free_moves_to_merge, JointMove, NetMachine, State};
 
 use crate::backend::{BackendError, JobResult};
 use propnet_compiler::interp::InterpError;

@@ -12,6 +12,7 @@ use propnet_netlist::factors::outcome_free_moves;
 use propnet_netlist::playout::{eval_gates, goals_of, legal_of};
 use propnet_netlist::scalar::ScalarNet;
 use propnet_netlist::{InputId, Netlist};
+use std::sync::Arc;
 
 /// A game state of a netlist: one bool per latch (base proposition).
 pub type State = Vec<bool>;
@@ -27,7 +28,7 @@ pub struct NetMachine<'a> {
     scalar: Option<Box<ScalarNet>>,
     /// Per input, whether [`GameMachine::view`] merges it with the role's other
     /// outcome-free moves ([`NetMachine::merging_free_moves`]); `None`: every move listed.
-    free: Option<Vec<bool>>,
+    free: Option<Arc<[bool]>>,
 }
 
 /// The inherent methods are the infallible forms of [`GameMachine`]'s (a netlist's
@@ -58,22 +59,17 @@ impl<'a> NetMachine<'a> {
     /// never change the outcome ([`outcome_free_moves`]: moves of an irrelevant factor,
     /// inert ones), only the first: the others lead to equivalent states, so a search tree
     /// need not try each. Other moves, the inherent [`NetMachine::view_of`] and rollouts
-    /// are unchanged. Costs one pass over the netlist; a game where no role has two such
-    /// moves keeps the plain view.
-    pub fn merging_free_moves(mut self) -> Self {
-        let free = outcome_free_moves(self.net);
-        let per_role = |r: usize| {
-            let is_free = |i: &&InputId| free[i.index()];
-            self.net.roles[r]
-                .legal
-                .iter()
-                .map(|l| l.input)
-                .filter(|i| is_free(&i))
-                .count()
-        };
-        if (0..self.net.roles.len()).any(|r| per_role(r) >= 2) {
-            self.free = Some(free);
-        }
+    /// are unchanged. Costs one pass over the netlist ([`free_moves_to_merge`]; machines of
+    /// one search share one result through [`NetMachine::merging`]).
+    pub fn merging_free_moves(self) -> Self {
+        let free = free_moves_to_merge(self.net);
+        self.merging(free)
+    }
+
+    /// This machine merging the outcome-free moves `free` (from [`free_moves_to_merge`] for
+    /// this machine's netlist) as [`NetMachine::merging_free_moves`] does; `None` merges none.
+    pub fn merging(mut self, free: Option<Arc<[bool]>>) -> Self {
+        self.free = free;
         self
     }
 
@@ -206,4 +202,16 @@ impl GameMachine for NetMachine<'_> {
             None => "netlist, rollouts on the scalar reference playout".to_string(),
         }
     }
+}
+
+/// Per input of `net`, whether it is outcome-free ([`outcome_free_moves`]), or `None` when
+/// no role has two such moves (a search then has nothing to merge).
+pub fn free_moves_to_merge(net: &Netlist) -> Option<Arc<[bool]>> {
+    let free = outcome_free_moves(net);
+    let per_role =
+        |r: &propnet_netlist::Role| r.legal.iter().filter(|l| free[l.input.index()]).count();
+    net.roles
+        .iter()
+        .any(|r| per_role(r) >= 2)
+        .then(|| free.into())
 }
