@@ -4,7 +4,7 @@
 //! the grounder's located refusal. GDL-I games keep their verdicts.
 
 use propnet_compiler::gdl::{self, GdlError, Violation};
-use propnet_compiler::ground::{self, CompileOptions, GroundError};
+use propnet_compiler::ground::{self, CompileOptions};
 use propnet_compiler::interp::trace::{trace, InterpEngine, TraceOptions};
 use propnet_compiler::interp::Interp;
 
@@ -216,23 +216,59 @@ fn gdl2_trace_lines_carry_the_percepts_of_every_role_but_random() {
     );
 }
 
+/// The netlist of a GDL-II game has each role's possible percepts as outputs, and they
+/// hold after the same joint move as the interpreter's percepts (see
+/// `percepts_come_from_the_state_before_the_move_and_the_joint_move`), before and after
+/// optimization.
 #[test]
-fn the_grounder_refuses_gdl2_games_at_the_first_sees_rule() {
+fn the_netlist_has_percept_outputs_equal_to_the_interpreters() {
+    use propnet_netlist::playout::{eval_gates, percepts_of};
     let game = load(DEAL).expect("loads");
-    let Err(e) = ground::compile(&game.program, &CompileOptions::default()) else {
-        panic!("GDL-II is not grounded yet")
-    };
-    assert!(matches!(e, GroundError::BadRule { .. }), "{e}");
-    let located = e.located(&game.source);
-    assert!(located.starts_with("g.kif:14:1:"), "{located}");
-    assert!(
-        located.contains("not supported by the netlist yet"),
-        "{located}"
-    );
-    // the random role alone (no `sees`) is GDL-I: grounded as any role
+    let raw = ground::compile(&game.program, &CompileOptions::default()).expect("grounds");
+    let mut optimized = raw.clone();
+    propnet_netlist::passes::optimize(&mut optimized, &Default::default());
+    for net in [&raw, &optimized] {
+        assert!(net.gdl2);
+        propnet_netlist::validate(net).expect("valid");
+        let names: Vec<Vec<&str>> = (net.roles.iter())
+            .map(|r| r.percepts.iter().map(|p| p.name.as_str()).collect())
+            .collect();
+        assert_eq!(names[0], ["dealt"]);
+        assert_eq!(
+            names[1],
+            [
+                "(phase deal)",
+                "(phase play)",
+                "(yourcard c1)",
+                "(yourcard c2)",
+                "dealt"
+            ]
+        );
+        assert_eq!(names[2], ["(after play)", "dealt", "ping"]);
+        let input = |text: &str| net.inputs.iter().position(|x| x.name == text).expect(text);
+        let mut inputs = vec![false; net.inputs.len()];
+        for i in [input("(deal c2)"), input("noop")] {
+            inputs[i] = true;
+        }
+        // `noop` is an input of alice and of bob: set both
+        for (i, x) in net.inputs.iter().enumerate() {
+            inputs[i] |= x.name == "noop";
+        }
+        let values = eval_gates(net, &net.initial_state(), &inputs);
+        let seen: Vec<Vec<&str>> = percepts_of(net, &values)
+            .iter()
+            .zip(&net.roles)
+            .map(|(ks, r)| ks.iter().map(|&k| r.percepts[k].name.as_str()).collect())
+            .collect();
+        assert_eq!(seen[0], ["dealt"]);
+        assert_eq!(seen[1], ["(phase deal)", "(yourcard c2)", "dealt"]);
+        assert_eq!(seen[2], ["(after play)", "dealt", "ping"]);
+    }
+    // the random role alone (no `sees`) is GDL-I: grounded as any role, no percepts
     let gdl1 = "(role random)\n(init s)\n(<= (legal random noop) (true s))\n\
                 (<= (next t) (true s))\n(<= terminal (true t))\n(goal random 0)\n";
     let game = load(gdl1).expect("loads");
     assert!(!game.program.gdl2);
-    ground::compile(&game.program, &CompileOptions::default()).expect("grounds");
+    let net = ground::compile(&game.program, &CompileOptions::default()).expect("grounds");
+    assert!(!net.gdl2 && net.roles[0].percepts.is_empty());
 }

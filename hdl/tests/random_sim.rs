@@ -643,6 +643,7 @@ fn tiny_netlist_synthesizes_for_ice40() {
         return;
     }
     let spec = RandomSpec {
+        percepts_per_role: 0,
         roles: 1,
         moves_per_role: 3,
         latches: 8,

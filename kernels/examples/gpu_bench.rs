@@ -169,6 +169,7 @@ fn main() {
     }
     for &size in &sizes {
         let spec = RandomSpec {
+            percepts_per_role: 0,
             roles: 2,
             moves_per_role: 9,
             latches: (size as usize / 8).max(16),

@@ -221,6 +221,7 @@ fn gpu_large_netlist_both_layouts() {
         return;
     }
     let spec = RandomSpec {
+        percepts_per_role: 0,
         roles: 2,
         moves_per_role: 12,
         latches: 200,

@@ -67,6 +67,7 @@ fn netlist_without_moves_goals_or_latches_validates() {
     let mut n = Netlist::default();
     n.terminal = n.push(propnet_netlist::Gate::Const(true));
     n.roles.push(propnet_netlist::Role {
+        percepts: Vec::new(),
         name: "r".into(),
         legal: Vec::new(),
         goals: Vec::new(),

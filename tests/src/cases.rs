@@ -102,6 +102,7 @@ pub fn random_state(latches: usize, salt: u32) -> Vec<bool> {
 /// view and next gates of fan-in 2–6.
 pub fn varied_spec(seed: u64) -> RandomSpec {
     RandomSpec {
+        percepts_per_role: 0,
         roles: 1 + (seed as usize % 4),
         moves_per_role: 1 + (seed as usize % 6),
         latches: 8 + (seed as usize * 7) % 90,

@@ -79,6 +79,7 @@ fn results_do_not_depend_on_threads_or_lane_width() {
     let net = random_netlist(
         42,
         &RandomSpec {
+            percepts_per_role: 0,
             roles: 2,
             moves_per_role: 6,
             latches: 60,

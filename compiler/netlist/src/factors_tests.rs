@@ -56,6 +56,7 @@ fn game(wire: impl FnOnce(&mut Netlist, &Parts) -> Outputs) -> Netlist {
     n.latches[2].next = nt;
     n.terminal = terminal;
     n.roles.push(Role {
+        percepts: Vec::new(),
         name: "r0".into(),
         legal: vec![
             Legal {
@@ -292,6 +293,7 @@ fn too_many_components_at_one_gate_give_up_and_say_so() {
         });
         n.terminal = n.push(Gate::Const(false));
         n.roles.push(Role {
+            percepts: Vec::new(),
             name: "r0".into(),
             legal,
             goals: vec![Goal {

@@ -22,25 +22,36 @@ pub enum Output {
     Goal,
     /// Every latch's next-state gate: evaluated after the joint move is set.
     Next,
+    /// Every role's percept gates (GDL-II): like `Next`, evaluated after the joint move is
+    /// set, and only where a caller asks for percepts.
+    Percept,
 }
 
 impl Output {
     /// All outputs.
-    pub const ALL: [Output; 3] = [Output::LegalTerminal, Output::Goal, Output::Next];
+    pub const ALL: [Output; 4] = [
+        Output::LegalTerminal,
+        Output::Goal,
+        Output::Next,
+        Output::Percept,
+    ];
 
     fn bit(self) -> u8 {
         match self {
             Output::LegalTerminal => 1,
             Output::Goal => 2,
             Output::Next => 4,
+            Output::Percept => 16,
         }
     }
 }
 
 /// Flag of a gate that depends on an input (in [`NetlistInfo`]'s per-gate byte).
 const READS_MOVE: u8 = 8;
+/// The cone bits of the outputs a playout needs (every [`Output`] but `Percept`).
+const PLAYOUT_CONES: u8 = 1 | 2 | 4;
 /// The cone bits of every [`Output`].
-const CONES: u8 = 1 | 2 | 4;
+const CONES: u8 = PLAYOUT_CONES | 16;
 
 /// Per-gate and per-role facts about one valid netlist. Built only by [`crate::validate`];
 /// backends take it beside the [`Netlist`] it was computed for.
@@ -85,6 +96,9 @@ impl NetlistInfo {
                 .iter()
                 .for_each(|l| mark(l.gate, Output::LegalTerminal));
             role.goals.iter().for_each(|g| mark(g.gate, Output::Goal));
+            role.percepts
+                .iter()
+                .for_each(|p| mark(p.gate, Output::Percept));
         }
         mark(net.terminal, Output::LegalTerminal);
         net.latches.iter().for_each(|l| mark(l.next, Output::Next));
@@ -151,9 +165,10 @@ impl NetlistInfo {
         self.flags[g.index()] & out.bit() != 0
     }
 
-    /// True when any output depends on gate `g`: the gates a backend must compute.
+    /// True when an output a playout needs (legal, terminal, goal, next) depends on gate
+    /// `g`: the gates a backend must compute. Gates only percepts need are not live.
     pub fn live(&self, g: GateId) -> bool {
-        self.flags[g.index()] & CONES != 0
+        self.flags[g.index()] & PLAYOUT_CONES != 0
     }
 
     /// The gates `out` needs, in arena (topological) order.
@@ -297,7 +312,12 @@ mod tests {
                 .flat_map(|r| r.goals.iter().map(|g| g.gate))
                 .collect();
             let next: Vec<GateId> = net.latches.iter().map(|l| l.next).collect();
-            for (out, roots) in Output::ALL.iter().zip([&legal, &goal, &next]) {
+            let percept: Vec<GateId> = net
+                .roles
+                .iter()
+                .flat_map(|r| r.percepts.iter().map(|p| p.gate))
+                .collect();
+            for (out, roots) in Output::ALL.iter().zip([&legal, &goal, &next, &percept]) {
                 let want = reached(&net, roots);
                 let got: Vec<bool> = info.ids().map(|g| info.needed_by(g, *out)).collect();
                 assert_eq!(got, want, "seed {seed}: cone of {out:?}");

@@ -148,8 +148,20 @@ pub struct Goal {
     pub gate: GateId,
 }
 
-/// The outputs of one role.
+/// One possible percept of a role (GDL-II `(sees role percept)`): after a joint move, the
+/// role perceives it when the gate holds. The gate reads the state *before* the transition
+/// and the joint move (inputs), and may read latches' `next` gates (a percept about the
+/// state after the move), like a latch's next-state function.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Percept {
+    /// Canonical percept text, e.g. `(location 2 3)` or `1`.
+    pub name: String,
+    /// True when the role perceives it after the joint move set on the inputs.
+    pub gate: GateId,
+}
+
+/// The outputs of one role.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Role {
     /// Role name as written in the `role` fact (lower case).
     pub name: String,
@@ -157,6 +169,10 @@ pub struct Role {
     pub legal: Vec<Legal>,
     /// Possible goal values, sorted by value ascending, one entry per value.
     pub goals: Vec<Goal>,
+    /// Possible percepts (GDL-II games only; empty otherwise), sorted by percept text in
+    /// byte order, one entry per text. Absent from JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub percepts: Vec<Percept>,
 }
 
 /// A whole propnet: gates, state, inputs and named outputs.
@@ -188,6 +204,12 @@ pub struct Netlist {
     /// Absent from JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub optimized: bool,
+    /// The game is GDL-II (Thielscher 2010: a `random` role, `sees` percepts): its roles'
+    /// `percepts` are its percepts, and traces of it report them. Set from the rules (a
+    /// game that mentions `sees`), so a GDL-II game whose percepts are never reachable
+    /// is still one. Absent from JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gdl2: bool,
 }
 
 /// Why [`Netlist::state_of`] cannot build a state.

@@ -157,6 +157,19 @@ pub fn legal_of(net: &Netlist, values: &[bool]) -> Vec<Vec<crate::InputId>> {
         .collect()
 }
 
+/// Percepts per role (role order; indices into the role's `percepts`, ascending) after a
+/// joint move, from gate values `values` computed with that move's inputs set (GDL-II).
+pub fn percepts_of(net: &Netlist, values: &[bool]) -> Vec<Vec<usize>> {
+    net.roles
+        .iter()
+        .map(|r| {
+            (0..r.percepts.len())
+                .filter(|&k| values[r.percepts[k].gate.index()])
+                .collect()
+        })
+        .collect()
+}
+
 /// Runs playout number `index` from `start` (one bool per latch) with plain scalar gate
 /// evaluation. Slow and obviously correct: the definition every backend is tested against.
 pub fn reference_playout(

@@ -1,7 +1,9 @@
 //! Seeded random netlists for tests: every backend and every pass is checked against
 //! [`crate::playout::reference_playout`] on these as well as on real games.
 
-use super::ir::{Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId};
+use super::ir::{
+    Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Percept, Role, RoleId,
+};
 use crate::rng::threefry2x32_20;
 
 /// Shape of a random netlist.
@@ -19,6 +21,10 @@ pub struct RandomSpec {
     pub next_gates: usize,
     /// Largest operand count of an `And`/`Or`.
     pub max_fanin: usize,
+    /// GDL-II percepts per role (0: a GDL-I netlist), each a gate of the transition logic
+    /// (may read inputs). Drawn after everything else: the rest of the netlist does not
+    /// depend on it.
+    pub percepts_per_role: usize,
 }
 
 impl Default for RandomSpec {
@@ -30,6 +36,7 @@ impl Default for RandomSpec {
             view_gates: 60,
             next_gates: 60,
             max_fanin: 4,
+            percepts_per_role: 0,
         }
     }
 }
@@ -137,6 +144,7 @@ pub fn random_netlist(seed: u64, spec: &RandomSpec) -> Netlist {
             name: format!("r{r}"),
             legal,
             goals,
+            percepts: Vec::new(),
         });
     }
     n.terminal = views[2 + s.below(views.len() - 2)];
@@ -149,6 +157,14 @@ pub fn random_netlist(seed: u64, spec: &RandomSpec) -> Netlist {
     }
     for i in 0..n.latches.len() {
         n.latches[i].next = pool[s.below(pool.len())];
+    }
+    for r in 0..n.roles.len() {
+        n.roles[r].percepts = (0..spec.percepts_per_role)
+            .map(|p| Percept {
+                name: format!("(p {p:0w$})", w = width(spec.percepts_per_role, 2)),
+                gate: pool[s.below(pool.len())],
+            })
+            .collect();
     }
     n
 }

@@ -8,9 +8,15 @@ fn sample(seed: u64) -> Netlist {
         seed,
         &RandomSpec {
             roles: 1 + seed as usize % 3,
+            percepts_per_role: 3 * (seed as usize % 2),
             ..Default::default()
         },
     );
+    // odd seeds: a GDL-II netlist, a percept text that needs quoting
+    if seed % 2 == 1 {
+        n.gdl2 = true;
+        n.roles[0].percepts[0].name = "(\"seen\" \\ 1)".into();
+    }
     n.fixed_fluents.push(("(fixed \"q\" \\ x)".into(), true));
     n.aliased_fluents.push(AliasedFluent {
         name: "(alias \"a\")".into(),
@@ -129,9 +135,15 @@ fn json_round_trips_and_validates() {
         let n = sample(seed);
         assert_eq!(from_json(&to_json(&n)).unwrap(), n);
     }
-    // Older files without `fixed_fluents` still load.
+    // Older files without `fixed_fluents` still load; a GDL-I netlist's JSON has no
+    // GDL-II keys (the same bytes as before percepts existed).
     let n = random_netlist(1, &RandomSpec::default());
-    let mut v: serde_json::Value = serde_json::from_str(&to_json(&n)).unwrap();
+    let json = to_json(&n);
+    assert!(
+        !json.contains("percepts") && !json.contains("gdl2"),
+        "{json}"
+    );
+    let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
     v.as_object_mut().unwrap().remove("fixed_fluents");
     v.as_object_mut().unwrap().remove("aliased_fluents");
     assert_eq!(from_json(&v.to_string()).unwrap(), n);
@@ -211,4 +223,28 @@ fn a_fluent_named_twice_is_refused() {
             assert!(e.contains("rename or remove one"), "{e}");
         }
     }
+}
+
+#[test]
+fn percepts_out_of_order_are_refused_by_text_and_validation() {
+    let n = sample(1);
+    let text = to_text(&n);
+    assert!(text.starts_with("gdl II\n"), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let first = lines
+        .iter()
+        .position(|l| l.starts_with("percept r0"))
+        .unwrap();
+    let mut swapped = lines.clone();
+    swapped.swap(first, first + 1);
+    let (line, _, msg, _) = syntax_error(&swapped.join("\n"));
+    assert_eq!(line, first + 2, "{msg}");
+    assert!(msg.contains("ascending text order"), "{msg}");
+    let mut bad = n.clone();
+    bad.roles[0].percepts.swap(0, 1);
+    let e = validate(&bad).unwrap_err();
+    assert!(
+        e.to_string().contains("percepts not strictly sorted"),
+        "{e}"
+    );
 }

@@ -3,6 +3,7 @@
 //! starts a comment, names are double-quoted (`\"` and `\\` escaped):
 //!
 //! ```text
+//! gdl II
 //! role r0 "white"
 //! latch l0 "(cell 1 1 b)" init 1
 //! input i0 r0 "(mark 1 1)"
@@ -17,14 +18,18 @@
 //! next l0 g4
 //! legal r0 i0 g1
 //! goal r0 100 g5
+//! percept r0 "(seen 1)" g3
 //! terminal g4
 //! ```
 //!
 //! Roles, latches, inputs and gates are numbered in order from 0 and must be written so;
-//! legal and goal lines keep their order. The parser validates the result.
+//! legal, goal and percept lines (GDL-II `sees`, only in games that have them) keep their
+//! order. The first line, `gdl II`, is written only for a GDL-II game
+//! ([`Netlist::gdl2`]). The parser validates the result.
 
 use super::ir::{
-    AliasedFluent, Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId,
+    AliasedFluent, Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Percept,
+    Role, RoleId,
 };
 use super::validate::{validate, ValidateError};
 use std::fmt::Write;
@@ -32,6 +37,9 @@ use std::fmt::Write;
 /// Writes `net` in the text form (the inverse of [`from_text`]).
 pub fn to_text(net: &Netlist) -> String {
     let mut s = String::new();
+    if net.gdl2 {
+        s.push_str("gdl II\n");
+    }
     for (i, r) in net.roles.iter().enumerate() {
         let _ = writeln!(s, "role r{i} {}", quote(&r.name));
     }
@@ -71,6 +79,9 @@ pub fn to_text(net: &Netlist) -> String {
         }
         for g in &role.goals {
             let _ = writeln!(s, "goal r{r} {} {}", g.value, g.gate);
+        }
+        for p in &role.percepts {
+            let _ = writeln!(s, "percept r{r} {} {}", quote(&p.name), p.gate);
         }
     }
     let _ = writeln!(s, "terminal {}", net.terminal);
@@ -267,7 +278,7 @@ impl Line {
 /// # Errors
 /// [`TextError::Syntax`] with line and column for malformed lines, misnumbered items, an
 /// operand that is not an earlier gate, an output line naming no gate, a `next` or
-/// `terminal` line given twice, legal or goal lines out of order or repeated, a latch
+/// `terminal` line given twice, legal, goal or percept lines out of order or repeated, a latch
 /// without `next` line or a missing `terminal`; [`TextError::Invalid`] when the result
 /// fails [`validate`].
 pub fn from_text(src: &str) -> Result<Netlist, TextError> {
@@ -328,7 +339,7 @@ struct Reader {
     next: Vec<Option<(GateId, usize)>>,
     /// The `terminal` gate and its line.
     terminal: Option<(GateId, usize)>,
-    /// Gates named by `next`, `legal`, `goal` and `terminal` lines, which may come before
+    /// Gates named by `next`, `legal`, `goal`, `percept` and `terminal` lines, which may come before
     /// the gate lines: checked to exist at the end, reported at their token.
     outputs: Vec<(GateId, TextError)>,
 }
@@ -360,6 +371,12 @@ impl Reader {
             "next" => self.next(l),
             "legal" => self.legal(l),
             "goal" => self.goal(l),
+            "percept" => self.percept(l),
+            "gdl" => {
+                l.keyword("II")?;
+                self.net.gdl2 = true;
+                Ok(())
+            }
             "terminal" => self.terminal(l),
             h if h.starts_with('g') => {
                 l.pos = 0;
@@ -382,8 +399,7 @@ impl Reader {
         let name = l.string()?;
         self.net.roles.push(Role {
             name,
-            legal: Vec::new(),
-            goals: Vec::new(),
+            ..Role::default()
         });
         Ok(())
     }
@@ -492,6 +508,24 @@ impl Reader {
         }
         let gate = self.output(l)?;
         self.net.roles[r].goals.push(Goal { value, gate });
+        Ok(())
+    }
+
+    /// `percept rR "text" gM`: the gate saying role `rR` perceives `text` after the joint
+    /// move (GDL-II; a role's percept lines in strictly ascending text order).
+    fn percept(&mut self, l: &mut Line) -> Result<(), TextError> {
+        let r = role_ref(l, &self.net)?;
+        let name = l.string()?;
+        if self.net.roles[r]
+            .percepts
+            .last()
+            .is_some_and(|x| x.name.as_bytes() >= name.as_bytes())
+        {
+            l.pos -= 1;
+            return Err(l.err("a role's percept lines go in ascending text order, each text once"));
+        }
+        let gate = self.output(l)?;
+        self.net.roles[r].percepts.push(Percept { name, gate });
         Ok(())
     }
 

@@ -246,7 +246,8 @@ fn first_input(n: &Netlist, g: GateId) -> usize {
 }
 
 /// Role `r`'s legal entries name in-range inputs of role `r`, strictly sorted by move text;
-/// its goal values are strictly ascending and at most 100; its output gates are in range.
+/// its goal values are strictly ascending and at most 100; its percepts strictly sorted by
+/// text; its output gates are in range.
 fn check_role(n: &Netlist, r: usize) -> Result<(), ValidateError> {
     let role = &n.roles[r];
     let bad = |msg: String| ValidateError::BadRole {
@@ -287,6 +288,23 @@ fn check_role(n: &Netlist, r: usize) -> Result<(), ValidateError> {
         }
         let what = format!("goal {} {}", role.name, g.value);
         in_range(&what, g.gate, n.gates.len())?;
+    }
+    for p in &role.percepts {
+        in_range(
+            &format!("percept {} {}", role.name, p.name),
+            p.gate,
+            n.gates.len(),
+        )?;
+    }
+    if let Some(w) = role
+        .percepts
+        .windows(2)
+        .find(|w| w[0].name.as_bytes() >= w[1].name.as_bytes())
+    {
+        return Err(bad(format!(
+            "percepts not strictly sorted: {} before {}",
+            w[0].name, w[1].name
+        )));
     }
     Ok(())
 }

@@ -36,7 +36,7 @@ use crate::gdl::RelId;
 use crate::graph::{sccs, sccs_from, Graph};
 use crate::terms::TermRef;
 use propnet_netlist::{
-    Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Role, RoleId,
+    Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Percept, Role, RoleId,
 };
 use std::collections::HashMap;
 
@@ -406,6 +406,7 @@ impl Builder<'_, '_> {
         }
         let term_atom = self.g.store.atoms.find(sp.terminal, &[]);
         self.gates.net.terminal = self.out_gate(term_atom);
+        self.gates.net.gdl2 = self.g.low.gdl2;
         Ok(())
     }
 
@@ -460,7 +461,29 @@ impl Builder<'_, '_> {
             name: low.syms.name(role).to_string(),
             legal,
             goals,
+            percepts: self.percepts(role_term),
         })
+    }
+
+    /// The percepts of the role whose term is `role_term` (GDL-II `(sees role p)` atoms),
+    /// sorted by percept text.
+    fn percepts(&mut self, role_term: Option<crate::terms::TermId>) -> Vec<Percept> {
+        let sees = self.g.low.special.sees;
+        let mut named: Vec<(String, AtomId)> = self
+            .g
+            .atoms_of(sees)
+            .iter()
+            .filter(|&&a| Some(self.g.store.atoms.args(a)[0]) == role_term)
+            .map(|&a| (self.text(self.g.store.atoms.args(a)[1]), a))
+            .collect();
+        named.sort();
+        named
+            .into_iter()
+            .map(|(name, a)| Percept {
+                name,
+                gate: self.out_gate(Some(a)),
+            })
+            .collect()
     }
 }
 

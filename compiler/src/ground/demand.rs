@@ -133,7 +133,7 @@ struct Analysis<'a> {
     rules: &'a [CRule],
     rules_of: Vec<Vec<usize>>,
     dynamic: &'a [bool],
-    roots: [RelId; 7],
+    roots: [RelId; 8],
 }
 
 impl Analysis<'_> {

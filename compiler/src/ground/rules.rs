@@ -185,12 +185,15 @@ pub struct Special {
     pub goal: RelId,
     /// `terminal/0`.
     pub terminal: RelId,
+    /// `sees/2` (GDL-II percepts; no atoms in a GDL-I game).
+    pub sees: RelId,
 }
 
 impl Special {
     /// The relations every netlist needs in full: the outputs and the state.
-    pub fn roots(&self) -> [RelId; 7] {
+    pub fn roots(&self) -> [RelId; 8] {
         [
+            self.sees,
             self.init,
             self.next,
             self.legal,
@@ -224,6 +227,8 @@ pub struct Lowered {
     pub demand_of: Vec<Option<RelId>>,
     /// Roles in the order of the `role` facts.
     pub roles: Vec<Sym>,
+    /// The game is GDL-II ([`Program::gdl2`]): its netlist says so and has percepts.
+    pub gdl2: bool,
 }
 
 /// The variables of one rule in order of first occurrence, with each one's slot (a map,
@@ -278,6 +283,7 @@ fn special_relations(syms: &mut Symbols, rels: &mut Relations) -> Special {
         legal: rel("legal", 2),
         goal: rel("goal", 2),
         terminal: rel("terminal", 0),
+        sees: rel("sees", 2),
     }
 }
 
@@ -456,36 +462,14 @@ fn trace_rules(rules: &[CRule], rels: &Relations, syms: &Symbols) {
     }
 }
 
-/// A GDL-II game ([`Program::gdl2`]) cannot be grounded yet: its percepts would be lost.
-///
-/// # Errors
-/// [`GroundError::BadRule`] located at the first `sees` rule.
-fn refuse_percepts(p: &Program) -> Result<(), GroundError> {
-    if !p.gdl2 {
-        return Ok(());
-    }
-    let sees = p.symbols.get("sees");
-    let first = p.rules.iter().find(|r| Some(r.head.rel) == sees);
-    Err(GroundError::BadRule {
-        span: first.map_or_else(Span::default, |r| r.span),
-        message: "GDL-II percepts (`sees`) are not supported by the netlist yet (issue #41): \
-                  commands that compile the game to a netlist cannot play it; the reference \
-                  interpreter can (`propnet trace`, `propnet verify` with the default \
-                  `--engine interp`, `propnet check --no-ground`)"
-            .into(),
-    })
-}
-
 /// Lowers the program, splits rule bodies, adds the reachability and demand rules and
 /// classifies relations.
 ///
 /// # Errors
 /// [`GroundError::BadRule`] for a rule defining `true` or `does`, with more than 65535
 /// variables, or an `init` that depends on the state; [`GroundError::Unstratified`] when
-/// a static relation depends negatively on itself; [`GroundError::BadRule`] at the first
-/// `sees` rule of a GDL-II game (the netlist has no percept outputs yet).
+/// a static relation depends negatively on itself.
 pub fn lower(p: &Program) -> Result<Lowered, GroundError> {
-    refuse_percepts(p)?;
     let mut syms = p.symbols.clone();
     let mut rels = Relations::default();
     let special = special_relations(&mut syms, &mut rels);
@@ -546,5 +530,6 @@ pub fn lower(p: &Program) -> Result<Lowered, GroundError> {
         rules_of,
         demand_of,
         roles: p.roles.clone(),
+        gdl2: p.gdl2,
     })
 }

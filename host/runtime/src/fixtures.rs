@@ -50,6 +50,7 @@ impl Builder {
         net.roles = roles
             .iter()
             .map(|n| Role {
+                percepts: Vec::new(),
                 name: n.to_string(),
                 legal: vec![],
                 goals: vec![],

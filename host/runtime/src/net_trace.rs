@@ -88,6 +88,10 @@ pub trait StepEvaluator {
     /// The latch values after the inputs `joint` (one per role) in the state of the last
     /// [`StepEvaluator::view`].
     fn next(&mut self, joint: &[InputId]) -> Vec<bool>;
+    /// The percepts (GDL-II) of each role after the inputs `joint` in the state of the last
+    /// [`StepEvaluator::view`]: per role, the indices into its `percepts` list whose gate
+    /// holds, ascending. Empty lists for a GDL-I netlist.
+    fn percepts(&mut self, joint: &[InputId]) -> Vec<Vec<usize>>;
 }
 
 /// [`StepEvaluator`] by scalar evaluation of every gate.
@@ -140,6 +144,16 @@ impl StepEvaluator for ScalarEvaluator<'_> {
         }
         let v = eval_gates(net, &self.state, &inputs);
         net.latches.iter().map(|l| v[l.next.index()]).collect()
+    }
+
+    fn percepts(&mut self, joint: &[InputId]) -> Vec<Vec<usize>> {
+        let net = self.net;
+        let mut inputs = vec![false; net.inputs.len()];
+        for m in joint {
+            inputs[m.index()] = true;
+        }
+        let v = eval_gates(net, &self.state, &inputs);
+        propnet_netlist::playout::percepts_of(net, &v)
     }
 }
 
@@ -365,6 +379,22 @@ impl TraceEngine for NetTrace<'_> {
 
     fn finish(&mut self) -> Result<(), NetTraceError> {
         self.check_gpu()
+    }
+
+    fn gdl2(&self) -> bool {
+        self.net.gdl2
+    }
+
+    fn percepts(&mut self, joint: &[usize]) -> Result<Vec<Vec<String>>, NetTraceError> {
+        let moves: Vec<InputId> = joint.iter().zip(&self.legal).map(|(&i, l)| l[i]).collect();
+        let seen = self.eval.percepts(&moves);
+        Ok(self
+            .net
+            .roles
+            .iter()
+            .zip(seen)
+            .map(|(r, ks)| ks.into_iter().map(|k| r.percepts[k].name.clone()).collect())
+            .collect())
     }
 }
 

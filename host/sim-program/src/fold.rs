@@ -5,8 +5,9 @@
 use crate::operand::Operand;
 use propnet_netlist::{Gate, GateId, Netlist, NetlistInfo, Output};
 
-/// The phase (0 core, 1 goal, 2 next) of an instruction gate `g`, from the cones of
-/// [`NetlistInfo`]; `None` for a gate no output needs.
+/// The phase (0 core, 1 goal, 2 next, 3 percept) of an instruction gate `g`, from the
+/// cones of [`NetlistInfo`]; `None` for a gate no output needs. A gate that percepts share
+/// with another output is in that output's phase.
 pub(crate) fn phase_of(info: &NetlistInfo, g: GateId) -> Option<usize> {
     let (lt, go, nx) = (
         info.needed_by(g, Output::LegalTerminal),
@@ -19,6 +20,8 @@ pub(crate) fn phase_of(info: &NetlistInfo, g: GateId) -> Option<usize> {
         Some(1)
     } else if nx {
         Some(2)
+    } else if info.needed_by(g, Output::Percept) {
+        Some(3)
     } else {
         None
     }

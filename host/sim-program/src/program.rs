@@ -146,6 +146,10 @@ pub struct Program {
     pub goal: Phase,
     /// Gates only latch next values need.
     pub next: Phase,
+    /// Gates only GDL-II percepts need (empty for GDL-I games): run after `next`, with the
+    /// joint move's inputs still set, only where a caller asks for percepts, never in
+    /// playouts.
+    pub percept: Phase,
     /// Terminal output.
     pub terminal: Operand,
     /// Per role: (operand, input index) of each legal move in choice order.
@@ -154,6 +158,8 @@ pub struct Program {
     pub goals: Vec<Vec<(Operand, u8)>>,
     /// Per latch: operand giving its next value.
     pub next_state: Vec<Operand>,
+    /// Per role: (operand, percept index) of each percept, in the role's percept order.
+    pub percepts: Vec<Vec<(Operand, u32)>>,
     /// Latches of each zero guard of the next phase's runs (empty when the next phase is
     /// not guarded): a block whose lanes all have a guard's latches at 0 skips its runs.
     pub guards: Vec<Vec<u32>>,
@@ -240,7 +246,7 @@ impl Program {
         let core_guard_of = core_guards.guards_of;
         let key_checks = core_guards.key_checks;
         guards.extend(core_guards.groups);
-        let mut phases: [Phase; 3] = Default::default();
+        let mut phases: [Phase; 4] = Default::default();
         for (p, phase) in phases.iter_mut().enumerate() {
             phase.first_slot = next_slot;
             let guard_of: &[[u32; ALTS]] = match p {
@@ -260,14 +266,14 @@ impl Program {
             }
         }
         let op_of = |g: GateId| folded.operand(&slot_of, g);
-        let led: usize = phases.iter().map(|p| latch_led_products(p, l)).sum();
+        let led: usize = phases[..3].iter().map(|p| latch_led_products(p, l)).sum();
         let skips_products = tuning.pays(led, l.max(1));
         for phase in &mut phases {
             if phase.second_guards.iter().all(|&g| g == NONE) {
                 phase.second_guards.clear();
             }
         }
-        let [core, goal, next] = phases;
+        let [core, goal, next, percept] = phases;
         let schedule = Schedule::of(&guards, &key_checks);
         let mut prog = Program {
             latches: l,
@@ -277,6 +283,7 @@ impl Program {
             core,
             goal,
             next,
+            percept,
             terminal: op_of(net.terminal),
             legal: net
                 .roles
@@ -295,6 +302,15 @@ impl Program {
                 })
                 .collect(),
             next_state: net.latches.iter().map(|x| op_of(x.next)).collect(),
+            percepts: net
+                .roles
+                .iter()
+                .map(|r| {
+                    (0..r.percepts.len() as u32)
+                        .map(|k| (op_of(r.percepts[k as usize].gate), k))
+                        .collect()
+                })
+                .collect(),
             guards,
             key_checks,
             skips_products,
@@ -859,6 +875,7 @@ mod tests {
                 name: "x".into(),
             }],
             roles: vec![Role {
+                percepts: Vec::new(),
                 name: "r".into(),
                 legal: vec![Legal {
                     input: InputId(0),

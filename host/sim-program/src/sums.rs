@@ -171,7 +171,12 @@ fn shift_slots(prog: &mut Program, from: usize, by: usize) {
             *op += (2 * by) as u32;
         }
     };
-    for phase in [&mut prog.core, &mut prog.goal, &mut prog.next] {
+    for phase in [
+        &mut prog.core,
+        &mut prog.goal,
+        &mut prog.next,
+        &mut prog.percept,
+    ] {
         phase.first_slot += by;
         phase.args.iter_mut().for_each(shift);
     }
@@ -184,6 +189,10 @@ fn shift_slots(prog: &mut Program, from: usize, by: usize) {
         .flatten()
         .for_each(|(op, _)| shift(op));
     prog.next_state.iter_mut().for_each(shift);
+    prog.percepts
+        .iter_mut()
+        .flatten()
+        .for_each(|(op, _)| shift(op));
     shift(&mut prog.terminal);
     prog.slots += by;
 }

@@ -21,6 +21,7 @@ fn games() -> Vec<(String, Netlist)> {
         .collect();
     if out.is_empty() {
         let spec = RandomSpec {
+            percepts_per_role: 0,
             roles: 2,
             moves_per_role: 8,
             latches: 100,

@@ -79,6 +79,33 @@ impl StepEvaluator for ProgramEvaluator {
         }
         next
     }
+
+    fn percepts(&mut self, joint: &[InputId]) -> Vec<Vec<usize>> {
+        let (p, vals) = (&self.prog, &mut self.slots);
+        for m in joint {
+            vals[p.input_base + m.index()] = [!0];
+        }
+        if !p.sums.is_empty() {
+            let set: Vec<u32> = joint.iter().map(|m| m.0).collect();
+            fill_sums(vals, p, &set, &[]);
+        }
+        run_phase(vals, &p.next);
+        run_phase(vals, &p.percept);
+        let seen = p
+            .percepts
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .filter(|&&(op, _)| read(vals, op)[0] & 1 == 1)
+                    .map(|&(_, k)| k as usize)
+                    .collect()
+            })
+            .collect();
+        for m in joint {
+            vals[p.input_base + m.index()] = [0];
+        }
+        seen
+    }
 }
 
 #[cfg(test)]

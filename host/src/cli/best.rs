@@ -44,6 +44,7 @@ pub struct BestArgs {
 /// Searches the state and prints per role the root moves' visits and values.
 pub fn run(args: BestArgs) -> anyhow::Result<()> {
     let (net, _) = super::load(&args.game, args.no_optimize)?;
+    super::refuse_gdl2(&net, &args.game, "best")?;
     if let Some(w) = propnet_runtime::goals::audit_sample(&net).warning() {
         eprintln!("{w}");
     }

@@ -57,6 +57,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         return super::manage::run(&args);
     }
     let (net, _) = super::load(&args.game, args.no_optimize)?;
+    super::refuse_gdl2(&net, &args.game, "match")?;
     if let Some(w) = propnet_runtime::goals::audit_sample(&net).warning() {
         eprintln!("{w}");
     }

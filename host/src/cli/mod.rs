@@ -61,6 +61,26 @@ pub fn load(path: &Path, no_optimize: bool) -> anyhow::Result<(ValidNetlist, Com
     Ok((net, report))
 }
 
+/// Refuses a GDL-II game (hidden information: `sees`, a `random` role) for a command that
+/// searches with perfect information: it would read state a player cannot know and treat
+/// `random` as a player with goals of its own.
+///
+/// # Errors
+/// The refusal, naming the game, the command and the commands that do play GDL-II games.
+pub fn refuse_gdl2(net: &ValidNetlist, game: &Path, command: &str) -> anyhow::Result<()> {
+    if !net.netlist().gdl2 {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{}: a GDL-II game (hidden information: `sees` percepts, a `random` role); `propnet \
+         {command}` searches with perfect information, which would see what a player cannot \
+         and play `random` as an opponent, so it refuses the game (a player with a belief \
+         over the hidden state is issue #41 item 6). `run`, `trace`, `verify`, `perft`, \
+         `compare` and `compile` play it: `random` draws like every role",
+        game.display()
+    )
+}
+
 /// `count` and the noun, plural unless `count` is 1: `plural(1, "thread")` = `1 thread`.
 pub fn plural(count: impl Into<u64>, noun: &str) -> String {
     let count = count.into();

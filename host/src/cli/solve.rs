@@ -25,6 +25,7 @@ pub struct SolveArgs {
 /// Solves the game from its initial state and prints each role's value.
 pub fn run(args: SolveArgs) -> anyhow::Result<()> {
     let (net, _) = super::load(&args.game, args.no_optimize)?;
+    super::refuse_gdl2(&net, &args.game, "solve")?;
     if let Some(w) = propnet_runtime::goals::audit_sample(&net).warning() {
         eprintln!("{w}");
     }

@@ -52,6 +52,7 @@ pub fn counter() -> Netlist {
     ];
     let _ = n.push(Gate::Input(InputId(1)));
     n.roles = vec![Role {
+        percepts: Vec::new(),
         name: "player".into(),
         legal: vec![
             Legal {
@@ -137,6 +138,7 @@ pub fn stuck() -> Netlist {
     ];
     n.roles = vec![
         Role {
+            percepts: Vec::new(),
             name: "red".into(),
             legal: vec![
                 Legal {
@@ -164,6 +166,7 @@ pub fn stuck() -> Netlist {
             ],
         },
         Role {
+            percepts: Vec::new(),
             name: "blue".into(),
             legal: vec![Legal {
                 input: InputId(3),

@@ -45,6 +45,7 @@ pub fn random_netlists(s: Subject) {
 pub fn many_legal_moves(s: Subject) {
     let want = family(s, 6, "many moves", |seed| {
         let spec = RandomSpec {
+            percepts_per_role: 0,
             roles: 1 + seed as usize % 2,
             moves_per_role: [17, 40, 64, 65, 90, 99][seed as usize],
             latches: 40,
@@ -82,6 +83,7 @@ pub fn every_choice_path(s: Subject) {
         let i = i as usize;
         let moves = counts[i];
         let spec = RandomSpec {
+            percepts_per_role: 0,
             roles: 1 + i % 3,
             moves_per_role: moves,
             latches: 30,
@@ -140,6 +142,7 @@ pub fn no_legal_move_ends(s: Subject) {
 /// The netlist of the batch checks: 3 roles of 4 moves, 40 latches.
 fn batch_netlist() -> Case {
     let spec = RandomSpec {
+        percepts_per_role: 0,
         roles: 3,
         moves_per_role: 4,
         latches: 40,
@@ -202,6 +205,7 @@ pub fn without_records(s: Subject) {
         random_netlist(
             42,
             &RandomSpec {
+                percepts_per_role: 0,
                 roles: 2,
                 moves_per_role: 6,
                 latches: 60,

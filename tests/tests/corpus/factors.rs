@@ -252,6 +252,7 @@ fn outcome_free_moves_are_interchangeable() {
 fn small_random_netlist(seed: u64) -> Netlist {
     use propnet_netlist::random::{random_netlist, RandomSpec};
     let spec = RandomSpec {
+        percepts_per_role: 0,
         roles: 1 + (seed % 2) as usize,
         moves_per_role: 3 + (seed % 4) as usize,
         latches: 4 + (seed % 9) as usize,

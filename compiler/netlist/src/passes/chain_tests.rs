@@ -39,6 +39,7 @@ fn and_chain(n: usize, link_first: bool) -> Netlist {
         gate: t,
     };
     net.roles = vec![Role {
+        percepts: Vec::new(),
         name: "r".into(),
         legal: vec![legal(0), legal(1)],
         goals: vec![],

@@ -1,6 +1,7 @@
 //! Equivalence check of two netlists of the same game (in the spirit of yosys `equiv_opt`):
 //! random playouts run on both in lockstep, with the same joint moves identified by move
-//! text, comparing legal moves, goals, terminal and the full fluent state at every step.
+//! text, comparing legal moves, goals, terminal and the full fluent state at every step,
+//! and each role's percepts (GDL-II) after every joint move.
 //! This is testing, not proof: it only visits states the playouts reach.
 
 use crate::playout::eval_gates;
@@ -98,16 +99,35 @@ fn view<'a>(net: &'a Netlist, state: &[bool]) -> View<'a> {
     }
 }
 
-fn step(net: &Netlist, state: &[bool], chosen: impl Iterator<Item = usize>) -> Vec<bool> {
+/// The state after the joint move `chosen` (input indices) and each role's percepts (the
+/// texts whose gate holds, in percept-list order).
+fn step<'a>(
+    net: &'a Netlist,
+    state: &[bool],
+    chosen: impl Iterator<Item = usize>,
+) -> (Vec<bool>, Vec<Vec<&'a str>>) {
     let mut inputs = vec![false; net.inputs.len()];
     chosen.for_each(|i| inputs[i] = true);
     let values = eval_gates(net, state, &inputs);
-    net.latches.iter().map(|l| values[l.next.index()]).collect()
+    let percepts = net
+        .roles
+        .iter()
+        .map(|r| {
+            r.percepts
+                .iter()
+                .filter(|p| values[p.gate.index()])
+                .map(|p| p.name.as_str())
+                .collect()
+        })
+        .collect();
+    let next = net.latches.iter().map(|l| values[l.next.index()]).collect();
+    (next, percepts)
 }
 
 /// Plays `opts.playouts` random playouts on `a` and `b` in lockstep and compares, at every
 /// step, the true fluents (latches plus fixed fluents), terminal, the goal values that hold
-/// and the legal moves (by text, in order) of each role. Each role's move is chosen from its
+/// and the legal moves (by text, in order) of each role, and after each joint move the
+/// percepts of each role. Each role's move is chosen from its
 /// legal moves like [`crate::playout`] does (`choose(draw(seed, playout, step, role))`).
 ///
 /// # Errors
@@ -141,8 +161,19 @@ pub fn check_equivalent(a: &Netlist, b: &Netlist, opts: &EquivOptions) -> Result
                 .enumerate()
                 .map(|(r, l)| choose(draw(opts.seed, p, t, r as u32), l.len() as u32) as usize)
                 .collect();
-            sa = step(a, &sa, va.legal.iter().zip(&picks).map(|(l, &k)| l[k].1));
-            sb = step(b, &sb, vb.legal.iter().zip(&picks).map(|(l, &k)| l[k].1));
+            let (na, pa) = step(a, &sa, va.legal.iter().zip(&picks).map(|(l, &k)| l[k].1));
+            let (nb, pb) = step(b, &sb, vb.legal.iter().zip(&picks).map(|(l, &k)| l[k].1));
+            if let Some(r) = (0..pa.len()).find(|&r| pa[r] != pb[r]) {
+                return Err(Mismatch {
+                    playout: p,
+                    step: t + 1,
+                    what: format!(
+                        "percepts of {} after the joint move: a {:?} b {:?}",
+                        a.roles[r].name, pa[r], pb[r]
+                    ),
+                });
+            }
+            (sa, sb) = (na, nb);
         }
     }
     Ok(())

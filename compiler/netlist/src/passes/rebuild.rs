@@ -109,7 +109,7 @@ impl Rebuilder {
 }
 
 /// Use counts of every gate: operand occurrences plus references from outputs
-/// (latch `next`, legal, goal, terminal).
+/// (latch `next`, legal, goal, percept, terminal).
 pub(crate) fn use_counts(net: &Netlist) -> Vec<u32> {
     let mut uses = vec![0u32; net.gates.len()];
     for g in &net.gates {
@@ -121,7 +121,7 @@ pub(crate) fn use_counts(net: &Netlist) -> Vec<u32> {
     uses
 }
 
-/// Calls `f` on every output gate reference: latch `next`, legal, goal, terminal.
+/// Calls `f` on every output gate reference: latch `next`, legal, goal, percept, terminal.
 pub(crate) fn for_each_output(net: &Netlist, mut f: impl FnMut(GateId)) {
     for l in &net.latches {
         f(l.next);
@@ -129,6 +129,7 @@ pub(crate) fn for_each_output(net: &Netlist, mut f: impl FnMut(GateId)) {
     for r in &net.roles {
         r.legal.iter().for_each(|l| f(l.gate));
         r.goals.iter().for_each(|g| f(g.gate));
+        r.percepts.iter().for_each(|p| f(p.gate));
     }
     f(net.terminal);
 }
@@ -141,6 +142,7 @@ pub(crate) fn map_outputs(net: &mut Netlist, map: impl Fn(GateId) -> GateId) {
     for r in &mut net.roles {
         r.legal.iter_mut().for_each(|l| l.gate = map(l.gate));
         r.goals.iter_mut().for_each(|g| g.gate = map(g.gate));
+        r.percepts.iter_mut().for_each(|p| p.gate = map(p.gate));
     }
     net.terminal = map(net.terminal);
 }

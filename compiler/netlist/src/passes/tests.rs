@@ -16,6 +16,7 @@ fn specs() -> Vec<RandomSpec> {
             view_gates: 20,
             next_gates: 20,
             max_fanin: 2,
+            percepts_per_role: 0,
         },
         RandomSpec {
             roles: 3,
@@ -24,6 +25,7 @@ fn specs() -> Vec<RandomSpec> {
             view_gates: 120,
             next_gates: 80,
             max_fanin: 6,
+            percepts_per_role: 0,
         },
         RandomSpec {
             roles: 2,
@@ -32,6 +34,7 @@ fn specs() -> Vec<RandomSpec> {
             view_gates: 10,
             next_gates: 5,
             max_fanin: 3,
+            percepts_per_role: 0,
         },
         // Wide gates over few sources: operand pairs recur (extract_pairs).
         RandomSpec {
@@ -41,6 +44,17 @@ fn specs() -> Vec<RandomSpec> {
             view_gates: 150,
             next_gates: 40,
             max_fanin: 12,
+            percepts_per_role: 0,
+        },
+        // GDL-II: percepts read moves and state.
+        RandomSpec {
+            roles: 2,
+            moves_per_role: 4,
+            latches: 16,
+            view_gates: 40,
+            next_gates: 60,
+            max_fanin: 4,
+            percepts_per_role: 6,
         },
     ]
 }
@@ -160,6 +174,19 @@ fn check_equivalent_detects_differences() {
         e.what.starts_with("legal moves of r0") || e.what.starts_with("terminal"),
         "{e}"
     );
+    // A negated percept gate changes that role's percepts after the first joint move.
+    let spec = RandomSpec {
+        percepts_per_role: 3,
+        ..RandomSpec::default()
+    };
+    let net = random_netlist(3, &spec);
+    let mut other = net.clone();
+    let g = other.roles[1].percepts[2].gate;
+    let not = other.push(Gate::Not(g));
+    other.roles[1].percepts[2].gate = not;
+    let e = check_equivalent(&net, &other, &EQUIV).unwrap_err();
+    assert_eq!((e.playout, e.step), (0, 1), "{e}");
+    assert!(e.what.starts_with("percepts of r1 after"), "{e}");
 }
 
 #[test]
@@ -232,15 +259,19 @@ fn spec_strategy() -> impl Strategy<Value = RandomSpec> {
         0usize..80,
         0usize..80,
         1usize..6,
+        0usize..4,
     )
         .prop_map(
-            |(roles, moves_per_role, latches, view_gates, next_gates, max_fanin)| RandomSpec {
-                roles,
-                moves_per_role,
-                latches,
-                view_gates,
-                next_gates,
-                max_fanin,
+            |(roles, moves_per_role, latches, view_gates, next_gates, max_fanin, percepts)| {
+                RandomSpec {
+                    roles,
+                    moves_per_role,
+                    latches,
+                    view_gates,
+                    next_gates,
+                    max_fanin,
+                    percepts_per_role: percepts,
+                }
             },
         )
 }

@@ -1,0 +1,144 @@
+//! GDL-II games through the CLI (#41): `compile` writes percept outputs, `trace --engine
+//! netlist` gives the interpreter's lines (percepts included), and the commands that search
+//! with perfect information refuse the game with a message instead of peeking.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// A card dealt by `random`, seen only by alice; bob sees that a card was dealt.
+const GAME: &str = "
+(role random) (role alice) (role bob)
+(card c1) (card c2) (card c3)
+(init (phase deal))
+(<= (legal random (deal ?c)) (true (phase deal)) (card ?c))
+(<= (legal random noop) (true (phase guess)))
+(<= (legal ?p noop) (role ?p) (distinct ?p random) (true (phase deal)))
+(<= (legal alice noop) (true (phase guess)))
+(<= (legal bob (guess ?c)) (true (phase guess)) (card ?c))
+(<= (next (holds ?c)) (does random (deal ?c)))
+(<= (next (holds ?c)) (true (holds ?c)))
+(<= (next (guessed ?c)) (does bob (guess ?c)))
+(<= (next (phase guess)) (true (phase deal)))
+(<= (next (phase done)) (true (phase guess)))
+(<= (sees alice (card ?c)) (does random (deal ?c)))
+(<= (sees bob dealt) (does random (deal ?c)))
+(<= (sees ?r (guess ?c)) (role ?r) (does bob (guess ?c)))
+(<= terminal (true (phase done)))
+(<= (goal bob 100) (true (guessed ?c)) (true (holds ?c)))
+(<= (goal bob 0) (not (right)))
+(<= right (true (guessed ?c)) (true (holds ?c)))
+(<= (goal alice 100) (not (right)))
+(<= (goal alice 0) (right))
+(goal random 0)
+";
+
+fn game_file(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("propnet-cli-gdl2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, GAME).unwrap();
+    path
+}
+
+fn propnet(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_propnet"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn compile_writes_percepts_and_the_netlist_traces_them_like_the_interpreter() {
+    let g = game_file("deal.kif");
+    let g = g.to_str().unwrap();
+    let json = g.replace(".kif", ".json");
+    let out = propnet(&["compile", g, "-o", &json, "--emit", "json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let net: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(net["gdl2"], true);
+    let percepts = |r: usize| -> Vec<String> {
+        (net["roles"][r]["percepts"].as_array())
+            .map(|ps| {
+                ps.iter()
+                    .map(|p| p["name"].as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        percepts(1),
+        [
+            "(card c1)",
+            "(card c2)",
+            "(card c3)",
+            "(guess c1)",
+            "(guess c2)",
+            "(guess c3)"
+        ]
+    );
+    assert_eq!(
+        percepts(2),
+        ["(guess c1)", "(guess c2)", "(guess c3)", "dealt"]
+    );
+    let trace = |extra: &[&str]| {
+        let mut args = vec!["trace", g, "--playouts", "6", "--seed", "5"];
+        args.extend_from_slice(extra);
+        let out = propnet(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+            .lines()
+            .skip(1)
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let interp = trace(&[]);
+    assert_eq!(interp.len(), 6 * 3, "{interp:#?}");
+    assert!(
+        interp[0].contains("\"sees\":{\"alice\":[\"(card c"),
+        "{}",
+        interp[0]
+    );
+    for backend in ["reference", "cpu"] {
+        assert_eq!(
+            trace(&["--engine", "netlist", "--backend", backend]),
+            interp,
+            "{backend}"
+        );
+    }
+    // the compiled JSON is a game too
+    assert_eq!(trace(&["--engine", "netlist"]).len(), interp.len());
+}
+
+#[test]
+fn searching_commands_refuse_a_gdl2_game() {
+    let g = game_file("deal2.kif");
+    let g = g.to_str().unwrap();
+    for args in [
+        vec!["best", g, "--iterations", "10"],
+        vec!["solve", g],
+        vec![
+            "match",
+            g,
+            "--players",
+            "random,random,random",
+            "--games",
+            "1",
+        ],
+    ] {
+        let out = propnet(&args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("{g}: a GDL-II game"))
+                && err.contains(&format!("`propnet {}`", args[0])),
+            "{args:?}: {err}"
+        );
+    }
+    let out = propnet(&["run", g, "--playouts", "640"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
