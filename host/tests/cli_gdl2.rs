@@ -118,18 +118,7 @@ fn compile_writes_percepts_and_the_netlist_traces_them_like_the_interpreter() {
 fn searching_commands_refuse_a_gdl2_game() {
     let g = game_file("deal2.kif");
     let g = g.to_str().unwrap();
-    for args in [
-        vec!["best", g, "--iterations", "10"],
-        vec!["solve", g],
-        vec![
-            "match",
-            g,
-            "--players",
-            "random,random,random",
-            "--games",
-            "1",
-        ],
-    ] {
+    for args in [vec!["best", g, "--iterations", "10"], vec!["solve", g]] {
         let out = propnet(&args);
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
@@ -141,4 +130,53 @@ fn searching_commands_refuse_a_gdl2_game() {
     }
     let out = propnet(&["run", g, "--playouts", "640"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+/// `match` on a GDL-II game: the referee plays `random`, one player per other role; the
+/// perfect-information `mcts` player, openings and GGP (http) players are refused.
+#[test]
+fn match_referees_a_gdl2_game_with_hidden_information() {
+    let g = game_file("deal3.kif");
+    let g = g.to_str().unwrap();
+    let out = propnet(&[
+        "match",
+        g,
+        "--players",
+        "belief:cpu:64:4x4:p32,random",
+        "--games",
+        "4",
+        "--threads",
+        "1",
+    ]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stdout.starts_with("4 games of") && stdout.contains("GDL-II"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("belief:cpu:64:4x4:p32:") && stdout.contains("random:"),
+        "{stdout}"
+    );
+    let refused = |players: &str, extra: &[&str], needle: &str| {
+        let mut args = vec!["match", g, "--players", players, "--games", "1"];
+        args.extend_from_slice(extra);
+        let out = propnet(&args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{players}: {err}");
+        assert!(err.contains(needle), "{players}: {err}");
+    };
+    refused("mcts:cpu:1s,random", &[], "use `belief:cpu:1s`");
+    refused("random,random,random", &[], "2 roles besides `random`");
+    refused(
+        "random,random",
+        &["--opening", "2"],
+        "--opening: not for a GDL-II game",
+    );
+    refused("belief:cpu:1s:zz,random", &[], "unknown option `zz`");
+    refused(
+        "http://127.0.0.1:9,random",
+        &[],
+        "a GDL-II game; the GGP manager speaks the GDL-I protocol only",
+    );
 }

@@ -37,6 +37,8 @@ pub struct ScalarNet {
     view_cone: Vec<u32>,
     /// Gates of the transition cone, in topological order.
     next_cone: Vec<u32>,
+    /// Gates of the percept cone (GDL-II; empty otherwise), in topological order.
+    percept_cone: Vec<u32>,
     /// Gate values of the last evaluation (only its cone is meaningful).
     values: Vec<bool>,
     /// Input values: the joint move being evaluated, false otherwise.
@@ -76,6 +78,7 @@ impl ScalarNet {
             operands,
             view_cone: Vec::new(),
             next_cone: Vec::new(),
+            percept_cone: Vec::new(),
             values: vec![false; net.gates.len()],
             inputs: vec![false; net.inputs.len()],
         };
@@ -87,6 +90,11 @@ impl ScalarNet {
         }));
         s.view_cone = s.cone(view_roots);
         s.next_cone = s.cone(net.latches.iter().map(|l| l.next.0));
+        s.percept_cone = s.cone(
+            net.roles
+                .iter()
+                .flat_map(|r| r.percepts.iter().map(|p| p.gate.0)),
+        );
         s
     }
 
@@ -117,6 +125,7 @@ impl ScalarNet {
         let list = match cone {
             Cone::View => &self.view_cone,
             Cone::Next => &self.next_cone,
+            Cone::Percept => &self.percept_cone,
         };
         let v = &mut self.values;
         for &g in list {
@@ -159,11 +168,39 @@ impl ScalarNet {
     }
 }
 
+impl ScalarNet {
+    /// [`ScalarNet::next_state`] and the percepts (GDL-II) each role gets from the joint
+    /// move: per role, indices into its `percepts` list whose gate holds, ascending (see
+    /// [`crate::playout::percepts_of`]).
+    pub fn next_with_percepts(
+        &mut self,
+        net: &Netlist,
+        state: &[bool],
+        joint: &[InputId],
+    ) -> (Vec<bool>, Vec<Vec<usize>>) {
+        for m in joint {
+            self.inputs[m.index()] = true;
+        }
+        self.run(Cone::Next, state);
+        self.run(Cone::Percept, state);
+        for m in joint {
+            self.inputs[m.index()] = false;
+        }
+        let next = net
+            .latches
+            .iter()
+            .map(|l| self.values[l.next.index()])
+            .collect();
+        (next, crate::playout::percepts_of(net, &self.values))
+    }
+}
+
 /// Which cone [`ScalarNet::run`] evaluates.
 #[derive(Copy, Clone)]
 enum Cone {
     View,
     Next,
+    Percept,
 }
 
 #[cfg(test)]
@@ -176,7 +213,11 @@ mod tests {
     #[test]
     fn equals_eval_gates_on_its_cones() {
         for seed in 0..40u64 {
-            let net = random_netlist(seed, &RandomSpec::default());
+            let spec = RandomSpec {
+                percepts_per_role: (seed % 3) as usize * 2,
+                ..RandomSpec::default()
+            };
+            let net = random_netlist(seed, &spec);
             let mut s = ScalarNet::new(&net);
             let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
             let mut bit = || {
@@ -204,6 +245,12 @@ mod tests {
                 let all = eval_gates(&net, &state, &inputs);
                 let next: Vec<bool> = net.latches.iter().map(|l| all[l.next.index()]).collect();
                 assert_eq!(s.next_state(&net, &state, &joint), next, "seed {seed}");
+                let percepts = crate::playout::percepts_of(&net, &all);
+                assert_eq!(
+                    s.next_with_percepts(&net, &state, &joint),
+                    (next, percepts),
+                    "seed {seed}"
+                );
             }
         }
     }

@@ -21,6 +21,8 @@
 //!   gate: a subgame that does not count, an inert noop), since the others lead to
 //!   equivalent states ([`MctsParams::merge_free_moves`]). Searching the independent
 //!   subgames of a sum apart is not done yet.
+//! - [`hidden`]: play under hidden information (GDL-II): a particle belief per player,
+//!   information-set Monte Carlo over it, a referee that plays `random`.
 //! - [`player`]: the in-process players (random, MCTS) of `propnet match`;
 //!   [`matches`]: plays games between them and estimates each player's score.
 //!
@@ -31,6 +33,7 @@
 //!
 //! Depends on `propnet-runtime` (the state machine, backends, the stop request) only.
 
+pub mod hidden;
 pub mod matches;
 mod params;
 pub mod player;

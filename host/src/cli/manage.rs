@@ -159,6 +159,16 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
     for w in &game.warnings {
         eprintln!("{w}");
     }
+    if game.program.gdl2 {
+        bail!(
+            "{}: a GDL-II game; the GGP manager speaks the GDL-I protocol only, which would \
+             send every player all moves (hidden information revealed) and needs a player for \
+             `random` (the GDL-II protocol is issue #41 item 5); play it with in-process \
+             players: `--players belief:cpu:1s,random` (no http:// players, clocks or \
+             --record-dir)",
+            args.game.display()
+        );
+    }
     // The rules as read once (a FIFO gives them only once), not the file again.
     let bytes = game.source.text().as_bytes();
     let stem = args

@@ -19,7 +19,9 @@ use std::path::{Path, PathBuf};
 pub struct MatchArgs {
     /// The game (GDL `.kif`, or a `.json` netlist).
     pub game: PathBuf,
-    /// Comma-separated player specs, one per role: `random`, `mcts:cpu:1s`, `mcts:cpu:5000`.
+    /// Comma-separated player specs, one per role: `random`, `mcts:cpu:1s`, `mcts:cpu:5000`;
+    /// for a GDL-II game one per role but `random` (the referee plays it): `random`,
+    /// `belief:cpu:1s` (information-set Monte Carlo).
     #[arg(long, value_delimiter = ',', required = true)]
     pub players: Vec<String>,
     /// Number of games; seats rotate each game.
@@ -57,7 +59,9 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         return super::manage::run(&args);
     }
     let (net, _) = super::load(&args.game, args.no_optimize)?;
-    super::refuse_gdl2(&net, &args.game, "match")?;
+    if net.netlist().gdl2 {
+        return super::match_hidden::run(&args, &net);
+    }
     if let Some(w) = propnet_runtime::goals::audit_sample(&net).warning() {
         eprintln!("{w}");
     }

@@ -27,6 +27,7 @@ mod hdl_fit;
 pub mod headless;
 pub mod manage;
 pub mod r#match;
+pub mod match_hidden;
 pub mod out;
 pub mod perft;
 pub mod player;
@@ -74,9 +75,10 @@ pub fn refuse_gdl2(net: &ValidNetlist, game: &Path, command: &str) -> anyhow::Re
     anyhow::bail!(
         "{}: a GDL-II game (hidden information: `sees` percepts, a `random` role); `propnet \
          {command}` searches with perfect information, which would see what a player cannot \
-         and play `random` as an opponent, so it refuses the game (a player with a belief \
-         over the hidden state is issue #41 item 6). `run`, `trace`, `verify`, `perft`, \
-         `compare` and `compile` play it: `random` draws like every role",
+         and play `random` as an opponent, so it refuses the game. `propnet match` plays \
+         it with players that see only their own moves and percepts (`--players \
+         belief:cpu:1s,…`); `run`, `trace`, `verify`, `perft`, `compare` and `compile` \
+         play it too (`random` draws like every role)",
         game.display()
     )
 }

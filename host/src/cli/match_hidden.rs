@@ -1,0 +1,147 @@
+//! `propnet match` on a GDL-II game: the match is refereed in-process with hidden
+//! information ([`propnet_mcts::hidden`]): the referee plays the `random` role, each player
+//! learns only its own moves and percepts. Players: `random` and `belief:BACKEND:BUDGET`
+//! (information-set Monte Carlo over a particle belief); the perfect-information `mcts`
+//! player is refused (it would read the hidden state).
+
+use super::args::{real, whole};
+use super::common::{parse_budget, MctsFlags};
+use super::r#match::{game_seed, write_json_out, MatchArgs};
+use anyhow::{anyhow, bail};
+use propnet_host::select::BackendKind;
+use propnet_mcts::hidden::{
+    play_hidden_game, random_role, BeliefParams, BeliefPlayer, HiddenPlayer, RandomHidden,
+};
+use propnet_mcts::matches::{player_scores, seats_for, GameRecord};
+use propnet_netlist::ValidNetlist;
+
+/// Plays the match of a GDL-II game and prints each player's mean score.
+///
+/// # Errors
+/// Bad player specs (count, form), `--opening` (a random opening would show the players
+/// moves they cannot see), backend errors.
+pub fn run(args: &MatchArgs, net: &ValidNetlist) -> anyhow::Result<()> {
+    if args.opening > 0 {
+        bail!("--opening: not for a GDL-II game (the players would not see the opening's moves); leave it out");
+    }
+    let chance = random_role(net);
+    let seated: Vec<usize> = (0..net.roles.len())
+        .filter(|&r| Some(r) != chance)
+        .collect();
+    if args.players.len() != seated.len() {
+        bail!(
+            "{} is a GDL-II game with {} besides `random` (which the referee plays), but {} given",
+            args.game.display(),
+            super::plural(seated.len() as u64, "role"),
+            super::plural(args.players.len() as u64, "player"),
+        );
+    }
+    let mut players: Vec<Box<dyn HiddenPlayer>> = (args.players.iter().enumerate())
+        .map(|(i, s)| {
+            make_hidden_player(
+                s,
+                net,
+                &args.mcts,
+                args.seed.wrapping_add(i as u64 * 0x1_0000_0001),
+            )
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let mut games: Vec<GameRecord> = Vec::new();
+    propnet_runtime::stop::set_graceful(true);
+    for g in 0..args.games {
+        let rotation = seats_for(g, seated.len(), players.len());
+        let mut seats = vec![usize::MAX; net.roles.len()];
+        for (k, &r) in seated.iter().enumerate() {
+            seats[r] = rotation[k];
+        }
+        let seed = game_seed(args.seed, g);
+        let mut game = play_hidden_game(net, &mut players, &seats, seed, seed, args.max_moves)?;
+        game.index = g;
+        let interrupted = game.end == "interrupted";
+        if !interrupted {
+            games.push(game);
+        }
+        if propnet_runtime::stop::requested() {
+            break;
+        }
+    }
+    if games.is_empty() {
+        outln!("no games finished of {}: no scores", args.game.display())?;
+        return Ok(());
+    }
+    let scores = player_scores(&games, players.len());
+    outln!(
+        "{} of {} (GDL-II: the referee plays `random`; each player sees its own moves and percepts)",
+        super::plural(games.len() as u64, "game"),
+        args.game.display()
+    )?;
+    for (p, e) in scores.iter().enumerate() {
+        out!("{:>24}: {}", args.players[p], e.describe(0.0, 100.0))?;
+        match players[p].totals() {
+            Some(t) if t.searches > 0 => outln!(
+                "   search: {:.0} determinizations/s, {:.0} playouts/s",
+                t.iterations_per_second(),
+                t.playouts as f64 / t.elapsed.as_secs_f64().max(1e-9),
+            )?,
+            _ => outln!()?,
+        }
+    }
+    if let Some(path) = &args.json_out {
+        let roles: Vec<String> = net.roles.iter().map(|r| r.name.clone()).collect();
+        write_json_out(path, args, &roles, &scores, &games)?;
+    }
+    Ok(())
+}
+
+/// A player of a GDL-II match: `random`, or `belief:BACKEND:BUDGET[:OPTION…]` with options
+/// `LEAVESxPLAYOUTS` (determinizations per batch, rollouts each), `cX` (UCB1 exploration)
+/// and `pN` (states in the belief, default 256).
+///
+/// # Errors
+/// An unknown or malformed spec, an `mcts` player (it reads the hidden state).
+pub fn make_hidden_player(
+    spec: &str,
+    net: &ValidNetlist,
+    flags: &MctsFlags,
+    seed: u64,
+) -> anyhow::Result<Box<dyn HiddenPlayer>> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    match parts.as_slice() {
+        ["random"] => Ok(Box::new(RandomHidden::new(seed))),
+        ["mcts", ..] => bail!(
+            "player `{spec}`: an `mcts` player searches the true state, which a GDL-II player \
+             cannot see; use `belief:{}` (information-set Monte Carlo over the states \
+             consistent with what it saw)",
+            parts[1..].join(":")
+        ),
+        ["belief", backend, budget, options @ ..] => {
+            let kind = BackendKind::parse(backend).map_err(|e| anyhow!("player `{spec}`: {e}"))?;
+            let mut params = BeliefParams {
+                exploration: flags.exploration,
+                max_steps: flags.max_steps,
+                seed,
+                ..BeliefParams::default()
+            };
+            for option in options {
+                if let Some(c) = option.strip_prefix('c') {
+                    params.exploration = real(0.0, 1000.0)(c)
+                        .map_err(|e| anyhow!("player `{spec}`: exploration: {e}"))?;
+                } else if let Some(n) = option.strip_prefix('p') {
+                    params.particles = whole::<usize>(1, 1 << 20)(n)
+                        .map_err(|e| anyhow!("player `{spec}`: particles: {e}"))?;
+                } else if let Some((l, p)) = option.split_once('x') {
+                    params.leaves_per_batch = whole::<u32>(1, 65536)(l)
+                        .map_err(|e| anyhow!("player `{spec}`: batch shape: {e}"))?;
+                    params.playouts_per_leaf = whole::<u32>(1, 65536)(p)
+                        .map_err(|e| anyhow!("player `{spec}`: batch shape: {e}"))?;
+                } else {
+                    bail!("player `{spec}`: unknown option `{option}`: expected LEAVESxPLAYOUTS, cX or pN");
+                }
+            }
+            let flags = MctsFlags { workers: 1, ..flags.clone() };
+            let backend = flags.backends(kind, net)?.into_iter().next().ok_or_else(|| anyhow!("player `{spec}`: no backend"))?;
+            Ok(Box::new(BeliefPlayer::new(spec.to_string(), backend, params, parse_budget(budget)?)))
+        }
+        _ => bail!("bad player `{spec}` for a GDL-II game: expected `random` or `belief:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:cX][:pN]` (e.g. belief:cpu:1s)"),
+    }
+}
