@@ -166,7 +166,28 @@ fn match_referees_a_gdl2_game_with_hidden_information() {
         assert_eq!(out.status.code(), Some(1), "{players}: {err}");
         assert!(err.contains(needle), "{players}: {err}");
     };
+    let out = propnet(&[
+        "match",
+        g,
+        "--players",
+        "pimc:cpu:64:p16,random",
+        "--games",
+        "2",
+        "--threads",
+        "1",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("pimc:cpu:64:p16:"),
+        "{}",
+        text(&out.stdout)
+    );
     refused("mcts:cpu:1s,random", &[], "use `belief:cpu:1s`");
+    refused(
+        "pimc:cpu:1s:c2,random",
+        &[],
+        "unknown option `c2`: expected pN",
+    );
     refused("random,random,random", &[], "2 roles besides `random`");
     refused(
         "random,random",

@@ -10,7 +10,8 @@ use super::r#match::{game_seed, write_json_out, MatchArgs};
 use anyhow::{anyhow, bail};
 use propnet_host::select::BackendKind;
 use propnet_mcts::hidden::{
-    play_hidden_game, random_role, BeliefParams, BeliefPlayer, HiddenPlayer, RandomHidden,
+    play_hidden_game, random_role, BeliefParams, BeliefPlayer, DeterminizedPlayer, HiddenPlayer,
+    RandomHidden,
 };
 use propnet_mcts::matches::{player_scores, seats_for, GameRecord};
 use propnet_netlist::ValidNetlist;
@@ -79,7 +80,7 @@ pub fn run(args: &MatchArgs, net: &ValidNetlist) -> anyhow::Result<()> {
         out!("{:>24}: {}", args.players[p], e.describe(0.0, 100.0))?;
         match players[p].totals() {
             Some(t) if t.searches > 0 => outln!(
-                "   search: {:.0} determinizations/s, {:.0} playouts/s",
+                "   search: {:.0} iterations/s, {:.0} playouts/s",
                 t.iterations_per_second(),
                 t.playouts as f64 / t.elapsed.as_secs_f64().max(1e-9),
             )?,
@@ -93,9 +94,11 @@ pub fn run(args: &MatchArgs, net: &ValidNetlist) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A player of a GDL-II match: `random`, or `belief:BACKEND:BUDGET[:OPTION…]` with options
+/// A player of a GDL-II match: `random`, `belief:BACKEND:BUDGET[:OPTION…]` with options
 /// `LEAVESxPLAYOUTS` (determinizations per batch, rollouts each), `cX` (UCB1 exploration)
-/// and `pN` (states in the belief, default 256).
+/// and `pN` (states in the belief, default 256), or the baseline
+/// `pimc:BACKEND:BUDGET[:pN]` (UCT on states drawn from the same belief, the `--…` MCTS
+/// flags).
 ///
 /// # Errors
 /// An unknown or malformed spec, an `mcts` player (it reads the hidden state).
@@ -114,6 +117,26 @@ pub fn make_hidden_player(
              consistent with what it saw)",
             parts[1..].join(":")
         ),
+        ["pimc", backend, budget, options @ ..] => {
+            let kind = BackendKind::parse(backend).map_err(|e| anyhow!("player `{spec}`: {e}"))?;
+            let mut particles = BeliefParams::default().particles;
+            for option in options {
+                match option.strip_prefix('p') {
+                    Some(n) => {
+                        particles = whole::<usize>(1, 1 << 20)(n)
+                            .map_err(|e| anyhow!("player `{spec}`: particles: {e}"))?;
+                    }
+                    None => bail!("player `{spec}`: unknown option `{option}`: expected pN"),
+                }
+            }
+            Ok(Box::new(DeterminizedPlayer::new(
+                spec.to_string(),
+                flags.backends(kind, net)?,
+                flags.params(seed),
+                parse_budget(budget)?,
+                particles,
+            )))
+        }
         ["belief", backend, budget, options @ ..] => {
             let kind = BackendKind::parse(backend).map_err(|e| anyhow!("player `{spec}`: {e}"))?;
             let mut params = BeliefParams {
@@ -142,6 +165,6 @@ pub fn make_hidden_player(
             let backend = flags.backends(kind, net)?.into_iter().next().ok_or_else(|| anyhow!("player `{spec}`: no backend"))?;
             Ok(Box::new(BeliefPlayer::new(spec.to_string(), backend, params, parse_budget(budget)?)))
         }
-        _ => bail!("bad player `{spec}` for a GDL-II game: expected `random` or `belief:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:cX][:pN]` (e.g. belief:cpu:1s)"),
+        _ => bail!("bad player `{spec}` for a GDL-II game: expected `random`, `belief:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:cX][:pN]` (e.g. belief:cpu:1s) or `pimc:BACKEND:BUDGET[:pN]`"),
     }
 }

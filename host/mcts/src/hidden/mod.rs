@@ -12,14 +12,18 @@
 //!   runs rollouts from the successor on its backend, batched; it plays the move tried
 //!   most. This is the root level of single-observer information-set MCTS (Cowling,
 //!   Powley & Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 2012).
+//! - [`DeterminizedPlayer`]: the perfect-information sampling baseline (UCT on states
+//!   drawn from the same belief, root visits summed).
 //! - [`play_hidden_game`]: one game with a referee that holds the true state, draws the
 //!   `random` role's move uniformly (the project's counter-based RNG) and tells each player
 //!   only its own move and percepts.
 
 pub mod belief;
+mod determinized;
 mod flat;
 mod game;
 
+pub use determinized::{DeterminizedPlayer, SAMPLES_PER_MOVE};
 pub use flat::{BeliefParams, BeliefPlayer};
 pub use game::{play_hidden_game, random_role};
 
