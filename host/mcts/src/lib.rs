@@ -22,7 +22,7 @@
 //!   equivalent states ([`MctsParams::merge_free_moves`]). Searching the independent
 //!   subgames of a sum apart is not done yet.
 //! - [`hidden`]: play under hidden information (GDL-II): a particle belief per player,
-//!   information-set Monte Carlo over it, a referee that plays `random`.
+//!   information-set MCTS over it, a referee that plays `random`.
 //! - [`player`]: the in-process players (random, MCTS) of `propnet match`;
 //!   [`matches`]: plays games between them and estimates each player's score.
 //!

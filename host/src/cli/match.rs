@@ -21,7 +21,7 @@ pub struct MatchArgs {
     pub game: PathBuf,
     /// Comma-separated player specs, one per role: `random`, `mcts:cpu:1s`, `mcts:cpu:5000`;
     /// for a GDL-II game one per role but `random` (the referee plays it): `random`,
-    /// `belief:cpu:1s` (information-set Monte Carlo).
+    /// `belief:cpu:1s` (information-set MCTS).
     #[arg(long, value_delimiter = ',', required = true)]
     pub players: Vec<String>,
     /// Number of games; seats rotate each game.

@@ -1,7 +1,7 @@
 //! `propnet match` on a GDL-II game: the match is refereed in-process with hidden
 //! information ([`propnet_mcts::hidden`]): the referee plays the `random` role, each player
 //! learns only its own moves and percepts. Players: `random` and `belief:BACKEND:BUDGET`
-//! (information-set Monte Carlo over a particle belief); the perfect-information `mcts`
+//! (information-set MCTS over a particle belief); the perfect-information `mcts`
 //! player is refused (it would read the hidden state).
 
 use super::args::{real, whole};
@@ -113,7 +113,7 @@ pub fn make_hidden_player(
         ["random"] => Ok(Box::new(RandomHidden::new(seed))),
         ["mcts", ..] => bail!(
             "player `{spec}`: an `mcts` player searches the true state, which a GDL-II player \
-             cannot see; use `belief:{}` (information-set Monte Carlo over the states \
+             cannot see; use `belief:{}` (information-set MCTS over the states \
              consistent with what it saw)",
             parts[1..].join(":")
         ),

@@ -6,11 +6,10 @@
 //!   protocol's `(PLAY id turn lastmove percepts)` carries the same): it has no way to
 //!   read the true state.
 //! - [`belief`]: a bag of states consistent with what a player saw (particles).
-//! - [`BeliefPlayer`]: information-set Monte Carlo: each iteration picks one of its moves
-//!   by UCB1 over the statistics of its information set, a state of its belief (a
-//!   determinization) and a joint move of the others (uniform, `random` included), then
-//!   runs rollouts from the successor on its backend, batched; it plays the move tried
-//!   most. This is the root level of single-observer information-set MCTS (Cowling,
+//! - [`BeliefPlayer`]: single-observer information-set MCTS (`tree`): each iteration
+//!   draws a state of its belief (a determinization) and walks one tree shared by all of
+//!   them, every role choosing by UCB1 among the moves legal in that state (`random`
+//!   uniformly), then runs rollouts from the new node on its backend, batched (Cowling,
 //!   Powley & Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 2012).
 //! - [`DeterminizedPlayer`]: the perfect-information sampling baseline (UCT on states
 //!   drawn from the same belief, root visits summed).
@@ -20,12 +19,13 @@
 
 pub mod belief;
 mod determinized;
-mod flat;
 mod game;
+mod ismcts;
+mod tree;
 
 pub use determinized::{DeterminizedPlayer, SAMPLES_PER_MOVE};
-pub use flat::{BeliefParams, BeliefPlayer};
 pub use game::{play_hidden_game, random_role};
+pub use ismcts::{BeliefParams, BeliefPlayer};
 
 use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::backend::BackendError;

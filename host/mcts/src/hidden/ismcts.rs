@@ -1,7 +1,8 @@
-//! [`BeliefPlayer`]: information-set Monte Carlo over a belief (see the module docs of
-//! [`super`]).
+//! [`BeliefPlayer`]: information-set MCTS ([`super::tree`]) over a particle belief (see
+//! the module docs of [`super`]).
 
 use super::belief::{Belief, Observation};
+use super::tree::HTree;
 use super::{HiddenPlayer, Rng};
 use crate::player::SearchTotals;
 use crate::Budget;
@@ -41,20 +42,15 @@ impl Default for BeliefParams {
     }
 }
 
-/// Per own move: tries and summed rewards (0..1 each).
-#[derive(Clone, Debug, Default)]
-struct Arm {
-    tries: f64,
-    reward: f64,
-}
-
-/// Information-set Monte Carlo with a particle belief (see the module docs of [`super`]).
+/// Information-set MCTS with a particle belief (see the module docs of [`super`]).
 pub struct BeliefPlayer {
     label: String,
     backend: Box<dyn Backend>,
     params: BeliefParams,
     budget: Budget,
     role: usize,
+    /// The `random` role of the game, drawn uniformly in the tree.
+    chance: Option<usize>,
     belief: Option<Belief>,
     scalar: Option<ScalarNet>,
     rng: Rng,
@@ -79,6 +75,7 @@ impl BeliefPlayer {
             params,
             budget,
             role: 0,
+            chance: None,
             belief: None,
             scalar: None,
             rng,
@@ -92,47 +89,50 @@ impl BeliefPlayer {
         self.belief.as_ref()
     }
 
-    /// One batch: `leaves` determinized successors of the arms UCB1 picks, their rollouts,
-    /// the rewards added to `arms`. Returns the leaves run.
-    fn batch(
-        &mut self,
-        net: &Netlist,
-        legal: &[InputId],
-        arms: &mut [Arm],
-    ) -> Result<u64, BackendError> {
-        let (role, p) = (self.role, self.params.clone());
+    /// One batch: `leaves_per_batch` walks of the tree, each in a state drawn from the
+    /// belief, their rollouts as one backend batch, the rewards back-propagated. Returns
+    /// the walks made.
+    fn batch(&mut self, net: &Netlist, tree: &mut HTree) -> Result<u64, BackendError> {
+        let p = self.params.clone();
         let belief = self.belief.as_ref().expect("new_game first");
         let scalar = self.scalar.as_mut().expect("new_game first");
-        let mut picked = Vec::new();
+        let mut walks: Vec<(Vec<(usize, Vec<InputId>)>, Option<Vec<f64>>)> = Vec::new();
         let mut jobs = Vec::new();
-        let mut direct: Vec<(usize, f64)> = Vec::new();
         for _ in 0..p.leaves_per_batch {
-            let total: f64 = arms.iter().map(|a| a.tries).sum::<f64>().max(1.0);
-            let a = ucb(arms, total, p.exploration);
-            arms[a].tries += 1.0; // virtual until the batch returns
             let particles = belief.particles();
-            let s = &particles[self.rng.below(particles.len())];
-            let others = propnet_netlist::playout::legal_of(net, scalar.view(s));
-            let joint: Option<Vec<InputId>> = (0..others.len())
-                .map(|r| match r == role {
-                    true => others[r].contains(&legal[a]).then_some(legal[a]),
-                    false => {
-                        (!others[r].is_empty()).then(|| others[r][self.rng.below(others[r].len())])
-                    }
-                })
-                .collect();
-            let Some(joint) = joint else {
-                // the move is not legal in this state: no information, no reward
-                direct.push((a, 0.0));
-                continue;
+            let mut s = particles[self.rng.below(particles.len())].clone();
+            let mut path = Vec::new();
+            let mut node = 0;
+            let end = loop {
+                let values = scalar.view(&s);
+                let legal = propnet_netlist::playout::legal_of(net, values);
+                if values[net.terminal.index()] || legal.iter().any(Vec::is_empty) {
+                    let goals = propnet_netlist::playout::goals_of(net, values);
+                    break Some(goals.iter().map(|&g| f64::from(g) / 100.0).collect());
+                }
+                let joint: Vec<InputId> = (0..legal.len())
+                    .map(|r| match Some(r) == self.chance {
+                        true => legal[r][self.rng.below(legal[r].len())],
+                        false => tree.select(node, r, &legal[r], p.exploration),
+                    })
+                    .collect();
+                tree.visit(node, &joint);
+                s = scalar.next_state(net, &s, &joint);
+                let (child, created) = tree.child(node, &joint);
+                path.push((node, joint));
+                node = child;
+                if created || path.len() as u32 >= p.max_steps {
+                    break None;
+                }
             };
-            let next = scalar.next_state(net, s, &joint);
-            picked.push(a);
-            jobs.push(Job {
-                start: next,
-                first_playout: (jobs.len() as u32) * p.playouts_per_leaf,
-                count: p.playouts_per_leaf,
-            });
+            if end.is_none() {
+                jobs.push(Job {
+                    start: s,
+                    first_playout: (jobs.len() as u32) * p.playouts_per_leaf,
+                    count: p.playouts_per_leaf,
+                });
+            }
+            walks.push((path, end));
         }
         self.batches += 1;
         let req = BatchRequest {
@@ -144,28 +144,24 @@ impl BeliefPlayer {
         let t0 = Instant::now();
         let res = self.backend.run_batch(&req)?;
         self.totals.backend_time += t0.elapsed();
-        for (a, j) in picked.iter().zip(&res.jobs) {
-            let r = j.goal_sums.get(role).copied().unwrap_or(0) as f64
-                / (100.0 * j.playouts.max(1) as f64);
-            arms[*a].reward += r;
-            self.totals.playouts += j.playouts;
-        }
-        for (a, r) in direct {
-            arms[a].reward += r;
+        let mut results = res.jobs.iter();
+        for (path, end) in walks {
+            let reward = match end {
+                Some(r) => r,
+                None => {
+                    let j = results.next().expect("one result per job");
+                    self.totals.playouts += j.playouts;
+                    (j.goal_sums.iter())
+                        .map(|&g| g as f64 / (100.0 * j.playouts.max(1) as f64))
+                        .collect()
+                }
+            };
+            for (n, joint) in &path {
+                tree.reward(*n, joint, &reward);
+            }
         }
         Ok(u64::from(p.leaves_per_batch))
     }
-}
-
-/// The arm UCB1 picks (untried arms first, in order).
-fn ucb(arms: &[Arm], total: f64, c: f64) -> usize {
-    let score = |a: &Arm| match a.tries {
-        0.0 => f64::INFINITY,
-        t => a.reward / t + c * (total.ln() / t).sqrt(),
-    };
-    (0..arms.len())
-        .max_by(|&x, &y| score(&arms[x]).total_cmp(&score(&arms[y])).then(y.cmp(&x)))
-        .unwrap_or(0)
 }
 
 impl HiddenPlayer for BeliefPlayer {
@@ -179,6 +175,7 @@ impl HiddenPlayer for BeliefPlayer {
 
     fn new_game(&mut self, net: &Netlist, role: usize, game: u64) {
         self.role = role;
+        self.chance = super::random_role(net);
         self.belief = Some(Belief::new(net, role, self.params.particles));
         self.scalar = Some(ScalarNet::new(net));
         self.rng = Rng::new(
@@ -192,7 +189,7 @@ impl HiddenPlayer for BeliefPlayer {
             return Ok(legal[0]);
         }
         let start = Instant::now();
-        let mut arms = vec![Arm::default(); legal.len()];
+        let mut tree = HTree::new(net.roles.len());
         let mut leaves = 0u64;
         loop {
             let done = match self.budget {
@@ -203,15 +200,16 @@ impl HiddenPlayer for BeliefPlayer {
             if done || propnet_runtime::stop::requested() {
                 break;
             }
-            leaves += self.batch(net, legal, &mut arms)?;
+            leaves += self.batch(net, &mut tree)?;
         }
         let t = &mut self.totals;
         t.searches += 1;
         t.iterations += leaves;
         t.elapsed += start.elapsed();
         t.worker_time += start.elapsed();
-        let best = (0..arms.len())
-            .max_by(|&x, &y| arms[x].tries.total_cmp(&arms[y].tries).then(y.cmp(&x)))
+        let visits = |i: usize| tree.root_visits(self.role, legal[i]);
+        let best = (0..legal.len())
+            .max_by(|&x, &y| visits(x).total_cmp(&visits(y)).then(y.cmp(&x)))
             .unwrap_or(0);
         Ok(legal[best])
     }
