@@ -9,6 +9,7 @@ use crate::Budget;
 use propnet_netlist::scalar::ScalarNet;
 use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::backend::{Backend, BackendError, BatchRequest, Job};
+use propnet_runtime::machine::State;
 use std::time::Instant;
 
 /// Shape and size of a [`BeliefPlayer`]'s search.
@@ -40,6 +41,13 @@ impl Default for BeliefParams {
             seed: 1,
         }
     }
+}
+
+/// One walk of [`BeliefPlayer::walk`]: the (node, joint move) pairs passed and either the
+/// state to roll out from (`Ok`) or the rewards of the end reached (`Err`).
+struct Walk {
+    path: Vec<(usize, Vec<InputId>)>,
+    leaf: Result<State, Vec<f64>>,
 }
 
 /// Information-set MCTS with a particle belief (see the module docs of [`super`]).
@@ -89,50 +97,61 @@ impl BeliefPlayer {
         self.belief.as_ref()
     }
 
-    /// One batch: `leaves_per_batch` walks of the tree, each in a state drawn from the
-    /// belief, their rollouts as one backend batch, the rewards back-propagated. Returns
-    /// the walks made.
-    fn batch(&mut self, net: &Netlist, tree: &mut HTree) -> Result<u64, BackendError> {
-        let p = self.params.clone();
+    /// One walk of the tree from its root in a state drawn from the belief (see
+    /// [`super::tree`]): the nodes and joint moves passed, visited (virtual loss), and
+    /// either the state where rollouts start or the rewards of the end reached.
+    fn walk(&mut self, net: &Netlist, tree: &mut HTree) -> Walk {
+        let p = &self.params;
         let belief = self.belief.as_ref().expect("new_game first");
         let scalar = self.scalar.as_mut().expect("new_game first");
-        let mut walks: Vec<(Vec<(usize, Vec<InputId>)>, Option<Vec<f64>>)> = Vec::new();
+        let particles = belief.particles();
+        let mut s = particles[self.rng.below(particles.len())].clone();
+        let mut path = Vec::new();
+        let mut node = 0;
+        loop {
+            let values = scalar.view(&s);
+            let legal = propnet_netlist::playout::legal_of(net, values);
+            if values[net.terminal.index()] || legal.iter().any(Vec::is_empty) {
+                let goals = propnet_netlist::playout::goals_of(net, values);
+                let end = goals.iter().map(|&g| f64::from(g) / 100.0).collect();
+                return Walk {
+                    path,
+                    leaf: Err(end),
+                };
+            }
+            let joint: Vec<InputId> = (0..legal.len())
+                .map(|r| match Some(r) == self.chance {
+                    true => legal[r][self.rng.below(legal[r].len())],
+                    false => tree.select(node, r, &legal[r], p.exploration),
+                })
+                .collect();
+            tree.visit(node, &joint);
+            s = scalar.next_state(net, &s, &joint);
+            let (child, created) = tree.child(node, &joint);
+            path.push((node, joint));
+            node = child;
+            if created || path.len() as u32 >= p.max_steps {
+                return Walk { path, leaf: Ok(s) };
+            }
+        }
+    }
+
+    /// One batch: `leaves_per_batch` walks, the rollouts of those that stopped at a new
+    /// node as one backend batch, the rewards back-propagated. Returns the walks made.
+    fn batch(&mut self, net: &Netlist, tree: &mut HTree) -> Result<u64, BackendError> {
+        let p = self.params.clone();
+        let mut walks = Vec::with_capacity(p.leaves_per_batch as usize);
         let mut jobs = Vec::new();
         for _ in 0..p.leaves_per_batch {
-            let particles = belief.particles();
-            let mut s = particles[self.rng.below(particles.len())].clone();
-            let mut path = Vec::new();
-            let mut node = 0;
-            let end = loop {
-                let values = scalar.view(&s);
-                let legal = propnet_netlist::playout::legal_of(net, values);
-                if values[net.terminal.index()] || legal.iter().any(Vec::is_empty) {
-                    let goals = propnet_netlist::playout::goals_of(net, values);
-                    break Some(goals.iter().map(|&g| f64::from(g) / 100.0).collect());
-                }
-                let joint: Vec<InputId> = (0..legal.len())
-                    .map(|r| match Some(r) == self.chance {
-                        true => legal[r][self.rng.below(legal[r].len())],
-                        false => tree.select(node, r, &legal[r], p.exploration),
-                    })
-                    .collect();
-                tree.visit(node, &joint);
-                s = scalar.next_state(net, &s, &joint);
-                let (child, created) = tree.child(node, &joint);
-                path.push((node, joint));
-                node = child;
-                if created || path.len() as u32 >= p.max_steps {
-                    break None;
-                }
-            };
-            if end.is_none() {
+            let mut w = self.walk(net, tree);
+            if let Ok(start) = &mut w.leaf {
                 jobs.push(Job {
-                    start: s,
+                    start: std::mem::take(start),
                     first_playout: (jobs.len() as u32) * p.playouts_per_leaf,
                     count: p.playouts_per_leaf,
                 });
             }
-            walks.push((path, end));
+            walks.push(w);
         }
         self.batches += 1;
         let req = BatchRequest {
@@ -145,10 +164,10 @@ impl BeliefPlayer {
         let res = self.backend.run_batch(&req)?;
         self.totals.backend_time += t0.elapsed();
         let mut results = res.jobs.iter();
-        for (path, end) in walks {
-            let reward = match end {
-                Some(r) => r,
-                None => {
+        for Walk { path, leaf } in walks {
+            let reward = match leaf {
+                Err(end) => end,
+                Ok(_) => {
                     let j = results.next().expect("one result per job");
                     self.totals.playouts += j.playouts;
                     (j.goal_sums.iter())
