@@ -201,3 +201,94 @@ fn match_referees_a_gdl2_game_with_hidden_information() {
         "a GDL-II game; the GGP manager speaks the GDL-I protocol only",
     );
 }
+
+/// `verify` checks the percepts of every joint move of a GDL-II trace and says so; a
+/// GDL-II trace without them, or with them where no joint move is, is malformed.
+#[test]
+fn verify_checks_the_percepts_of_a_gdl2_trace() {
+    let g = game_file("deal4.kif");
+    let g = g.to_str().unwrap();
+    let out = propnet(&["trace", g, "--playouts", "3", "--seed", "2"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let good = text(&out.stdout);
+    let dir = std::path::Path::new(g).parent().unwrap().to_path_buf();
+    let verify = |name: &str, trace: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, trace).unwrap();
+        let out = propnet(&["verify", g, path.to_str().unwrap(), "--engine", "netlist"]);
+        (out.status.code(), text(&out.stdout) + &text(&out.stderr))
+    };
+    let (code, msg) = verify("good.jsonl", &good);
+    assert_eq!(code, Some(0), "{msg}");
+    assert!(msg.contains("joint moves (percepts of every one)"), "{msg}");
+    let first_sees = good.find(",\"sees\":").unwrap();
+    let end = first_sees + good[first_sees..].find("}}").unwrap() + 1;
+    let (code, msg) = verify(
+        "nosees.jsonl",
+        &format!("{}{}", &good[..first_sees], &good[end..]),
+    );
+    assert_eq!(code, Some(1), "{msg}");
+    assert!(
+        msg.contains(":2:1: a GDL-II trace line with a joint move has no `sees`"),
+        "{msg}"
+    );
+    let changed = good.replacen("\"dealt\"", "\"(card c9)\"", 1);
+    let (code, msg) = verify("changed.jsonl", &changed);
+    assert_eq!(code, Some(1), "{msg}");
+    assert!(msg.contains("percepts of bob"), "{msg}");
+    let last = good.lines().nth(3).unwrap();
+    assert!(!last.contains("joint"), "{last}");
+    let extra = good.replacen(
+        last,
+        &last.replace("}}", "},\"sees\":{\"alice\":[],\"bob\":[]}}"),
+        1,
+    );
+    let (code, msg) = verify("extra.jsonl", &extra);
+    assert_eq!(code, Some(1), "{msg}");
+    assert!(
+        msg.contains("`sees` on a line without a joint move"),
+        "{msg}"
+    );
+}
+
+/// A `random` role without percepts (GDL-I): `match` seats no player there either; the
+/// referee draws its moves, and `--json-out` shows its seat as null.
+#[test]
+fn the_referee_plays_random_in_a_gdl1_match_too() {
+    let game = "(role random) (role p)\n(init (s 0))\n\
+                (<= (legal random (roll ?d)) (true (s 0)) (die ?d))\n(die 1) (die 2)\n\
+                (<= (legal random wait) (true (s 1)))\n\
+                (<= (legal p (bet ?d)) (true (s 0)) (die ?d))\n(<= (legal p wait) (true (s 1)))\n\
+                (<= (next (s 1)) (true (s 0)))\n(<= (next (s 2)) (true (s 1)))\n\
+                (<= (next (hit)) (does random (roll ?d)) (does p (bet ?d)))\n\
+                (<= (next (hit)) (true (hit)))\n(<= terminal (true (s 2)))\n\
+                (<= (goal p 100) (true (hit)))\n(<= (goal p 0) (not (true (hit))))\n(goal random 0)\n";
+    let dir = std::env::temp_dir().join(format!("propnet-cli-gdl2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let g = dir.join("dice.kif");
+    std::fs::write(&g, game).unwrap();
+    let json = dir.join("dice.json");
+    let out = propnet(&[
+        "match",
+        g.to_str().unwrap(),
+        "--players",
+        "random",
+        "--games",
+        "40",
+        "--json-out",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let games = v["games"].as_array().unwrap();
+    assert_eq!(games.len(), 40);
+    assert!(games
+        .iter()
+        .all(|g| g["seats"] == serde_json::json!([null, 0])));
+    let rolls = |d: &str| games.iter().filter(|g| g["moves"][0][0] == d).count();
+    assert!(
+        rolls("(roll 1)") > 5 && rolls("(roll 2)") > 5,
+        "the referee draws both rolls"
+    );
+}

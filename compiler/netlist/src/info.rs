@@ -253,6 +253,24 @@ impl ValidNetlist {
     pub fn into_netlist(self) -> Netlist {
         self.net
     }
+
+    /// Logic gates (`And`, `Or`, `Not`) a playout evaluates: those some legal, terminal,
+    /// goal or next output needs ([`NetlistInfo::live`]). Gates only GDL-II percepts need,
+    /// and dead gates of an unoptimized netlist, are not counted: the simulators skip
+    /// them. The basis of gate-evaluations per second.
+    pub fn playout_gate_count(&self) -> usize {
+        self.info
+            .ids()
+            .zip(&self.net.gates)
+            .filter(|(g, gate)| {
+                self.info.live(*g)
+                    && matches!(
+                        gate,
+                        crate::Gate::And(_) | crate::Gate::Or(_) | crate::Gate::Not(_)
+                    )
+            })
+            .count()
+    }
 }
 
 impl std::ops::Deref for ValidNetlist {
@@ -368,5 +386,28 @@ mod tests {
             },
         );
         assert!(!validate(&other).unwrap().describes(&net));
+    }
+
+    /// A gate only a percept reads is not a playout gate; the same gate read by a latch is.
+    #[test]
+    fn percept_only_gates_are_not_playout_gates() {
+        let mut net = random_netlist(5, &RandomSpec::default());
+        let before = ValidNetlist::new(net.clone()).unwrap().playout_gate_count();
+        let at = net
+            .gates
+            .iter()
+            .position(|g| *g == Gate::Input(crate::InputId(0)));
+        let b = net.push(Gate::Not(GateId(at.expect("input 0 has a gate") as u32)));
+        net.gdl2 = true;
+        net.roles[0].percepts.push(crate::Percept {
+            name: "seen".into(),
+            gate: b,
+        });
+        let with = ValidNetlist::new(net.clone()).unwrap();
+        assert_eq!(with.playout_gate_count(), before);
+        assert_eq!(with.logic_gate_count(), net.logic_gate_count());
+        net.latches[0].next = b;
+        let read = ValidNetlist::new(net).unwrap();
+        assert!(read.info().live(b), "the Not counts once a latch reads it");
     }
 }

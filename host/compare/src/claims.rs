@@ -475,7 +475,7 @@ fn oracle_claim(no: usize, line: &str, roles: (usize, &[String])) -> Result<Clai
 /// its sorted percepts.
 fn oracle_sees(no: usize, v: &Value, roles: &[String]) -> Result<Option<SeesClaim>, Malformed> {
     let obj = match v.get("sees") {
-        None | Some(Value::Null) => return Ok(None),
+        None => return Ok(None),
         Some(Value::Object(o)) => o,
         Some(x) => {
             let msg = format!("`sees` is {}, not an object of roles", json_type(x));
@@ -498,6 +498,31 @@ fn oracle_sees(no: usize, v: &Value, roles: &[String]) -> Result<Option<SeesClai
     Ok(Some((no, out)))
 }
 
+/// The percepts of a GDL-II trace are checked on every line that has a joint move, so such
+/// a line must list them for every role but `random`; a GDL-I trace (no `"gdl":"II"` in
+/// its header) and a line without a joint move have none.
+fn check_sees_present(c: &Claim, gdl2: bool, roles: &[String]) -> Result<(), Malformed> {
+    let line = c
+        .joint
+        .as_ref()
+        .map(|j| j.0)
+        .or(c.sees.as_ref().map(|s| s.0));
+    let Some(no) = line else { return Ok(()) };
+    match (&c.sees, c.joint.is_some(), gdl2) {
+        (Some(_), _, false) => Err(bad(no, 1, "`sees` in a trace whose header does not say \"gdl\":\"II\"")),
+        (Some(_), false, true) => Err(bad(no, 1, "`sees` on a line without a joint move (percepts come with a joint move)")),
+        (None, true, true) => Err(bad(no, 1, "a GDL-II trace line with a joint move has no `sees` (its percepts could not be checked)")),
+        (Some((_, seen)), true, true) => {
+            let missing = (0..roles.len()).find(|&r| roles[r] != "random" && !seen.iter().any(|(x, _)| *x == r));
+            match missing {
+                Some(r) => Err(bad(no, 1, format!("`sees` has no entry for role {}", roles[r]))),
+                None => Ok(()),
+            }
+        }
+        _ => Ok(()),
+    }
+}
+
 fn parse_oracle(text: &str) -> Result<TraceFile, Malformed> {
     let mut lines = text
         .lines()
@@ -508,9 +533,15 @@ fn parse_oracle(text: &str) -> Result<TraceFile, Malformed> {
     let h = json_line(hno, header)?;
     let roles = strings(hno, &h["roles"], "roles")
         .map_err(|e| bad(hno, 1, format!("header: {}", e.message)))?;
-    let items = lines
+    let items: Vec<Item> = lines
         .map(|(no, l)| oracle_claim(no, l, (hno, &roles)).map(Item::Claim))
         .collect::<Result<_, _>>()?;
+    let gdl2 = h.get("gdl").and_then(Value::as_str) == Some("II");
+    for item in &items {
+        if let Item::Claim(c) = item {
+            check_sees_present(c, gdl2, &roles)?;
+        }
+    }
     Ok(TraceFile {
         format: TraceFormat::Oracle,
         roles_line: hno,

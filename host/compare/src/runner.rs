@@ -626,7 +626,7 @@ pub fn run(
                 bar.inc(1);
             }
         }
-        let gates = game.net().ok().map(|(n, _)| n.logic_gate_count());
+        let gates = game.net().ok().map(|(n, _)| n.playout_gate_count());
         for mut e in entries {
             if !e.init.is_empty() {
                 e.row.compile_seconds = Spread::of(&e.init);

@@ -169,6 +169,8 @@ pub struct Verdict {
     pub positions: usize,
     /// Joint moves replayed.
     pub joint_moves: usize,
+    /// Joint moves whose percepts (GDL-II `sees`) were checked.
+    pub percepts: usize,
     /// Playouts seen (begun).
     pub playouts: usize,
     /// The first divergence, if any.
@@ -185,7 +187,8 @@ impl Verdict {
         self.divergence.is_none() && self.reasoner_error.is_none() && self.positions > 0
     }
 
-    /// One line: `agrees: N positions, M joint moves, P playouts (format)` or the problem.
+    /// One line: `agrees: N positions, M joint moves[ (percepts of every one)], P playouts
+    /// (format)` or the problem.
     pub fn summary(&self) -> String {
         if let Some(d) = &self.divergence {
             return format!("diverges at {d}");
@@ -200,8 +203,13 @@ impl Verdict {
             1 => format!("1 {noun}"),
             _ => format!("{count} {noun}s"),
         };
+        let percepts = match self.percepts {
+            0 => String::new(),
+            k if k == self.joint_moves => " (percepts of every one)".to_string(),
+            k => format!(" (percepts of {k})"),
+        };
         format!(
-            "agrees: {}, {}, {} ({} trace)",
+            "agrees: {}, {}{percepts}, {} ({} trace)",
             n(self.positions, "position"),
             n(self.joint_moves, "joint move"),
             n(self.playouts, "playout"),
@@ -291,6 +299,7 @@ where
         format: file.format,
         positions: 0,
         joint_moves: 0,
+        percepts: 0,
         playouts: 0,
         divergence: None,
         reasoner_error: None,
@@ -341,6 +350,7 @@ where
                     out.divergence = Some(divergence(c, &v, line, what));
                     return Ok(out);
                 }
+                out.percepts += usize::from(c.sees.is_some());
                 engine.play(&idx).map_err(engine_error(*line))?
             }
             Err(what) => {
@@ -498,6 +508,7 @@ mod tests {
             format: TraceFormat::Oracle,
             positions: 1,
             joint_moves: 0,
+            percepts: 0,
             playouts: 1,
             divergence: None,
             reasoner_error: None,

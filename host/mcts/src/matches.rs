@@ -8,12 +8,25 @@ use propnet_runtime::backend::BackendError;
 use propnet_runtime::machine::{NetMachine, State};
 use serde::Serialize;
 
+/// The seat of a role no player holds: the referee plays it (GDL-II's `random`).
+pub const CHANCE_SEAT: usize = usize::MAX;
+
+/// Mixed into a game's index to key the referee's draws for a chance role.
+const CHANCE_KEY: u64 = 0x6368_616e_6365;
+
+/// Seats as JSON: a player index, or `null` for [`CHANCE_SEAT`].
+fn seats_json<S: serde::Serializer>(seats: &[usize], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(seats.iter().map(|&p| (p != CHANCE_SEAT).then_some(p)))
+}
+
 /// One played game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct GameRecord {
     /// Game index within the match.
     pub index: u64,
-    /// Per role (role order), the index of the player in that seat.
+    /// Per role (role order), the index of the player in that seat; [`CHANCE_SEAT`] for
+    /// a role the referee plays (GDL-II's `random`; `null` in JSON).
+    #[serde(serialize_with = "seats_json")]
     pub seats: Vec<usize>,
     /// Joint moves, one per step: per role, the move text.
     pub moves: Vec<Vec<String>>,
@@ -74,6 +87,8 @@ pub fn random_opening(net: &Netlist, plies: u32, seed: u64) -> Vec<Vec<InputId>>
 
 /// Plays one game from the initial state; stops at a terminal state, when a role has no
 /// legal move, or after `max_steps` joint moves (scoring the goals of the state reached).
+/// A role seated at [`CHANCE_SEAT`] (a `random` role) moves uniformly at random, drawn by
+/// the referee.
 ///
 /// # Errors
 /// A [`BackendError`] from a player's backend.
@@ -102,7 +117,9 @@ pub fn play_game_from(
 ) -> Result<GameRecord, BackendError> {
     let m = NetMachine::new(net);
     for (r, &p) in seats.iter().enumerate() {
-        players[p].new_game(r, index);
+        if p != CHANCE_SEAT {
+            players[p].new_game(r, index);
+        }
     }
     let mut state: State = m.initial_state();
     let mut moves = Vec::new();
@@ -125,7 +142,14 @@ pub fn play_game_from(
             None => {
                 let mut joint = Vec::with_capacity(seats.len());
                 for (r, &p) in seats.iter().enumerate() {
-                    joint.push(players[p].choose(net, &state, r, &legal)?);
+                    joint.push(match p {
+                        CHANCE_SEAT => {
+                            let step = moves.len() as u32;
+                            let x = threefry2x32_20(key(index ^ CHANCE_KEY), [step, r as u32])[0];
+                            legal[r][choose(x, legal[r].len() as u32) as usize]
+                        }
+                        _ => players[p].choose(net, &state, r, &legal)?,
+                    });
                 }
                 joint
             }

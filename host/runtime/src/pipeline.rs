@@ -154,7 +154,7 @@ pub fn load_netlist(
 
 /// Whether `path` holds a compiled netlist ([`propnet_netlist::to_json`], or the text form
 /// of [`propnet_netlist::to_text`]) rather than GDL rules: its name ends in `.json` (any
-/// case), or its text starts with `{` or with `role r0`, which no KIF file does (so
+/// case), or its text starts with `{` or with `role r0` (or `gdl II`), which no KIF file does (so
 /// `propnet compile -o game.pnet` output is recognized too, in either form). An unreadable
 /// file counts as rules, so that the front end reports why it cannot be read.
 pub fn is_netlist_file(path: &Path) -> bool {
@@ -209,10 +209,17 @@ fn refuse_drawing(path: &Path, bytes: &[u8]) -> Result<(), PipelineError> {
     }
 }
 
-/// Whether `text` begins like [`propnet_netlist::to_text`]'s output (`role r0 "…"`), which
-/// no KIF file does (a sentence there starts with `(`, a bare `role` atom is no sentence).
+/// Whether `text` begins like [`propnet_netlist::to_text`]'s output (`role r0 "…"`, after
+/// `gdl II` for a GDL-II game), which no KIF file does (a sentence there starts with `(`, a
+/// bare `role` or `gdl` atom is no sentence).
 fn starts_text_netlist(text: &str) -> bool {
-    let mut words = text.split_whitespace();
+    let mut words = text.split_whitespace().peekable();
+    if words.peek() == Some(&"gdl") {
+        words.next();
+        if words.next() != Some("II") {
+            return false;
+        }
+    }
     words.next() == Some("role")
         && words.next().is_some_and(|w| {
             w.strip_prefix('r')
@@ -388,6 +395,16 @@ mod tests {
             let e = load_rules(&path, "check").unwrap_err();
             assert!(e.to_string().contains("is a compiled netlist"), "{e}");
         }
+        // the text form, GDL-I and GDL-II (`gdl II` first)
+        let mut gdl2 = net.clone();
+        gdl2.gdl2 = true;
+        for (name, n) in [("ttt.txt", &net), ("ttt2.pnet", &gdl2)] {
+            let path = temp_file(name, &propnet_netlist::to_text(n));
+            assert!(is_netlist_file(&path), "{name}");
+            let (loaded, _) = load_netlist(&path, &PipelineOptions::default()).unwrap();
+            assert_eq!(loaded.gdl2, n.gdl2, "{name}");
+        }
+        assert!(!starts_text_netlist("gdl III\nrole r0 \"x\""));
         let rules = temp_file("ttt.kif", "; a comment\n(role x)");
         assert!(!is_netlist_file(&rules));
         assert!(!is_netlist_file(Path::new("/no/such/file.kif")));

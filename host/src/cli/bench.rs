@@ -220,7 +220,7 @@ fn bench_game(
     out: &mut Tally<'_>,
 ) -> anyhow::Result<()> {
     let (net, report) = super::load(game, false)?;
-    let logic = net.logic_gate_count() as f64;
+    let logic = net.playout_gate_count() as f64;
     let interp = if args.no_interp {
         None
     } else {

@@ -7,7 +7,7 @@ use super::common::{make_player, MctsFlags, MAX_STEPS};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet_mcts::matches::{
-    play_game_from, player_scores, random_opening, seats_for, Estimate, GameRecord,
+    play_game_from, player_scores, random_opening, seats_for, Estimate, GameRecord, CHANCE_SEAT,
 };
 use propnet_mcts::player::Player;
 use propnet_netlist::ValidNetlist;
@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 pub struct MatchArgs {
     /// The game (GDL `.kif`, or a `.json` netlist).
     pub game: PathBuf,
-    /// Comma-separated player specs, one per role: `random`, `mcts:cpu:1s`, `mcts:cpu:5000`;
-    /// for a GDL-II game one per role but `random` (the referee plays it): `random`,
-    /// `belief:cpu:1s` (information-set MCTS).
+    /// Comma-separated player specs, one per role but `random` (the referee plays it):
+    /// `random`, `mcts:cpu:1s`, `mcts:cpu:5000`; for a GDL-II game `random`, `belief:cpu:1s`
+    /// (information-set MCTS over a belief) or `pimc:cpu:1s` (UCT on sampled states).
     #[arg(long, value_delimiter = ',', required = true)]
     pub players: Vec<String>,
     /// Number of games; seats rotate each game.
@@ -101,11 +101,16 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
 /// # Errors
 /// When the number of players is not the number of roles, or a player spec is invalid.
 fn make_players(args: &MatchArgs, net: &ValidNetlist) -> anyhow::Result<Vec<Box<dyn Player>>> {
-    if args.players.len() != net.roles.len() {
+    let seated = seated_roles(net).len();
+    if args.players.len() != seated {
+        let besides = match seated < net.roles.len() {
+            true => " besides `random` (which the referee plays)",
+            false => "",
+        };
         bail!(
-            "{} has {}, but {} given",
+            "{} has {}{besides}, but {} given",
             args.game.display(),
-            super::plural(net.roles.len() as u64, "role"),
+            super::plural(seated as u64, "role"),
             match args.players.len() {
                 1 => "1 player was".to_string(),
                 n => format!("{n} players were"),
@@ -126,6 +131,26 @@ fn make_players(args: &MatchArgs, net: &ValidNetlist) -> anyhow::Result<Vec<Box<
         .collect()
 }
 
+/// The roles players hold: all but a role named `random`, which the referee plays
+/// (uniformly, as GDL-II defines it).
+pub fn seated_roles(net: &ValidNetlist) -> Vec<usize> {
+    let chance = propnet_mcts::hidden::random_role(net);
+    (0..net.roles.len())
+        .filter(|&r| Some(r) != chance)
+        .collect()
+}
+
+/// The seats of game `g`: players rotate over the roles of `seated`, the others (the
+/// `random` role) are [`CHANCE_SEAT`].
+pub fn seats_of(g: u64, roles: usize, seated: &[usize], players: usize) -> Vec<usize> {
+    let rotation = seats_for(g, seated.len(), players);
+    let mut seats = vec![CHANCE_SEAT; roles];
+    for (k, &r) in seated.iter().enumerate() {
+        seats[r] = rotation[k];
+    }
+    seats
+}
+
 /// Plays the `--games` games, rotating seats, with a progress bar. On an interrupt (Ctrl-C)
 /// it stops after the current game, which is kept only when it finished.
 ///
@@ -144,8 +169,9 @@ fn play_games(
     let mut games = Vec::new();
     propnet_runtime::stop::set_graceful(true);
     let rotation = players.len().max(1) as u64;
+    let seated = seated_roles(net);
     for g in 0..args.games {
-        let seats = seats_for(g, net.roles.len(), players.len());
+        let seats = seats_of(g, net.roles.len(), &seated, players.len());
         let opening = random_opening(net, args.opening, opening_seed(args.seed, g / rotation));
         let mut game = play_game_from(
             net,

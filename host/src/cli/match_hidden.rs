@@ -13,7 +13,7 @@ use propnet_mcts::hidden::{
     play_hidden_game, random_role, BeliefParams, BeliefPlayer, DeterminizedPlayer, HiddenPlayer,
     RandomHidden,
 };
-use propnet_mcts::matches::{player_scores, seats_for, GameRecord};
+use propnet_mcts::matches::{player_scores, GameRecord};
 use propnet_netlist::ValidNetlist;
 
 /// Plays the match of a GDL-II game and prints each player's mean score.
@@ -50,11 +50,7 @@ pub fn run(args: &MatchArgs, net: &ValidNetlist) -> anyhow::Result<()> {
     let mut games: Vec<GameRecord> = Vec::new();
     propnet_runtime::stop::set_graceful(true);
     for g in 0..args.games {
-        let rotation = seats_for(g, seated.len(), players.len());
-        let mut seats = vec![usize::MAX; net.roles.len()];
-        for (k, &r) in seated.iter().enumerate() {
-            seats[r] = rotation[k];
-        }
+        let seats = super::r#match::seats_of(g, net.roles.len(), &seated, players.len());
         let seed = game_seed(args.seed, g);
         let mut game = play_hidden_game(net, &mut players, &seats, seed, seed, args.max_moves)?;
         game.index = g;
@@ -70,9 +66,22 @@ pub fn run(args: &MatchArgs, net: &ValidNetlist) -> anyhow::Result<()> {
         outln!("no games finished of {}: no scores", args.game.display())?;
         return Ok(());
     }
+    let stuck = games.iter().filter(|g| g.end == "no legal move").count();
+    if stuck > 0 {
+        eprintln!(
+            "warning: {} of {} ended in a non-terminal state where a role had no legal move \
+             (an ill-formed game), scored by the goal values there",
+            stuck,
+            super::plural(games.len() as u64, "game")
+        );
+    }
     let scores = player_scores(&games, players.len());
+    let referee = match chance {
+        Some(_) => "the referee plays `random`; ",
+        None => "",
+    };
     outln!(
-        "{} of {} (GDL-II: the referee plays `random`; each player sees its own moves and percepts)",
+        "{} of {} (GDL-II: {referee}each player sees its own moves and percepts)",
         super::plural(games.len() as u64, "game"),
         args.game.display()
     )?;
@@ -92,6 +101,37 @@ pub fn run(args: &MatchArgs, net: &ValidNetlist) -> anyhow::Result<()> {
         write_json_out(path, args, &roles, &scores, &games)?;
     }
     Ok(())
+}
+
+/// The options of player `spec`, each as its kind (`c`, `p`, or `x` for a batch shape
+/// `LxP`) and value (after the letter; the whole option for a shape).
+///
+/// # Errors
+/// An option of no kind `expected` lists (a pimc player takes `p` only), or one given twice.
+fn player_options<'a>(
+    spec: &str,
+    options: &[&'a str],
+    expected: &str,
+) -> anyhow::Result<Vec<(char, &'a str)>> {
+    let mut out: Vec<(char, &str)> = Vec::new();
+    for option in options {
+        let kind = match option.chars().next() {
+            Some('c') if expected.contains("cX") => ('c', &option[1..]),
+            Some('p') => ('p', &option[1..]),
+            Some(d) if d.is_ascii_digit() && expected.contains("LEAVES") => ('x', *option),
+            _ => bail!("player `{spec}`: unknown option `{option}`: expected {expected}"),
+        };
+        if out.iter().any(|o| o.0 == kind.0) {
+            bail!("player `{spec}`: option `{option}` sets a value a previous option set");
+        }
+        out.push(kind);
+    }
+    Ok(out)
+}
+
+/// The particle count of option `pN` of player `spec` (1..=65536).
+fn particles_of(spec: &str, n: &str) -> anyhow::Result<usize> {
+    whole::<usize>(1, 65_536)(n).map_err(|e| anyhow!("player `{spec}`: particles: {e}"))
 }
 
 /// A player of a GDL-II match: `random`, `belief:BACKEND:BUDGET[:OPTION…]` with options
@@ -120,13 +160,9 @@ pub fn make_hidden_player(
         ["pimc", backend, budget, options @ ..] => {
             let kind = BackendKind::parse(backend).map_err(|e| anyhow!("player `{spec}`: {e}"))?;
             let mut particles = BeliefParams::default().particles;
-            for option in options {
-                match option.strip_prefix('p') {
-                    Some(n) => {
-                        particles = whole::<usize>(1, 1 << 20)(n)
-                            .map_err(|e| anyhow!("player `{spec}`: particles: {e}"))?;
-                    }
-                    None => bail!("player `{spec}`: unknown option `{option}`: expected pN"),
+            for (option, value) in player_options(spec, options, "pN")? {
+                if option == 'p' {
+                    particles = particles_of(spec, value)?;
                 }
             }
             Ok(Box::new(DeterminizedPlayer::new(
@@ -145,20 +181,21 @@ pub fn make_hidden_player(
                 seed,
                 ..BeliefParams::default()
             };
-            for option in options {
-                if let Some(c) = option.strip_prefix('c') {
-                    params.exploration = real(0.0, 1000.0)(c)
-                        .map_err(|e| anyhow!("player `{spec}`: exploration: {e}"))?;
-                } else if let Some(n) = option.strip_prefix('p') {
-                    params.particles = whole::<usize>(1, 1 << 20)(n)
-                        .map_err(|e| anyhow!("player `{spec}`: particles: {e}"))?;
-                } else if let Some((l, p)) = option.split_once('x') {
-                    params.leaves_per_batch = whole::<u32>(1, 65536)(l)
-                        .map_err(|e| anyhow!("player `{spec}`: batch shape: {e}"))?;
-                    params.playouts_per_leaf = whole::<u32>(1, 65536)(p)
-                        .map_err(|e| anyhow!("player `{spec}`: batch shape: {e}"))?;
-                } else {
-                    bail!("player `{spec}`: unknown option `{option}`: expected LEAVESxPLAYOUTS, cX or pN");
+            for (option, value) in player_options(spec, options, "LEAVESxPLAYOUTS, cX or pN")? {
+                match option {
+                    'c' => {
+                        params.exploration = real(0.0, 1000.0)(value)
+                            .map_err(|e| anyhow!("player `{spec}`: exploration: {e}"))?;
+                    }
+                    'p' => params.particles = particles_of(spec, value)?,
+                    _ => {
+                        let (l, p) = value.split_once('x').unwrap_or((value, ""));
+                        let n = |t: &str| {
+                            whole::<u32>(1, 65536)(t)
+                                .map_err(|e| anyhow!("player `{spec}`: batch shape `{value}`: {e}"))
+                        };
+                        (params.leaves_per_batch, params.playouts_per_leaf) = (n(l)?, n(p)?);
+                    }
                 }
             }
             let flags = MctsFlags { workers: 1, ..flags.clone() };

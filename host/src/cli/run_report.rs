@@ -61,7 +61,7 @@ struct Figures {
 
 impl Figures {
     fn of(args: &RunArgs, net: &ValidNetlist, t: &Totals) -> Self {
-        let logic = net.logic_gate_count() as u64;
+        let logic = net.playout_gate_count() as u64;
         let done = t.agg.playouts;
         let secs = t.elapsed.as_secs_f64().max(1e-9);
         let sps = t.agg.total_length as f64 / secs;

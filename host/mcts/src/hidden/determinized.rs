@@ -134,6 +134,12 @@ impl HiddenPlayer for DeterminizedPlayer {
             own,
             percepts: percepts.to_vec(),
         };
-        belief.observe(net, scalar, obs, &mut self.rng);
+        belief.observe(
+            net,
+            scalar,
+            obs,
+            &mut self.rng,
+            super::observe_deadline(self.budget),
+        );
     }
 }

@@ -79,6 +79,18 @@ impl HiddenPlayer for RandomHidden {
     fn observe(&mut self, _net: &Netlist, _own: InputId, _percepts: &[usize]) {}
 }
 
+/// How long a player with `budget` per move may spend taking in one observation
+/// ([`belief::Belief::observe`]): as long as a move's search, from now; no limit for an
+/// iteration budget (deterministic).
+fn observe_deadline(budget: crate::Budget) -> Option<std::time::Instant> {
+    let now = std::time::Instant::now();
+    match budget {
+        crate::Budget::Iterations(_) => None,
+        crate::Budget::Time(t) => Some(now + t),
+        crate::Budget::Deadline(d) => Some(d.max(now)),
+    }
+}
+
 /// A player's own random stream (SplitMix64): draws for its model of the others and its
 /// resampling, never shared with the referee.
 #[derive(Clone, Debug)]

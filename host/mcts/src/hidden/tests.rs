@@ -72,7 +72,13 @@ fn the_belief_follows_bayes_on_monty_hall() {
         (input(&net, 1, "noop"), vec![opened2]),
     ];
     for (own, percepts) in steps {
-        assert!(b.observe(&net, &mut scalar, Observation { own, percepts }, &mut rng));
+        assert!(b.observe(
+            &net,
+            &mut scalar,
+            Observation { own, percepts },
+            &mut rng,
+            None
+        ));
     }
     let count = |t: &str| {
         (b.particles().iter())
