@@ -60,37 +60,20 @@ impl StepEvaluator for ProgramEvaluator {
     }
 
     fn next(&mut self, joint: &[InputId]) -> Vec<bool> {
-        let (p, vals) = (&self.prog, &mut self.slots);
-        for m in joint {
-            vals[p.input_base + m.index()] = [!0];
-        }
-        if !p.sums.is_empty() {
-            let set: Vec<u32> = joint.iter().map(|m| m.0).collect();
-            fill_sums(vals, p, &set, &[]);
-        }
-        run_phase(vals, &p.next);
+        self.run_move(joint, false);
+        let (p, vals) = (&self.prog, &self.slots);
         let next = p
             .next_state
             .iter()
             .map(|&op| read(vals, op)[0] & 1 == 1)
             .collect();
-        for m in joint {
-            vals[p.input_base + m.index()] = [0];
-        }
+        self.clear_move(joint);
         next
     }
 
     fn percepts(&mut self, joint: &[InputId]) -> Vec<Vec<usize>> {
-        let (p, vals) = (&self.prog, &mut self.slots);
-        for m in joint {
-            vals[p.input_base + m.index()] = [!0];
-        }
-        if !p.sums.is_empty() {
-            let set: Vec<u32> = joint.iter().map(|m| m.0).collect();
-            fill_sums(vals, p, &set, &[]);
-        }
-        run_phase(vals, &p.next);
-        run_phase(vals, &p.percept);
+        self.run_move(joint, true);
+        let (p, vals) = (&self.prog, &self.slots);
         let seen = p
             .percepts
             .iter()
@@ -101,10 +84,34 @@ impl StepEvaluator for ProgramEvaluator {
                     .collect()
             })
             .collect();
-        for m in joint {
-            vals[p.input_base + m.index()] = [0];
-        }
+        self.clear_move(joint);
         seen
+    }
+}
+
+impl ProgramEvaluator {
+    /// Sets the inputs of `joint` (and the input sums) and runs the next phase, and the
+    /// percept phase when `percepts`, in the state of the last view.
+    fn run_move(&mut self, joint: &[InputId], percepts: bool) {
+        let (p, vals) = (&self.prog, &mut self.slots);
+        for m in joint {
+            vals[p.input_base + m.index()] = [!0];
+        }
+        if !p.sums.is_empty() {
+            let set: Vec<u32> = joint.iter().map(|m| m.0).collect();
+            fill_sums(vals, p, &set, &[]);
+        }
+        run_phase(vals, &p.next);
+        if percepts {
+            run_phase(vals, &p.percept);
+        }
+    }
+
+    /// Clears the inputs [`Self::run_move`] set.
+    fn clear_move(&mut self, joint: &[InputId]) {
+        for m in joint {
+            self.slots[self.prog.input_base + m.index()] = [0];
+        }
     }
 }
 

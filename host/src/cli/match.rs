@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use propnet_mcts::matches::{
     play_game_from, player_scores, random_opening, seats_for, Estimate, GameRecord, CHANCE_SEAT,
 };
-use propnet_mcts::player::Player;
+use propnet_mcts::player::{Player, SearchTotals};
 use propnet_netlist::ValidNetlist;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -78,6 +78,19 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         outln!("no games finished of {}: no scores", args.game.display())?;
         return Ok(());
     }
+    warn_stuck(&games);
+    let scores = player_scores(&games, players.len());
+    let totals: Vec<_> = players.iter().map(|p| p.totals()).collect();
+    print_scores(&args, &totals, &scores, (games.len(), ""))?;
+    if let Some(path) = &args.json_out {
+        let roles: Vec<String> = net.roles.iter().map(|r| r.name.clone()).collect();
+        write_json_out(path, &args, &roles, &scores, &games)?;
+    }
+    Ok(())
+}
+
+/// Warns when games ended in a non-terminal state where a role had no legal move.
+pub fn warn_stuck(games: &[GameRecord]) {
     let stuck = games.iter().filter(|g| g.end == "no legal move").count();
     if stuck > 0 {
         eprintln!(
@@ -87,13 +100,6 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
             super::plural(games.len() as u64, "game")
         );
     }
-    let scores = player_scores(&games, players.len());
-    print_scores(&args, &players, &scores, games.len())?;
-    if let Some(path) = &args.json_out {
-        let roles: Vec<String> = net.roles.iter().map(|r| r.name.clone()).collect();
-        write_json_out(path, &args, &roles, &scores, &games)?;
-    }
-    Ok(())
 }
 
 /// The players of `--players`, one per role of `net`, each seeded from the base seed.
@@ -196,25 +202,25 @@ fn play_games(
     Ok(games)
 }
 
-/// Prints the number of games `played` and each player's mean score (with its search
-/// rates when it searched).
+/// Prints the number of games played (`played.0`, followed by the note `played.1`) and
+/// each player's mean score (with its search rates when it searched: `totals`).
 ///
 /// # Errors
 /// A write error on standard output.
-fn print_scores(
+pub fn print_scores(
     args: &MatchArgs,
-    players: &[Box<dyn Player>],
+    totals: &[Option<SearchTotals>],
     scores: &[Estimate],
-    played: usize,
+    (played, note): (usize, &str),
 ) -> anyhow::Result<()> {
     outln!(
-        "{} of {}",
+        "{} of {}{note}",
         super::plural(played as u64, "game"),
         args.game.display()
     )?;
     for (p, e) in scores.iter().enumerate() {
         out!("{:>24}: {}", args.players[p], e.describe(0.0, 100.0))?;
-        match players[p].totals() {
+        match totals[p] {
             Some(t) if t.searches > 0 => outln!(
                 "   search: {:.0} iterations/s, {:.0} playouts/s, backend {:.0}% of the time",
                 t.iterations_per_second(),

@@ -66,36 +66,15 @@ pub fn run(args: &MatchArgs, net: &ValidNetlist) -> anyhow::Result<()> {
         outln!("no games finished of {}: no scores", args.game.display())?;
         return Ok(());
     }
-    let stuck = games.iter().filter(|g| g.end == "no legal move").count();
-    if stuck > 0 {
-        eprintln!(
-            "warning: {} of {} ended in a non-terminal state where a role had no legal move \
-             (an ill-formed game), scored by the goal values there",
-            stuck,
-            super::plural(games.len() as u64, "game")
-        );
-    }
+    super::r#match::warn_stuck(&games);
     let scores = player_scores(&games, players.len());
     let referee = match chance {
         Some(_) => "the referee plays `random`; ",
         None => "",
     };
-    outln!(
-        "{} of {} (GDL-II: {referee}each player sees its own moves and percepts)",
-        super::plural(games.len() as u64, "game"),
-        args.game.display()
-    )?;
-    for (p, e) in scores.iter().enumerate() {
-        out!("{:>24}: {}", args.players[p], e.describe(0.0, 100.0))?;
-        match players[p].totals() {
-            Some(t) if t.searches > 0 => outln!(
-                "   search: {:.0} iterations/s, {:.0} playouts/s",
-                t.iterations_per_second(),
-                t.playouts as f64 / t.elapsed.as_secs_f64().max(1e-9),
-            )?,
-            _ => outln!()?,
-        }
-    }
+    let note = format!(" (GDL-II: {referee}each player sees its own moves and percepts)");
+    let totals: Vec<_> = players.iter().map(|p| p.totals()).collect();
+    super::r#match::print_scores(args, &totals, &scores, (games.len(), &note))?;
     if let Some(path) = &args.json_out {
         let roles: Vec<String> = net.roles.iter().map(|r| r.name.clone()).collect();
         write_json_out(path, args, &roles, &scores, &games)?;

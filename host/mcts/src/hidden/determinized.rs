@@ -5,11 +5,10 @@
 //! they search; known to suffer from strategy fusion (Frank & Basin 1998) where the
 //! information-set search does not.
 
-use super::belief::{Belief, Observation};
-use super::{HiddenPlayer, Rng};
+use super::seat::{most_visited, Seat};
+use super::HiddenPlayer;
 use crate::player::SearchTotals;
 use crate::{Budget, MctsParams, Search};
-use propnet_netlist::scalar::ScalarNet;
 use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::backend::{Backend, BackendError};
 use std::time::{Duration, Instant};
@@ -24,10 +23,7 @@ pub struct DeterminizedPlayer {
     params: MctsParams,
     budget: Budget,
     particles: usize,
-    role: usize,
-    belief: Option<Belief>,
-    scalar: Option<ScalarNet>,
-    rng: Rng,
+    seat: Option<Seat>,
     totals: SearchTotals,
 }
 
@@ -42,17 +38,13 @@ impl DeterminizedPlayer {
         budget: Budget,
         particles: usize,
     ) -> Self {
-        let rng = Rng::new(params.seed);
         Self {
             label,
             backends,
             params,
             budget,
             particles,
-            role: 0,
-            belief: None,
-            scalar: None,
-            rng,
+            seat: None,
             totals: SearchTotals::default(),
         }
     }
@@ -81,12 +73,8 @@ impl HiddenPlayer for DeterminizedPlayer {
     }
 
     fn new_game(&mut self, net: &Netlist, role: usize, game: u64) {
-        self.role = role;
-        self.belief = Some(Belief::new(net, role, self.particles));
-        self.scalar = Some(ScalarNet::new(net));
-        self.rng = Rng::new(
-            self.params.seed ^ game.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ ((role as u64) << 56),
-        );
+        let seed = self.params.seed;
+        self.seat = Some(Seat::new(net, role, game, seed, self.particles));
     }
 
     fn choose(&mut self, net: &Netlist, legal: &[InputId]) -> Result<InputId, BackendError> {
@@ -100,14 +88,15 @@ impl HiddenPlayer for DeterminizedPlayer {
             if matches!(budget, Budget::Time(t) if t == Duration::ZERO) {
                 break;
             }
-            let particles = self.belief.as_ref().expect("new_game first").particles();
-            let state = particles[self.rng.below(particles.len())].clone();
+            let seat = self.seat.as_mut().expect("new_game first");
+            let state = seat.sample();
             let params = MctsParams {
-                seed: self.rng.next_u64(),
+                seed: seat.rng.next_u64(),
                 ..self.params.clone()
             };
+            let role = seat.role;
             let res = Search::new(params).run_parallel(net, &mut self.backends, &state, budget)?;
-            for m in &res.roles[self.role] {
+            for m in &res.roles[role] {
                 if let Some(i) = legal.iter().position(|&l| l == m.input) {
                     visits[i] += u64::from(m.visits);
                 }
@@ -120,26 +109,12 @@ impl HiddenPlayer for DeterminizedPlayer {
         self.totals.searches += 1;
         self.totals.elapsed += start.elapsed();
         self.totals.worker_time += start.elapsed();
-        let best = (0..legal.len())
-            .max_by(|&x, &y| visits[x].cmp(&visits[y]).then(y.cmp(&x)))
-            .unwrap_or(0);
-        Ok(legal[best])
+        Ok(most_visited(legal, |i| visits[i] as f64))
     }
 
     fn observe(&mut self, net: &Netlist, own: InputId, percepts: &[usize]) {
-        let (Some(belief), Some(scalar)) = (self.belief.as_mut(), self.scalar.as_mut()) else {
-            return;
-        };
-        let obs = Observation {
-            own,
-            percepts: percepts.to_vec(),
-        };
-        belief.observe(
-            net,
-            scalar,
-            obs,
-            &mut self.rng,
-            super::observe_deadline(self.budget),
-        );
+        if let Some(seat) = self.seat.as_mut() {
+            seat.observe(net, own, percepts, self.budget);
+        }
     }
 }

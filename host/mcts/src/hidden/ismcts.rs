@@ -1,12 +1,11 @@
 //! [`BeliefPlayer`]: information-set MCTS ([`super::tree`]) over a particle belief (see
 //! the module docs of [`super`]).
 
-use super::belief::{Belief, Observation};
+use super::seat::{most_visited, Seat};
 use super::tree::HTree;
-use super::{HiddenPlayer, Rng};
+use super::HiddenPlayer;
 use crate::player::SearchTotals;
 use crate::Budget;
-use propnet_netlist::scalar::ScalarNet;
 use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::backend::{Backend, BackendError, BatchRequest, Job};
 use propnet_runtime::machine::State;
@@ -56,12 +55,7 @@ pub struct BeliefPlayer {
     backend: Box<dyn Backend>,
     params: BeliefParams,
     budget: Budget,
-    role: usize,
-    /// The `random` role of the game, drawn uniformly in the tree.
-    chance: Option<usize>,
-    belief: Option<Belief>,
-    scalar: Option<ScalarNet>,
-    rng: Rng,
+    seat: Option<Seat>,
     /// Batches run so far in this game (the rollouts' playout counter).
     batches: u32,
     totals: SearchTotals,
@@ -76,25 +70,20 @@ impl BeliefPlayer {
         params: BeliefParams,
         budget: Budget,
     ) -> Self {
-        let rng = Rng::new(params.seed);
         Self {
             label,
             backend,
             params,
             budget,
-            role: 0,
-            chance: None,
-            belief: None,
-            scalar: None,
-            rng,
+            seat: None,
             batches: 0,
             totals: SearchTotals::default(),
         }
     }
 
     /// The current belief (after [`HiddenPlayer::new_game`]).
-    pub fn belief(&self) -> Option<&Belief> {
-        self.belief.as_ref()
+    pub fn belief(&self) -> Option<&super::belief::Belief> {
+        self.seat.as_ref().map(|s| &s.belief)
     }
 
     /// One walk of the tree from its root in a state drawn from the belief (see
@@ -102,10 +91,14 @@ impl BeliefPlayer {
     /// either the state where rollouts start or the rewards of the end reached.
     fn walk(&mut self, net: &Netlist, tree: &mut HTree) -> Walk {
         let p = &self.params;
-        let belief = self.belief.as_ref().expect("new_game first");
-        let scalar = self.scalar.as_mut().expect("new_game first");
-        let particles = belief.particles();
-        let mut s = particles[self.rng.below(particles.len())].clone();
+        let seat = self.seat.as_mut().expect("new_game first");
+        let mut s = seat.sample();
+        let Seat {
+            scalar,
+            rng,
+            chance,
+            ..
+        } = seat;
         let mut path = Vec::new();
         let mut node = 0;
         loop {
@@ -120,8 +113,8 @@ impl BeliefPlayer {
                 };
             }
             let joint: Vec<InputId> = (0..legal.len())
-                .map(|r| match Some(r) == self.chance {
-                    true => legal[r][self.rng.below(legal[r].len())],
+                .map(|r| match Some(r) == *chance {
+                    true => legal[r][rng.below(legal[r].len())],
                     false => tree.select(node, r, &legal[r], p.exploration),
                 })
                 .collect();
@@ -193,13 +186,8 @@ impl HiddenPlayer for BeliefPlayer {
     }
 
     fn new_game(&mut self, net: &Netlist, role: usize, game: u64) {
-        self.role = role;
-        self.chance = super::random_role(net);
-        self.belief = Some(Belief::new(net, role, self.params.particles));
-        self.scalar = Some(ScalarNet::new(net));
-        self.rng = Rng::new(
-            self.params.seed ^ game.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ ((role as u64) << 56),
-        );
+        let (seed, particles) = (self.params.seed, self.params.particles);
+        self.seat = Some(Seat::new(net, role, game, seed, particles));
         self.batches = 0;
     }
 
@@ -226,27 +214,13 @@ impl HiddenPlayer for BeliefPlayer {
         t.iterations += leaves;
         t.elapsed += start.elapsed();
         t.worker_time += start.elapsed();
-        let visits = |i: usize| tree.root_visits(self.role, legal[i]);
-        let best = (0..legal.len())
-            .max_by(|&x, &y| visits(x).total_cmp(&visits(y)).then(y.cmp(&x)))
-            .unwrap_or(0);
-        Ok(legal[best])
+        let role = self.seat.as_ref().expect("new_game first").role;
+        Ok(most_visited(legal, |i| tree.root_visits(role, legal[i])))
     }
 
     fn observe(&mut self, net: &Netlist, own: InputId, percepts: &[usize]) {
-        let (Some(belief), Some(scalar)) = (self.belief.as_mut(), self.scalar.as_mut()) else {
-            return;
-        };
-        let obs = Observation {
-            own,
-            percepts: percepts.to_vec(),
-        };
-        belief.observe(
-            net,
-            scalar,
-            obs,
-            &mut self.rng,
-            super::observe_deadline(self.budget),
-        );
+        if let Some(seat) = self.seat.as_mut() {
+            seat.observe(net, own, percepts, self.budget);
+        }
     }
 }

@@ -21,6 +21,7 @@ pub mod belief;
 mod determinized;
 mod game;
 mod ismcts;
+mod seat;
 mod tree;
 
 pub use determinized::{DeterminizedPlayer, SAMPLES_PER_MOVE};
