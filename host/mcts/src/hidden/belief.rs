@@ -8,7 +8,7 @@
 //! moves, all of them, each weighted by its probability under the model (exact Bayesian
 //! filtering of the bag); else [`TRIES_PER_PARTICLE`] drawn ones (rejection sampling: a
 //! history survives with probability proportional to its likelihood). Equal particles are
-//! propagated once, with their multiplicity as weight. The survivors are resampled back
+//! propagated once, with their multiplicity as weight (and as many draws). The survivors are resampled back
 //! to the bag's size by weight. When nothing survives, whole histories are drawn again
 //! from the initial state (HyperPlay's re-sampling of consistent histories: Schofield,
 //! Cerexhe & Thielscher, "HyperPlay: A Solution to General Game Playing with Imperfect
@@ -111,13 +111,15 @@ impl Belief {
     }
 
     /// The successors of `state` consistent with `obs`, each with its probability under
-    /// the model (see the module docs), appended to `out` with weights times `weight`.
+    /// the model (see the module docs), appended to `out` with weights times `weight` (the
+    /// state's copies in the bag: a sampled update draws [`TRIES_PER_PARTICLE`] per copy),
+    /// until `deadline` once `out` has one.
     fn successors(
         &self,
         net: &Netlist,
         scalar: &mut ScalarNet,
         (state, weight): (&[bool], f64),
-        obs: &Observation,
+        (obs, deadline): (&Observation, Option<Instant>),
         rng: &mut Rng,
         out: &mut Vec<(State, f64)>,
     ) {
@@ -130,11 +132,16 @@ impl Belief {
             .unwrap_or(usize::MAX);
         let mut joint: Vec<InputId> = legal.iter().map(|l| l[0]).collect();
         joint[self.role] = obs.own;
+        // sampled: as many draws as the copies of the state would have had
+        let draws = TRIES_PER_PARTICLE * (weight.round() as usize).max(1);
         let (count, w) = match space <= ENUMERATE {
             true => (space, weight / space as f64),
-            false => (TRIES_PER_PARTICLE, weight / TRIES_PER_PARTICLE as f64),
+            false => (draws, weight / draws as f64),
         };
         for k in 0..count {
+            if k % 64 == 63 && !out.is_empty() && deadline.is_some_and(|d| Instant::now() >= d) {
+                return;
+            }
             let mut rest = k;
             for (r, ms) in legal.iter().enumerate().filter(|&(r, _)| r != self.role) {
                 joint[r] = match space <= ENUMERATE {
@@ -173,7 +180,7 @@ impl Belief {
             if late() && !survivors.is_empty() {
                 break;
             }
-            self.successors(net, scalar, (p, w), &obs, rng, &mut survivors);
+            self.successors(net, scalar, (p, w), (&obs, deadline), rng, &mut survivors);
         }
         self.history.push(obs);
         if survivors.is_empty() {
@@ -208,7 +215,7 @@ impl Belief {
             let mut ok = true;
             for obs in &self.history {
                 step.clear();
-                self.successors(net, scalar, (&s, 1.0), obs, rng, &mut step);
+                self.successors(net, scalar, (&s, 1.0), (obs, deadline), rng, &mut step);
                 match pick(&step, rng) {
                     Some(next) => s = next.clone(),
                     None => {

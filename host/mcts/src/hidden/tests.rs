@@ -165,3 +165,82 @@ fn replies_depend_only_on_what_the_player_saw() {
         "only {pairs} pairs of games with equal observations"
     );
 }
+
+/// The determinized baseline switches on Monty Hall too, in most games (each of its UCT
+/// searches sees one drawn car: a state with the car behind the chosen door says stay).
+#[test]
+fn the_determinized_player_mostly_switches_on_monty_hall() {
+    let net = monty_hall();
+    let pimc = DeterminizedPlayer::new(
+        "pimc".into(),
+        vec![Box::new(ReferenceBackend::new(net.clone()))],
+        crate::MctsParams {
+            playouts_per_leaf: 2,
+            leaves_per_batch: 4,
+            ..crate::MctsParams::default()
+        },
+        Budget::Iterations(64),
+        64,
+    );
+    let mut players: Vec<Box<dyn HiddenPlayer>> = vec![Box::new(pimc)];
+    let mut switches = 0;
+    for g in 0..60 {
+        let rec = play_hidden_game(&net, &mut players, &[0, 0], g, 13, 10).unwrap();
+        switches += u32::from(rec.moves[2][1] == "switch");
+    }
+    assert!(switches >= 40, "switched in {switches} of 60 games");
+}
+
+/// Where the others have more joint moves than the belief enumerates (400 deals here),
+/// it samples them; every surviving state still fits the percept.
+#[test]
+fn a_sampled_update_keeps_only_states_that_fit() {
+    let digits: String = (0..20).map(|i| format!("(n {i}) ")).collect();
+    let odd: String = (0..20)
+        .filter(|i| i % 2 == 1)
+        .map(|i| format!("(odd {i}) "))
+        .collect();
+    let src = format!(
+        "(role random) (role p) {digits} {odd}
+         (init (s 0))
+         (<= (legal random (deal ?a ?b)) (true (s 0)) (n ?a) (n ?b))
+         (<= (legal random noop) (true (s 1)))
+         (<= (legal p noop) (true (s 0)))
+         (<= (legal p (guess ?a)) (true (s 1)) (n ?a))
+         (<= (next (card ?a)) (does random (deal ?a ?b)))
+         (<= (next (other ?b)) (does random (deal ?a ?b)))
+         (<= (next (card ?a)) (true (card ?a)))
+         (<= (next (s 1)) (true (s 0)))
+         (<= (next (s 2)) (true (s 1)))
+         (<= (sees p odd) (does random (deal ?a ?b)) (odd ?a))
+         (<= terminal (true (s 2)))
+         (goal p 0) (goal random 0)"
+    );
+    let game = gdl::parse_source("deal.kif", src.as_bytes()).expect("loads");
+    let net = ground::compile(&game.program, &CompileOptions::default()).expect("grounds");
+    let mut scalar = ScalarNet::new(&net);
+    let mut rng = Rng::new(3);
+    let mut b = Belief::new(&net, 1, 500);
+    let odd_percept = net.roles[1]
+        .percepts
+        .iter()
+        .position(|p| p.name == "odd")
+        .unwrap();
+    let obs = Observation {
+        own: input(&net, 1, "noop"),
+        percepts: vec![odd_percept],
+    };
+    assert!(b.observe(&net, &mut scalar, obs, &mut rng, None));
+    let cards: std::collections::BTreeSet<usize> = (b.particles().iter())
+        .map(|s| {
+            (0..20)
+                .find(|i| fluent_holds(&net, s, &format!("(card {i})")))
+                .unwrap()
+        })
+        .collect();
+    assert!(cards.iter().all(|c| c % 2 == 1), "{cards:?}");
+    assert!(
+        cards.len() >= 8,
+        "the odd cards are all kept possible: {cards:?}"
+    );
+}
