@@ -37,20 +37,21 @@ pub fn play_hidden_game(
     }
     let mut state = net.initial_state();
     let mut moves = Vec::new();
-    let end = loop {
+    let (end, goals) = loop {
         let values = scalar.view(&state);
-        if values[net.terminal.index()] {
-            break "terminal";
-        }
-        if moves.len() as u32 >= max_steps {
-            break "step limit";
-        }
-        if propnet_runtime::stop::requested() {
-            break "interrupted";
-        }
+        let end = if values[net.terminal.index()] {
+            Some("terminal")
+        } else if moves.len() as u32 >= max_steps {
+            Some("step limit")
+        } else if propnet_runtime::stop::requested() {
+            Some("interrupted")
+        } else {
+            None
+        };
         let legal = propnet_netlist::playout::legal_of(net, values);
-        if legal.iter().any(Vec::is_empty) {
-            break "no legal move";
+        let end = end.or_else(|| legal.iter().any(Vec::is_empty).then_some("no legal move"));
+        if let Some(end) = end {
+            break (end, propnet_netlist::playout::goals_of(net, values));
         }
         let step = moves.len() as u32;
         let mut joint: Vec<InputId> = Vec::with_capacity(seats.len());
@@ -77,18 +78,12 @@ pub fn play_hidden_game(
         );
         state = next;
     };
-    let values = eval_goals(net, &mut scalar, &state);
     Ok(GameRecord {
         index,
         seats: seats.to_vec(),
         opening: 0,
         moves,
-        goals: values,
+        goals,
         end: end.to_string(),
     })
-}
-
-/// Goal value per role of `state` (largest true goal, 0 if none).
-fn eval_goals(net: &Netlist, scalar: &mut ScalarNet, state: &[bool]) -> Vec<u8> {
-    propnet_netlist::playout::goals_of(net, scalar.view(state))
 }

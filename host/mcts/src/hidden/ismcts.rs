@@ -81,11 +81,6 @@ impl BeliefPlayer {
         }
     }
 
-    /// The current belief (after [`HiddenPlayer::new_game`]).
-    pub fn belief(&self) -> Option<&super::belief::Belief> {
-        self.seat.as_ref().map(|s| &s.belief)
-    }
-
     /// One walk of the tree from its root in a state drawn from the belief (see
     /// [`super::tree`]): the nodes and joint moves passed, visited (virtual loss), and
     /// either the state where rollouts start or the rewards of the end reached.

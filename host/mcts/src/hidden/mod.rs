@@ -28,6 +28,7 @@ pub use determinized::{DeterminizedPlayer, SAMPLES_PER_MOVE};
 pub use game::{play_hidden_game, random_role};
 pub use ismcts::{BeliefParams, BeliefPlayer};
 
+use propnet_compiler::interp::trace::SplitMix64;
 use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::backend::BackendError;
 
@@ -92,24 +93,21 @@ fn observe_deadline(budget: crate::Budget) -> Option<std::time::Instant> {
     }
 }
 
-/// A player's own random stream (SplitMix64): draws for its model of the others and its
-/// resampling, never shared with the referee.
+/// A player's own random stream: the project's SplitMix64
+/// ([`propnet_compiler::interp::trace::SplitMix64`]), with a uniform draw below `n`; its
+/// model of the others and its resampling, never shared with the referee.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(SplitMix64);
 
 impl Rng {
     /// A stream from `seed`.
     pub fn new(seed: u64) -> Self {
-        Rng(seed)
+        Rng(SplitMix64::new(seed))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `0..n` (`n` at least 1; multiply-shift, bias below 2^-32 for n < 2^32).
