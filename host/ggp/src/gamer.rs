@@ -5,7 +5,7 @@
 
 use super::http::{HttpReply, HttpRequest};
 use super::log::{shorten, Log};
-use super::message::{canonical_move, parse_message, Message};
+use super::message::{canonical_move, parse_message, Heard, Message};
 use super::play::Think;
 use super::worker::{self, Command, Ready, ShadowAsk, SharedShadow, SharedSlot};
 use propnet_compiler::gdl;
@@ -172,9 +172,9 @@ impl Gamer {
                 start_clock,
                 play_clock,
             } => self.start(id, role, rules, received + start_clock, play_clock),
-            Message::Play { id, moves } => return self.play(&id, moves, text, received),
-            Message::Stop { id, moves } => self.finish(&id, Some(moves), "done"),
-            Message::Abort { id } => self.finish(&id, None, "aborted"),
+            Message::Play { id, heard } => return self.play(&id, heard, text, received),
+            Message::Stop { id, .. } => self.finish(&id, true, "done"),
+            Message::Abort { id } => self.finish(&id, false, "aborted"),
         };
         HttpReply::ok(reply)
     }
@@ -350,15 +350,13 @@ impl Gamer {
     /// current state that the match's interpreter copy computes here. Never a move of an
     /// earlier state, and never waiting for the worker past the deadline (unless the
     /// match has no interpreter copy: see [`LEGAL_WAIT`]).
-    fn play(
-        &self,
-        id: &str,
-        moves: Option<Vec<SExpr>>,
-        text: &str,
-        received: Instant,
-    ) -> HttpReply {
-        let moves = moves.map(|ms| ms.iter().map(canonical_move).collect::<Vec<_>>());
-        let Some(m) = self.next_step(id, moves.as_ref(), received) else {
+    fn play(&self, id: &str, heard: Heard<SExpr>, text: &str, received: Instant) -> HttpReply {
+        let heard = heard.map(canonical_move);
+        let joint = match &heard {
+            Heard::Joint(ms) => ms.as_ref(),
+            Heard::Private { .. } => None,
+        };
+        let Some(m) = self.next_step(id, joint, received) else {
             let why = format!("PLAY for unknown match {id}");
             self.log.line(
                 "player",
@@ -368,12 +366,16 @@ impl Gamer {
             return HttpReply::ok("busy");
         };
         let deadline = self.deadline(received + m.clock, m.clock);
-        // the interpreter copy starts on this step at once, in case the worker is late
-        let shadow = ask_shadow(&m);
+        // the interpreter copy starts on this step at once, in case the worker is late (it
+        // knows the state only from joint moves: not under the GDL-II protocol)
+        let shadow = match heard.is_private() {
+            false => ask_shadow(&m),
+            true => None,
+        };
         let (reply_tx, reply_rx) = mpsc::channel();
         let sent = m.tx.send(Command::Play {
             step: m.step,
-            moves,
+            heard,
             deadline,
             reply: reply_tx,
         });
@@ -486,18 +488,15 @@ impl Gamer {
         (text, json!({"note": note, "late": true}))
     }
 
-    /// STOP (`moves` given) or ABORT: ends the match if it is the current one.
-    fn finish(&self, id: &str, moves: Option<Option<Vec<SExpr>>>, reply: &str) -> String {
+    /// STOP (`stop`) or ABORT: ends the match if it is the current one.
+    fn finish(&self, id: &str, stop: bool, reply: &str) -> String {
         let mut cur = self.current();
-        let keyword = if moves.is_some() { "STOP" } else { "ABORT" };
+        let keyword = if stop { "STOP" } else { "ABORT" };
         match cur.take() {
             Some(a) if a.id == id => {
-                let last = moves
-                    .flatten()
-                    .map(|ms| ms.iter().map(canonical_move).collect());
-                let _ = a.tx.send(match last {
-                    Some(ms) => Command::Stop { moves: Some(ms) },
-                    None => Command::Abort,
+                let _ = a.tx.send(match stop {
+                    true => Command::Stop,
+                    false => Command::Abort,
                 });
                 self.log.line(
                     id,

@@ -1,7 +1,10 @@
 //! GGP protocol messages (the Stanford GGP / ggp-base forms) read with the project's KIF
 //! reader: `(START id role (rules…) startclock playclock)`, `(PLAY id NIL|(moves…))`,
-//! `(STOP id NIL|(moves…))`, `(ABORT id)`, `(INFO)`, `(PREVIEW (rules…) clock)`. Keywords
-//! are case-insensitive and any whitespace separates tokens.
+//! `(STOP id NIL|(moves…))`, `(ABORT id)`, `(INFO)`, `(PREVIEW (rules…) clock)`, and the
+//! GDL-II forms of the Dresden GameController, `(PLAY id turn lastmove percepts)` and
+//! `(STOP id turn lastmove percepts)` (a player of a game with hidden information hears
+//! only its own last move and its own percepts; see [`Heard`]). Keywords are
+//! case-insensitive and any whitespace separates tokens.
 
 use propnet_compiler::gdl::lower::fold_case;
 use propnet_compiler::kif::{self, SExpr, SourceFile};
@@ -26,19 +29,19 @@ pub enum Message {
         /// Time per move.
         play_clock: Duration,
     },
-    /// A move request; `moves` is the previous joint move (role order), `None` for `NIL`.
+    /// A move request, with what the player hears of the previous step.
     Play {
         /// Match id.
         id: String,
-        /// The previous joint move, or `None` at the first move.
-        moves: Option<Vec<SExpr>>,
+        /// The previous joint move (GDL-I) or our own move and percepts (GDL-II).
+        heard: Heard<SExpr>,
     },
-    /// The match ended; `moves` is the last joint move (`None` for `NIL`).
+    /// The match ended, with what the player hears of the last step.
     Stop {
         /// Match id.
         id: String,
-        /// The last joint move.
-        moves: Option<Vec<SExpr>>,
+        /// The last joint move (GDL-I) or our own move and percepts (GDL-II).
+        heard: Heard<SExpr>,
     },
     /// The match was cancelled.
     Abort {
@@ -54,6 +57,50 @@ pub enum Message {
         /// Time to the `ready` reply.
         clock: Duration,
     },
+}
+
+/// What a PLAY or STOP tells the player of the step before it; `T` is a term (`SExpr` as
+/// read, or its canonical text).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Heard<T> {
+    /// GDL-I (`(PLAY id moves)`): the previous joint move in role order, `None` for `NIL`
+    /// (the first PLAY).
+    Joint(Option<Vec<T>>),
+    /// GDL-II (`(PLAY id turn lastmove percepts)`, Dresden GameController): the turn
+    /// (0 at the first PLAY, one more at each later PLAY or STOP), the move the game
+    /// master played for us last (`None` for `NIL`: the first PLAY; it differs from our
+    /// reply when that was late or illegal) and our percepts of that step (`NIL`: none).
+    Private {
+        /// Turn count: 0 at the first PLAY.
+        turn: u64,
+        /// Our own last move as played.
+        own: Option<T>,
+        /// Our percepts after the last joint move.
+        percepts: Vec<T>,
+    },
+}
+
+impl<T> Heard<T> {
+    /// The same with every term mapped by `f`.
+    pub fn map<U>(self, f: impl Fn(&T) -> U) -> Heard<U> {
+        match self {
+            Heard::Joint(ms) => Heard::Joint(ms.map(|ms| ms.iter().map(&f).collect())),
+            Heard::Private {
+                turn,
+                own,
+                percepts,
+            } => Heard::Private {
+                turn,
+                own: own.as_ref().map(&f),
+                percepts: percepts.iter().map(&f).collect(),
+            },
+        }
+    }
+
+    /// True for the GDL-II form.
+    pub fn is_private(&self) -> bool {
+        matches!(self, Heard::Private { .. })
+    }
 }
 
 impl Message {
@@ -136,13 +183,25 @@ pub fn parse_message(body: &[u8]) -> Result<Message, MessageError> {
             })
         }
         "PLAY" | "STOP" => {
-            arity(2)?;
+            let heard = match args.len() {
+                2 => Heard::Joint(moves(&args[1])?),
+                4 => Heard::Private {
+                    turn: turn(&args[1])?,
+                    own: nil_or(&args[2]),
+                    percepts: moves(&args[3])?.unwrap_or_default(),
+                },
+                n => {
+                    return Err(bad(format!(
+                        "{keyword} takes 2 arguments (GDL-I: id moves) or 4 (GDL-II: id turn \
+                         lastmove percepts), found {n}"
+                    )))
+                }
+            };
             let id = symbol(&args[0], "match id")?;
-            let moves = moves(&args[1])?;
             Ok(if keyword == "PLAY" {
-                Message::Play { id, moves }
+                Message::Play { id, heard }
             } else {
-                Message::Stop { id, moves }
+                Message::Stop { id, heard }
             })
         }
         "ABORT" => {
@@ -195,6 +254,27 @@ fn moves(e: &SExpr) -> Result<Option<Vec<SExpr>>, MessageError> {
     }
 }
 
+/// `None` for the atom `NIL` (any case), else the term.
+fn nil_or(e: &SExpr) -> Option<SExpr> {
+    match e.as_atom() {
+        Some(t) if t.eq_ignore_ascii_case("nil") => None,
+        _ => Some(e.clone()),
+    }
+}
+
+/// A GDL-II turn count: a whole number below 2^32.
+fn turn(e: &SExpr) -> Result<u64, MessageError> {
+    e.as_atom()
+        .and_then(|t| t.parse::<u32>().ok())
+        .map(u64::from)
+        .ok_or_else(|| {
+            bad(format!(
+                "the turn must be a whole number (0 at the first PLAY), found `{}`",
+                kif::print(e)
+            ))
+        })
+}
+
 fn clock(e: &SExpr, what: &str) -> Result<Duration, MessageError> {
     let text = e.as_atom().unwrap_or("");
     let secs: f64 = text.parse().map_err(|_| {
@@ -245,11 +325,12 @@ mod tests {
             parse_message(b"(PLAY m1 nil)").unwrap(),
             Message::Play {
                 id: "m1".into(),
-                moves: None
+                heard: Heard::Joint(None)
             }
         );
         let Message::Stop {
-            moves: Some(ms), ..
+            heard: Heard::Joint(Some(ms)),
+            ..
         } = parse_message(b"(Stop m1 ((MARK 1 2) NOOP))").unwrap()
         else {
             panic!("not STOP")
@@ -260,9 +341,49 @@ mod tests {
     }
 
     #[test]
+    fn gdl2_messages_carry_the_turn_our_move_and_our_percepts() {
+        let canon = |m: Message| match m {
+            Message::Play { heard, .. } | Message::Stop { heard, .. } => heard.map(canonical_move),
+            other => panic!("not PLAY or STOP: {other:?}"),
+        };
+        assert_eq!(
+            canon(parse_message(b"(PLAY m1 0 NIL NIL)").unwrap()),
+            Heard::Private {
+                turn: 0,
+                own: None,
+                percepts: vec![]
+            }
+        );
+        assert_eq!(
+            canon(parse_message(b"(play M1 3 (MOVE A 1) ((CARD 7) Win))").unwrap()),
+            Heard::Private {
+                turn: 3,
+                own: Some("(move a 1)".into()),
+                percepts: vec!["(card 7)".into(), "win".into()]
+            }
+        );
+        let stop = parse_message(b"(STOP m1 4 noop ())").unwrap();
+        assert_eq!(stop.keyword(), "STOP");
+        assert!(matches!(
+            canon(stop),
+            Heard::Private { turn: 4, own: Some(ref o), ref percepts } if o == "noop" && percepts.is_empty()
+        ));
+    }
+
+    #[test]
     fn malformed_messages_say_what_is_wrong() {
         for (body, want) in [
-            (&b"(PLAY m1)"[..], "PLAY takes 2 arguments, found 1"),
+            (
+                &b"(PLAY m1)"[..],
+                "PLAY takes 2 arguments (GDL-I: id moves) or 4",
+            ),
+            (
+                b"(STOP m1 0 NIL)",
+                "STOP takes 2 arguments (GDL-I: id moves) or 4",
+            ),
+            (b"(PLAY m1 -1 NIL NIL)", "turn must be a whole number"),
+            (b"(PLAY m1 (1) NIL NIL)", "turn must be a whole number"),
+            (b"(PLAY m1 1 noop seen)", "NIL or a list"),
             (b"(DANCE)", "unknown message keyword `DANCE`"),
             (b"(START m r (x) -1 2)", "between 0 and"),
             (b"(START m r (x) nan 2)", "between 0 and"),

@@ -218,6 +218,9 @@ trait Playing {
         quick_forced: bool,
         publish: &mut dyn FnMut(usize),
     ) -> Result<Think, MachineError>;
+    /// The compiled netlist and its backends, taken out (the line is unusable after);
+    /// `None` over the interpreter.
+    fn take_net(&mut self) -> Option<(Netlist, Vec<Box<dyn Backend>>)>;
 }
 
 /// Gives the state machine a line is played over, borrowed for one call.
@@ -237,6 +240,10 @@ trait Machines {
         publish: &mut dyn FnMut(usize),
     ) -> Result<Think, MachineError> {
         self.with(|m| line.think(m, deadline, quick_forced, publish))
+    }
+    /// See [`Playing::take_net`].
+    fn take_net(&mut self) -> Option<(Netlist, Vec<Box<dyn Backend>>)> {
+        None
     }
 }
 
@@ -280,6 +287,10 @@ impl Machines for Compiled {
             .collect();
         line.think_parallel(&mut machines, deadline, quick_forced, publish)
     }
+    fn take_net(&mut self) -> Option<(Netlist, Vec<Box<dyn Backend>>)> {
+        let net = std::mem::take(&mut self.net);
+        Some((net, std::mem::take(&mut self.backends)))
+    }
 }
 
 impl Machines for Box<InterpMachine> {
@@ -319,6 +330,9 @@ impl<G: Machines> Playing for Played<G> {
     ) -> Result<Think, MachineError> {
         self.machines
             .think(&mut self.line, deadline, quick_forced, publish)
+    }
+    fn take_net(&mut self) -> Option<(Netlist, Vec<Box<dyn Backend>>)> {
+        self.machines.take_net()
     }
 }
 
@@ -380,6 +394,14 @@ impl MatchPlay {
     /// Short name of the state machine: `netlist` or `interpreter`.
     pub fn kind(&self) -> &'static str {
         self.kind
+    }
+
+    /// The compiled netlist and its search backends, taken out to play the match another
+    /// way (under the GDL-II protocol: [`super::hidden::HiddenPlay`]); `None` over the
+    /// interpreter. The match cannot be played with `self` afterwards.
+    pub fn take_net(self) -> Option<(Netlist, Vec<Box<dyn Backend>>)> {
+        let mut play = self.play;
+        play.take_net()
     }
 
     /// See [`Line::apply`].

@@ -6,7 +6,9 @@
 //! plays each PLAY it is handed.
 
 use super::gamer::PlayerOptions;
+use super::hidden::HiddenPlay;
 use super::log::Log;
+use super::message;
 use super::play::{MatchPlay, Shadow, Think};
 use super::spelling::Spelling;
 use propnet_compiler::gdl::{self, lower::fold_case, Game, Program};
@@ -23,7 +25,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// The search stops this long before a reply deadline, to hand its answer over in time.
-const HANDOVER: Duration = Duration::from_millis(15);
+pub(crate) const HANDOVER: Duration = Duration::from_millis(15);
 
 /// What the connection thread reads at the deadline: the best move so far of a step.
 #[derive(Clone, Debug, Default)]
@@ -120,22 +122,19 @@ impl SharedSlot {
 
 /// A message for the worker.
 pub enum Command {
-    /// Play the joint move (if any) and choose our next move by `deadline`.
+    /// Take in what was heard of the last step and choose our next move by `deadline`.
     Play {
         /// PLAY count.
         step: u64,
-        /// The previous joint move, canonical texts; `None` for `NIL`.
-        moves: Option<Vec<String>>,
+        /// The previous joint move, or our own move and percepts (canonical texts).
+        heard: message::Heard<String>,
         /// When the reply must leave.
         deadline: Instant,
         /// Where the answer goes.
         reply: mpsc::Sender<Reply>,
     },
-    /// The match ended with this last joint move.
-    Stop {
-        /// Canonical texts.
-        moves: Option<Vec<String>>,
-    },
+    /// The match ended.
+    Stop,
     /// The match was aborted.
     Abort,
 }
@@ -286,58 +285,209 @@ fn serve_without_engine(slot: &SharedSlot, rx: &mpsc::Receiver<Command>) {
                 slot.reach(step, None);
                 let _ = reply.send(Reply::plain("nil".into(), "no engine".into()));
             }
-            Command::Stop { .. } | Command::Abort => break,
+            Command::Stop | Command::Abort => break,
         }
     }
 }
 
+/// How a match is played: with the whole state (GDL-I protocol: the player hears every
+/// joint move) or with a belief (GDL-II protocol: only its own move and percepts).
+pub enum Engine {
+    /// MCTS over the state (netlist or interpreter).
+    Full(MatchPlay),
+    /// Information-set MCTS over a belief (netlist only).
+    Hidden(Box<HiddenPlay>),
+}
+
+impl Engine {
+    fn describe(&mut self) -> String {
+        match self {
+            Engine::Full(e) => e.describe(),
+            Engine::Hidden(h) => h.describe(),
+        }
+    }
+}
+
+/// What the match has heard so far, to replay on an engine that comes later: the joint
+/// moves (GDL-I protocol) and our own moves and percepts (GDL-II protocol).
+#[derive(Default)]
+struct Heard {
+    joint: Vec<Vec<String>>,
+    private: Vec<(String, Vec<String>)>,
+}
+
 /// Prepares and plays a match whose rules are read.
 fn play_match(job: Job, rx: mpsc::Receiver<Command>, ready: mpsc::Sender<Ready>) {
-    let mut pending = None;
-    let mut history: Vec<Vec<String>> = Vec::new();
-    let mut engine = match prepare(&job) {
-        Ok((e, compiling)) => {
-            pending = compiling;
-            Some(e)
-        }
+    let mut heard = Heard::default();
+    let (mut engine, mut pending) = match prepare(&job) {
+        Ok(prepared) => prepared,
         Err(why) => {
             job.log.line(
                 &job.id,
                 &format!("cannot play {}: {why}", job.id),
                 json!({"error": why}),
             );
-            None
+            (None, None)
         }
     };
-    let note = engine
-        .as_mut()
-        .map_or_else(|| "no engine".to_string(), |e| start_search(&job, e));
+    let note = match engine.as_mut() {
+        Some(Engine::Full(e)) => start_search(&job, e),
+        Some(e) => e.describe(),
+        None if pending.is_some() => "compiling (a GDL-II game needs the netlist)".into(),
+        None => "no engine".into(),
+    };
     let _ = ready.send(Ok(note));
     while let Ok(cmd) = rx.recv() {
         match cmd {
             Command::Play {
                 step,
-                moves,
+                heard: h,
                 deadline,
                 reply,
             } => {
-                let r = match engine.as_mut() {
-                    Some(e) => {
-                        try_upgrade(&job, e, &mut pending, &history);
-                        history.extend(moves.clone());
-                        let mut r = play(&job, e, step, moves, deadline);
-                        r.text = job.spelling.respell(&r.text);
-                        r
+                try_upgrade(&job, &mut engine, &mut pending, &heard);
+                let h = open_moves(&job, engine.as_ref(), h);
+                let mut r = match h {
+                    message::Heard::Joint(moves) => {
+                        heard.joint.extend(moves.clone());
+                        play_joint(&job, engine.as_mut(), step, moves, deadline)
                     }
-                    None => {
-                        job.slot.reach(step, None);
-                        Reply::plain("nil".into(), "no engine".into())
+                    message::Heard::Private {
+                        turn,
+                        own,
+                        percepts,
+                    } => {
+                        let e = hide(&job, &mut engine, &heard.joint);
+                        let heard_now = own.map(|o| (o, percepts));
+                        heard.private.extend(heard_now.clone());
+                        let step = super::hidden::Step {
+                            step,
+                            turn,
+                            heard: heard_now,
+                            deadline,
+                        };
+                        super::hidden::play(&job, e, step)
                     }
                 };
+                r.text = job.spelling.respell(&r.text);
                 let _ = reply.send(r);
             }
-            Command::Stop { .. } | Command::Abort => break,
+            Command::Stop | Command::Abort => break,
         }
+    }
+}
+
+/// A GDL-I PLAY: apply the joint move, then search (see [`play`]); `nil` without an
+/// engine for it.
+fn play_joint(
+    job: &Job,
+    engine: Option<&mut Engine>,
+    step: u64,
+    moves: Option<Vec<String>>,
+    deadline: Instant,
+) -> Reply {
+    match engine {
+        Some(Engine::Full(e)) => play(job, e, step, moves, deadline),
+        Some(Engine::Hidden(_)) => {
+            job.slot.reach(step, None);
+            let mut r = Reply::plain("nil".into(), "belief player".into());
+            r.problems.push(
+                "a GDL-I PLAY (every role's move) in a match played under the GDL-II \
+                 protocol: a manager speaks one protocol for a whole match; answered nil"
+                    .into(),
+            );
+            r
+        }
+        None => {
+            job.slot.reach(step, None);
+            Reply::plain("nil".into(), "no engine".into())
+        }
+    }
+}
+
+/// A GDL-II PLAY of a GDL-I game played over the whole state, read as the GDL-I PLAY it
+/// stands for when its percepts tell every role's move, `(did ROLE MOVE)` or `(does ROLE
+/// MOVE)`: GDL-I informs every player of every move, which GDL-II writes as
+/// `(<= (sees ?r (did ?p ?m)) (role ?r) (does ?p ?m))`, and our manager sends a GDL-I game
+/// so ([`crate::manager_gdl2`]). The first PLAY (turn 0, nothing heard) counts as such.
+/// Anything else is returned as it came.
+fn open_moves(
+    job: &Job,
+    engine: Option<&Engine>,
+    h: message::Heard<String>,
+) -> message::Heard<String> {
+    let message::Heard::Private { own, percepts, .. } = &h else {
+        return h;
+    };
+    if job.game.program.gdl2 || !matches!(engine, Some(Engine::Full(_))) {
+        return h;
+    }
+    if own.is_none() && percepts.is_empty() {
+        return message::Heard::Joint(None);
+    }
+    let roles = role_names(&job.game);
+    let mut joint: Vec<Option<String>> = vec![None; roles.len()];
+    for p in percepts {
+        let Some((role, m)) = did_move(p) else {
+            return h;
+        };
+        match roles.iter().position(|r| *r == role) {
+            Some(r) if joint[r].is_none() => joint[r] = Some(m),
+            _ => return h,
+        }
+    }
+    match joint.into_iter().collect::<Option<Vec<String>>>() {
+        Some(joint) if joint.get(job.role) == own.as_ref() => message::Heard::Joint(Some(joint)),
+        _ => h,
+    }
+}
+
+/// `(role, move)` of a canonical percept `(did ROLE MOVE)` or `(does ROLE MOVE)`.
+fn did_move(percept: &str) -> Option<(String, String)> {
+    let src = kif::SourceFile::new("percept", percept.as_bytes()).ok()?;
+    let top = kif::parse(&src).ok()?;
+    let [SExpr::List { items, .. }] = top.as_slice() else {
+        return None;
+    };
+    match items.as_slice() {
+        [SExpr::Atom { text: k, .. }, SExpr::Atom { text: role, .. }, m]
+            if k == "did" || k == "does" =>
+        {
+            Some((role.clone(), super::message::canonical_move(m)))
+        }
+        _ => None,
+    }
+}
+
+/// The engine for a GDL-II PLAY: the belief player, made from the match's netlist at the
+/// first such PLAY of a GDL-I game whose percepts do not tell every move (it then takes
+/// in our own moves of the `joint` moves heard so far); `None` when the match has no
+/// netlist (yet).
+fn hide<'a>(
+    job: &Job,
+    engine: &'a mut Option<Engine>,
+    joint: &[Vec<String>],
+) -> Option<&'a mut HiddenPlay> {
+    if let Some(Engine::Full(_)) = engine {
+        let Some(Engine::Full(full)) = engine.take() else {
+            unreachable!("matched above")
+        };
+        *engine = full.take_net().and_then(|(net, backends)| {
+            let b = backends.into_iter().next()?;
+            let human = "the manager speaks the GDL-II protocol and does not tell every \
+                         move: playing with a belief";
+            job.log
+                .line(&job.id, human, json!({"event": "gdl2 protocol"}));
+            let mut h = HiddenPlay::new(net, b, job.role, &job.opts.mcts);
+            for j in joint {
+                h.observe(&j[job.role], &[], Instant::now() + REPLAY_OBSERVE);
+            }
+            Some(Engine::Hidden(Box::new(h)))
+        });
+    }
+    match engine {
+        Some(Engine::Hidden(h)) => Some(h),
+        _ => None,
     }
 }
 
@@ -482,8 +632,16 @@ fn spawn_compile(job: &Job) -> Compiling {
     rx
 }
 
-/// The netlist engine at the initial state (logged with the time compiling took).
-fn net_engine(job: &Job, net: Netlist, sel: Backends, took: Duration) -> Result<MatchPlay, String> {
+/// The netlist engine at the initial state (logged with the time compiling took): the
+/// belief player when `hidden` (the first search backend; the others go unused), else
+/// MCTS over the state with every backend.
+fn net_engine(
+    job: &Job,
+    net: Netlist,
+    sel: Backends,
+    took: Duration,
+    hidden: bool,
+) -> Result<Engine, String> {
     let (backends, note) = sel;
     let desc = match backends.as_slice() {
         [one] => one.describe(),
@@ -507,7 +665,14 @@ fn net_engine(job: &Job, net: Netlist, sel: Backends, took: Duration) -> Result<
         "backend": desc,
     });
     job.log.line(&job.id, &human, fields);
-    MatchPlay::net(net, backends, job.role, job.opts.mcts.clone()).map_err(|e| e.to_string())
+    if hidden {
+        let b = backends.into_iter().next().ok_or("no search backend")?;
+        let h = HiddenPlay::new(net, b, job.role, &job.opts.mcts);
+        return Ok(Engine::Hidden(Box::new(h)));
+    }
+    MatchPlay::net(net, backends, job.role, job.opts.mcts.clone())
+        .map(Engine::Full)
+        .map_err(|e| e.to_string())
 }
 
 /// The interpreter engine at the initial state, logged with the reason for the fallback.
@@ -528,36 +693,58 @@ fn interp_engine(job: &Job, why: &str) -> Result<MatchPlay, String> {
 }
 
 /// Compiles the game within `compile_wait` of the start clock, or starts with the
-/// interpreter; then also returns the compilation still under way, if any.
-fn prepare(job: &Job) -> Result<(MatchPlay, Option<Compiling>), String> {
+/// interpreter (a GDL-II game: with no engine until it is compiled); then also returns
+/// the compilation still under way, if any.
+fn prepare(job: &Job) -> Result<(Option<Engine>, Option<Compiling>), String> {
     let compiling = spawn_compile(job);
     let wait = job
         .deadline
         .saturating_duration_since(Instant::now())
         .mul_f64(job.opts.compile_wait);
+    let hidden = job.game.program.gdl2;
     match compiling.recv_timeout(wait) {
-        Ok(Ok((net, sel, took))) => Ok((net_engine(job, net, sel, took)?, None)),
-        Ok(Err(e)) => Ok((interp_engine(job, &e)?, None)),
+        Ok(Ok((net, sel, took))) => Ok((Some(net_engine(job, net, sel, took, hidden)?), None)),
+        Ok(Err(e)) => Ok((fallback(job, &e)?, None)),
         Err(mpsc::RecvTimeoutError::Timeout) => {
             let why = format!(
                 "not compiled within {:.1} s of the start clock (compiling on in the background)",
                 wait.as_secs_f64()
             );
-            Ok((interp_engine(job, &why)?, Some(compiling)))
+            Ok((fallback(job, &why)?, Some(compiling)))
         }
         Err(mpsc::RecvTimeoutError::Disconnected) => {
-            Ok((interp_engine(job, "the compiler thread stopped")?, None))
+            Ok((fallback(job, "the compiler thread stopped")?, None))
         }
     }
 }
 
-/// Switches to the netlist when the background compilation has finished: a netlist
-/// engine replays the joint moves played so far (`history`) and replaces the interpreter.
+/// The engine while the game is not compiled: the interpreter for a GDL-I game, none for
+/// a GDL-II game (the belief player needs the netlist; PLAYs are answered `nil`, and the
+/// manager plays a legal move for us and tells us which).
+fn fallback(job: &Job, why: &str) -> Result<Option<Engine>, String> {
+    if !job.game.program.gdl2 {
+        return interp_engine(job, why).map(|e| Some(Engine::Full(e)));
+    }
+    let human = format!(
+        "a GDL-II game is played over its netlist, which is not there: {why}; each PLAY \
+         is answered nil until it is"
+    );
+    job.log.line(
+        &job.id,
+        &human,
+        json!({"event": "no engine", "reason": why}),
+    );
+    Ok(None)
+}
+
+/// Switches to the netlist when the background compilation has finished: the new engine
+/// replays what the match has heard so far (the joint moves, or for a belief our own
+/// moves and percepts) and replaces the interpreter (or no engine, for a GDL-II game).
 fn try_upgrade(
     job: &Job,
-    engine: &mut MatchPlay,
+    engine: &mut Option<Engine>,
     pending: &mut Option<Compiling>,
-    history: &[Vec<String>],
+    heard: &Heard,
 ) {
     let Some(compiling) = pending.as_ref() else {
         return;
@@ -568,36 +755,56 @@ fn try_upgrade(
         Err(mpsc::TryRecvError::Disconnected) => Err("the compiler thread stopped".into()),
     };
     *pending = None;
+    let hidden = job.game.program.gdl2 || !heard.private.is_empty();
     let upgraded = res.and_then(|(net, sel, took)| {
-        let mut e = net_engine(job, net, sel, took)?;
-        for joint in history {
-            let problems = e.apply(joint).map_err(|e| e.to_string())?;
-            if !problems.is_empty() {
-                return Err(format!(
-                    "replaying the match on the netlist: {}",
-                    problems.join("; ")
-                ));
-            }
-        }
+        let mut e = net_engine(job, net, sel, took, hidden)?;
+        replay(&mut e, heard)?;
         Ok(e)
     });
+    let steps = heard.joint.len().max(heard.private.len());
     match upgraded {
         Ok(e) => {
-            *engine = e;
-            let human = format!("switched to the netlist after {} moves", history.len());
+            *engine = Some(e);
+            let human = format!("switched to the netlist after {steps} moves");
             job.log.line(
                 &job.id,
                 &human,
-                json!({"event": "upgraded", "after_moves": history.len()}),
+                json!({"event": "upgraded", "after_moves": steps}),
             );
         }
         Err(why) => {
-            let human = format!("staying with the interpreter: {why}");
+            let human = format!("staying with the engine played so far: {why}");
             job.log.line(
                 &job.id,
                 &human,
                 json!({"event": "no upgrade", "reason": why}),
             );
         }
+    }
+}
+
+/// Longest a replayed observation may take ([`HiddenPlay::observe`]).
+const REPLAY_OBSERVE: Duration = Duration::from_millis(200);
+
+/// Plays what was `heard` on a new engine.
+fn replay(e: &mut Engine, heard: &Heard) -> Result<(), String> {
+    let problems = match e {
+        Engine::Full(e) => {
+            let mut all = Vec::new();
+            for joint in &heard.joint {
+                all.extend(e.apply(joint).map_err(|e| e.to_string())?);
+            }
+            all
+        }
+        Engine::Hidden(h) => (heard.private.iter())
+            .flat_map(|(own, seen)| h.observe(own, seen, Instant::now() + REPLAY_OBSERVE))
+            .collect(),
+    };
+    match problems.is_empty() {
+        true => Ok(()),
+        false => Err(format!(
+            "replaying the match on the netlist: {}",
+            problems.join("; ")
+        )),
     }
 }

@@ -81,6 +81,31 @@ impl BeliefPlayer {
         }
     }
 
+    /// Sets the search budget of the next [`HiddenPlayer::observe`] and
+    /// [`HiddenPlayer::choose`] (a GGP player sets each PLAY's deadline).
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.budget = budget;
+    }
+
+    /// Our role's moves as the belief knows them (see [`Seat::legal_moves`]); empty before
+    /// [`HiddenPlayer::new_game`] or when the game is over in every state probed.
+    pub fn legal_moves(&mut self, net: &Netlist) -> Vec<InputId> {
+        self.seat
+            .as_mut()
+            .map_or_else(Vec::new, |s| s.legal_moves(net))
+    }
+
+    /// States in the belief now, distinct ones, and the times the belief was rebuilt
+    /// from whole histories (no state had survived an observation).
+    pub fn belief_size(&self) -> (usize, usize, u32) {
+        self.seat.as_ref().map_or((0, 0, 0), |s| {
+            let mut d: Vec<&State> = s.belief.particles().iter().collect();
+            d.sort();
+            d.dedup();
+            (s.belief.particles().len(), d.len(), s.belief.rebuilds)
+        })
+    }
+
     /// One walk of the tree from its root in a state drawn from the belief (see
     /// [`super::tree`]): the nodes and joint moves passed, visited (virtual loss), and
     /// either the state where rollouts start or the rewards of the end reached.

@@ -9,6 +9,9 @@ use propnet_netlist::scalar::ScalarNet;
 use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::machine::State;
 
+/// Distinct belief states probed by [`Seat::legal_moves`].
+pub(super) const LEGAL_PROBE: usize = 64;
+
 /// A player's view of one game (see the module docs).
 pub(super) struct Seat {
     /// The player's role.
@@ -46,6 +49,36 @@ impl Seat {
         let deadline = super::observe_deadline(budget);
         self.belief
             .observe(net, &mut self.scalar, obs, &mut self.rng, deadline);
+    }
+
+    /// Our role's moves legal in the most distinct states of the belief (at most
+    /// [`LEGAL_PROBE`] of them), in netlist order: in every one of them where the game
+    /// lets a role know its own legal moves, as well-formed GDL-II games do. Empty when
+    /// every probed state is terminal or leaves our role no move.
+    pub fn legal_moves(&mut self, net: &Netlist) -> Vec<InputId> {
+        let mut states: Vec<&State> = self.belief.particles().iter().collect();
+        states.sort();
+        states.dedup();
+        let mut counts: Vec<(InputId, usize)> = Vec::new();
+        for s in states.into_iter().take(LEGAL_PROBE) {
+            let values = self.scalar.view(s);
+            if values[net.terminal.index()] {
+                continue;
+            }
+            for m in &propnet_netlist::playout::legal_of(net, values)[self.role] {
+                match counts.iter_mut().find(|(x, _)| x == m) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((*m, 1)),
+                }
+            }
+        }
+        let most = counts.iter().map(|&(_, n)| n).max().unwrap_or(0);
+        let mut moves: Vec<InputId> = (counts.into_iter())
+            .filter(|&(_, n)| n == most)
+            .map(|(m, _)| m)
+            .collect();
+        moves.sort();
+        moves
     }
 
     /// A state drawn from the belief (a determinization).
