@@ -4,10 +4,12 @@
 //! - [`message`]: the protocol's messages, read with the project's KIF reader.
 //! - [`http`]: the player's HTTP server (hyper; timeouts, size limits, blocking handlers).
 //! - [`gamer`]: the player; [`worker`] a match's thread; [`play`] the state machine, state
-//!   and search tree of a match.
+//!   and search tree of a match; [`hidden`] a match under the GDL-II protocol (a belief
+//!   and information-set MCTS).
 //! - [`spelling`]: moves go back spelled as in the rules received.
 //! - [`manager`]: the game manager (ggp-base `GameServer` rules); [`record`] its match
-//!   record in ggp-base's JSON format.
+//!   record in ggp-base's JSON format; [`manager_gdl2`] the manager under the GDL-II
+//!   protocol (it plays `random` and sends each player only its own move and percepts).
 //! - [`log`]: JSON-lines logs of every message.
 //!
 //! Public API: [`serve_player`] with a [`Gamer`] built from [`PlayerOptions`] (whose
@@ -18,9 +20,11 @@
 //! `propnet-mcts` (the search); hyper, tokio and ureq are used here only.
 
 pub mod gamer;
+pub mod hidden;
 pub mod http;
 pub mod log;
 pub mod manager;
+pub mod manager_gdl2;
 pub mod message;
 pub mod play;
 pub mod record;

@@ -13,6 +13,7 @@ use super::message::canonical_move;
 use super::record::{now_millis, GameMetaData, MatchRecord};
 use super::spelling::Spelling;
 use propnet_compiler::kif::{self, SExpr, SourceFile};
+use propnet_mcts::hidden::HiddenPlayer;
 use propnet_mcts::player::Player;
 use propnet_netlist::rng::{choose, key, threefry2x32_20};
 use propnet_netlist::{InputId, Netlist, ValidNetlist};
@@ -24,7 +25,7 @@ use std::time::{Duration, Instant};
 pub const MAX_RECORDED_REPLY: usize = 200;
 
 /// Key offset of the manager's random replacement moves.
-const MANAGER_KEY: u64 = 0x6d61_6e61_6765_7221;
+pub(crate) const MANAGER_KEY: u64 = 0x6d61_6e61_6765_7221;
 
 /// Who plays a role.
 pub enum Seat {
@@ -35,6 +36,11 @@ pub enum Seat {
     Random(u64),
     /// An in-process player over the netlist (needs a compiled game).
     Local(Box<dyn Player>),
+    /// An in-process player of a game with hidden information (GDL-II matches only): it
+    /// is told its own moves and percepts, as a remote player is.
+    Hidden(Box<dyn HiddenPlayer>),
+    /// The GDL-II `random` role, played by the manager (uniform over its legal moves).
+    Chance,
 }
 
 impl Seat {
@@ -43,6 +49,8 @@ impl Seat {
             Seat::Remote(u) => u.clone(),
             Seat::Random(_) => "random".into(),
             Seat::Local(p) => p.label(),
+            Seat::Hidden(p) => p.label(),
+            Seat::Chance => "random (the manager)".into(),
         }
     }
 }
@@ -107,7 +115,7 @@ pub enum Referee {
 }
 
 /// What one remote reply was.
-struct Outcome {
+pub(crate) struct Outcome {
     reply: Option<String>,
     error: Option<&'static str>,
     millis: f64,
@@ -119,7 +127,7 @@ struct Outcome {
 pub const MAX_REPLY_BYTES: u64 = 64 << 10;
 
 /// Sends one message and waits at most `timeout` for the reply.
-fn post(url: &str, body: &str, timeout: Duration) -> Outcome {
+pub(crate) fn post(url: &str, body: &str, timeout: Duration) -> Outcome {
     let t = Instant::now();
     let receiver = url
         .trim_start_matches("http://")
@@ -168,7 +176,11 @@ fn post(url: &str, body: &str, timeout: Duration) -> Outcome {
 }
 
 /// Sends `bodies[i]` to every remote seat `i` at once; in-process seats get `None`.
-fn broadcast(seats: &[Seat], bodies: &[String], timeout: Duration) -> Vec<Option<Outcome>> {
+pub(crate) fn broadcast(
+    seats: &[Seat],
+    bodies: &[String],
+    timeout: Duration,
+) -> Vec<Option<Outcome>> {
     std::thread::scope(|s| {
         let handles: Vec<_> = seats
             .iter()
@@ -327,12 +339,27 @@ fn broadcast_joined(
     body: &str,
     timeout: Duration,
 ) -> Vec<Option<Outcome>> {
+    broadcast_each(seats, joined, &|_| body, timeout)
+}
+
+/// Sends `body(i)` to every remote seat `i` in the match (`joined`) at once; the others
+/// get `None`.
+pub(crate) fn broadcast_each<'b>(
+    seats: &[Seat],
+    joined: &[bool],
+    body: &(dyn Fn(usize) -> &'b str + Sync),
+    timeout: Duration,
+) -> Vec<Option<Outcome>> {
     std::thread::scope(|s| {
         let handles: Vec<_> = seats
             .iter()
             .zip(joined)
-            .map(|(seat, &j)| match seat {
-                Seat::Remote(url) if j => Some(s.spawn(move || post(url, body, timeout))),
+            .enumerate()
+            .map(|(i, (seat, &j))| match seat {
+                Seat::Remote(url) if j => {
+                    let body = body(i);
+                    Some(s.spawn(move || post(url, body, timeout)))
+                }
                 _ => None,
             })
             .collect();
@@ -341,7 +368,7 @@ fn broadcast_joined(
 }
 
 /// The outcome of a sending thread (`CE` if it panicked).
-fn join_outcome(h: std::thread::ScopedJoinHandle<'_, Outcome>) -> Outcome {
+pub(crate) fn join_outcome(h: std::thread::ScopedJoinHandle<'_, Outcome>) -> Outcome {
     h.join().unwrap_or(Outcome {
         reply: None,
         error: Some("CE"),
@@ -355,14 +382,14 @@ fn moves_text(moves: Option<&[String]>) -> String {
 }
 
 /// How long a PLAY, STOP or ABORT reply may take: play clock + grace.
-fn play_timeout(opts: &ManagerOptions) -> Duration {
+pub(crate) fn play_timeout(opts: &ManagerOptions) -> Duration {
     Duration::from_secs(opts.play_clock) + opts.grace
 }
 
 /// Sends START to every remote seat and records its errors and latencies. Returns, per
 /// seat, whether it is in the match (false for a remote seat that answered other than
 /// `ready`).
-fn send_start(
+pub(crate) fn send_start(
     rec: &mut MatchRecord,
     seats: &[Seat],
     game: &GameText,
@@ -458,7 +485,7 @@ pub fn repeated_urls(urls: &[Option<&str>]) -> Vec<(usize, usize, String)> {
 
 /// Judges a remote reply against the legal moves (spelled as in the rules, compared as
 /// text like ggp-base): the legal index, the error code, and the latency when a reply came.
-fn judge(o: &Outcome, legal: &[String]) -> (Option<usize>, String, Option<f64>) {
+pub(crate) fn judge(o: &Outcome, legal: &[String]) -> (Option<usize>, String, Option<f64>) {
     let Some(reply) = &o.reply else {
         return (None, o.error.unwrap_or("CE").to_string(), None);
     };
@@ -490,13 +517,13 @@ fn bounded(text: &str) -> String {
 }
 
 /// A random index below `n` from the project RNG.
-fn random_index(seed: u64, step: u32, role: usize, n: usize) -> usize {
+pub(crate) fn random_index(seed: u64, step: u32, role: usize, n: usize) -> usize {
     let x = threefry2x32_20(key(seed), [step, role as u32])[0];
     choose(x, n as u32) as usize
 }
 
 /// Role names as spelled in the rules, in role order.
-fn role_spellings(game: &GameText, roles: usize) -> Vec<String> {
+pub(crate) fn role_spellings(game: &GameText, roles: usize) -> Vec<String> {
     let mut names = Vec::new();
     for e in &game.rules {
         if let SExpr::List { items, .. } = e {
@@ -513,7 +540,7 @@ fn role_spellings(game: &GameText, roles: usize) -> Vec<String> {
     names
 }
 
-fn new_record(
+pub(crate) fn new_record(
     game: &GameText,
     seats: &[Seat],
     id: &str,
@@ -545,6 +572,7 @@ fn new_record(
         scrambled: false,
         reply_millis: Vec::new(),
         end: String::new(),
+        percepts: Vec::new(),
     }
 }
 

@@ -68,6 +68,10 @@ pub struct MatchRecord {
     pub reply_millis: Vec<Vec<Option<f64>>>,
     /// Ours: `terminal`, `no legal move` or `move limit`.
     pub end: String,
+    /// GDL-II matches (not in ggp-base's format): per joint move, per role, the percepts
+    /// the role received after it, spelled as in the rules. Absent for GDL-I matches.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub percepts: Vec<Vec<Vec<String>>>,
 }
 
 /// Milliseconds since the Unix epoch now.

@@ -12,8 +12,9 @@ use propnet_compiler::ground::{Budget as GroundBudget, CompileOptions};
 use propnet_ggp::manager::{
     match_id, play_match, repeated_urls, run_tag, GameText, ManagerOptions, Referee, Seat,
 };
+use propnet_ggp::manager_gdl2::play_gdl2_match;
 use propnet_ggp::record::MatchRecord;
-use propnet_mcts::matches::{player_scores, seats_for, GameRecord};
+use propnet_mcts::matches::{player_scores, GameRecord, CHANCE_SEAT};
 use propnet_runtime::machine::InterpMachine;
 use propnet_runtime::pipeline::{compile_game, PipelineOptions};
 use std::path::PathBuf;
@@ -40,12 +41,19 @@ pub struct ManagerFlags {
     /// Referee grounding limit in seconds.
     #[arg(long, default_value = "120", value_parser = seconds)]
     pub ground_seconds: f64,
+    /// The GGP protocol spoken to the players: `gdl1` (every player hears every joint
+    /// move) or `gdl2` (Dresden GameController: each hears only its own move and its
+    /// percepts; the manager plays `random`). Default: `gdl2` for a GDL-II game, else
+    /// `gdl1`. A GDL-II game cannot be played with `gdl1`.
+    #[arg(long, value_parser = ["gdl1", "gdl2"])]
+    pub protocol: Option<String>,
 }
 
 /// True when the match is run as a GGP manager: an `http://` player, a clock flag, or
 /// `--record-dir` (match records are the manager's).
 pub fn is_manager(args: &MatchArgs) -> bool {
     args.players.iter().any(|p| p.starts_with("http://"))
+        || args.manager.protocol.is_some()
         || args.manager.startclock.is_some()
         || args.manager.playclock.is_some()
         || args.manager.record_dir.is_some()
@@ -159,16 +167,16 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
     for w in &game.warnings {
         eprintln!("{w}");
     }
-    if game.program.gdl2 {
-        bail!(
-            "{}: a GDL-II game; the GGP manager speaks the GDL-I protocol only, which would \
-             send every player all moves (hidden information revealed) and needs a player for \
-             `random` (the GDL-II protocol is issue #41 item 5); play it with in-process \
-             players: `--players belief:cpu:1s,random` (no http:// players, clocks or \
-             --record-dir)",
+    let gdl2 = match args.manager.protocol.as_deref() {
+        Some("gdl1") if game.program.gdl2 => bail!(
+            "{}: a GDL-II game, but --protocol gdl1 would send every player every move \
+             (the hidden information) and needs a player for `random`; leave --protocol out \
+             (a GDL-II game is played with the GDL-II protocol)",
             args.game.display()
-        );
-    }
+        ),
+        Some(p) => p == "gdl2",
+        None => game.program.gdl2,
+    };
     // The rules as read once (a FIFO gives them only once), not the file again.
     let bytes = game.source.text().as_bytes();
     let stem = args
@@ -178,22 +186,33 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
     let text = GameText::new(&stem, bytes).map_err(anyhow::Error::msg)?;
     let mut referee = referee(args, &game)?;
     let roles = game.program.roles.len();
-    let mut pool = seats(args, &referee)?;
-    if pool.len() != roles {
+    let (mut pool, seated) = match gdl2 {
+        true => super::manage_gdl2::seats(args, &referee)?,
+        false => (seats(args, &referee)?, (0..roles).collect()),
+    };
+    if pool.len() != seated.len() {
+        let besides = match seated.len() < roles {
+            true => " besides `random` (which the manager plays)",
+            false => "",
+        };
         bail!(
-            "{} has {roles} roles, but {} players were given",
+            "{} has {}{besides}, but {} were given",
             args.game.display(),
-            pool.len()
+            super::plural(seated.len() as u64, "role"),
+            super::plural(pool.len() as u64, "player"),
         );
     }
     let run = run_tag();
     let mut games = Vec::new();
     let mut records = Vec::new();
     for g in 0..args.games {
-        let order = seats_for(g, roles, pool.len());
+        let order = super::r#match::seats_of(g, roles, &seated, pool.len());
         let mut seats: Vec<Seat> = order
             .iter()
-            .map(|&p| pool[p].take().expect("each player sits once"))
+            .map(|&p| match p {
+                CHANCE_SEAT => Seat::Chance,
+                p => pool[p].take().expect("each player sits once"),
+            })
             .collect();
         let id = match_id(&stem, &run, g);
         let opts = ManagerOptions {
@@ -204,10 +223,15 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
             seed: super::r#match::game_seed(args.seed, g),
         };
         let t = Instant::now();
-        let rec =
-            play_match(&mut referee, &text, &mut seats, &id, &opts).map_err(anyhow::Error::msg);
+        let rec = match (gdl2, &mut referee) {
+            (true, Referee::Net(net)) => play_gdl2_match(net, &text, &mut seats, &id, &opts),
+            _ => play_match(&mut referee, &text, &mut seats, &id, &opts),
+        }
+        .map_err(anyhow::Error::msg);
         for (&p, s) in order.iter().zip(seats) {
-            pool[p] = Some(s);
+            if p != CHANCE_SEAT {
+                pool[p] = Some(s);
+            }
         }
         let rec = rec?;
         warn_not_ready(&rec);

@@ -26,6 +26,7 @@ pub mod hdl;
 mod hdl_fit;
 pub mod headless;
 pub mod manage;
+pub mod manage_gdl2;
 pub mod r#match;
 pub mod match_hidden;
 pub mod out;
