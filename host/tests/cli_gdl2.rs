@@ -195,10 +195,17 @@ fn match_referees_a_gdl2_game_with_hidden_information() {
         "--opening: not for a GDL-II game",
     );
     refused("belief:cpu:1s:zz,random", &[], "unknown option `zz`");
+    // as a GGP manager (http:// players, clocks, --protocol): the GDL-II protocol only
     refused(
         "http://127.0.0.1:9,random",
-        &[],
-        "a GDL-II game; the GGP manager speaks the GDL-I protocol only",
+        &["--protocol", "gdl1"],
+        "a GDL-II game, but --protocol gdl1 would send every player every move",
+    );
+    refused("http://127.0.0.1:9,mcts:cpu:1s", &[], "use `belief:cpu:1s`");
+    refused(
+        "http://127.0.0.1:9",
+        &["--protocol", "gdl2"],
+        "2 roles besides `random` (which the manager plays), but 1 player given",
     );
 }
 

@@ -196,7 +196,7 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
             false => "",
         };
         bail!(
-            "{} has {}{besides}, but {} were given",
+            "{} has {}{besides}, but {} given",
             args.game.display(),
             super::plural(seated.len() as u64, "role"),
             super::plural(pool.len() as u64, "player"),

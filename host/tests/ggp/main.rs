@@ -3,6 +3,7 @@
 //! processes as players. Every server binds 127.0.0.1 on a port it picks; every process is
 //! killed at the end.
 
+mod gdl2;
 mod matches;
 mod protocol;
 mod round_two;

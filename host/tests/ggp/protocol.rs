@@ -128,7 +128,11 @@ fn hostile(port: u16, rules: &str) {
     let cases: Vec<(String, u16, &str)> = vec![
         ("(((".into(), 400, "end of file inside this list"),
         ("(DANCE m1)".into(), 400, "unknown message keyword `DANCE`"),
-        ("(PLAY m1)".into(), 400, "PLAY takes 2 arguments, found 1"),
+        (
+            "(PLAY m1)".into(),
+            400,
+            "PLAY takes 2 arguments (GDL-I: id moves) or 4",
+        ),
         (format!("(START m3 x {rules} -5 1)"), 400, "between 0 and"),
         (format!("(START m3 x {rules} nan 1)"), 400, "between 0 and"),
         (

@@ -93,11 +93,33 @@ pub fn player_with_stderr(log_dir: &Path, extra: &[&str], stderr: Stdio) -> (Pro
     (proc, port)
 }
 
+/// `(did ROLE MOVE)` for every role's move of `joint` (canonical, sorted).
+fn every_move(rec: &Value, joint: &Value) -> Vec<String> {
+    let roles = rec["gameMetaData"]["roleNames"].as_array().unwrap();
+    let mut v: Vec<String> = (roles.iter().zip(joint.as_array().unwrap()))
+        .map(|(r, m)| {
+            let text = format!("(did {} {})", r.as_str().unwrap(), m.as_str().unwrap());
+            canonical_reply(&text).unwrap()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
 /// Runs `propnet match` with `args` to completion (at most `limit`), returning stdout.
 pub fn manager(args: &[String], limit: Duration) -> String {
     let (code, out, err) = manager_output(args, limit);
     assert_eq!(code, Some(0), "propnet match {args:?} failed: {err}");
     out
+}
+
+/// The index of `joint` among the record's moves.
+fn it_step(rec: &Value, joint: &Value) -> usize {
+    let moves = rec["moves"].as_array().unwrap();
+    moves
+        .iter()
+        .position(|m| std::ptr::eq(m, joint))
+        .expect("a move of the record")
 }
 
 /// Runs `propnet match` with `args` to completion (at most `limit`), returning its exit
@@ -189,8 +211,9 @@ pub fn json(path: &Path) -> Value {
 }
 
 /// Checks a match record: no error on any step, every remote reply within the play
-/// clock (START within the start clock), and goals and completion as the reference
-/// interpreter computes them from the recorded moves. Returns the goals.
+/// clock (START within the start clock), and goals, completion and (GDL-II matches)
+/// each role's percepts after each step as the reference interpreter computes them from
+/// the recorded moves. Returns the goals.
 pub fn check_record(rec: &Value, game: &Path) -> Vec<i64> {
     let id = rec["matchId"].as_str().unwrap_or("?");
     for (step, errs) in rec["errors"].as_array().expect("errors").iter().enumerate() {
@@ -219,7 +242,7 @@ pub fn check_record(rec: &Value, game: &Path) -> Vec<i64> {
     let g = gdl::load(game).expect("game loads");
     let mut it = Interp::new(&g.program).expect("interpreter");
     let mut state = it.initial_state().unwrap();
-    for joint in rec["moves"].as_array().expect("moves") {
+    for (step, joint) in rec["moves"].as_array().expect("moves").iter().enumerate() {
         let mut pos = it.evaluate(&state).unwrap();
         assert!(!it.terminal_in(&pos), "{id}: moves after a terminal state");
         let ids: Vec<_> = joint
@@ -237,7 +260,30 @@ pub fn check_record(rec: &Value, game: &Path) -> Vec<i64> {
                     .1
             })
             .collect();
-        state = it.next_from(&mut pos, &ids).unwrap();
+        match rec["percepts"].as_array() {
+            None => state = it.next_from(&mut pos, &ids).unwrap(),
+            Some(recorded) => {
+                let (next, seen) = it.next_with_percepts(&mut pos, &ids).unwrap();
+                let want: Vec<Vec<String>> = match g.program.gdl2 {
+                    true => (seen.iter())
+                        .map(|ps| ps.iter().map(|(t, _)| t.clone()).collect())
+                        .collect(),
+                    // a GDL-I game under the GDL-II protocol: every role sees every move
+                    false => vec![every_move(rec, joint); seen.len()],
+                };
+                let got: Vec<Vec<String>> = (recorded[step].as_array().unwrap().iter())
+                    .map(|ps| {
+                        let mut v: Vec<String> = (ps.as_array().unwrap().iter())
+                            .map(|p| canonical_reply(p.as_str().unwrap()).unwrap())
+                            .collect();
+                        v.sort();
+                        v
+                    })
+                    .collect();
+                assert_eq!(got, want, "{id}: percepts after step {step}");
+                state = next;
+            }
+        }
     }
     let pos = it.evaluate(&state).unwrap();
     assert_eq!(
