@@ -1,6 +1,7 @@
 //! [`GpuBackend`]: the [`Backend`] of `propnet-runtime` that runs playouts as the WGSL
 //! compute shader of [`crate::wgsl`] through [`crate::runner`].
 
+use crate::runner::GpuStepper;
 use crate::runner::{GpuJob, GpuRunner, RunError, RunParams};
 use crate::wgsl::{self, Options};
 use propnet_netlist::playout::PlayoutRecord;
@@ -14,7 +15,7 @@ pub struct GpuBackend {
 }
 
 /// The [`BackendError`] of a runner error: its kind kept, its text as the message.
-fn gpu_error(e: RunError) -> BackendError {
+pub(crate) fn gpu_error(e: RunError) -> BackendError {
     let (backend, message) = ("gpu".to_string(), e.to_string());
     match e {
         RunError::NoAdapter(_) | RunError::Device { .. } => {
@@ -24,9 +25,8 @@ fn gpu_error(e: RunError) -> BackendError {
         RunError::Codegen(wgsl::Error::BadOption { .. }) => {
             BackendError::BadOptions { backend, message }
         }
-        RunError::Codegen(wgsl::Error::TooLarge(_)) | RunError::TooLarge(_) => {
-            BackendError::UnsupportedNetlist { backend, message }
-        }
+        RunError::Codegen(wgsl::Error::TooLarge(_) | wgsl::Error::StepTooLarge { .. })
+        | RunError::TooLarge(_) => BackendError::UnsupportedNetlist { backend, message },
         RunError::BadJob(_) => BackendError::BadRequest { backend, message },
         RunError::Failed(_) => BackendError::Failed { backend, message },
     }
@@ -156,4 +156,33 @@ mod tests {
         assert!(matches!(lost, BackendError::Failed { .. }));
         assert!(lost.to_string().ends_with("device lost"), "{lost}");
     }
+}
+
+/// Gates above which the GPU step kernel (straight-line code) is not generated.
+pub const STEP_GATE_LIMIT: usize = 50_000;
+
+impl propnet_runtime::step_check::BatchStepper for crate::runner::GpuStepper {
+    fn describe(&self) -> String {
+        GpuStepper::describe(self)
+    }
+
+    fn step(
+        &mut self,
+        pairs: &[(&[bool], &[propnet_netlist::InputId])],
+    ) -> Result<Vec<propnet_runtime::step_check::Transition>, BackendError> {
+        let out = GpuStepper::step(self, pairs).map_err(gpu_error)?;
+        Ok(out.into_iter().map(|s| (s.next, s.percepts)).collect())
+    }
+}
+
+/// The GPU step kernel of `net` as a [`propnet_runtime::step_check::BatchStepper`].
+///
+/// # Errors
+/// No adapter, a rejected shader, more than [`STEP_GATE_LIMIT`] gates.
+pub fn gpu_stepper(
+    net: &propnet_netlist::Netlist,
+) -> Result<Box<dyn propnet_runtime::step_check::BatchStepper>, BackendError> {
+    Ok(Box::new(
+        GpuStepper::new(net, STEP_GATE_LIMIT).map_err(gpu_error)?,
+    ))
 }

@@ -7,6 +7,9 @@
 //! - [`runner`]: uploads a batch of jobs, dispatches the shader (splitting batches that exceed
 //!   the device limits) and reads the per-playout records back.
 //! - [`backend`]: [`backend::GpuBackend`], the runner as a `propnet-runtime` backend.
+//! - [`runner::GpuStepper`] with [`wgsl::step`]: single transitions (state + joint move →
+//!   next state and every role's percepts) for callers that need percepts (GDL-II traces,
+//!   belief tracking), many per dispatch.
 //!
 //! # Layout
 //! The shader is **bit-sliced**: one invocation runs `lanes` (default 32) playouts at once, one
@@ -20,5 +23,5 @@ pub mod backend;
 pub mod runner;
 pub mod wgsl;
 
-pub use runner::{GpuJob, GpuRunner, RecordView, RunError, RunParams};
+pub use runner::{GpuJob, GpuRunner, GpuStepper, RecordView, RunError, RunParams, Stepped};
 pub use wgsl::{compile, write_string, Error, Kernel, Layout, Options};

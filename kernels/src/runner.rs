@@ -9,11 +9,13 @@
 
 mod device;
 mod plan;
+mod stepper;
 
 pub use device::{
     adapter_for_tests, adapter_text, loop_limit, request_adapter, software_adapter, GpuRunner,
     RunError,
 };
+pub use stepper::{GpuStepper, Stepped};
 
 use propnet_netlist::playout::PlayoutEnd;
 

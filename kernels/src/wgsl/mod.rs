@@ -22,6 +22,7 @@ mod common;
 pub use common::LoopBound;
 mod inline;
 mod namer;
+pub mod step;
 mod table;
 
 use propnet_netlist::{Netlist, NetlistInfo};
@@ -84,6 +85,14 @@ pub enum Error {
     /// A table index does not fit in 32 bits.
     #[error("netlist too large for 32-bit table indices ({0} words)")]
     TooLarge(usize),
+    /// The step kernel ([`step`]) is straight-line code, one `let` per gate.
+    #[error("the step kernel is straight-line code: {gates} gates is over its limit of {limit}")]
+    StepTooLarge {
+        /// Gates of the netlist.
+        gates: usize,
+        /// The limit.
+        limit: usize,
+    },
 }
 
 /// A generated shader with everything the runner needs to bind it.
