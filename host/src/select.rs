@@ -54,6 +54,13 @@ impl BackendFactory for Backends {
     fn step_evaluator(&self, net: &ValidNetlist) -> Option<Box<dyn StepEvaluator>> {
         Some(Box::new(ProgramEvaluator::new(net)))
     }
+
+    fn gpu_stepper(
+        &self,
+        net: &ValidNetlist,
+    ) -> Result<Option<Box<dyn propnet_runtime::step_check::BatchStepper>>, BackendError> {
+        propnet_kernels::backend::gpu_stepper(net).map(Some)
+    }
 }
 
 /// The description of the GPU adapter wgpu would use (name, API, driver), or `None`

@@ -110,6 +110,15 @@ fn check_trace(shared: &Path, t: &Path, kind: Engine) -> Result<usize, String> {
             let backends = propnet_host::select::Backends::default();
             let mut engine =
                 NetTrace::new(net.netlist(), backend, &backends).map_err(|e| e.to_string())?;
+            let stepped = engine
+                .describe()
+                .contains("every transition and its percepts");
+            if backend == TraceBackend::Gpu && !stepped {
+                return Err(format!(
+                    "not checked on the step kernel: {}",
+                    engine.describe()
+                ));
+            }
             generate(&mut engine, &opts)?
         }
     };
@@ -211,6 +220,34 @@ fn gdl2_golden_traces_from_the_cpu_program() {
         .chain(TOO_BIG_TO_GROUND.iter().copied())
         .collect();
     check_all(Engine::Netlist(TraceBackend::Cpu), &skip);
+}
+
+/// Games whose traces also run on the GPU (lavapipe in CI): every traced transition and
+/// its percepts on the step kernel, every state as a one-step playout of the playout
+/// kernel. The others take lavapipe minutes to compile a playout kernel of thousands of
+/// inputs (BattleshipsFog), or are over the step kernel's gate limit (blackjack).
+const ON_THE_GPU: &[&str] = &[
+    "KriegTictactoe",
+    "MontyHall",
+    "minesweeper",
+    "HiddenConnect",
+    "ii_meier",
+    "transit",
+];
+
+/// The GPU's percept outputs (step kernel) equal the oracle's percepts.
+#[test]
+fn gdl2_golden_traces_with_percepts_on_the_gpu() {
+    if !propnet_kernels::runner::adapter_for_tests() {
+        return;
+    }
+    let Some(shared) = shared_dir() else { return };
+    let skip: Vec<String> = (golden_traces(&shared).iter())
+        .filter_map(|t| t.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .filter(|s| !ON_THE_GPU.contains(&s.as_str()))
+        .collect();
+    let skip: Vec<&str> = skip.iter().map(String::as_str).collect();
+    check_all(Engine::Netlist(TraceBackend::Gpu), &skip);
 }
 
 #[test]

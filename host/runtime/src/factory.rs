@@ -130,6 +130,18 @@ pub trait BackendFactory: Send + Sync + std::fmt::Debug {
     /// (`trace --backend cpu`); `None` when the factory has no CPU backend, and the trace
     /// then evaluates the gates one by one.
     fn step_evaluator(&self, net: &ValidNetlist) -> Option<Box<dyn StepEvaluator>>;
+
+    /// The GPU's evaluator of many single transitions with percepts
+    /// (`trace --backend gpu` on a GDL-II game); `Ok(None)` when the factory has no GPU.
+    ///
+    /// # Errors
+    /// No adapter, a rejected shader, a netlist too large for the step kernel.
+    fn gpu_stepper(
+        &self,
+        _net: &ValidNetlist,
+    ) -> Result<Option<Box<dyn crate::step_check::BatchStepper>>, BackendError> {
+        Ok(None)
+    }
 }
 
 /// The backends of a search's workers and the note of the first build's choice.

@@ -31,4 +31,5 @@ pub mod net_trace;
 pub mod perft;
 pub mod pipeline;
 pub mod solver;
+pub mod step_check;
 pub mod stop;

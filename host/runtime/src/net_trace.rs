@@ -13,10 +13,13 @@
 //!   is run on the GPU backend as a one-step playout (terminal check, legal-move count and
 //!   Threefry choice, transition, goals of the successor); each such record must equal
 //!   the reference backend's for the same request, or the trace fails naming the playout
-//!   and step. States are sent in batches of [`GPU_BATCH`].
+//!   and step. States are sent in batches of [`GPU_BATCH`]. On a GDL-II game every traced
+//!   transition (the successor and every role's percepts) is also computed by the GPU's
+//!   step kernel ([`crate::step_check`]) and must equal the trace's.
 
 use crate::backend::{run_reference, Backend, BackendError, BatchRequest, Job};
 use crate::factory::{BackendFactory, BackendKind, BackendRequest};
+use crate::step_check::{StepCheck, StepCheckError};
 use propnet_compiler::interp::trace::{StepView, TraceEngine};
 use propnet_compiler::interp::GoalValue;
 use propnet_netlist::playout::{eval_gates, legal_of, PlayoutRecord};
@@ -183,6 +186,20 @@ pub enum NetTraceError {
     },
 }
 
+impl From<StepCheckError> for NetTraceError {
+    fn from(e: StepCheckError) -> Self {
+        match e {
+            StepCheckError::Backend(e) => NetTraceError::Backend(e),
+            StepCheckError::Mismatch(m) => NetTraceError::GpuDisagrees {
+                playout: m.playout,
+                step: m.step,
+                gpu: format!("step kernel: {}", m.got),
+                reference: m.want,
+            },
+        }
+    }
+}
+
 /// Traced states waiting for the GPU check: (state, playout, step).
 struct GpuCheck {
     gpu: Box<dyn Backend>,
@@ -196,6 +213,11 @@ pub struct NetTrace<'n> {
     backend: TraceBackend,
     eval: Box<dyn StepEvaluator + 'n>,
     gpu: Option<GpuCheck>,
+    /// GDL-II games with `gpu`: every traced transition (successor and percepts) also on
+    /// the GPU's step kernel.
+    steps: Option<StepCheck>,
+    /// Why a GDL-II game's transitions are not checked on the step kernel (too large).
+    steps_skipped: Option<String>,
     state: Vec<bool>,
     /// Legal inputs per role of the last view.
     legal: Vec<Vec<InputId>>,
@@ -230,6 +252,15 @@ impl<'n> NetTrace<'n> {
                 message: "this build has no CPU program evaluator".to_string(),
             })?;
         if backend == TraceBackend::Gpu {
+            if net.gdl2 {
+                match factory.gpu_stepper(&valid) {
+                    Ok(s) => trace.steps = s.map(|s| StepCheck::new(s, GPU_BATCH)),
+                    Err(BackendError::UnsupportedNetlist { message, .. }) => {
+                        trace.steps_skipped = Some(message);
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
             let gpu = factory.make(&BackendRequest::of(BackendKind::Gpu), valid)?;
             trace.gpu = Some(GpuCheck {
                 gpu: gpu.backend,
@@ -251,6 +282,8 @@ impl<'n> NetTrace<'n> {
             backend: TraceBackend::Reference,
             eval: Box::new(ScalarEvaluator::new(net)),
             gpu: None,
+            steps: None,
+            steps_skipped: None,
             state: net.initial_state(),
             legal: Vec::new(),
             playout: 0,
@@ -261,9 +294,17 @@ impl<'n> NetTrace<'n> {
 
     /// A one-line description of the evaluation (for `gpu`, the adapter).
     pub fn describe(&self) -> String {
+        let steps = match (&self.steps, &self.steps_skipped) {
+            (Some(c), _) => format!(
+                ", every transition and its percepts on the {}",
+                c.describe()
+            ),
+            (None, Some(why)) => format!(", percepts not checked on the GPU ({why})"),
+            (None, None) => String::new(),
+        };
         match &self.gpu {
             Some(g) => format!(
-                "netlist (cpu program), every state checked on {}",
+                "netlist (cpu program), every state checked on {}{steps}",
                 g.gpu.describe()
             ),
             None => format!("netlist ({})", self.backend.name()),
@@ -372,12 +413,21 @@ impl TraceEngine for NetTrace<'_> {
 
     fn play(&mut self, joint: &[usize]) -> Result<(), NetTraceError> {
         let moves: Vec<InputId> = joint.iter().zip(&self.legal).map(|(&i, l)| l[i]).collect();
-        self.state = self.eval.next(&moves);
+        let seen = self.steps.as_ref().map(|_| self.eval.percepts(&moves));
+        let next = self.eval.next(&moves);
+        if let (Some(c), Some(seen)) = (&mut self.steps, seen) {
+            let at = (self.playout, self.step);
+            c.push((&self.state, &moves), (next.clone(), seen), at)?;
+        }
+        self.state = next;
         self.step += 1;
         Ok(())
     }
 
     fn finish(&mut self) -> Result<(), NetTraceError> {
+        if let Some(c) = &mut self.steps {
+            c.flush()?;
+        }
         self.check_gpu()
     }
 
