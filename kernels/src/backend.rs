@@ -116,6 +116,35 @@ impl Backend for GpuBackend {
     }
 }
 
+/// Gates above which the GPU step kernel (straight-line code) is not generated.
+pub const STEP_GATE_LIMIT: usize = 50_000;
+
+impl propnet_runtime::step_check::BatchStepper for crate::runner::GpuStepper {
+    fn describe(&self) -> String {
+        GpuStepper::describe(self)
+    }
+
+    fn step(
+        &mut self,
+        pairs: &[(&[bool], &[propnet_netlist::InputId])],
+    ) -> Result<Vec<propnet_runtime::step_check::Transition>, BackendError> {
+        let out = GpuStepper::step(self, pairs).map_err(gpu_error)?;
+        Ok(out.into_iter().map(|s| (s.next, s.percepts)).collect())
+    }
+}
+
+/// The GPU step kernel of `net` as a [`propnet_runtime::step_check::BatchStepper`].
+///
+/// # Errors
+/// No adapter, a rejected shader, more than [`STEP_GATE_LIMIT`] gates.
+pub fn gpu_stepper(
+    net: &propnet_netlist::Netlist,
+) -> Result<Box<dyn propnet_runtime::step_check::BatchStepper>, BackendError> {
+    Ok(Box::new(
+        GpuStepper::new(net, STEP_GATE_LIMIT).map_err(gpu_error)?,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,33 +185,4 @@ mod tests {
         assert!(matches!(lost, BackendError::Failed { .. }));
         assert!(lost.to_string().ends_with("device lost"), "{lost}");
     }
-}
-
-/// Gates above which the GPU step kernel (straight-line code) is not generated.
-pub const STEP_GATE_LIMIT: usize = 50_000;
-
-impl propnet_runtime::step_check::BatchStepper for crate::runner::GpuStepper {
-    fn describe(&self) -> String {
-        GpuStepper::describe(self)
-    }
-
-    fn step(
-        &mut self,
-        pairs: &[(&[bool], &[propnet_netlist::InputId])],
-    ) -> Result<Vec<propnet_runtime::step_check::Transition>, BackendError> {
-        let out = GpuStepper::step(self, pairs).map_err(gpu_error)?;
-        Ok(out.into_iter().map(|s| (s.next, s.percepts)).collect())
-    }
-}
-
-/// The GPU step kernel of `net` as a [`propnet_runtime::step_check::BatchStepper`].
-///
-/// # Errors
-/// No adapter, a rejected shader, more than [`STEP_GATE_LIMIT`] gates.
-pub fn gpu_stepper(
-    net: &propnet_netlist::Netlist,
-) -> Result<Box<dyn propnet_runtime::step_check::BatchStepper>, BackendError> {
-    Ok(Box::new(
-        GpuStepper::new(net, STEP_GATE_LIMIT).map_err(gpu_error)?,
-    ))
 }

@@ -136,17 +136,10 @@ fn a_gdl2_match_over_http_tells_each_player_only_its_own_move_and_percepts() {
             .filter(|m| m.starts_with("(PLAY") || m.starts_with("(STOP"))
             .collect();
         assert_eq!(msgs[0], &format!("(PLAY {id} 0 NIL NIL)"));
-        for t in 1..turns {
-            assert!(
-                msgs[t].ends_with(&due(&rec, r, t)),
-                "role {r} turn {t}: {}",
-                msgs[t]
-            );
-            assert!(
-                !msgs[t].contains("(did "),
-                "no other role's move: {}",
-                msgs[t]
-            );
+        assert!(msgs.len() >= turns, "{} PLAY/STOP messages", msgs.len());
+        for (t, m) in msgs.iter().enumerate().take(turns).skip(1) {
+            assert!(m.ends_with(&due(&rec, r, t)), "role {r} turn {t}: {m}");
+            assert!(!m.contains("(did "), "no other role's move: {m}");
         }
         // the STOP is logged by keyword; the turn count of the match is the moves' count
         assert!(log.iter().any(|(m, reply)| m == "STOP" && reply == "done"));

@@ -113,15 +113,6 @@ pub fn manager(args: &[String], limit: Duration) -> String {
     out
 }
 
-/// The index of `joint` among the record's moves.
-fn it_step(rec: &Value, joint: &Value) -> usize {
-    let moves = rec["moves"].as_array().unwrap();
-    moves
-        .iter()
-        .position(|m| std::ptr::eq(m, joint))
-        .expect("a move of the record")
-}
-
 /// Runs `propnet match` with `args` to completion (at most `limit`), returning its exit
 /// code, stdout and stderr.
 pub fn manager_output(args: &[String], limit: Duration) -> (Option<i32>, String, String) {
