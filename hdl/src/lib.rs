@@ -38,6 +38,8 @@
 //!   `e, e+N, e+2N, …` below `playouts` (thread `j` of a C-slow engine every `2N`-th index
 //!   from `e + jN`).
 //! - `<prefix>_top`: host interface, start-state bank, `N` engines, summed counters.
+//! - [`percept`]: for GDL-II netlists, `<prefix>_percept`, the percepts as combinational
+//!   logic beside the engine (written and checked in simulation by `propnet hdl --check`).
 //!
 //! # Host interface (`<prefix>_top`)
 //! Ports: `clk`, `rst` (synchronous, active high), `we`, `addr[15:0]`, `wdata[31:0]`,
@@ -105,6 +107,7 @@ pub mod fit;
 pub mod goal;
 mod names;
 pub mod pack;
+pub mod percept;
 pub mod records;
 pub mod regs;
 pub mod shell;

@@ -1,0 +1,76 @@
+//! The `<prefix>_percept` module in Icarus Verilog equals the scalar reference: every
+//! role's percepts of many (state, joint move) pairs on random GDL-II-shaped netlists.
+//! Skips without iverilog unless `PROPNET_REQUIRE_TOOLS` is set (CI sets it).
+
+use propnet_hdl::percept::{simulate_percepts, write_percept_module};
+use propnet_hdl::tools::available_for_tests;
+use propnet_netlist::playout::legal_of;
+use propnet_netlist::random::{random_netlist, RandomSpec};
+use propnet_netlist::rng::{choose, draw};
+use propnet_netlist::scalar::ScalarNet;
+use propnet_netlist::{validate, InputId, Netlist};
+
+/// Pairs along random walks from the initial state (the project RNG draws the moves).
+fn pairs(net: &Netlist, walks: u32, steps: u32) -> Vec<(Vec<bool>, Vec<InputId>)> {
+    let mut scalar = ScalarNet::new(net);
+    let mut out = Vec::new();
+    for w in 0..walks {
+        let mut s = net.initial_state();
+        for t in 0..steps {
+            let legal = legal_of(net, scalar.view(&s));
+            if legal.iter().any(Vec::is_empty) {
+                break;
+            }
+            let joint: Vec<InputId> = (legal.iter().enumerate())
+                .map(|(r, ms)| ms[choose(draw(11, w, t, r as u32), ms.len() as u32) as usize])
+                .collect();
+            out.push((s.clone(), joint.clone()));
+            s = scalar.next_state(net, &s, &joint);
+        }
+    }
+    out
+}
+
+#[test]
+fn percept_module_equals_the_scalar_reference() {
+    if !available_for_tests("iverilog") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("propnet-percept-sim-{}", std::process::id()));
+    let (mut checked, mut seen) = (0, 0);
+    for seed in 0..4u64 {
+        let spec = RandomSpec {
+            roles: 1 + (seed as usize % 3),
+            latches: 12 + 9 * seed as usize,
+            percepts_per_role: 2 + 5 * seed as usize,
+            ..RandomSpec::default()
+        };
+        let net = random_netlist(seed, &spec);
+        let info = validate(&net).expect("valid");
+        let pairs = pairs(&net, 25, 10);
+        let got = simulate_percepts(&net, &info, &pairs, &dir.join(seed.to_string()))
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let mut scalar = ScalarNet::new(&net);
+        for (k, ((s, j), g)) in pairs.iter().zip(&got).enumerate() {
+            let (_, want) = scalar.next_with_percepts(&net, s, j);
+            assert_eq!(g, &want, "seed {seed} pair {k}");
+            seen += want.iter().map(Vec::len).sum::<usize>();
+            checked += 1;
+        }
+    }
+    assert!(checked > 300, "{checked} pairs");
+    assert!(seen > 0, "some percepts hold");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_gdl1_netlist_has_no_percept_module() {
+    let net = random_netlist(1, &RandomSpec::default());
+    let info = validate(&net).expect("valid");
+    assert!(write_percept_module(&net, &info, "m").is_none());
+    let err = simulate_percepts(&net, &info, &[], std::path::Path::new("/nonexistent"));
+    assert!(err
+        .unwrap_err()
+        .to_string()
+        .contains("no percepts (not GDL-II)"));
+}
