@@ -299,3 +299,44 @@ fn the_referee_plays_random_in_a_gdl1_match_too() {
         "the referee draws both rolls"
     );
 }
+
+/// `propnet hdl` on a GDL-II game writes the percept module beside the engine and, with
+/// `--check`, simulates it in iverilog on the transitions of the checked playouts.
+#[test]
+fn hdl_writes_and_checks_the_percept_module() {
+    if !propnet_hdl::tools::available_for_tests("iverilog") {
+        return;
+    }
+    let g = game_file("hdl-deal.kif");
+    let out_dir = g.parent().unwrap().join("hdl-out");
+    let out = propnet(&[
+        "hdl",
+        g.to_str().unwrap(),
+        "-o",
+        out_dir.to_str().unwrap(),
+        "--check",
+        "6",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}{}", stdout, text(&out.stderr));
+    assert!(
+        stdout.contains("simulation: 6 playouts equal to the reference"),
+        "{stdout}"
+    );
+    let line = (stdout.lines())
+        .find(|l| l.starts_with("percept simulation: "))
+        .unwrap_or_else(|| panic!("no percept check: {stdout}"));
+    let n: usize = line["percept simulation: ".len()..]
+        .split_whitespace()
+        .next()
+        .and_then(|x| x.parse().ok())
+        .unwrap_or(0);
+    assert!(n >= 6, "{line}");
+    let written = std::fs::read_dir(&out_dir).unwrap().any(|e| {
+        e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with("_percept.v")
+    });
+    assert!(written, "no <prefix>_percept.v in {}", out_dir.display());
+}

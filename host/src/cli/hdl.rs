@@ -242,6 +242,9 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
     if args.check > 0 {
         check(&net, &design, &args)?;
     }
+    if net.gdl2 {
+        super::hdl_percept::run(&net, &design, &args)?;
+    }
     // With a board the board build synthesizes and places the whole design (engines and
     // shell): no separate engine synthesis.
     if let (false, Some(t), None) = (fit, family, board) {

@@ -24,6 +24,7 @@ mod factors;
 pub mod ground;
 pub mod hdl;
 mod hdl_fit;
+mod hdl_percept;
 pub mod headless;
 pub mod manage;
 pub mod manage_gdl2;
