@@ -4,32 +4,9 @@
 
 use propnet_hdl::percept::{simulate_percepts, write_percept_module};
 use propnet_hdl::tools::available_for_tests;
-use propnet_netlist::playout::legal_of;
 use propnet_netlist::random::{random_netlist, RandomSpec};
-use propnet_netlist::rng::{choose, draw};
-use propnet_netlist::scalar::ScalarNet;
-use propnet_netlist::{validate, InputId, Netlist};
-
-/// Pairs along random walks from the initial state (the project RNG draws the moves).
-fn pairs(net: &Netlist, walks: u32, steps: u32) -> Vec<(Vec<bool>, Vec<InputId>)> {
-    let mut scalar = ScalarNet::new(net);
-    let mut out = Vec::new();
-    for w in 0..walks {
-        let mut s = net.initial_state();
-        for t in 0..steps {
-            let legal = legal_of(net, scalar.view(&s));
-            if legal.iter().any(Vec::is_empty) {
-                break;
-            }
-            let joint: Vec<InputId> = (legal.iter().enumerate())
-                .map(|(r, ms)| ms[choose(draw(11, w, t, r as u32), ms.len() as u32) as usize])
-                .collect();
-            out.push((s.clone(), joint.clone()));
-            s = scalar.next_state(net, &s, &joint);
-        }
-    }
-    out
-}
+use propnet_netlist::scalar::{random_transitions, ScalarNet};
+use propnet_netlist::validate;
 
 #[test]
 fn percept_module_equals_the_scalar_reference() {
@@ -47,7 +24,7 @@ fn percept_module_equals_the_scalar_reference() {
         };
         let net = random_netlist(seed, &spec);
         let info = validate(&net).expect("valid");
-        let pairs = pairs(&net, 25, 10);
+        let pairs = random_transitions(&net, 11, (25, 10), usize::MAX);
         let got = simulate_percepts(&net, &info, &pairs, &dir.join(seed.to_string()))
             .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         let mut scalar = ScalarNet::new(&net);

@@ -6,33 +6,9 @@
 mod common;
 
 use propnet_kernels::runner::GpuStepper;
-use propnet_netlist::playout::legal_of;
 use propnet_netlist::random::{random_netlist, RandomSpec};
-use propnet_netlist::rng::{choose, draw};
-use propnet_netlist::scalar::ScalarNet;
-use propnet_netlist::{validate, InputId, Netlist};
-
-/// Pairs along random walks from the initial state: each state reached with every
-/// joint move drawn (the project RNG), `walks` walks of at most `steps` moves.
-fn pairs(net: &Netlist, walks: u32, steps: u32) -> Vec<(Vec<bool>, Vec<InputId>)> {
-    let mut scalar = ScalarNet::new(net);
-    let mut out = Vec::new();
-    for w in 0..walks {
-        let mut s = net.initial_state();
-        for t in 0..steps {
-            let legal = legal_of(net, scalar.view(&s));
-            if legal.iter().any(Vec::is_empty) {
-                break;
-            }
-            let joint: Vec<InputId> = (legal.iter().enumerate())
-                .map(|(r, ms)| ms[choose(draw(7, w, t, r as u32), ms.len() as u32) as usize])
-                .collect();
-            out.push((s.clone(), joint.clone()));
-            s = scalar.next_state(net, &s, &joint);
-        }
-    }
-    out
-}
+use propnet_netlist::scalar::{random_transitions, ScalarNet};
+use propnet_netlist::{validate, InputId};
 
 #[test]
 fn step_kernel_equals_the_scalar_reference_on_percepts_and_next_states() {
@@ -51,7 +27,7 @@ fn step_kernel_equals_the_scalar_reference_on_percepts_and_next_states() {
         let net = random_netlist(seed, &spec);
         validate(&net).expect("random netlists are valid");
         let stepper = GpuStepper::new(&net, 20_000).expect("step kernel");
-        let pairs = pairs(&net, 40, 12);
+        let pairs = random_transitions(&net, 7, (40, 12), usize::MAX);
         let refs: Vec<(&[bool], &[InputId])> = (pairs.iter())
             .map(|(s, j)| (s.as_slice(), j.as_slice()))
             .collect();

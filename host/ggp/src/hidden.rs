@@ -6,7 +6,7 @@
 //! does not see the other roles' moves either, and believes accordingly).
 
 use super::play::Think;
-use super::worker::{Job, Reply, HANDOVER};
+use super::worker::{reply_of, Job, Reply, HANDOVER};
 use propnet_mcts::hidden::{BeliefParams, BeliefPlayer, HiddenPlayer};
 use propnet_mcts::{Budget, MctsParams};
 use propnet_netlist::{InputId, Netlist};
@@ -187,31 +187,7 @@ pub(crate) fn play(job: &Job, engine: Option<&mut HiddenPlay>, step: Step) -> Re
     }
     let end = step.deadline.checked_sub(HANDOVER).unwrap_or(step.deadline);
     let engine = h.describe();
-    match h.think(end, job.opts.quick_forced) {
-        Ok(think) if !think.text.is_empty() => Reply {
-            text: think.text.clone(),
-            think,
-            engine,
-            problems,
-        },
-        Ok(_) => {
-            problems.push("no legal move in any state of the belief".into());
-            Reply {
-                text: "nil".into(),
-                think: Think::default(),
-                engine,
-                problems,
-            }
-        }
-        Err(err) => {
-            problems.push(format!("search failed: {err}"));
-            let text = texts.first().cloned().unwrap_or_else(|| "nil".into());
-            Reply {
-                text,
-                think: Think::default(),
-                engine,
-                problems,
-            }
-        }
-    }
+    let think = h.think(end, job.opts.quick_forced);
+    let none = "no legal move in any state of the belief";
+    reply_of(think, &texts, (engine, problems), none)
 }

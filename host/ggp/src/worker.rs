@@ -552,32 +552,36 @@ fn play(
     let engine = e.describe();
     // stop a little before the reply deadline so the answer reaches the connection thread
     let end = deadline.checked_sub(HANDOVER).unwrap_or(deadline);
-    match e.think(end, job.opts.quick_forced, &mut publish) {
-        Ok(think) if !think.text.is_empty() => Reply {
-            text: think.text.clone(),
-            think,
-            engine,
-            problems,
-        },
+    let think = e.think(end, job.opts.quick_forced, &mut publish);
+    let none = "no legal move in the current state (the game is over)";
+    reply_of(think, &texts, (engine, problems), none)
+}
+
+/// The reply of a search's result: its move; `nil` (with `none` among the problems) when
+/// it found no legal move; the first of `texts` (legal moves, canonical) when it failed.
+pub(crate) fn reply_of<E: std::fmt::Display>(
+    think: Result<Think, E>,
+    texts: &[String],
+    (engine, mut problems): (String, Vec<String>),
+    none: &str,
+) -> Reply {
+    let (text, think) = match think {
+        Ok(think) if !think.text.is_empty() => (think.text.clone(), think),
         Ok(_) => {
-            problems.push("no legal move in the current state (the game is over)".into());
-            Reply {
-                text: "nil".into(),
-                think: Think::default(),
-                engine,
-                problems,
-            }
+            problems.push(none.to_string());
+            ("nil".to_string(), Think::default())
         }
         Err(err) => {
             problems.push(format!("search failed: {err}"));
             let text = texts.first().cloned().unwrap_or_else(|| "nil".into());
-            Reply {
-                text,
-                think: Think::default(),
-                engine,
-                problems,
-            }
+            (text, Think::default())
         }
+    };
+    Reply {
+        text,
+        think,
+        engine,
+        problems,
     }
 }
 

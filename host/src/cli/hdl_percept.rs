@@ -5,16 +5,15 @@
 use super::hdl::HdlArgs;
 use anyhow::{bail, Context};
 use propnet_hdl::percept::{simulate_percepts, write_percept_module};
-use propnet_netlist::playout::legal_of;
-use propnet_netlist::rng::{choose, draw};
-use propnet_netlist::scalar::ScalarNet;
-use propnet_netlist::{InputId, ValidNetlist};
+use propnet_netlist::scalar::{random_transitions, ScalarNet};
+use propnet_netlist::ValidNetlist;
 
 /// Most transitions simulated by `--check`.
 const MAX_CHECKED: usize = 4096;
 
 /// Writes `<prefix>_percept.v` into the output folder and, with `--check N`, simulates
-/// it on the transitions of N random playouts (at most [`MAX_CHECKED`]).
+/// it on the transitions of N random playouts from the initial state (moves drawn with
+/// the project RNG and `--seed`; at most [`MAX_CHECKED`]).
 ///
 /// # Errors
 /// Writing the file, the simulator's failure, a percept that differs from the reference.
@@ -33,7 +32,7 @@ pub fn run(net: &ValidNetlist, design: &propnet_hdl::Design, args: &HdlArgs) -> 
     if args.check == 0 {
         return Ok(());
     }
-    let pairs = transitions(net, args);
+    let pairs = random_transitions(net, args.seed, (args.check, args.max_steps), MAX_CHECKED);
     let got = simulate_percepts(net, net.info(), &pairs, &args.out.join("sim-percept"))
         .context("simulating the percept module")?;
     let mut scalar = ScalarNet::new(net);
@@ -48,32 +47,4 @@ pub fn run(net: &ValidNetlist, design: &propnet_hdl::Design, args: &HdlArgs) -> 
         pairs.len()
     );
     Ok(())
-}
-
-/// The (state, joint move) pairs of `--check` random playouts from the initial state
-/// (moves drawn with the project RNG and `--seed`), at most [`MAX_CHECKED`].
-fn transitions(net: &ValidNetlist, args: &HdlArgs) -> Vec<(Vec<bool>, Vec<InputId>)> {
-    let mut scalar = ScalarNet::new(net);
-    let mut out = Vec::new();
-    for p in 0..args.check {
-        let mut s = net.initial_state();
-        for t in 0..args.max_steps {
-            let values = scalar.view(&s);
-            let legal = legal_of(net, values);
-            if values[net.terminal.index()] || legal.iter().any(Vec::is_empty) {
-                break;
-            }
-            if out.len() >= MAX_CHECKED {
-                return out;
-            }
-            let joint: Vec<InputId> = (legal.iter().enumerate())
-                .map(|(r, ms)| {
-                    ms[choose(draw(args.seed, p, t, r as u32), ms.len() as u32) as usize]
-                })
-                .collect();
-            out.push((s.clone(), joint.clone()));
-            s = scalar.next_state(net, &s, &joint);
-        }
-    }
-    out
 }

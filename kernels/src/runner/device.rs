@@ -201,6 +201,68 @@ pub(crate) fn default_budget(
     steps.clamp(1, 65_536) as u32
 }
 
+/// A device on the preferred adapter with a compute pipeline.
+pub(crate) struct Opened {
+    /// The adapter's information.
+    pub info: wgpu::AdapterInfo,
+    /// The adapter's limits (all requested).
+    pub limits: wgpu::Limits,
+    /// The device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// The pipeline of the shader's entry point `main`.
+    pub pipeline: wgpu::ComputePipeline,
+}
+
+/// Creates a device on the preferred adapter with the adapter's limits and builds the
+/// compute pipeline of `wgsl` (entry point `main`; `label` names it; `layout` is reported
+/// when the device rejects the shader).
+///
+/// # Errors
+/// [`RunError::NoAdapter`], [`RunError::Device`], [`RunError::Shader`].
+pub(crate) fn open_pipeline(wgsl: &str, label: &str, layout: Layout) -> Result<Opened, RunError> {
+    let adapter = request_adapter()?;
+    let info = adapter.get_info();
+    let limits = adapter.limits();
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some(label),
+        required_features: wgpu::Features::empty(),
+        required_limits: limits.clone(),
+        ..Default::default()
+    }))
+    .map_err(|e| RunError::Device {
+        adapter: info.name.clone(),
+        message: e.to_string(),
+    })?;
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    if let Some(err) = pollster::block_on(scope.pop()) {
+        return Err(RunError::Shader {
+            layout,
+            message: err.to_string(),
+        });
+    }
+    Ok(Opened {
+        info,
+        limits,
+        device,
+        queue,
+        pipeline,
+    })
+}
+
 fn storage(device: &wgpu::Device, label: &str, words: &[u32]) -> wgpu::Buffer {
     let pad = [0u32];
     let contents: &[u32] = if words.is_empty() { &pad } else { words };
@@ -221,39 +283,13 @@ impl GpuRunner {
     /// [`RunError::Shader`] (e.g. a driver that cannot compile a huge inline shader).
     pub fn new(net: &Netlist, net_info: &NetlistInfo, opts: &Options) -> Result<Self, RunError> {
         let kernel = compile(net, net_info, opts)?;
-        let adapter = request_adapter()?;
-        let info = adapter.get_info();
-        let limits = adapter.limits();
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("propnet"),
-            required_features: wgpu::Features::empty(),
-            required_limits: limits.clone(),
-            ..Default::default()
-        }))
-        .map_err(|e| RunError::Device {
-            adapter: info.name.clone(),
-            message: e.to_string(),
-        })?;
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let desc = wgpu::ShaderModuleDescriptor {
-            label: Some("propnet playout kernel"),
-            source: wgpu::ShaderSource::Wgsl(kernel.wgsl.as_str().into()),
-        };
-        let module = device.create_shader_module(desc);
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("propnet playout pipeline"),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-        if let Some(err) = pollster::block_on(scope.pop()) {
-            return Err(RunError::Shader {
-                layout: kernel.layout,
-                message: err.to_string(),
-            });
-        }
+        let Opened {
+            info,
+            limits,
+            device,
+            queue,
+            pipeline,
+        } = open_pipeline(&kernel.wgsl, "propnet playout", kernel.layout)?;
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&uncaptured);
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {

@@ -2,7 +2,7 @@
 //! (state, joint move) pairs in one dispatch per chunk, each giving the next state and
 //! every role's percepts.
 
-use super::device::{adapter_text, request_adapter, RunError};
+use super::device::{adapter_text, open_pipeline, Opened, RunError};
 use crate::wgsl::step::{step_kernel, StepKernel, STEP_WORKGROUP};
 use crate::wgsl::Layout;
 use propnet_netlist::{InputId, Netlist};
@@ -42,38 +42,13 @@ impl GpuStepper {
     /// gates), [`RunError::Shader`].
     pub fn new(net: &Netlist, gate_limit: usize) -> Result<Self, RunError> {
         let kernel = step_kernel(net, gate_limit)?;
-        let adapter = request_adapter()?;
-        let info = adapter.get_info();
-        let limits = adapter.limits();
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("propnet step"),
-            required_features: wgpu::Features::empty(),
-            required_limits: limits.clone(),
-            ..Default::default()
-        }))
-        .map_err(|e| RunError::Device {
-            adapter: info.name.clone(),
-            message: e.to_string(),
-        })?;
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("propnet step kernel"),
-            source: wgpu::ShaderSource::Wgsl(kernel.wgsl.as_str().into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("propnet step pipeline"),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-        if let Some(err) = pollster::block_on(scope.pop()) {
-            return Err(RunError::Shader {
-                layout: Layout::Inline,
-                message: err.to_string(),
-            });
-        }
+        let Opened {
+            info,
+            limits,
+            device,
+            queue,
+            pipeline,
+        } = open_pipeline(&kernel.wgsl, "propnet step", Layout::Inline)?;
         let binding = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);

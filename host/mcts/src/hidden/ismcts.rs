@@ -1,6 +1,7 @@
 //! [`BeliefPlayer`]: information-set MCTS ([`super::tree`]) over a particle belief (see
 //! the module docs of [`super`]).
 
+use super::memo::{Memo, View};
 use super::seat::{most_visited, Seat};
 use super::tree::HTree;
 use super::HiddenPlayer;
@@ -56,6 +57,10 @@ pub struct BeliefPlayer {
     params: BeliefParams,
     budget: Budget,
     seat: Option<Seat>,
+    /// The search tree, kept across the moves of a game (re-rooted at each observation).
+    tree: Option<HTree>,
+    /// The walks' views and transitions, remembered within a game.
+    memo: Memo,
     /// Batches run so far in this game (the rollouts' playout counter).
     batches: u32,
     totals: SearchTotals,
@@ -76,6 +81,8 @@ impl BeliefPlayer {
             params,
             budget,
             seat: None,
+            tree: None,
+            memo: Memo::default(),
             batches: 0,
             totals: SearchTotals::default(),
         }
@@ -117,21 +124,23 @@ impl BeliefPlayer {
             scalar,
             rng,
             chance,
+            role,
             ..
         } = seat;
+        let memo = &mut self.memo;
         let mut path = Vec::new();
-        let mut node = 0;
+        let mut node = tree.root;
         loop {
-            let values = scalar.view(&s);
-            let legal = propnet_netlist::playout::legal_of(net, values);
-            if values[net.terminal.index()] || legal.iter().any(Vec::is_empty) {
-                let goals = propnet_netlist::playout::goals_of(net, values);
-                let end = goals.iter().map(|&g| f64::from(g) / 100.0).collect();
-                return Walk {
-                    path,
-                    leaf: Err(end),
-                };
-            }
+            let view = memo.view(net, scalar, &s);
+            let legal = match &*view {
+                View::End(end) => {
+                    return Walk {
+                        path,
+                        leaf: Err(end.clone()),
+                    }
+                }
+                View::Moves(legal) => legal,
+            };
             let joint: Vec<InputId> = (0..legal.len())
                 .map(|r| match Some(r) == *chance {
                     true => legal[r][rng.below(legal[r].len())],
@@ -139,8 +148,12 @@ impl BeliefPlayer {
                 })
                 .collect();
             tree.visit(node, &joint);
-            s = scalar.next_state(net, &s, &joint);
-            let (child, created) = tree.child(node, &joint);
+            let step = memo.step(net, scalar, (&s, &joint), *role);
+            s = step.0.clone();
+            let key: Vec<u32> = std::iter::once(joint[*role].0)
+                .chain(step.1.iter().map(|&p| p as u32))
+                .collect();
+            let (child, created) = tree.child(node, &key);
             path.push((node, joint));
             node = child;
             if created || path.len() as u32 >= p.max_steps {
@@ -149,13 +162,23 @@ impl BeliefPlayer {
         }
     }
 
-    /// One batch: `leaves_per_batch` walks, the rollouts of those that stopped at a new
-    /// node as one backend batch, the rewards back-propagated. Returns the walks made.
-    fn batch(&mut self, net: &Netlist, tree: &mut HTree) -> Result<u64, BackendError> {
+    /// One batch: `leaves_per_batch` walks (fewer once `until` has passed: at least one),
+    /// the rollouts of those that stopped at a new node as one backend batch, the rewards
+    /// back-propagated. Returns the walks made.
+    fn batch(
+        &mut self,
+        net: &Netlist,
+        tree: &mut HTree,
+        until: Option<Instant>,
+    ) -> Result<u64, BackendError> {
         let p = self.params.clone();
         let mut walks = Vec::with_capacity(p.leaves_per_batch as usize);
         let mut jobs = Vec::new();
         for _ in 0..p.leaves_per_batch {
+            // a slow walk (a big netlist) ends the batch at the deadline
+            if !walks.is_empty() && until.is_some_and(|u| Instant::now() >= u) {
+                break;
+            }
             let mut w = self.walk(net, tree);
             if let Ok(start) = &mut w.leaf {
                 jobs.push(Job {
@@ -167,6 +190,7 @@ impl BeliefPlayer {
             walks.push(w);
         }
         self.batches += 1;
+        let made = walks.len() as u64;
         let req = BatchRequest {
             jobs,
             seed: p.seed ^ u64::from(self.batches).rotate_left(24),
@@ -192,7 +216,7 @@ impl BeliefPlayer {
                 tree.reward(*n, joint, &reward);
             }
         }
-        Ok(u64::from(p.leaves_per_batch))
+        Ok(made)
     }
 }
 
@@ -208,6 +232,8 @@ impl HiddenPlayer for BeliefPlayer {
     fn new_game(&mut self, net: &Netlist, role: usize, game: u64) {
         let (seed, particles) = (self.params.seed, self.params.particles);
         self.seat = Some(Seat::new(net, role, game, seed, particles));
+        self.tree = None;
+        self.memo.clear();
         self.batches = 0;
     }
 
@@ -216,8 +242,13 @@ impl HiddenPlayer for BeliefPlayer {
             return Ok(legal[0]);
         }
         let start = Instant::now();
-        let mut tree = HTree::new(net.roles.len());
+        let mut tree = (self.tree.take()).unwrap_or_else(|| HTree::new(net.roles.len()));
         let mut leaves = 0u64;
+        let until = match self.budget {
+            Budget::Iterations(_) => None,
+            Budget::Time(t) => Some(start + t),
+            Budget::Deadline(d) => Some(d),
+        };
         loop {
             let done = match self.budget {
                 Budget::Iterations(n) => leaves >= n,
@@ -227,7 +258,7 @@ impl HiddenPlayer for BeliefPlayer {
             if done || propnet_runtime::stop::requested() {
                 break;
             }
-            leaves += self.batch(net, &mut tree)?;
+            leaves += self.batch(net, &mut tree, until)?;
         }
         let t = &mut self.totals;
         t.searches += 1;
@@ -235,12 +266,20 @@ impl HiddenPlayer for BeliefPlayer {
         t.elapsed += start.elapsed();
         t.worker_time += start.elapsed();
         let role = self.seat.as_ref().expect("new_game first").role;
-        Ok(most_visited(legal, |i| tree.root_visits(role, legal[i])))
+        let best = most_visited(legal, |i| tree.root_visits(role, legal[i]));
+        self.tree = Some(tree);
+        Ok(best)
     }
 
     fn observe(&mut self, net: &Netlist, own: InputId, percepts: &[usize]) {
         if let Some(seat) = self.seat.as_mut() {
             seat.observe(net, own, percepts, self.budget);
+        }
+        if let Some(tree) = self.tree.as_mut() {
+            let key: Vec<u32> = std::iter::once(own.0)
+                .chain(percepts.iter().map(|&p| p as u32))
+                .collect();
+            tree.advance(&key);
         }
     }
 }

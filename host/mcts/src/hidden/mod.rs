@@ -21,6 +21,7 @@ pub mod belief;
 mod determinized;
 mod game;
 mod ismcts;
+mod memo;
 mod seat;
 mod tree;
 

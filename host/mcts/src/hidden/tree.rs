@@ -7,9 +7,12 @@
 //! move legal in *that* state by UCB1 over its own statistics of the node (decoupled, as
 //! simultaneous-move UCT does), counting for each legal move that it was available
 //! (ISMCTS's availability, so a move legal in few determinizations is not starved); the
-//! `random` role draws uniformly. A joint move not seen at the node makes a new child,
-//! where the walk stops and the rollouts start. Rewards are goals scaled to 0..1, each
-//! role's own.
+//! `random` role draws uniformly. A node is one of the searching player's information
+//! sets: its children are keyed by what the player observes of the joint move, its own
+//! move and its percepts ([`ObsKey`]), never by the others' hidden moves, so its own
+//! later choices cannot depend on what it could not know (no strategy fusion). An
+//! observation not seen at the node makes a new child, where the walk stops and the
+//! rollouts start. Rewards are goals scaled to 0..1, each role's own.
 
 use propnet_netlist::InputId;
 use rustc_hash::FxHashMap;
@@ -23,16 +26,26 @@ pub(super) struct Edge {
     pub available: f64,
 }
 
-/// One node: per role, its moves' statistics; children by joint move.
+/// What the searching player observes of one joint move: its own move's index, then the
+/// indices of its percepts (ascending).
+pub(super) type ObsKey = Vec<u32>;
+
+/// One node: per role, its moves' statistics; children by observation.
 #[derive(Default)]
 pub(super) struct HNode {
     pub edges: Vec<FxHashMap<InputId, Edge>>,
-    pub children: FxHashMap<Vec<InputId>, usize>,
+    pub children: FxHashMap<ObsKey, usize>,
 }
 
-/// The tree: an arena of nodes, the root at 0.
+/// Nodes past which a tree kept across moves is dropped instead (memory bound).
+pub(super) const MAX_KEPT_NODES: usize = 1 << 20;
+
+/// The tree: an arena of nodes and its root (the player's information set now; the tree
+/// is kept across moves, see [`HTree::advance`]).
 pub(super) struct HTree {
     pub nodes: Vec<HNode>,
+    /// The root node.
+    pub root: usize,
     roles: usize,
 }
 
@@ -41,6 +54,7 @@ impl HTree {
     pub fn new(roles: usize) -> Self {
         let mut t = HTree {
             nodes: Vec::new(),
+            root: 0,
             roles,
         };
         t.add();
@@ -77,13 +91,14 @@ impl HTree {
         best
     }
 
-    /// The child of `n` by `joint`, created when missing; `true` when it was created.
-    pub fn child(&mut self, n: usize, joint: &[InputId]) -> (usize, bool) {
-        if let Some(&c) = self.nodes[n].children.get(joint) {
+    /// The child of `n` by the observation `key`, created when missing; `true` when it was
+    /// created.
+    pub fn child(&mut self, n: usize, key: &[u32]) -> (usize, bool) {
+        if let Some(&c) = self.nodes[n].children.get(key) {
             return (c, false);
         }
         let c = self.add();
-        self.nodes[n].children.insert(joint.to_vec(), c);
+        self.nodes[n].children.insert(key.to_vec(), c);
         (c, true)
     }
 
@@ -104,6 +119,25 @@ impl HTree {
 
     /// Visits of role `r`'s move `m` at the root.
     pub fn root_visits(&self, r: usize, m: InputId) -> f64 {
-        self.nodes[0].edges[r].get(&m).map_or(0.0, |e| e.visits)
+        self.nodes[self.root].edges[r]
+            .get(&m)
+            .map_or(0.0, |e| e.visits)
+    }
+
+    /// Moves the root to its child by the observation `key` (what the player saw of the
+    /// joint move just played), keeping that subtree's statistics; returns false, leaving
+    /// a fresh tree, when the search never reached that observation or the arena holds
+    /// more than [`MAX_KEPT_NODES`] (the nodes above the root are not freed until then).
+    pub fn advance(&mut self, key: &[u32]) -> bool {
+        match self.nodes[self.root].children.get(key) {
+            Some(&c) if self.nodes.len() <= MAX_KEPT_NODES => {
+                self.root = c;
+                true
+            }
+            _ => {
+                *self = HTree::new(self.roles);
+                false
+            }
+        }
     }
 }
