@@ -43,10 +43,11 @@ impl Default for BeliefParams {
     }
 }
 
-/// One walk of [`BeliefPlayer::walk`]: the (node, joint move) pairs passed and either the
-/// state to roll out from (`Ok`) or the rewards of the end reached (`Err`).
+/// One walk of [`BeliefPlayer::walk`]: the (node, role, move) triples passed (each role
+/// in its own tree) and either the state to roll out from (`Ok`) or the rewards of the end
+/// reached (`Err`).
 struct Walk {
-    path: Vec<(usize, Vec<InputId>)>,
+    path: Vec<(usize, usize, InputId)>,
     leaf: Result<State, Vec<f64>>,
 }
 
@@ -119,20 +120,22 @@ impl BeliefPlayer {
     fn walk(&mut self, net: &Netlist, tree: &mut HTree) -> Walk {
         let p = &self.params;
         let seat = self.seat.as_mut().expect("new_game first");
-        let mut s = seat.sample();
+        let memo = &mut self.memo;
+        memo.trim();
+        let mut s = memo.intern(&seat.sample());
         let Seat {
             scalar,
             rng,
             chance,
-            role,
             ..
         } = seat;
-        let memo = &mut self.memo;
+        let seated = |r: &usize| Some(*r) != *chance;
         let mut path = Vec::new();
-        let mut node = tree.root;
-        loop {
-            let view = memo.view(net, scalar, &s);
-            let legal = match &*view {
+        let mut at = tree.roots.clone();
+        let mut key: Vec<u32> = Vec::new();
+        let mut joint: Vec<InputId> = Vec::new();
+        for _ in 0..p.max_steps {
+            let legal = match memo.view(net, scalar, s) {
                 View::End(end) => {
                     return Walk {
                         path,
@@ -141,24 +144,33 @@ impl BeliefPlayer {
                 }
                 View::Moves(legal) => legal,
             };
-            let joint: Vec<InputId> = (0..legal.len())
-                .map(|r| match Some(r) == *chance {
-                    true => legal[r][rng.below(legal[r].len())],
-                    false => tree.select(node, r, &legal[r], p.exploration),
-                })
-                .collect();
-            tree.visit(node, &joint);
-            let step = memo.step(net, scalar, (&s, &joint), *role);
-            s = step.0.clone();
-            let key: Vec<u32> = std::iter::once(joint[*role].0)
-                .chain(step.1.iter().map(|&p| p as u32))
-                .collect();
-            let (child, created) = tree.child(node, &key);
-            path.push((node, joint));
-            node = child;
-            if created || path.len() as u32 >= p.max_steps {
-                return Walk { path, leaf: Ok(s) };
+            joint.clear();
+            joint.extend((0..legal.len()).map(|r| match seated(&r) {
+                false => legal[r][rng.below(legal[r].len())],
+                true => tree.select(at[r], &legal[r], p.exploration),
+            }));
+            for r in (0..joint.len()).filter(seated) {
+                tree.visit(at[r], joint[r]);
+                path.push((at[r], r, joint[r]));
             }
+            let step = memo.step(net, scalar, (s, &joint));
+            s = step.next;
+            let mut created = false;
+            for r in (0..joint.len()).filter(seated) {
+                key.clear();
+                key.push(joint[r].0);
+                key.extend(step.percepts[r].iter().map(|&p| p as u32));
+                let (child, new) = tree.child(at[r], &key);
+                at[r] = child;
+                created |= new;
+            }
+            if created {
+                break;
+            }
+        }
+        Walk {
+            path,
+            leaf: Ok(memo.state(s).clone()),
         }
     }
 
@@ -212,8 +224,8 @@ impl BeliefPlayer {
                         .collect()
                 }
             };
-            for (n, joint) in &path {
-                tree.reward(*n, joint, &reward);
+            for &(n, r, m) in &path {
+                tree.reward(n, m, reward[r]);
             }
         }
         Ok(made)
@@ -279,7 +291,8 @@ impl HiddenPlayer for BeliefPlayer {
             let key: Vec<u32> = std::iter::once(own.0)
                 .chain(percepts.iter().map(|&p| p as u32))
                 .collect();
-            tree.advance(&key);
+            let role = self.seat.as_ref().map_or(0, |s| s.role);
+            tree.advance(role, &key);
         }
     }
 }
