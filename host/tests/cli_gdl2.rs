@@ -300,6 +300,42 @@ fn the_referee_plays_random_in_a_gdl1_match_too() {
     );
 }
 
+/// A GDL-II match is played in duplicate format: games 2k and 2k+1 get the same deal from
+/// the referee with the seats swapped, and the deals vary across pairs.
+#[test]
+fn the_games_of_a_seat_rotation_share_the_deal() {
+    let g = game_file("deal5.kif");
+    let json = g.with_extension("json");
+    let out = propnet(&[
+        "match",
+        g.to_str().unwrap(),
+        "--players",
+        "random,random",
+        "--games",
+        "16",
+        "--json-out",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let games = v["games"].as_array().unwrap();
+    assert_eq!(games.len(), 16);
+    let mut deals = std::collections::BTreeSet::new();
+    for pair in games.chunks(2) {
+        assert_eq!(pair[0]["moves"][0][0], pair[1]["moves"][0][0], "{pair:?}");
+        assert_eq!(pair[0]["seats"], serde_json::json!([null, 0, 1]));
+        assert_eq!(pair[1]["seats"], serde_json::json!([null, 1, 0]));
+        deals.insert(pair[0]["moves"][0][0].to_string());
+    }
+    assert!(deals.len() >= 2, "one deal in 8 pairs: {deals:?}");
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("paired by deal (8 deals, each player in every seat):"),
+        "{stdout}"
+    );
+}
+
 /// `propnet hdl` on a GDL-II game writes the percept module beside the engine and, with
 /// `--check`, simulates it in iverilog on the transitions of the checked playouts.
 #[test]

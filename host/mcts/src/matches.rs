@@ -271,9 +271,68 @@ pub fn player_scores(games: &[GameRecord], players: usize) -> Vec<Estimate> {
         .collect()
 }
 
+/// Each player's mean score per complete seat rotation (the games of index
+/// `k·players .. (k+1)·players`, which play every seat once), estimated over the
+/// rotations: in a match whose rotations share their chance draws (a GDL-II match: one
+/// deal per rotation) this is the duplicate format's paired estimate, free of the deals'
+/// luck, so its interval is tighter than [`player_scores`]'. Rotations missing a game are
+/// left out.
+pub fn rotation_scores(games: &[GameRecord], players: usize) -> Vec<Estimate> {
+    let players = players.max(1);
+    let mut rotations: std::collections::BTreeMap<u64, Vec<&GameRecord>> = Default::default();
+    for g in games {
+        rotations
+            .entry(g.index / players as u64)
+            .or_default()
+            .push(g);
+    }
+    (0..players)
+        .map(|p| {
+            let means: Vec<f64> = (rotations.values())
+                .filter(|r| r.len() == players)
+                .map(|r| {
+                    let s: Vec<f64> = r
+                        .iter()
+                        .filter_map(|g| g.score_of(p))
+                        .map(f64::from)
+                        .collect();
+                    s.iter().sum::<f64>() / s.len().max(1) as f64
+                })
+                .collect();
+            Estimate::of(&means)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rotation_scores_pair_the_games_of_a_rotation() {
+        let game = |index: u64, seats: Vec<usize>, goals: Vec<u8>| GameRecord {
+            index,
+            seats,
+            opening: 0,
+            moves: Vec::new(),
+            goals,
+            end: "terminal".into(),
+        };
+        // two deals: the first won by whoever sits first, the second drawn; the last
+        // rotation lacks its second game
+        let games = [
+            game(0, vec![0, 1], vec![100, 0]),
+            game(1, vec![1, 0], vec![100, 0]),
+            game(2, vec![0, 1], vec![50, 50]),
+            game(3, vec![1, 0], vec![50, 50]),
+            game(4, vec![0, 1], vec![100, 0]),
+        ];
+        let r = rotation_scores(&games, 2);
+        assert_eq!((r[0].n, r[0].mean, r[0].ci95), (2, 50.0, 0.0));
+        assert_eq!((r[1].n, r[1].mean), (2, 50.0));
+        let plain = player_scores(&games, 2);
+        assert!(plain[0].ci95 > 10.0 && plain[0].n == 5);
+    }
 
     #[test]
     fn estimate_uses_student_t_and_seats_rotate() {

@@ -24,7 +24,9 @@ pub struct MatchArgs {
     /// (information-set MCTS over a belief) or `pimc:cpu:1s` (UCT on sampled states).
     #[arg(long, value_delimiter = ',', required = true)]
     pub players: Vec<String>,
-    /// Number of games; seats rotate each game.
+    /// Number of games; seats rotate each game. In a GDL-II game the games of one seat
+    /// rotation share the referee's draws for `random` (games 2k and 2k+1 of a two-player
+    /// match get the same deal, seats swapped).
     #[arg(long, default_value_t = 10, value_parser = whole::<u64>(1, 1_000_000))]
     pub games: u64,
     /// Base seed.

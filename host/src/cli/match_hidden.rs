@@ -13,7 +13,7 @@ use propnet_mcts::hidden::{
     play_hidden_game, random_role, BeliefParams, BeliefPlayer, DeterminizedPlayer, HiddenPlayer,
     RandomHidden,
 };
-use propnet_mcts::matches::{player_scores, GameRecord};
+use propnet_mcts::matches::{player_scores, rotation_scores, GameRecord};
 use propnet_netlist::ValidNetlist;
 
 /// Plays the match of a GDL-II game and prints each player's mean score.
@@ -49,10 +49,14 @@ pub fn run(args: &MatchArgs, net: &ValidNetlist) -> anyhow::Result<()> {
         .collect::<anyhow::Result<_>>()?;
     let mut games: Vec<GameRecord> = Vec::new();
     propnet_runtime::stop::set_graceful(true);
+    let rotation = players.len().max(1) as u64;
     for g in 0..args.games {
         let seats = super::r#match::seats_of(g, net.roles.len(), &seated, players.len());
-        let seed = game_seed(args.seed, g);
-        let mut game = play_hidden_game(net, &mut players, &seats, seed, seed, args.max_moves)?;
+        // the games of one seat rotation share the referee's draws (the deal, the dice): each
+        // player meets each deal from every seat (duplicate format), so no seat or player
+        // gets the better deals
+        let deal = game_seed(args.seed, g / rotation);
+        let mut game = play_hidden_game(net, &mut players, &seats, deal, deal, args.max_moves)?;
         game.index = g;
         let interrupted = game.end == "interrupted";
         if !interrupted {
@@ -75,9 +79,32 @@ pub fn run(args: &MatchArgs, net: &ValidNetlist) -> anyhow::Result<()> {
     let note = format!(" (GDL-II: {referee}each player sees its own moves and percepts)");
     let totals: Vec<_> = players.iter().map(|p| p.totals()).collect();
     super::r#match::print_scores(args, &totals, &scores, (games.len(), &note))?;
+    print_duplicate(args, chance.is_some(), &games, players.len())?;
     if let Some(path) = &args.json_out {
         let roles: Vec<String> = net.roles.iter().map(|r| r.name.clone()).collect();
         write_json_out(path, args, &roles, &scores, &games)?;
+    }
+    Ok(())
+}
+
+/// With a `random` role and at least two complete seat rotations, the duplicate format's
+/// paired scores (see [`rotation_scores`]): each player's mean per deal, over the deals.
+fn print_duplicate(
+    args: &MatchArgs,
+    chance: bool,
+    games: &[GameRecord],
+    players: usize,
+) -> anyhow::Result<()> {
+    let paired = rotation_scores(games, players);
+    if !chance || players < 2 || paired.first().is_none_or(|e| e.n < 2) {
+        return Ok(());
+    }
+    outln!(
+        "paired by deal ({} deals, each player in every seat):",
+        paired[0].n
+    )?;
+    for (p, e) in paired.iter().enumerate() {
+        outln!("{:>24}: {}", args.players[p], e.describe(0.0, 100.0))?;
     }
     Ok(())
 }
