@@ -51,6 +51,29 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// Runs `propnet match GAME --players PLAYERS --games N --json-out …`, asserts it succeeded
+/// and played `n` games; its stdout and the games of the JSON.
+fn match_json(game: &std::path::Path, players: &str, n: usize) -> (String, Vec<serde_json::Value>) {
+    let json = game.with_extension("json");
+    let games = n.to_string();
+    let out = propnet(&[
+        "match",
+        game.to_str().unwrap(),
+        "--players",
+        players,
+        "--games",
+        &games,
+        "--json-out",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let games = v["games"].as_array().unwrap().clone();
+    assert_eq!(games.len(), n);
+    (text(&out.stdout), games)
+}
+
 #[test]
 fn compile_writes_percepts_and_the_netlist_traces_them_like_the_interpreter() {
     let g = game_file("deal.kif");
@@ -274,22 +297,7 @@ fn the_referee_plays_random_in_a_gdl1_match_too() {
     std::fs::create_dir_all(&dir).unwrap();
     let g = dir.join("dice.kif");
     std::fs::write(&g, game).unwrap();
-    let json = dir.join("dice.json");
-    let out = propnet(&[
-        "match",
-        g.to_str().unwrap(),
-        "--players",
-        "random",
-        "--games",
-        "40",
-        "--json-out",
-        json.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let games = v["games"].as_array().unwrap();
-    assert_eq!(games.len(), 40);
+    let (_, games) = match_json(&g, "random", 40);
     assert!(games
         .iter()
         .all(|g| g["seats"] == serde_json::json!([null, 0])));
@@ -304,23 +312,7 @@ fn the_referee_plays_random_in_a_gdl1_match_too() {
 /// the referee with the seats swapped, and the deals vary across pairs.
 #[test]
 fn the_games_of_a_seat_rotation_share_the_deal() {
-    let g = game_file("deal5.kif");
-    let json = g.with_extension("json");
-    let out = propnet(&[
-        "match",
-        g.to_str().unwrap(),
-        "--players",
-        "random,random",
-        "--games",
-        "16",
-        "--json-out",
-        json.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let games = v["games"].as_array().unwrap();
-    assert_eq!(games.len(), 16);
+    let (stdout, games) = match_json(&game_file("deal5.kif"), "random,random", 16);
     let mut deals = std::collections::BTreeSet::new();
     for pair in games.chunks(2) {
         assert_eq!(pair[0]["moves"][0][0], pair[1]["moves"][0][0], "{pair:?}");
@@ -329,7 +321,6 @@ fn the_games_of_a_seat_rotation_share_the_deal() {
         deals.insert(pair[0]["moves"][0][0].to_string());
     }
     assert!(deals.len() >= 2, "one deal in 8 pairs: {deals:?}");
-    let stdout = text(&out.stdout);
     assert!(
         stdout.contains("paired by deal (8 deals, each player in every seat):"),
         "{stdout}"
