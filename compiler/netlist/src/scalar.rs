@@ -203,6 +203,43 @@ enum Cone {
     Percept,
 }
 
+/// The (state, joint move) pairs of `walks` random walks of `net` from its initial state,
+/// at most `max_steps` joint moves each and `cap` pairs in all: each role's move drawn with
+/// the project RNG ([`crate::rng::draw`]`(seed, walk, step, role)` and
+/// [`crate::rng::choose`]); a walk ends at a terminal state or where a role has no legal
+/// move. For checks of other evaluations of single transitions (the GPU step kernel, the
+/// Verilog percept module) against [`ScalarNet::next_with_percepts`].
+pub fn random_transitions(
+    net: &Netlist,
+    seed: u64,
+    (walks, max_steps): (u32, u32),
+    cap: usize,
+) -> Vec<(Vec<bool>, Vec<InputId>)> {
+    use crate::playout::legal_of;
+    use crate::rng::{choose, draw};
+    let mut scalar = ScalarNet::new(net);
+    let mut out = Vec::new();
+    for w in 0..walks {
+        let mut s = net.initial_state();
+        for t in 0..max_steps {
+            let values = scalar.view(&s);
+            let legal = legal_of(net, values);
+            if values[net.terminal.index()] || legal.iter().any(Vec::is_empty) {
+                break;
+            }
+            if out.len() >= cap {
+                return out;
+            }
+            let joint: Vec<InputId> = (legal.iter().enumerate())
+                .map(|(r, ms)| ms[choose(draw(seed, w, t, r as u32), ms.len() as u32) as usize])
+                .collect();
+            out.push((s.clone(), joint.clone()));
+            s = scalar.next_state(net, &s, &joint);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,41 +291,4 @@ mod tests {
             }
         }
     }
-}
-
-/// The (state, joint move) pairs of `walks` random walks of `net` from its initial state,
-/// at most `max_steps` joint moves each and `cap` pairs in all: each role's move drawn with
-/// the project RNG ([`crate::rng::draw`]`(seed, walk, step, role)` and
-/// [`crate::rng::choose`]); a walk ends at a terminal state or where a role has no legal
-/// move. For checks of other evaluations of single transitions (the GPU step kernel, the
-/// Verilog percept module) against [`ScalarNet::next_with_percepts`].
-pub fn random_transitions(
-    net: &Netlist,
-    seed: u64,
-    (walks, max_steps): (u32, u32),
-    cap: usize,
-) -> Vec<(Vec<bool>, Vec<InputId>)> {
-    use crate::playout::legal_of;
-    use crate::rng::{choose, draw};
-    let mut scalar = ScalarNet::new(net);
-    let mut out = Vec::new();
-    for w in 0..walks {
-        let mut s = net.initial_state();
-        for t in 0..max_steps {
-            let values = scalar.view(&s);
-            let legal = legal_of(net, values);
-            if values[net.terminal.index()] || legal.iter().any(Vec::is_empty) {
-                break;
-            }
-            if out.len() >= cap {
-                return out;
-            }
-            let joint: Vec<InputId> = (legal.iter().enumerate())
-                .map(|(r, ms)| ms[choose(draw(seed, w, t, r as u32), ms.len() as u32) as usize])
-                .collect();
-            out.push((s.clone(), joint.clone()));
-            s = scalar.next_state(net, &s, &joint);
-        }
-    }
-    out
 }
