@@ -51,12 +51,17 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// Runs `propnet match GAME --players PLAYERS --games N --json-out …`, asserts it succeeded
-/// and played `n` games; its stdout and the games of the JSON.
-fn match_json(game: &std::path::Path, players: &str, n: usize) -> (String, Vec<serde_json::Value>) {
+/// Runs `propnet match GAME --players PLAYERS --games N --json-out … EXTRA…`, asserts it
+/// succeeded and played `n` games; its stdout and the games of the JSON.
+fn match_json(
+    game: &std::path::Path,
+    players: &str,
+    n: usize,
+    extra: &[&str],
+) -> (String, Vec<serde_json::Value>) {
     let json = game.with_extension("json");
     let games = n.to_string();
-    let out = propnet(&[
+    let mut args = vec![
         "match",
         game.to_str().unwrap(),
         "--players",
@@ -65,7 +70,9 @@ fn match_json(game: &std::path::Path, players: &str, n: usize) -> (String, Vec<s
         &games,
         "--json-out",
         json.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let out = propnet(&args);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -297,7 +304,7 @@ fn the_referee_plays_random_in_a_gdl1_match_too() {
     std::fs::create_dir_all(&dir).unwrap();
     let g = dir.join("dice.kif");
     std::fs::write(&g, game).unwrap();
-    let (_, games) = match_json(&g, "random", 40);
+    let (_, games) = match_json(&g, "random", 40, &[]);
     assert!(games
         .iter()
         .all(|g| g["seats"] == serde_json::json!([null, 0])));
@@ -312,7 +319,16 @@ fn the_referee_plays_random_in_a_gdl1_match_too() {
 /// the referee with the seats swapped, and the deals vary across pairs.
 #[test]
 fn the_games_of_a_seat_rotation_share_the_deal() {
-    let (stdout, games) = match_json(&game_file("deal5.kif"), "random,random", 16);
+    // in process, and as a GDL-II game manager (the GGP path's seats)
+    for extra in [&[][..], &["--protocol", "gdl2"]] {
+        let (stdout, games) = match_json(&game_file("deal5.kif"), "random,random", 16, extra);
+        assert_duplicate(&stdout, &games);
+    }
+}
+
+/// Games 2k and 2k+1 share the deal with the seats swapped, the deals vary, and the
+/// paired scores are printed.
+fn assert_duplicate(stdout: &str, games: &[serde_json::Value]) {
     let mut deals = std::collections::BTreeSet::new();
     for pair in games.chunks(2) {
         assert_eq!(pair[0]["moves"][0][0], pair[1]["moves"][0][0], "{pair:?}");

@@ -203,6 +203,10 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
         );
     }
     let run = run_tag();
+    // a GDL-II match with a `random` role is played in duplicate format, as in-process
+    // (see `match_hidden`): the games of one seat rotation share the manager's draws
+    let duplicate = gdl2 && seated.len() < roles;
+    let rotation = pool.len().max(1) as u64;
     let mut games = Vec::new();
     let mut records = Vec::new();
     for g in 0..args.games {
@@ -220,7 +224,7 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
             play_clock: opts_clock.1,
             grace: Duration::from_millis(args.manager.grace_ms),
             max_moves: args.max_moves,
-            seed: super::r#match::game_seed(args.seed, g),
+            seed: super::r#match::game_seed(args.seed, if duplicate { g / rotation } else { g }),
         };
         let t = Instant::now();
         let rec = match (gdl2, &mut referee) {
@@ -257,6 +261,7 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
         records.push(rec);
     }
     report(args, &games, &records)?;
+    super::match_hidden::print_duplicate(args, duplicate, &games, args.players.len())?;
     if let Some(path) = &args.json_out {
         let roles = records
             .first()

@@ -87,9 +87,10 @@ pub fn run(args: &MatchArgs, net: &ValidNetlist) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// With a `random` role and at least two complete seat rotations, the duplicate format's
-/// paired scores (see [`rotation_scores`]): each player's mean per deal, over the deals.
-fn print_duplicate(
+/// With a `random` role (`chance`; the games of a seat rotation sharing its draws) and at
+/// least two complete seat rotations, the duplicate format's paired scores (see
+/// [`rotation_scores`]): each player's mean per deal, over the deals.
+pub(super) fn print_duplicate(
     args: &MatchArgs,
     chance: bool,
     games: &[GameRecord],
