@@ -24,7 +24,7 @@ fn percept_module_equals_the_scalar_reference() {
         };
         let net = random_netlist(seed, &spec);
         let info = validate(&net).expect("valid");
-        let pairs = random_transitions(&net, 11, (25, 10), usize::MAX);
+        let pairs = random_transitions(&net, 11, (200, 10), 400);
         let got = simulate_percepts(&net, &info, &pairs, &dir.join(seed.to_string()))
             .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         let mut scalar = ScalarNet::new(&net);
