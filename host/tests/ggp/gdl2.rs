@@ -3,7 +3,9 @@
 //! `propnet player`, and whole matches with `propnet match` as the GDL-II manager and
 //! two `propnet player` processes, on a GDL-II game and on a GDL-I game.
 
-use super::support::{check_record, json, manager, player, post, root, scratch, shared};
+use super::support::{
+    check_record, json, manager, one_match_args, player, post, root, scratch, shared,
+};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -80,19 +82,7 @@ fn two_player_match(name: &str, game: &Path, extra: &[&str]) -> (Value, [std::pa
     let (_a, pa) = player(&dirs[0], &[]);
     let (_b, pb) = player(&dirs[1], &[]);
     let records = scratch(&format!("{name}-records"));
-    let mut args: Vec<String> = vec![
-        game.display().to_string(),
-        "--players".into(),
-        format!("http://127.0.0.1:{pa},http://127.0.0.1:{pb}"),
-        "--games".into(),
-        "1".into(),
-        "--startclock".into(),
-        "2".into(),
-        "--playclock".into(),
-        "1".into(),
-        "--record-dir".into(),
-        records.display().to_string(),
-    ];
+    let mut args = one_match_args(game, (pa, pb), &records);
     args.extend(extra.iter().map(|s| s.to_string()));
     manager(&args, Duration::from_secs(120));
     let path = std::fs::read_dir(&records)

@@ -4,7 +4,8 @@
 //! is tested in `propnet-ggp` (`tests/late_reply.rs`) and `propnet-mcts`.
 
 use super::support::{
-    check_record, json, manager, manager_output, player, player_with_stderr, post, root, scratch,
+    check_record, json, manager, manager_output, one_match_args, player, player_with_stderr, post,
+    root, scratch,
 };
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -277,19 +278,7 @@ fn item08_moves_with_dotted_capital_i_round_trip_between_manager_and_player() {
     let (_a, pa) = player(&dir.join("log-a"), &[]);
     let (_b, pb) = player(&dir.join("log-b"), &[]);
     let rec_dir = dir.join("records");
-    let args: Vec<String> = vec![
-        game.display().to_string(),
-        "--players".into(),
-        format!("http://127.0.0.1:{pa},http://127.0.0.1:{pb}"),
-        "--games".into(),
-        "1".into(),
-        "--startclock".into(),
-        "2".into(),
-        "--playclock".into(),
-        "1".into(),
-        "--record-dir".into(),
-        rec_dir.display().to_string(),
-    ];
+    let args = one_match_args(&game, (pa, pb), &rec_dir);
     manager(&args, Duration::from_secs(120));
     let recs = records(&rec_dir);
     assert_eq!(recs.len(), 1);

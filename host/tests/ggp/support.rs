@@ -106,6 +106,24 @@ fn every_move(rec: &Value, joint: &Value) -> Vec<String> {
     v
 }
 
+/// The manager's arguments for one match of `game` between the players on ports `pa` and
+/// `pb` (start clock 2 s, play clock 1 s), records written to `records`.
+pub fn one_match_args(game: &Path, (pa, pb): (u16, u16), records: &Path) -> Vec<String> {
+    vec![
+        game.display().to_string(),
+        "--players".into(),
+        format!("http://127.0.0.1:{pa},http://127.0.0.1:{pb}"),
+        "--games".into(),
+        "1".into(),
+        "--startclock".into(),
+        "2".into(),
+        "--playclock".into(),
+        "1".into(),
+        "--record-dir".into(),
+        records.display().to_string(),
+    ]
+}
+
 /// Runs `propnet match` with `args` to completion (at most `limit`), returning stdout.
 pub fn manager(args: &[String], limit: Duration) -> String {
     let (code, out, err) = manager_output(args, limit);
