@@ -72,7 +72,8 @@ fn text_netlist_runs_like_json() {
 
 /// `compile --stats` with `-o` prints the report to standard output: the phase times, the
 /// sizes, the optimization rounds with each pass's time (every pass of the pipeline named
-/// once) and the relations that make the most gates.
+/// once), the relations that make the most gates and hold the most atoms, and where the
+/// grounder's memory went.
 #[test]
 fn compile_stats_name_every_pass_and_relation_sizes() {
     let game = support::tictactoe();
@@ -93,6 +94,17 @@ fn compile_stats_name_every_pass_and_relation_sizes() {
         );
     }
     assert!(o.out.contains("relations by gates"), "{}", o.out);
+    let by_atoms = o.out.split("relations by atoms").nth(1);
+    let by_atoms = by_atoms.unwrap_or_else(|| panic!("no relations by atoms: {}", o.out));
+    // Tic-tac-toe's `next`: 9 squares x 3 marks of `(cell ?m ?n ?x)`, 2 `control`s.
+    assert!(
+        by_atoms.lines().any(|l| l.trim() == "29  next/1"),
+        "{by_atoms}"
+    );
+    let tables = (o.out.lines())
+        .find(|l| l.starts_with("grounding tables at the end: atoms "))
+        .unwrap_or_else(|| panic!("no table line: {}", o.out));
+    assert!(tables.contains(" read by no output, removed)"), "{tables}");
 }
 
 /// `bench --results` refuses, before measuring, a file that is not a results file (a

@@ -107,7 +107,7 @@ fn traces(text: &str, playouts: u64) -> (Vec<String>, Vec<String>, bool) {
     let dropped = report
         .by_relation
         .iter()
-        .any(|r| r.relation == "connection/5");
+        .any(|r| r.relation == "connection/5" && r.gates > 0);
     let opts = TraceOptions {
         game: "visited.kif".into(),
         playouts,

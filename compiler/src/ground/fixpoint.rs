@@ -60,6 +60,22 @@ pub struct Outcome {
     pub reads: Vec<u32>,
 }
 
+/// Bytes held by each of the grounder's tables (from their capacities).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableBytes {
+    /// Ground terms (hash-consed, flat).
+    pub terms: usize,
+    /// Atoms: relation, argument ids and the hash table over them.
+    pub atoms: usize,
+    /// Per relation its atoms in derivation order, and per atom the rule that made it.
+    pub atom_lists: usize,
+    /// Hash indexes over relations' atoms, for joins.
+    pub indexes: usize,
+    /// Calls and answers of static relations computed per call, and the counts of
+    /// distinct values the join planner estimates with.
+    pub on_demand: usize,
+}
+
 impl<'l> Grounder<'l> {
     /// A grounder with nothing derived yet.
     pub fn new(low: &'l Lowered, budget: Budget, cancel: Cancel, progress: Progress<'l>) -> Self {
@@ -86,6 +102,19 @@ impl<'l> Grounder<'l> {
             + self.indexes.iter().map(Index::heap_bytes).sum::<usize>()
             + self.statics.heap_bytes()
             + self.distinct_values.heap_bytes()
+    }
+
+    /// [`Self::used_bytes`] by table.
+    pub fn table_bytes(&self) -> TableBytes {
+        TableBytes {
+            terms: self.store.terms.heap_bytes(),
+            atoms: self.store.atoms.heap_bytes(),
+            atom_lists: self.store.heap_bytes()
+                - self.store.terms.heap_bytes()
+                - self.store.atoms.heap_bytes(),
+            indexes: self.indexes.iter().map(Index::heap_bytes).sum(),
+            on_demand: self.statics.heap_bytes() + self.distinct_values.heap_bytes(),
+        }
     }
 
     /// Entries of the grounder's tables: ground terms, atoms, answers of on-demand calls

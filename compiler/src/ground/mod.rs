@@ -46,6 +46,7 @@ mod unify;
 mod value_origin;
 
 pub use budget::{default_memory, Budget, BudgetKind};
+pub use fixpoint::TableBytes;
 pub use stats::RelationStats;
 
 use crate::gdl::{Game, Program, Span};
@@ -235,9 +236,17 @@ pub struct CompileReport {
     /// Entries of the tables at the end: ground terms, atoms, answers of on-demand calls
     /// and index postings.
     pub table_entries: usize,
+    /// The tables' bytes at the end of building, by table.
+    pub tables: TableBytes,
+    /// Gates of every kind made while building, before those no output reads were
+    /// removed.
+    pub gates_made: usize,
+    /// Of those, the ones no output reads (removed).
+    pub gates_unread: usize,
     /// Size of the netlist built.
     pub stats: NetlistStats,
-    /// Per relation that makes gates or latches: what it contributed, most gates first.
+    /// Per relation that makes gates or latches or holds atoms: what it contributed, most
+    /// gates first.
     pub by_relation: Vec<RelationStats>,
 }
 
@@ -303,7 +312,9 @@ pub fn compile_with_report(
     let table_bytes = g.used_bytes();
     let (mut net, counts) = build::build(&mut g).map_err(cancelled)?;
     let by_relation = stats::by_relation(&g, &net, &counts);
+    let gates_made = net.gates.len();
     propnet_netlist::passes::remove_dead::run(&mut net);
+    let gates_unread = gates_made - net.gates.len();
     // Validated once, by the caller's pipeline (and by the grounder's tests).
     let needed: Vec<_> = low.rel_sccs.iter().flatten().collect();
     let kind_count = |f: &dyn Fn(rules::RelKind) -> bool| {
@@ -327,6 +338,9 @@ pub fn compile_with_report(
         table_bytes: table_bytes.max(g.used_bytes()),
         peak_bytes: g.peak_bytes(),
         table_entries: g.table_entries(),
+        tables: g.table_bytes(),
+        gates_made,
+        gates_unread,
         stats: net.stats(),
         by_relation,
     };

@@ -30,7 +30,8 @@ pub struct RelationStats {
     pub latches: usize,
 }
 
-/// Per-relation statistics of a netlist just built (before dead gates are removed).
+/// Per-relation statistics of a netlist just built (before dead gates are removed): every
+/// relation that made gates or holds atoms, and the latch groups.
 pub fn by_relation(g: &Grounder<'_>, net: &Netlist, counts: &BuildCounts) -> Vec<RelationStats> {
     let low = g.low;
     let mut live = vec![false; net.gates.len()];
@@ -69,7 +70,7 @@ pub fn by_relation(g: &Grounder<'_>, net: &Netlist, counts: &BuildCounts) -> Vec
             out[owner].edges += gate.operands().len();
         }
     }
-    out.retain(|s| s.gates > 0);
+    out.retain(|s| s.gates > 0 || s.atoms > 0);
     out.extend(latch_groups(g));
     out.sort_by(|a, b| (b.gates, b.latches, &a.relation).cmp(&(a.gates, a.latches, &b.relation)));
     out

@@ -156,6 +156,19 @@ fn stats_text(args: &CompileArgs, r: &CompileReport) -> anyhow::Result<String> {
         g.bytes_per_entry(),
         g.table_entries
     )?;
+    let t = &g.tables;
+    let mib = |b: usize| b as f64 / (1 << 20) as f64;
+    writeln!(
+        out,
+        "grounding tables at the end: atoms {:.1} MiB, terms {:.1} MiB, atom lists {:.1} MiB, indexes {:.1} MiB, per-call answers {:.1} MiB; gates made {} ({} read by no output, removed)",
+        mib(t.atoms),
+        mib(t.terms),
+        mib(t.atom_lists),
+        mib(t.indexes),
+        mib(t.on_demand),
+        g.gates_made,
+        g.gates_unread,
+    )?;
     let source = r.source.as_ref();
     writeln!(
         out,
@@ -177,6 +190,15 @@ fn stats_text(args: &CompileArgs, r: &CompileReport) -> anyhow::Result<String> {
             "{:>10} {:>10} {:>10} {:>10}  {}{at}",
             s.gates, s.edges, s.instances, s.atoms, s.relation
         )?;
+    }
+    let mut by_atoms: Vec<_> = g.by_relation.iter().filter(|s| s.latches == 0).collect();
+    by_atoms.sort_by_key(|s| std::cmp::Reverse(s.atoms));
+    writeln!(
+        out,
+        "relations by atoms (the grounder's tables; static relations included):"
+    )?;
+    for s in by_atoms.iter().take(args.top as usize) {
+        writeln!(out, "{:>10}  {}", s.atoms, s.relation)?;
     }
     let mut latches: Vec<_> = g.by_relation.iter().filter(|s| s.latches > 0).collect();
     latches.sort_by_key(|l| std::cmp::Reverse(l.latches));
