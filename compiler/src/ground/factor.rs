@@ -35,24 +35,20 @@ const MAX_SEEN: usize = 1 << 22;
 /// chess-like ones changes).
 const MIN_INSTANCES: usize = 16;
 
-/// The instances of one head atom, and what earlier atoms of the same relation left.
+/// The instances of one head atom.
 #[derive(Default)]
 pub struct Instances {
     /// Per instance: rule index and end of its body in `lits`.
     heads: Vec<(usize, usize)>,
     /// Bodies: sorted literals (`atom << 1 | negated`) without repeats.
     lits: Vec<u32>,
-    /// Hashes of the varying parts (gates of two or more literals) seen so far.
-    seen: FxHashSet<u64>,
 }
 
-impl Instances {
-    /// Forgets the instances held (not the varying parts seen).
-    pub fn clear(&mut self) {
-        self.heads.clear();
-        self.lits.clear();
-    }
+/// Hashes of the varying parts (gates of two or more literals) seen so far in one
+/// relation's atoms, what factoring counts as shared.
+pub type Seen = FxHashSet<u64>;
 
+impl Instances {
     /// Adds an instance of rule `rule` with body `body` (sorted, no repeats); the
     /// instances of one rule must come one after another.
     pub fn push(&mut self, rule: usize, body: &[u32]) {
@@ -60,10 +56,22 @@ impl Instances {
         self.heads.push((rule, self.lits.len()));
     }
 
-    /// The `Or` of the instances as gates (module docs); `lit` makes a literal's gate.
+    /// Every body literal of every instance (`atom << 1 | negated`).
+    pub fn literals(&self) -> &[u32] {
+        &self.lits
+    }
+
+    /// Bytes held on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        16 * self.heads.capacity() + 4 * self.lits.capacity()
+    }
+
+    /// The `Or` of the instances as gates (module docs); `lit` makes a literal's gate,
+    /// `seen` holds the varying parts of the relation's earlier atoms.
     pub fn gate(
-        &mut self,
+        &self,
         gates: &mut Gates,
+        seen: &mut Seen,
         lit: &mut dyn FnMut(&mut Gates, u32) -> GateId,
     ) -> GateId {
         let mut terms: Vec<GateId> = Vec::new();
@@ -79,7 +87,7 @@ impl Instances {
                 start = end;
                 j += 1;
             }
-            rule_terms(gates, &bodies, lit, &mut self.seen, &mut terms);
+            rule_terms(gates, &bodies, lit, seen, &mut terms);
             i = j;
         }
         gates.nary(false, terms)
@@ -211,17 +219,17 @@ mod tests {
     fn head_atoms(gates: &mut Gates, shared: &[u32], n: u32) -> Vec<GateId> {
         let ins = atom_gates(gates, 2 * n + shared.len() as u32 + 2);
         let mut lit = |_: &mut Gates, l: u32| ins[(l >> 1) as usize];
-        let mut insts = Instances::default();
+        let mut seen = Seen::default();
         let mut heads = Vec::new();
         for &s in shared {
-            insts.clear();
+            let mut insts = Instances::default();
             for k in 0..n {
                 let base = 2 * (shared.len() as u32 + 2 * k);
                 let mut body = vec![2 * s, base, base + 2];
                 body.sort_unstable();
                 insts.push(0, &body);
             }
-            heads.push(insts.gate(gates, &mut lit));
+            heads.push(insts.gate(gates, &mut seen, &mut lit));
         }
         heads
     }
@@ -260,7 +268,7 @@ mod tests {
         let mut insts = Instances::default();
         insts.push(0, &[0, 2]);
         insts.push(1, &[4]);
-        let g = insts.gate(&mut gates, &mut lit);
+        let g = insts.gate(&mut gates, &mut Seen::default(), &mut lit);
         let terms = ops(&gates, g);
         assert_eq!(terms.len(), 2);
         assert!(terms.contains(&ins[2]));

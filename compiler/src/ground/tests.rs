@@ -620,3 +620,36 @@ fn king_squares_are_factored_out_of_each_move() {
     assert_eq!(moves.len(), 36, "{moves:?}");
     assert!(!moves.contains(&"(mv 1 2)".to_string()), "{moves:?}");
 }
+
+/// Only the atoms an output needs are built: `pair` has 20 x 20 reachable atoms (a negated
+/// static filter gives its demand no bindings), the rule that reads it keeps those whose
+/// second square is not `small`, and the other pairs' instances are never enumerated
+/// (alexChess's `between/4`: 16.0 M instances, of which the pin rules need 94 k). The
+/// netlist still computes `terminal`.
+#[test]
+fn atoms_no_output_needs_are_not_built() {
+    let sq: String = (1..=20).map(|n| format!("(sq {n}) ")).collect();
+    let small: String = (1..20).map(|n| format!("(small {n}) ")).collect();
+    let p = program(&format!(
+        "(role a) {sq} {small} (init (at 1)) (init (at 2))
+         (<= (pair ?x ?y) (true (at ?x)) (true (at ?y)))
+         (<= (hit ?x) (pair ?x ?y) (not (small ?y)))
+         (<= (legal a (go ?x)) (sq ?x))
+         (<= (next (at ?x)) (does a (go ?x)))
+         (<= (next (at ?x)) (true (at ?x)))
+         (<= terminal (hit ?x)) (goal a 0)"
+    ));
+    let (net, rep) = compiled(&p);
+    let pair = rep.by_relation.iter().find(|r| r.relation == "pair/2");
+    let pair = pair.expect("pair/2 has statistics");
+    assert_eq!(pair.atoms, 400, "every pair is reachable");
+    assert_eq!(pair.instances, 20, "only the pairs (pair ?x 20) are needed");
+    let terminal =
+        |s: &[bool]| eval_gates(&net, s, &vec![false; net.inputs.len()])[net.terminal.index()];
+    let s0 = net.initial_state();
+    assert!(!terminal(&s0));
+    let s1 = step(&net, &s0, &["(go 20)"]);
+    assert!(terminal(&s1), "(hit 20) holds once a piece is on 20");
+    let s2 = step(&net, &s0, &["(go 19)"]);
+    assert!(!terminal(&s2));
+}
