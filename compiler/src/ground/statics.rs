@@ -17,6 +17,9 @@
 //! changes nothing. Static negation is stratified ([`super::rules::lower`] checks it), so
 //! a negated call is always into a lower component, which is completed first. Joins never
 //! nest: a call without answers is recorded as missing, computed, and the join re-run.
+//! Within a pass the goals a solving opens are solved next, depth first, and then the goal
+//! that needed them, so a recursion that calls one level down is solved from the bottom
+//! in one pass, not one level per pass.
 //! A call that a goal of a more general call (bound on part of its bound positions, few
 //! answers) covers reads that goal's answers instead of opening its own; a recursive call
 //! is planned with the bindings its caller has ([`super::call_order`]).
@@ -330,13 +333,32 @@ impl Grounder<'_> {
                 .collect();
             let before = self.statics.goals.len();
             let mut busy = false;
-            for g in goals {
-                if self.statics.stale(g) {
-                    busy |= self.solve(g)?;
+            // Depth first: the goals a solving opens are solved next, then the goal
+            // that needed them again, so a chain of recursive calls (`absDiff(x, _, z)`
+            // calls `absDiff(x - 1, _, z - 1)`) is solved from its end in one pass
+            // instead of one level per pass over every open goal.
+            let mut stack: Vec<u32> = goals.into_iter().rev().collect();
+            while let Some(g) = stack.pop() {
+                if !self.statics.stale(g) {
+                    continue;
                 }
+                let opened = self.statics.goals.len();
+                busy |= self.solve(g)?;
                 if self.statics.cap.is_some_and(|c| self.statics.answers > c) {
                     self.statics.open.clear();
                     return Ok(false);
+                }
+                let fresh = opened as u32..self.statics.goals.len() as u32;
+                let comp_of = |n: u32| self.statics.goals[n as usize].comp;
+                if fresh.clone().any(|n| comp_of(n) < c) {
+                    break; // a lower component's goals come first
+                }
+                if !fresh.is_empty() {
+                    stack.push(g);
+                    stack.extend(fresh.rev());
+                }
+                if self.meter.late() {
+                    break;
                 }
             }
             if !busy && self.statics.goals.len() == before {
