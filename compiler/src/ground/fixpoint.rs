@@ -193,6 +193,19 @@ impl<'l> Grounder<'l> {
         id
     }
 
+    /// Empties the indexes over dynamic and demand relations, once every reachable atom
+    /// is known: the joins that built them are done, and building the netlist rebuilds
+    /// only those its plans use ([`Self::index_id`] catches an index up when a plan is
+    /// made). Indexes over static relations stay: plans of on-demand calls keep their
+    /// ids.
+    pub fn drop_dynamic_indexes(&mut self) {
+        for (ix, spec) in self.indexes.iter_mut().zip(&self.index_specs) {
+            if !self.kind[spec.rel.0 as usize].is_static() {
+                ix.clear();
+            }
+        }
+    }
+
     /// Empties the indexes over `rels` (after their atoms were rolled back).
     pub fn clear_indexes(&mut self, rels: &[RelId]) {
         for (ix, spec) in self.indexes.iter_mut().zip(&self.index_specs) {

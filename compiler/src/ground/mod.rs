@@ -307,6 +307,7 @@ pub fn compile_with_report(
     };
     let mut g = fixpoint::Grounder::new(&low, opts.budget.clone(), opts.cancel.clone(), progress);
     g.saturate().map_err(cancelled)?;
+    g.drop_dynamic_indexes();
     let ground_time = t0.elapsed();
     let t1 = Instant::now();
     let table_bytes = g.used_bytes();

@@ -5,7 +5,7 @@
 //! per atom: atoms, index keys and postings all live in shared vectors.
 
 use crate::gdl::{RelId, Sym};
-use crate::intern::Tuples;
+use crate::intern::{grow, Tuples};
 use crate::terms::{TermArena, TermId, TermRef};
 
 /// Handle of a ground atom in an [`AtomArena`].
@@ -161,9 +161,13 @@ impl Index {
     fn push(&mut self, key: &[u32], a: AtomId) {
         let (k, new) = self.keys.intern(0, key);
         let p = self.atom.len() as u32;
+        grow(&mut self.atom, 1);
+        grow(&mut self.next, 1);
         self.atom.push(a);
         self.next.push(END);
         if new {
+            grow(&mut self.first, 1);
+            grow(&mut self.last, 1);
             self.first.push(p);
             self.last.push(p);
         } else {
@@ -241,8 +245,10 @@ impl Store {
         if new {
             let list = &mut self.rel_atoms[rel.0 as usize];
             let before = list.capacity();
+            grow(list, 1);
             list.push(id);
             self.rel_capacity += list.capacity() - before;
+            grow(&mut self.origin, 1);
             self.origin.push(rule as u32);
         }
         (id, new)
