@@ -13,9 +13,10 @@ pub struct Tuples {
     /// `starts[i]..starts[i + 1]` are the items of tuple `i`.
     starts: Vec<u32>,
     items: Vec<u32>,
-    /// Entries `check << 32 | id`: `check` is the upper half of the tuple's hash, kept so
-    /// that growing the table and most failed comparisons never touch the items.
-    table: HashTable<u64>,
+    /// Tuple ids (5 bytes a slot with the control byte). Growing the table hashes the
+    /// stored tuples again instead of keeping each hash: a third less memory for the
+    /// largest table of a grounding, the atoms'.
+    table: HashTable<u32>,
 }
 
 impl Default for Tuples {
@@ -29,15 +30,20 @@ impl Default for Tuples {
     }
 }
 
-/// The check half of a tuple's hash.
-fn check_of(tag: u32, items: &[u32]) -> u32 {
+/// The hash of a tuple.
+fn hash_of(tag: u32, items: &[u32]) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
     h.write_u32(tag);
     h.write_usize(items.len());
     for &i in items {
         h.write_u32(i);
     }
-    (h.finish() >> 32) as u32
+    h.finish()
+}
+
+/// The items of tuple `i` in the flat arrays.
+fn items_at<'a>(starts: &[u32], all: &'a [u32], i: usize) -> &'a [u32] {
+    &all[starts[i] as usize..starts[i + 1] as usize]
 }
 
 /// Makes room for `n` more items in `v`, growing it by a quarter (not doubling, as
@@ -49,11 +55,6 @@ pub fn grow<T>(v: &mut Vec<T>, n: usize) {
     }
 }
 
-/// The table hash of an entry with check `c` (spread over 64 bits).
-fn spread(c: u32) -> u64 {
-    u64::from(c).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
-
 impl Tuples {
     /// The id of `(tag, items)`, and whether it is new.
     ///
@@ -61,21 +62,19 @@ impl Tuples {
     /// When the store would exceed `u32::MAX` tuples or items (callers bound their work
     /// far below that).
     pub fn intern(&mut self, tag: u32, items: &[u32]) -> (u32, bool) {
-        let check = check_of(tag, items);
+        let hash = hash_of(tag, items);
         let Tuples {
             tags,
             starts,
             items: all,
             table,
         } = self;
-        let eq = |&e: &u64| {
-            let i = e as u32 as usize;
-            (e >> 32) as u32 == check
-                && tags[i] == tag
-                && &all[starts[i] as usize..starts[i + 1] as usize] == items
+        let eq = |&i: &u32| {
+            let i = i as usize;
+            tags[i] == tag && items_at(starts, all, i) == items
         };
-        if let Some(&e) = table.find(spread(check), eq) {
-            return (e as u32, false);
+        if let Some(&id) = table.find(hash, eq) {
+            return (id, false);
         }
         let id = u32::try_from(tags.len()).expect("fewer than 2^32 tuples");
         grow(tags, 1);
@@ -84,20 +83,18 @@ impl Tuples {
         tags.push(tag);
         all.extend_from_slice(items);
         starts.push(u32::try_from(all.len()).expect("fewer than 2^32 tuple items"));
-        let entry = u64::from(check) << 32 | u64::from(id);
-        table.insert_unique(spread(check), entry, |&e| spread((e >> 32) as u32));
+        let rehash = |&i: &u32| hash_of(tags[i as usize], items_at(starts, all, i as usize));
+        table.insert_unique(hash, id, rehash);
         (id, true)
     }
 
     /// The id of `(tag, items)` if it is stored.
     pub fn find(&self, tag: u32, items: &[u32]) -> Option<u32> {
-        let check = check_of(tag, items);
         self.table
-            .find(spread(check), |&e| {
-                let id = e as u32;
-                (e >> 32) as u32 == check && self.tag(id) == tag && self.items(id) == items
+            .find(hash_of(tag, items), |&id| {
+                self.tag(id) == tag && self.items(id) == items
             })
-            .map(|&e| e as u32)
+            .copied()
     }
 
     /// The tag of tuple `id`.
@@ -132,7 +129,7 @@ impl Tuples {
             items,
             table,
         } = self;
-        table.retain(|&mut e| (e as u32 as usize) < len);
+        table.retain(|&mut id| (id as usize) < len);
         tags.truncate(len);
         starts.truncate(len + 1);
         items.truncate(starts[len] as usize);
@@ -141,7 +138,7 @@ impl Tuples {
     /// Bytes held on the heap (capacity, not length).
     pub fn heap_bytes(&self) -> usize {
         4 * (self.tags.capacity() + self.starts.capacity() + self.items.capacity())
-            + self.table.capacity() * (8 + 1)
+            + self.table.capacity() * (4 + 1)
     }
 }
 
