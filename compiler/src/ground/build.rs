@@ -40,7 +40,6 @@ use crate::terms::TermRef;
 use propnet_netlist::{
     Gate, GateId, Goal, Input, InputId, Latch, LatchId, Legal, Netlist, Percept, Role, RoleId,
 };
-use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 
 mod needed;
@@ -77,7 +76,7 @@ struct Builder<'g, 'l> {
     /// each is cyclic.
     comps: Vec<(Vec<u32>, bool)>,
     /// Per relation: the varying parts factoring has seen in its atoms.
-    seen: FxHashMap<u32, Seen>,
+    seen: Vec<Seen>,
     /// Per relation: whether progress has named it.
     reported: Vec<bool>,
     /// Atoms built so far (the budget is checked every 1024).
@@ -114,7 +113,7 @@ pub fn build(g: &mut Grounder<'_>) -> Result<(Netlist, BuildCounts), GroundError
         plans: HeadPlans::default(),
         comp_of: vec![NONE; nrels],
         comps: Vec::new(),
-        seen: FxHashMap::default(),
+        seen: (0..nrels).map(|_| Seen::default()).collect(),
         reported: vec![false; nrels],
         built: 0,
     };

@@ -76,6 +76,13 @@ pub struct TableBytes {
     pub on_demand: usize,
 }
 
+impl TableBytes {
+    /// All the tables together.
+    pub fn total(&self) -> usize {
+        self.terms + self.atoms + self.atom_lists + self.indexes + self.on_demand
+    }
+}
+
 impl<'l> Grounder<'l> {
     /// A grounder with nothing derived yet.
     pub fn new(low: &'l Lowered, budget: Budget, cancel: Cancel, progress: Progress<'l>) -> Self {
@@ -98,10 +105,7 @@ impl<'l> Grounder<'l> {
 
     /// Bytes held by the grounder's tables.
     pub fn used_bytes(&self) -> usize {
-        self.store.heap_bytes()
-            + self.indexes.iter().map(Index::heap_bytes).sum::<usize>()
-            + self.statics.heap_bytes()
-            + self.distinct_values.heap_bytes()
+        self.table_bytes().total()
     }
 
     /// [`Self::used_bytes`] by table.
@@ -109,9 +113,7 @@ impl<'l> Grounder<'l> {
         TableBytes {
             terms: self.store.terms.heap_bytes(),
             atoms: self.store.atoms.heap_bytes(),
-            atom_lists: self.store.heap_bytes()
-                - self.store.terms.heap_bytes()
-                - self.store.atoms.heap_bytes(),
+            atom_lists: self.store.lists_bytes(),
             indexes: self.indexes.iter().map(Index::heap_bytes).sum(),
             on_demand: self.statics.heap_bytes() + self.distinct_values.heap_bytes(),
         }

@@ -277,8 +277,11 @@ impl Store {
 
     /// Bytes held on the heap.
     pub fn heap_bytes(&self) -> usize {
-        self.terms.heap_bytes()
-            + self.atoms.heap_bytes()
-            + 4 * (self.origin.capacity() + self.rel_capacity)
+        self.terms.heap_bytes() + self.atoms.heap_bytes() + self.lists_bytes()
+    }
+
+    /// Bytes held by the per-relation atom lists and the per-atom origins.
+    pub fn lists_bytes(&self) -> usize {
+        4 * (self.origin.capacity() + self.rel_capacity)
     }
 }

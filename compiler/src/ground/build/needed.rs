@@ -98,7 +98,7 @@ impl Builder<'_, '_> {
             ..
         } = self;
         gates.tag = rel.0;
-        let seen = seen.entry(rel.0).or_default();
+        let seen = &mut seen[rel.0 as usize];
         let gate = frame
             .insts
             .gate(gates, seen, &mut |gates, l| lit_gate(gates, gate_of, l));
