@@ -45,7 +45,7 @@ mod workers;
 
 pub use params::{Budget, MctsParams};
 pub use search::{MoveReport, Search, SearchResult};
-pub use tree::{MoveStats, Node, NodeId, Tree};
+pub use tree::{Children, MoveStats, Node, NodeId, Tree};
 
 #[cfg(test)]
 mod tests;

@@ -70,7 +70,7 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
             } else {
                 let mut key = moves.to_vec();
                 key[mover] = best as u32;
-                let other = node.children[key.as_slice()];
+                let other = (node.child(&key)).expect("a proven move's child is in the tree");
                 self.proven_value(other)
             };
             self.tree.node_mut(id).exact = Some(proven);

@@ -187,11 +187,10 @@ fn big_tree(n: usize) -> tree::Tree<Tracked, u32> {
     for _ in 1..n {
         t.push(leaf());
     }
-    t.nodes[0].children.insert(vec![0].into(), tree::NodeId(1));
-    t.nodes[0].children.insert(vec![1].into(), tree::NodeId(2));
+    t.nodes[0].add_child(&[0], tree::NodeId(1));
+    t.nodes[0].add_child(&[1], tree::NodeId(2));
     for i in 3..n {
-        let key: Box<[u32]> = vec![i as u32].into();
-        t.nodes[2].children.insert(key, tree::NodeId(i as u32));
+        t.nodes[2].add_child(&[i as u32], tree::NodeId(i as u32));
     }
     t
 }
@@ -255,14 +254,12 @@ fn run_on_reuses_the_subtree_of_the_position_reached() {
         .node(t.root())
         .children
         .values()
-        .copied()
         .max_by_key(|&c| t.node(c).visits);
     let mine = mine.unwrap();
     let reply = t
         .node(mine)
         .children
         .values()
-        .copied()
         .max_by_key(|&c| t.node(c).visits);
     let reply = reply.expect("the tree holds replies to its best move");
     let (state, visits) = (t.node(reply).state.clone(), t.node(reply).visits);
@@ -276,8 +273,8 @@ fn run_on_reuses_the_subtree_of_the_position_reached() {
     assert_eq!(t.node(t.root()).state, state);
     assert_eq!(t.node(t.root()).visits, visits + 100, "old visits kept");
     // a position three joint moves on is beyond depth 2 from this root
-    let far = t.node(t.root()).children.values().next().copied().unwrap();
-    let far = t.node(far).children.values().next().copied();
+    let far = t.node(t.root()).children.values().next().unwrap();
+    let far = t.node(far).children.values().next();
     let far = far.map(|c| t.node(c).state.clone()).unwrap();
     let legal = m.legal_moves(&far);
     let farther = m.next_state(&far, &[legal[0][0], legal[1][0]]);
@@ -288,4 +285,115 @@ fn run_on_reuses_the_subtree_of_the_position_reached() {
     let t = s.tree();
     assert_eq!(t.node(t.root()).state, farther);
     assert!(t.nodes.len() <= 11, "a fresh tree: {} nodes", t.nodes.len());
+}
+
+/// Two rounds of a simultaneous pick of 0, 1 or 2; `a` scores when the last picks match.
+const PICKS: &str = "(role a) (role b) (init (round 0)) (succ 0 1) (succ 1 2)
+(num 0) (num 1) (num 2)
+(<= (legal ?r (pick ?n)) (role ?r) (num ?n))
+(<= (next (round ?y)) (true (round ?x)) (succ ?x ?y))
+(<= (next (picked ?r ?n)) (does ?r (pick ?n)))
+(<= same (true (picked a ?n)) (true (picked b ?n)))
+(<= terminal (true (round 2)))
+(<= (goal a 100) same) (<= (goal a 0) (not same))
+(<= (goal b 0) same) (<= (goal b 100) (not same))";
+
+/// Every edge of `t` leads to the state its joint move gives, and every node but the
+/// root has exactly one parent (a joint move reached twice in one batch made one child).
+fn assert_edges_sound(net: &propnet_netlist::Netlist, t: &Tree) {
+    let m = NetMachine::new(net);
+    let mut parents = vec![0u32; t.nodes.len()];
+    for n in &t.nodes {
+        let mut found = 0;
+        let counts: Vec<usize> = n.legal.iter().map(Vec::len).collect();
+        let joints: usize = counts.iter().product();
+        for mut k in 0..joints {
+            let moves: Vec<u32> = counts
+                .iter()
+                .map(|&c| {
+                    let i = k % c;
+                    k /= c;
+                    i as u32
+                })
+                .collect();
+            let Some(c) = n.child(&moves) else { continue };
+            let joint: Vec<_> = (moves.iter().enumerate())
+                .map(|(r, &i)| n.legal[r][i as usize])
+                .collect();
+            assert_eq!(t.node(c).state, m.next_state(&n.state, &joint));
+            parents[c.index()] += 1;
+            found += 1;
+        }
+        assert_eq!(
+            found,
+            n.children.len(),
+            "every child is keyed by a joint move"
+        );
+    }
+    assert_eq!(parents[0], 0);
+    assert!(parents[1..].iter().all(|&p| p == 1), "one parent each");
+}
+
+#[test]
+fn children_created_in_batches_are_sound_and_never_duplicated() {
+    let game = gdl::parse_source("picks.kif", PICKS.as_bytes()).unwrap();
+    let (picks, _) = propnet_runtime::pipeline::compile_game(
+        &game,
+        std::time::Duration::ZERO,
+        &Default::default(),
+    )
+    .unwrap();
+    for net in [
+        propnet_runtime::fixtures::tictactoe(),
+        picks.netlist().clone(),
+    ] {
+        for leaves in [1, 8, 64] {
+            let mut b = ReferenceBackend::new(net.clone());
+            let mut model = NetMachine::with_backend(&net, &mut b);
+            let p = MctsParams {
+                leaves_per_batch: leaves,
+                ..params()
+            };
+            let mut s = Search::for_machine(p);
+            let res = s
+                .run_machine(&mut model, &net.initial_state(), Budget::Iterations(300))
+                .unwrap();
+            assert_eq!(res.iterations, 300);
+            assert!(s.tree().nodes.len() > 10);
+            assert_edges_sound(&net, s.tree());
+        }
+    }
+}
+
+/// A netlist machine evaluates a batch of children in lanes: the same states and views as
+/// one child at a time, across more than one pass of 64 lanes.
+#[test]
+fn batched_children_equal_one_at_a_time() {
+    let net = propnet_runtime::fixtures::connect_four();
+    let mut nm = NetMachine::new(&net);
+    let mut states = vec![net.initial_state()];
+    let mut pairs = Vec::new();
+    while pairs.len() < 150 {
+        let s = states[pairs.len() / 7].clone();
+        let v = GameMachine::view(&mut nm, &s).unwrap();
+        if v.ends() {
+            states.push(net.initial_state());
+            continue;
+        }
+        for &m in &v.legal[0] {
+            let joint = vec![m, v.legal[1][0]];
+            let next = GameMachine::next_state(&mut nm, &s, &joint).unwrap();
+            states.push(next);
+            pairs.push((s.clone(), joint));
+        }
+    }
+    let refs: Vec<(&Vec<bool>, &[propnet_netlist::InputId])> =
+        pairs.iter().map(|(s, j)| (s, j.as_slice())).collect();
+    let batched = nm.expand(&refs).unwrap();
+    assert_eq!(batched.len(), pairs.len());
+    for ((s, joint), (next, view)) in pairs.iter().zip(&batched) {
+        let want = GameMachine::next_state(&mut nm, s, joint).unwrap();
+        assert_eq!(next, &want);
+        assert_eq!(view, &GameMachine::view(&mut nm, &want).unwrap());
+    }
 }

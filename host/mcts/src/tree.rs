@@ -64,9 +64,108 @@ pub struct Node<S = State, M = InputId> {
     pub visits: u32,
     /// Pending virtual-loss visits.
     pub virtual_visits: u32,
-    /// Children by joint move (per-role move index into `legal`); looked up by a slice,
-    /// so selection allocates nothing until it creates a child.
-    pub children: FxHashMap<Box<[u32]>, NodeId>,
+    /// Children by joint move (per-role move index into `legal`).
+    pub children: Children,
+}
+
+/// The children of a node by joint move, given as per-role move indices. A joint move is
+/// numbered in mixed radix (role `r`'s index times the product of the earlier roles' move
+/// counts; in a turn-taking game, the mover's index): a node of at most [`DENSE`] joint
+/// moves keeps its children in an array by that number (one read per lookup, no hashing),
+/// a larger one in a hash map by number; where the joint moves outnumber `u64` (a dozen
+/// roles of hundreds of moves) the indices themselves are the key.
+#[derive(Clone, Debug, Default)]
+pub struct Children {
+    /// By number, [`NONE`] where no child was created; allocated with the first child.
+    dense: Vec<u32>,
+    by_number: FxHashMap<u64, NodeId>,
+    wide: FxHashMap<Box<[u32]>, NodeId>,
+}
+
+/// Most joint moves of a node whose children are kept in an array.
+pub const DENSE: u64 = 256;
+
+/// An empty slot of [`Children`]'s array.
+const NONE: u32 = u32::MAX;
+
+impl Children {
+    /// The child of joint move `moves` (one index per role, role `r`'s below `counts[r]`).
+    pub fn get(&self, counts: impl Iterator<Item = usize>, moves: &[u32]) -> Option<NodeId> {
+        match number(counts, moves) {
+            Some((k, n)) if n <= DENSE => match self.dense.get(k as usize) {
+                Some(&c) if c != NONE => Some(NodeId(c)),
+                _ => None,
+            },
+            Some((k, _)) => self.by_number.get(&k).copied(),
+            None => self.wide.get(moves).copied(),
+        }
+    }
+
+    /// Records `child` as the child of joint move `moves`.
+    pub fn insert(&mut self, counts: impl Iterator<Item = usize>, moves: &[u32], child: NodeId) {
+        match number(counts, moves) {
+            Some((k, n)) if n <= DENSE => {
+                if self.dense.is_empty() {
+                    self.dense = vec![NONE; n as usize];
+                }
+                self.dense[k as usize] = child.0;
+            }
+            Some((k, _)) => {
+                self.by_number.insert(k, child);
+            }
+            None => {
+                self.wide.insert(moves.into(), child);
+            }
+        }
+    }
+
+    /// The children, in no particular order.
+    pub fn values(&self) -> impl Iterator<Item = NodeId> + '_ {
+        let dense = self
+            .dense
+            .iter()
+            .filter(|&&c| c != NONE)
+            .map(|&c| NodeId(c));
+        dense
+            .chain(self.by_number.values().copied())
+            .chain(self.wide.values().copied())
+    }
+
+    /// Renumbers every child through `f`.
+    pub fn renumber(&mut self, mut f: impl FnMut(NodeId) -> NodeId) {
+        for c in self.dense.iter_mut().filter(|c| **c != NONE) {
+            *c = f(NodeId(*c)).0;
+        }
+        for c in self.by_number.values_mut().chain(self.wide.values_mut()) {
+            *c = f(*c);
+        }
+    }
+
+    /// Number of children.
+    pub fn len(&self) -> usize {
+        self.values().count()
+    }
+
+    /// True when the node has no child yet.
+    pub fn is_empty(&self) -> bool {
+        self.values().next().is_none()
+    }
+}
+
+/// The mixed-radix number of joint move `moves` over move counts `counts`, and the number
+/// of joint moves; `None` when these outnumber `u64` (or an index is out of its range:
+/// such a key is kept as it is).
+fn number(counts: impl Iterator<Item = usize>, moves: &[u32]) -> Option<(u64, u64)> {
+    let mut key = 0u64;
+    let mut stride = 1u64;
+    for (n, &m) in counts.zip(moves) {
+        if m as usize >= n {
+            return None;
+        }
+        key = key.checked_add(stride.checked_mul(u64::from(m))?)?;
+        stride = stride.checked_mul(n as u64)?;
+    }
+    Some((key, stride))
 }
 
 impl Node {
@@ -101,7 +200,7 @@ impl<S, M> Node<S, M> {
             stats: vec![MoveStats::default(); total],
             visits: 0,
             virtual_visits: 0,
-            children: FxHashMap::default(),
+            children: Children::default(),
         }
     }
 
@@ -130,6 +229,17 @@ impl<S, M> Node<S, M> {
             (Some(r), None) => Some(r),
             (Some(_), Some(_)) => None,
         }
+    }
+
+    /// The child reached by joint move `moves` (per-role indices into `legal`), if created.
+    pub fn child(&self, moves: &[u32]) -> Option<NodeId> {
+        self.children.get(self.legal.iter().map(Vec::len), moves)
+    }
+
+    /// Records `child` as the node reached by joint move `moves`.
+    pub fn add_child(&mut self, moves: &[u32], child: NodeId) {
+        let counts = self.legal.iter().map(Vec::len);
+        self.children.insert(counts, moves, child);
     }
 
     pub(crate) fn stat_mut(&mut self, role: usize, m: u32) -> &mut MoveStats {
@@ -204,7 +314,7 @@ impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
         while i < order.len() {
             let id = order[i];
             if let Some(n) = &old[id.index()] {
-                for &c in n.children.values() {
+                for c in n.children.values() {
                     if let std::collections::hash_map::Entry::Vacant(e) = new_id.entry(c) {
                         e.insert(NodeId(order.len() as u32));
                         order.push(c);
@@ -215,9 +325,7 @@ impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
         }
         for id in order {
             if let Some(mut n) = old[id.index()].take() {
-                for c in n.children.values_mut() {
-                    *c = new_id[c];
-                }
+                n.children.renumber(|c| new_id[&c]);
                 self.nodes.push(n);
             }
         }
@@ -246,7 +354,7 @@ impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
             }
             level = level
                 .iter()
-                .flat_map(|&id| self.node(id).children.values().copied())
+                .flat_map(|&id| self.node(id).children.values())
                 .collect();
         }
         None
@@ -255,7 +363,7 @@ impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
     /// The child of the root reached by `joint` (one move per role), if the tree has it.
     pub fn root_child(&self, joint: &[M]) -> Option<NodeId> {
         let root = self.nodes.first()?;
-        let key: Option<Box<[u32]>> = joint
+        let key: Option<Vec<u32>> = joint
             .iter()
             .enumerate()
             .map(|(r, m)| {
@@ -263,7 +371,7 @@ impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
                 ms.iter().position(|x| x == m).map(|i| i as u32)
             })
             .collect();
-        root.children.get(&key?).copied()
+        root.child(&key?)
     }
 }
 

@@ -13,6 +13,7 @@ use super::params::MctsParams;
 use super::tree::{Node, NodeId, Tree};
 use propnet_netlist::rng::{choose, key, threefry2x32_20};
 use propnet_runtime::machine::{GameMachine, MachineError};
+use rustc_hash::FxHashMap;
 
 /// Key offset separating tree-policy draws from rollout draws of the same seed.
 const TREE_KEY: u64 = 0x7265_655f_7563_7421;
@@ -24,8 +25,30 @@ pub(crate) struct Leaf {
     path: Vec<NodeId>,
     /// The chosen move index of every role at each node of `path`, `roles` per node.
     moves: Vec<u32>,
-    /// The selected node.
+    /// The selected node (once created, when `new_child` was set).
     pub node: NodeId,
+    /// While the leaf is a child not created yet: its number in the batch's
+    /// [`NewChildren`].
+    pub new_child: Option<u32>,
+}
+
+/// The children a batch of descents asked for, not created yet: their parent and joint
+/// move, numbered in order.
+#[derive(Debug)]
+pub(crate) struct NewChildren<M> {
+    /// Parent, per-role move indices and joint move (one move per role) of each new child.
+    parents: Vec<(NodeId, Box<[u32]>, Vec<M>)>,
+    /// Number of each `(parent, per-role move indices)` asked for.
+    index: FxHashMap<(NodeId, Box<[u32]>), u32>,
+}
+
+impl<M> Default for NewChildren<M> {
+    fn default() -> Self {
+        Self {
+            parents: Vec::new(),
+            index: FxHashMap::default(),
+        }
+    }
 }
 
 impl Leaf {
@@ -108,16 +131,12 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
         first as u32
     }
 
-    /// Descends from the root by decoupled UCB1, creating at most one new node (evaluated
-    /// on `model`).
-    ///
-    /// # Errors
-    /// The model's error evaluating the new node.
-    pub fn select<G: GameMachine<State = S, Move = M> + ?Sized>(
-        &mut self,
-        params: &MctsParams,
-        model: &mut G,
-    ) -> Result<Leaf, MachineError> {
+    /// Descends from the root by decoupled UCB1 to a leaf: a node of the tree, or the
+    /// child of a joint move not created yet. Such a child is numbered in `batch` (the
+    /// same joint move reached twice in one batch is one child) and created by
+    /// [`Core::create`] once the batch's descents are done, so that the children of a batch
+    /// are evaluated together ([`GameMachine::expand`]).
+    pub fn descend(&mut self, params: &MctsParams, batch: &mut NewChildren<M>) -> Leaf {
         let mut leaf = Leaf::default();
         let mut id = self.tree.root();
         let mut chosen: Vec<u32> = Vec::new();
@@ -127,7 +146,7 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
                 || (id != self.tree.root() && n.visits + n.virtual_visits < params.expand_threshold)
             {
                 leaf.node = id;
-                return Ok(leaf);
+                return leaf;
             }
             let roles = n.legal.len();
             chosen.clear();
@@ -136,42 +155,80 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
                 chosen.push(m);
             }
             let n = self.tree.node(id);
-            if let Some(&child) = n.children.get(chosen.as_slice()) {
+            if let Some(child) = n.child(&chosen) {
                 leaf.path.push(id);
                 leaf.moves.extend_from_slice(&chosen);
                 id = child;
                 continue;
             }
-            if self.tree.nodes.len() >= params.max_nodes {
-                leaf.node = id;
-                return Ok(leaf);
-            }
-            let joint: Vec<M> = chosen
-                .iter()
-                .enumerate()
-                .map(|(r, &m)| n.legal[r][m as usize])
-                .collect();
-            let state = model.next_state(&n.state, &joint)?;
-            let view = model.view(&state)?;
-            let child = self.tree.push(Node::from_view(state, view));
-            self.tree
-                .node_mut(id)
-                .children
-                .insert(chosen.as_slice().into(), child);
+            let key = (id, chosen.as_slice().into());
+            let k = match batch.index.get(&key) {
+                Some(&k) => k,
+                None if self.tree.nodes.len() + batch.parents.len() >= params.max_nodes => {
+                    leaf.node = id;
+                    return leaf;
+                }
+                None => {
+                    let joint = chosen.iter().enumerate();
+                    let joint = joint.map(|(r, &m)| n.legal[r][m as usize]).collect();
+                    let k = batch.parents.len() as u32;
+                    batch.parents.push((id, key.1.clone(), joint));
+                    batch.index.insert(key, k);
+                    k
+                }
+            };
             leaf.path.push(id);
             leaf.moves.extend_from_slice(&chosen);
-            leaf.node = child;
-            return Ok(leaf);
+            leaf.new_child = Some(k);
+            return leaf;
         }
     }
 
+    /// Creates the children numbered in `batch`, evaluated in one call of `model`; returns
+    /// their ids by number. `batch` is left empty.
+    ///
+    /// # Errors
+    /// The model's error (no child is created then).
+    pub fn create<G: GameMachine<State = S, Move = M> + ?Sized>(
+        &mut self,
+        model: &mut G,
+        batch: &mut NewChildren<M>,
+    ) -> Result<Vec<NodeId>, MachineError> {
+        batch.index.clear();
+        if batch.parents.is_empty() {
+            return Ok(Vec::new());
+        }
+        let pairs: Vec<(&S, &[M])> = (batch.parents.iter())
+            .map(|(p, _, joint)| (&self.tree.node(*p).state, joint.as_slice()))
+            .collect();
+        let evaluated = model.expand(&pairs);
+        let parents = std::mem::take(&mut batch.parents);
+        let mut ids = Vec::with_capacity(parents.len());
+        for ((parent, moves, _), (state, view)) in parents.into_iter().zip(evaluated?) {
+            let child = self.tree.push(Node::from_view(state, view));
+            self.tree.node_mut(parent).add_child(&moves, child);
+            ids.push(child);
+        }
+        Ok(ids)
+    }
+
     /// Adds (`add`) or removes the virtual loss of `leaf` along its path.
+    /// A leaf whose node is not created yet has it on its path only.
     pub fn virtual_loss(&mut self, params: &MctsParams, leaf: &Leaf, add: bool) {
         let vl = params.virtual_loss;
         for (id, moves) in leaf.steps() {
             self.tree.node_mut(id).virtual_loss(moves, vl, add);
         }
-        self.tree.node_mut(leaf.node).virtual_loss(&[], vl, add);
+        if leaf.new_child.is_none() {
+            self.tree.node_mut(leaf.node).virtual_loss(&[], vl, add);
+        }
+    }
+
+    /// Adds (`add`) or removes the virtual loss of node `id` itself (not its path).
+    pub fn node_virtual_loss(&mut self, params: &MctsParams, id: NodeId, add: bool) {
+        self.tree
+            .node_mut(id)
+            .virtual_loss(&[], params.virtual_loss, add);
     }
 
     /// Records one visit with per-role `rewards` (0..1) along `leaf`'s path, first removing

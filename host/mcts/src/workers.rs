@@ -4,7 +4,7 @@
 
 use super::params::{Budget, MctsParams};
 use super::tree::{NodeId, Tree};
-use super::walk::{Core, Leaf};
+use super::walk::{Core, Leaf, NewChildren};
 use propnet_runtime::machine::{GameMachine, MachineError, RolloutBatch};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -158,8 +158,9 @@ where
 }
 
 /// Selects `count` leaves under virtual loss (leaves that end the game are back-propagated
-/// at once); returns the rollout jobs of the others, whose leaves go to `pending`, or
-/// `None` when the root's value is exact (nothing left to search).
+/// at once), creating the new nodes they reach in one evaluation; returns the rollout jobs
+/// of the others, whose leaves go to `pending`, or `None` when the root's value is exact
+/// (nothing left to search).
 fn select_batch<S, M, G>(
     core: &Mutex<&mut Core<S, M>>,
     params: &MctsParams,
@@ -174,24 +175,45 @@ where
     G: GameMachine<State = S, Move = M> + ?Sized,
 {
     let per_leaf = params.playouts_per_leaf.max(1);
-    let mut jobs = Vec::with_capacity(count as usize);
     let mut c = lock(core);
     if c.tree.node(NodeId(0)).exact.is_some() {
         return Ok(None);
     }
+    let mut batch = NewChildren::default();
+    let mut leaves = Vec::with_capacity(count as usize);
     for _ in 0..count {
-        let leaf = c.select(params, model)?;
+        let leaf = c.descend(params, &mut batch);
         totals.iterations += 1;
-        if let Some(r) = c.tree.node(leaf.node).exact.clone() {
-            c.backpropagate(params, &leaf, &r, false);
-            continue;
+        if leaf.new_child.is_none() {
+            if let Some(r) = c.tree.node(leaf.node).exact.clone() {
+                c.backpropagate(params, &leaf, &r, false);
+                continue;
+            }
         }
         c.virtual_loss(params, &leaf, true);
-        jobs.push((
-            c.tree.node(leaf.node).state.clone(),
-            c.next_playout,
-            per_leaf,
-        ));
+        leaves.push(leaf);
+    }
+    let created = match c.create(model, &mut batch) {
+        Ok(ids) => ids,
+        Err(e) => {
+            for leaf in &leaves {
+                c.virtual_loss(params, leaf, false);
+            }
+            return Err(e);
+        }
+    };
+    let mut jobs = Vec::with_capacity(leaves.len());
+    for mut leaf in leaves {
+        if let Some(k) = leaf.new_child.take() {
+            leaf.node = created[k as usize];
+            c.node_virtual_loss(params, leaf.node, true);
+            if let Some(r) = c.tree.node(leaf.node).exact.clone() {
+                c.backpropagate(params, &leaf, &r, true);
+                continue;
+            }
+        }
+        let start = c.tree.node(leaf.node).state.clone();
+        jobs.push((start, c.next_playout, per_leaf));
         c.next_playout = c.next_playout.wrapping_add(per_leaf);
         pending.push(leaf);
     }

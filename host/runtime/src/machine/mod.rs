@@ -90,6 +90,26 @@ pub trait GameMachine {
         state: &Self::State,
         joint: &[Self::Move],
     ) -> Result<Self::State, MachineError>;
+    /// The children of several `(state, joint move)` pairs: each one's next state and that
+    /// state's view, in order (what a search tree needs of the nodes it creates). The
+    /// default evaluates one pair after another; a netlist evaluates them in lanes,
+    /// [`propnet_netlist::scalar::LANES`] per pass of each cone.
+    ///
+    /// # Errors
+    /// The machine's evaluation error.
+    fn expand(
+        &mut self,
+        pairs: &[(&Self::State, &[Self::Move])],
+    ) -> Result<Vec<(Self::State, View<Self::Move>)>, MachineError> {
+        pairs
+            .iter()
+            .map(|(s, joint)| {
+                let next = self.next_state(s, joint)?;
+                let view = self.view(&next)?;
+                Ok((next, view))
+            })
+            .collect()
+    }
     /// Runs the batch's random playouts; one result per job in order, or fewer (a prefix)
     /// when the deadline stopped the batch.
     ///

@@ -118,6 +118,17 @@ impl<'a> NetMachine<'a> {
         self.net.latches.iter().map(|l| v[l.next.index()]).collect()
     }
 
+    /// Keeps, of each role's outcome-free legal moves, only the first (when merging:
+    /// [`NetMachine::merging_free_moves`]).
+    fn merge_free(&self, view: &mut View<InputId>) {
+        if let Some(free) = &self.free {
+            for moves in &mut view.legal {
+                let mut kept_one = false;
+                moves.retain(|m| !free[m.index()] || !std::mem::replace(&mut kept_one, true));
+            }
+        }
+    }
+
     /// The flattened netlist, built on first use.
     fn scalar(&mut self) -> &mut ScalarNet {
         let net = self.net;
@@ -155,13 +166,33 @@ impl GameMachine for NetMachine<'_> {
             legal: legal_of(net, values),
             goals: goals_of(net, values),
         };
-        if let Some(free) = &self.free {
-            for moves in &mut view.legal {
-                let mut kept_one = false;
-                moves.retain(|m| !free[m.index()] || !std::mem::replace(&mut kept_one, true));
-            }
-        }
+        self.merge_free(&mut view);
         Ok(view)
+    }
+    fn expand(
+        &mut self,
+        pairs: &[(&State, &[InputId])],
+    ) -> Result<Vec<(State, View<InputId>)>, MachineError> {
+        let net = self.net;
+        let scalar = self.scalar();
+        let flat: Vec<(&[bool], &[InputId])> =
+            pairs.iter().map(|(s, j)| (s.as_slice(), *j)).collect();
+        let next = scalar.next_states(net, &flat);
+        let refs: Vec<&[bool]> = next.iter().map(Vec::as_slice).collect();
+        let outputs = scalar.views(net, &refs);
+        Ok(next
+            .into_iter()
+            .zip(outputs)
+            .map(|(state, o)| {
+                let mut view = View {
+                    terminal: o.terminal,
+                    legal: o.legal,
+                    goals: o.goals,
+                };
+                self.merge_free(&mut view);
+                (state, view)
+            })
+            .collect())
     }
     fn next_state(&mut self, state: &State, joint: &[InputId]) -> Result<State, MachineError> {
         let net = self.net;

@@ -11,6 +11,9 @@
 
 use crate::{Gate, InputId, Netlist};
 
+mod lanes;
+pub use lanes::{Outputs, LANES};
+
 /// Opcodes of [`ScalarNet`]; the operand range of `And`/`Or`, the operand of `Not`, the
 /// latch or input index of `Latch`/`Input`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -43,6 +46,10 @@ pub struct ScalarNet {
     values: Vec<bool>,
     /// Input values: the joint move being evaluated, false otherwise.
     inputs: Vec<bool>,
+    /// Gate values of the last lane-parallel evaluation ([`lanes`]): bit `l` is lane `l`.
+    lane_values: Vec<u64>,
+    /// Input words of the lane-parallel evaluation: bit `l` set where lane `l` plays it.
+    lane_inputs: Vec<u64>,
 }
 
 impl ScalarNet {
@@ -81,6 +88,8 @@ impl ScalarNet {
             percept_cone: Vec::new(),
             values: vec![false; net.gates.len()],
             inputs: vec![false; net.inputs.len()],
+            lane_values: Vec::new(),
+            lane_inputs: Vec::new(),
         };
         let view_roots = std::iter::once(net.terminal.0).chain(net.roles.iter().flat_map(|r| {
             r.legal
