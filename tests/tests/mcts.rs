@@ -163,6 +163,8 @@ fn same_seed_and_budget_give_same_search() {
                 seed,
                 leaves_per_batch: k,
                 max_steps: 50,
+                // batch by batch on both backends (the CPU simulator would stream)
+                stream: false,
                 ..Default::default()
             };
             let mut s = Search::new(params);
@@ -385,7 +387,9 @@ fn rollouts_never_reuse_random_streams() {
 /// After a batched search, on one worker or several sharing the tree, every statistic is a
 /// real visit: no virtual loss is left on any node or move, each role's move visits at a
 /// node add up to the node's passes, a non-final node other than the root was a leaf
-/// exactly once, and the workers together ran exactly the iteration budget.
+/// at least once and at most once per descent of the batch that created it (descents of
+/// one batch that reach the same new child all stop there), and the workers together ran
+/// exactly the iteration budget.
 #[test]
 fn batched_search_leaves_consistent_tree_statistics() {
     for workers in [1, 2, 3] {
@@ -438,12 +442,16 @@ fn batched_search_on_workers(workers: usize) {
             for r in 0..n.legal.len() {
                 let through: u32 = n.role_stats(r).iter().map(|m| m.visits).sum();
                 if let Some(own) = own {
-                    assert_eq!(n.visits, through + own, "node {i} role {r}");
+                    let leaf = n.visits - through;
+                    assert!(
+                        leaf >= own && leaf <= k,
+                        "node {i} role {r}: leaf {leaf} times"
+                    );
                 } else if i == 0 {
                     assert_eq!(n.visits, through, "root role {r}");
                 }
             }
-            let child_visits: u32 = n.children.values().map(|&c| tree.node(c).visits).sum();
+            let child_visits: u32 = n.children.values().map(|c| tree.node(c).visits).sum();
             let through: u32 = n
                 .legal
                 .first()

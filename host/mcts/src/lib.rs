@@ -39,6 +39,7 @@ mod params;
 pub mod player;
 mod search;
 pub mod solve;
+mod stream;
 mod tree;
 mod walk;
 mod workers;

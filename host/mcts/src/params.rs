@@ -51,6 +51,14 @@ pub struct MctsParams {
     /// moves at once. Applies to netlist searches ([`super::Search::run`] and the GGP
     /// player), not to a machine given to [`super::Search::search`].
     pub merge_free_moves: bool,
+    /// Stream rollouts where the model can ([`GameMachine::streams`]: a netlist on the
+    /// CPU simulator): the backend's lanes take the playouts of new leaves as others
+    /// finish, and each leaf is back-propagated once its playouts are done, instead of
+    /// batch by batch (`leaves_per_batch` then bounds the leaves selected at once).
+    /// Default `true`.
+    ///
+    /// [`GameMachine::streams`]: propnet_runtime::machine::GameMachine::streams
+    pub stream: bool,
     /// RNG seed (key of [`propnet_netlist::rng`]) for rollouts and tie-breaking. Same seed,
     /// same budget in iterations, one thread ⇒ same tree and same move.
     pub seed: u64,
@@ -71,6 +79,7 @@ impl Default for MctsParams {
             max_steps: 1000,
             solver: false,
             merge_free_moves: true,
+            stream: true,
             seed: 0x5eed,
             stop: propnet_netlist::Cancel::never(),
         }

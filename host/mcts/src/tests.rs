@@ -397,3 +397,102 @@ fn batched_children_equal_one_at_a_time() {
         assert_eq!(view, &GameMachine::view(&mut nm, &want).unwrap());
     }
 }
+
+/// A CPU simulator of one thread for `net` (it streams rollouts).
+fn cpu(net: &propnet_netlist::Netlist) -> propnet_sim::CpuBackend {
+    let opts = propnet_sim::CpuOptions {
+        threads: 1,
+        ..Default::default()
+    };
+    propnet_sim::CpuBackend::new(
+        propnet_netlist::ValidNetlist::new(net.clone()).unwrap(),
+        opts,
+    )
+    .unwrap()
+}
+
+/// On the CPU simulator the search streams its rollouts: the iteration budget is met
+/// exactly, every iteration is back-propagated once, the tree is sound, and a second run
+/// with the same seed builds the same tree (the stream is deterministic).
+#[test]
+fn a_streamed_search_is_exact_sound_and_deterministic() {
+    let net = propnet_runtime::fixtures::connect_four();
+    let run = |stream: bool| {
+        let mut b = cpu(&net);
+        let mut model = NetMachine::with_backend(&net, &mut b);
+        assert!(GameMachine::streams(&model));
+        let mut s = Search::for_machine(MctsParams {
+            stream,
+            ..MctsParams::default()
+        });
+        let r = s
+            .run_machine(&mut model, &net.initial_state(), Budget::Iterations(3_000))
+            .unwrap();
+        (r, s)
+    };
+    let (r, s) = run(true);
+    assert_eq!(r.iterations, 3_000);
+    assert_eq!(s.tree().node(NodeId(0)).visits, 3_000, "each leaf once");
+    assert!(s.tree().nodes.iter().all(|n| n.virtual_visits == 0));
+    assert!(r.playouts > 0 && r.playouts <= 3_000 * 16);
+    assert_edges_sound(&net, s.tree());
+    let (r2, s2) = run(true);
+    assert_eq!((r2.playouts, r2.states), (r.playouts, r.states));
+    let stats = |s: &Search| s.tree().node(NodeId(0)).stats.clone();
+    assert_eq!(stats(&s2), stats(&s));
+    let (batched, b) = run(false);
+    assert_eq!(batched.iterations, 3_000);
+    assert_edges_sound(&net, b.tree());
+}
+
+/// A streamed search stops once the solver proves the root, and at its deadline.
+#[test]
+fn a_streamed_search_stops_when_proven_and_at_its_deadline() {
+    let net = propnet_runtime::fixtures::tictactoe();
+    let m = NetMachine::new(&net);
+    let mut root = net.initial_state();
+    for (a, b) in [
+        ("(mark 1 1)", "noop"),
+        ("noop", "(mark 2 1)"),
+        ("(mark 1 2)", "noop"),
+        ("noop", "(mark 2 2)"),
+    ] {
+        let find = |r: usize, name: &str| {
+            let legal = m.legal_moves(&root);
+            legal[r]
+                .iter()
+                .copied()
+                .find(|&i| m.move_name(i) == name)
+                .unwrap()
+        };
+        let joint = [find(0, a), find(1, b)];
+        root = m.next_state(&root, &joint);
+    }
+    let mut b = cpu(&net);
+    let mut model = NetMachine::with_backend(&net, &mut b);
+    let mut s = Search::for_machine(MctsParams {
+        solver: true,
+        ..MctsParams::default()
+    });
+    let r = s
+        .run_machine(&mut model, &root, Budget::Iterations(50_000))
+        .unwrap();
+    assert!(r.iterations < 50_000, "a proven root ends the search");
+    assert_eq!(s.tree().node(NodeId(0)).exact, Some(vec![1.0, 0.0]));
+    assert!(s.tree().nodes.iter().all(|n| n.virtual_visits == 0));
+    let mut s = Search::for_machine(MctsParams::default());
+    let t = std::time::Instant::now();
+    let r = s
+        .run_machine(
+            &mut model,
+            &net.initial_state(),
+            Budget::Time(std::time::Duration::from_millis(50)),
+        )
+        .unwrap();
+    assert!(r.iterations > 0);
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(5),
+        "the deadline is kept"
+    );
+    assert_eq!(s.tree().node(NodeId(0)).visits as u64, r.iterations);
+}

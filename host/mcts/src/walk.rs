@@ -12,7 +12,7 @@
 use super::params::MctsParams;
 use super::tree::{Node, NodeId, Tree};
 use propnet_netlist::rng::{choose, key, threefry2x32_20};
-use propnet_runtime::machine::{GameMachine, MachineError};
+use propnet_runtime::machine::{Expand, MachineError};
 use rustc_hash::FxHashMap;
 
 /// Key offset separating tree-policy draws from rollout draws of the same seed.
@@ -135,7 +135,7 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
     /// child of a joint move not created yet. Such a child is numbered in `batch` (the
     /// same joint move reached twice in one batch is one child) and created by
     /// [`Core::create`] once the batch's descents are done, so that the children of a batch
-    /// are evaluated together ([`GameMachine::expand`]).
+    /// are evaluated together ([`propnet_runtime::machine::GameMachine::expand`]).
     pub fn descend(&mut self, params: &MctsParams, batch: &mut NewChildren<M>) -> Leaf {
         let mut leaf = Leaf::default();
         let mut id = self.tree.root();
@@ -189,9 +189,9 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
     ///
     /// # Errors
     /// The model's error (no child is created then).
-    pub fn create<G: GameMachine<State = S, Move = M> + ?Sized>(
+    pub fn create(
         &mut self,
-        model: &mut G,
+        model: &mut dyn Expand<S, M>,
         batch: &mut NewChildren<M>,
     ) -> Result<Vec<NodeId>, MachineError> {
         batch.index.clear();

@@ -5,7 +5,8 @@
 use super::params::{Budget, MctsParams};
 use super::tree::{NodeId, Tree};
 use super::walk::{Core, Leaf, NewChildren};
-use propnet_runtime::machine::{GameMachine, MachineError, RolloutBatch};
+use propnet_runtime::backend::JobResult;
+use propnet_runtime::machine::{Expand, ExpandVia, GameMachine, MachineError, RolloutBatch};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -62,7 +63,7 @@ impl<'p> Control<'p> {
 
     /// Up to `k` more iterations for one batch; `0` once the budget is spent, the time is
     /// up, a stop was requested or another worker halted the search.
-    fn claim(&self, k: u64) -> u64 {
+    pub(crate) fn claim(&self, k: u64) -> u64 {
         if self.halt.load(Ordering::Relaxed)
             || propnet_runtime::stop::requested()
             || self.params.stop.is_cancelled()
@@ -93,19 +94,27 @@ impl<'p> Control<'p> {
         }
     }
 
-    fn halt(&self) {
+    pub(crate) fn halt(&self) {
         self.halt.store(true, Ordering::Relaxed);
     }
 }
 
 /// The callback of the calling thread's worker: gets the tree after every batch.
-type Progress<'a, S, M> = &'a mut dyn FnMut(&Tree<S, M>);
+pub(crate) type Progress<'a, S, M> = &'a mut dyn FnMut(&Tree<S, M>);
 
-/// Rollout jobs: start state, first playout index, playouts.
-type Jobs<S> = Vec<(S, u32, u32)>;
+/// A rollout job: start state, first playout index, playouts.
+pub(crate) type Job<S> = (S, u32, u32);
+
+/// Rollout jobs.
+type Jobs<S> = Vec<Job<S>>;
+
+/// Leaves selected for rollouts, each with its job.
+pub(crate) type Selected<S> = Vec<(Leaf, Job<S>)>;
 
 /// The shared tree, locked (a worker that panicked left it consistent enough to report).
-fn lock<'a, 'c, S, M>(core: &'a Mutex<&'c mut Core<S, M>>) -> MutexGuard<'a, &'c mut Core<S, M>> {
+pub(crate) fn lock<'a, 'c, S, M>(
+    core: &'a Mutex<&'c mut Core<S, M>>,
+) -> MutexGuard<'a, &'c mut Core<S, M>> {
     core.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -126,6 +135,9 @@ where
     M: Copy + Eq + std::hash::Hash + std::fmt::Debug,
     G: GameMachine<State = S, Move = M> + ?Sized,
 {
+    if params.stream && model.streams() {
+        return super::stream::work(core, params, ctl, model, progress);
+    }
     let k = u64::from(params.leaves_per_batch.max(1));
     let mut totals = Totals::default();
     let mut pending = Vec::new();
@@ -174,8 +186,32 @@ where
     M: Copy + Eq + std::hash::Hash + std::fmt::Debug,
     G: GameMachine<State = S, Move = M> + ?Sized,
 {
-    let per_leaf = params.playouts_per_leaf.max(1);
     let mut c = lock(core);
+    let Some(leaves) = select_leaves(&mut c, params, &mut ExpandVia(model), count, totals)? else {
+        return Ok(None);
+    };
+    let mut jobs = Vec::with_capacity(leaves.len());
+    for (leaf, job) in leaves {
+        pending.push(leaf);
+        jobs.push(job);
+    }
+    Ok(Some(jobs))
+}
+
+/// The leaves [`select_batch`] selects on the locked tree, each with its rollout job
+/// (start state, first playout index, playouts); `None` when the root's value is exact.
+pub(crate) fn select_leaves<S, M>(
+    c: &mut Core<S, M>,
+    params: &MctsParams,
+    eval: &mut dyn Expand<S, M>,
+    count: u64,
+    totals: &mut Totals,
+) -> Result<Option<Selected<S>>, MachineError>
+where
+    S: Clone,
+    M: Copy + Eq + std::hash::Hash + std::fmt::Debug,
+{
+    let per_leaf = params.playouts_per_leaf.max(1);
     if c.tree.node(NodeId(0)).exact.is_some() {
         return Ok(None);
     }
@@ -193,7 +229,7 @@ where
         c.virtual_loss(params, &leaf, true);
         leaves.push(leaf);
     }
-    let created = match c.create(model, &mut batch) {
+    let created = match c.create(eval, &mut batch) {
         Ok(ids) => ids,
         Err(e) => {
             for leaf in &leaves {
@@ -202,7 +238,7 @@ where
             return Err(e);
         }
     };
-    let mut jobs = Vec::with_capacity(leaves.len());
+    let mut out = Vec::with_capacity(leaves.len());
     for mut leaf in leaves {
         if let Some(k) = leaf.new_child.take() {
             leaf.node = created[k as usize];
@@ -213,11 +249,33 @@ where
             }
         }
         let start = c.tree.node(leaf.node).state.clone();
-        jobs.push((start, c.next_playout, per_leaf));
+        out.push((leaf, (start, c.next_playout, per_leaf)));
         c.next_playout = c.next_playout.wrapping_add(per_leaf);
-        pending.push(leaf);
     }
-    Ok(Some(jobs))
+    Ok(Some(out))
+}
+
+/// Back-propagates the mean rewards of a leaf's rollouts `jr`; a leaf whose rollouts the
+/// deadline cut off (no playouts) loses its virtual loss and counts no iteration.
+pub(crate) fn record<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug>(
+    c: &mut Core<S, M>,
+    params: &MctsParams,
+    leaf: &Leaf,
+    jr: Option<&JobResult>,
+    totals: &mut Totals,
+) {
+    let Some(jr) = jr.filter(|jr| jr.playouts > 0) else {
+        c.virtual_loss(params, leaf, false);
+        totals.iterations -= 1;
+        return;
+    };
+    totals.playouts += jr.playouts;
+    totals.states += jr.total_length;
+    let n = jr.playouts as f64;
+    let rewards: Vec<f64> = (jr.goal_sums.iter())
+        .map(|&s| s as f64 / (100.0 * n))
+        .collect();
+    c.backpropagate(params, leaf, &rewards, true);
 }
 
 /// Runs the jobs on `model` (without the lock) and back-propagates each pending leaf's
@@ -251,19 +309,8 @@ where
     totals.backend_time += t.elapsed();
     totals.batches += 1;
     let mut c = lock(core);
-    let mut rewards = Vec::new();
     for (i, leaf) in pending.drain(..).enumerate() {
-        let Some(jr) = res.get(i).filter(|jr| jr.playouts > 0) else {
-            c.virtual_loss(params, &leaf, false);
-            totals.iterations -= 1;
-            continue;
-        };
-        totals.playouts += jr.playouts;
-        totals.states += jr.total_length;
-        let n = jr.playouts as f64;
-        rewards.clear();
-        rewards.extend(jr.goal_sums.iter().map(|&s| s as f64 / (100.0 * n)));
-        c.backpropagate(params, &leaf, &rewards, true);
+        record(&mut c, params, &leaf, res.get(i), totals);
     }
     Ok(())
 }

@@ -161,6 +161,25 @@ pub trait Backend: Send {
     fn preferred_batch(&self) -> Option<u64> {
         None
     }
+    /// Whether [`Backend::run_stream`] refills lanes as they finish (the CPU simulator on
+    /// most programs); `false`: it runs the stream one batch at a time.
+    fn streams(&self) -> bool {
+        false
+    }
+    /// Runs the jobs `feed` gives until it gives no more ([`crate::stream`]); each
+    /// playout as in a batch with this `seed` and `max_steps`. The default runs them one
+    /// batch at a time ([`crate::stream::run_in_batches`]).
+    ///
+    /// # Errors
+    /// [`BackendError`] when the device fails or a job's start state has the wrong length.
+    fn run_stream(
+        &mut self,
+        seed: u64,
+        max_steps: u32,
+        feed: &mut dyn crate::stream::JobFeed,
+    ) -> Result<(), BackendError> {
+        crate::stream::run_in_batches(self, seed, max_steps, feed)
+    }
 }
 
 impl JobResult {

@@ -33,3 +33,4 @@ pub mod pipeline;
 pub mod solver;
 pub mod step_check;
 pub mod stop;
+pub mod stream;

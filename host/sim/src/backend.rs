@@ -6,7 +6,7 @@ use crate::drive::run_batch;
 use crate::options::{CpuOptions, SUPPORTED_LANES};
 use crate::pool::pool_lanes;
 use crate::probe::{NoProbe, PhaseClock, PhaseTimes};
-use crate::program::{Program, Tuning};
+use crate::program::{Program, Schedule, Tuning};
 use crate::queue::WorkQueue;
 use crate::tune::LaneTuner;
 use propnet_netlist::{Netlist, ValidNetlist};
@@ -159,6 +159,30 @@ impl Backend for CpuBackend {
     fn preferred_batch(&self) -> Option<u64> {
         let lanes = pool_lanes(&self.prog);
         (lanes > 0).then(|| (lanes * self.threads()) as u64)
+    }
+
+    fn streams(&self) -> bool {
+        self.prog.schedule == Schedule::PerLane
+    }
+
+    /// Programs stepped per lane stream on one block stepper on the calling thread
+    /// ([`crate::stream`]); the others one batch at a time.
+    fn run_stream(
+        &mut self,
+        seed: u64,
+        max_steps: u32,
+        feed: &mut dyn propnet_runtime::stream::JobFeed,
+    ) -> Result<(), BackendError> {
+        if !self.streams() {
+            return propnet_runtime::stream::run_in_batches(self, seed, max_steps, feed);
+        }
+        let lanes = match self.opts.lane_width {
+            CpuOptions::TUNED_LANES => 256,
+            w => w,
+        };
+        let roles = self.net.roles.len();
+        let params = (seed, max_steps, self.opts.simd);
+        crate::stream::run_stream(&self.prog, lanes, params, roles, feed)
     }
 
     fn run_batch(&mut self, req: &BatchRequest) -> Result<BatchResult, BackendError> {

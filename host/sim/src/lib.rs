@@ -62,6 +62,7 @@ mod record;
 mod slots;
 pub mod step;
 mod stepper;
+mod stream;
 pub mod tune;
 
 pub use backend::{program_size, CpuBackend, SimError};

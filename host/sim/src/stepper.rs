@@ -233,6 +233,16 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
         is_zero(&self.active)
     }
 
+    /// The lanes holding no playout.
+    #[inline(always)]
+    pub fn idle_lanes(&self) -> Block<W> {
+        let mut m = [0; W];
+        for (i, a) in m.iter_mut().zip(&self.active) {
+            *i = !a;
+        }
+        m
+    }
+
     /// Starts playout `offset` of `job` in the idle `lane`; its latches take the job's
     /// start state at the next [`Self::end_refill`].
     #[inline(always)]

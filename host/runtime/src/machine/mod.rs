@@ -100,7 +100,7 @@ pub trait GameMachine {
     fn expand(
         &mut self,
         pairs: &[(&Self::State, &[Self::Move])],
-    ) -> Result<Vec<(Self::State, View<Self::Move>)>, MachineError> {
+    ) -> Result<Children<Self::State, Self::Move>, MachineError> {
         pairs
             .iter()
             .map(|(s, joint)| {
@@ -109,6 +109,27 @@ pub trait GameMachine {
                 Ok((next, view))
             })
             .collect()
+    }
+    /// Whether [`GameMachine::rollout_stream`] refills the backend's lanes as playouts
+    /// finish (a netlist on the CPU simulator); `false`: it runs one batch at a time.
+    fn streams(&self) -> bool {
+        false
+    }
+    /// Runs the rollout jobs `feed` gives until it gives no more, handing it each job's
+    /// result as it is done ([`crate::stream`]); `feed` creates the nodes it needs through
+    /// the machine's [`Expand`]. The default runs what the feed gives one batch at a time
+    /// ([`stream_in_batches`]); `deadline` as in [`RolloutBatch`].
+    ///
+    /// # Errors
+    /// The backend's or interpreter's error.
+    fn rollout_stream(
+        &mut self,
+        seed: u64,
+        max_steps: u32,
+        deadline: Option<Instant>,
+        feed: &mut dyn StateFeed<Self::State, Self::Move>,
+    ) -> Result<(), MachineError> {
+        stream_in_batches(self, (seed, max_steps, deadline), feed)
     }
     /// Runs the batch's random playouts; one result per job in order, or fewer (a prefix)
     /// when the deadline stopped the batch.
@@ -125,4 +146,83 @@ pub trait GameMachine {
     fn state_fluents(&self, state: &Self::State) -> Vec<String>;
     /// One line naming the machine and its rollout backend.
     fn describe(&self) -> String;
+}
+
+/// Evaluates the children of `(state, joint move)` pairs: what a search's [`StateFeed`]
+/// may ask of the machine while its rollouts stream ([`GameMachine::expand`]).
+pub trait Expand<S, M> {
+    /// Each pair's next state and that state's view, in order.
+    ///
+    /// # Errors
+    /// The machine's evaluation error.
+    fn expand(&mut self, pairs: &[(&S, &[M])]) -> Result<Vec<(S, View<M>)>, MachineError>;
+}
+
+/// A [`GameMachine`] as an [`Expand`].
+pub struct ExpandVia<'a, G: ?Sized>(pub &'a mut G);
+
+impl<G: GameMachine + ?Sized> Expand<G::State, G::Move> for ExpandVia<'_, G> {
+    fn expand(
+        &mut self,
+        pairs: &[(&G::State, &[G::Move])],
+    ) -> Result<Vec<(G::State, View<G::Move>)>, MachineError> {
+        self.0.expand(pairs)
+    }
+}
+
+/// Children as [`GameMachine::expand`] gives them: each one's state and view.
+pub type Children<S, M> = Vec<(S, View<M>)>;
+
+/// A job of a state stream: tag, start state, index of the first playout, playouts.
+pub type StateJob<S> = (u64, S, u32, u32);
+
+/// The search's side of [`GameMachine::rollout_stream`] (as [`crate::stream::JobFeed`],
+/// with start states of the machine and its evaluation at hand).
+pub trait StateFeed<S, M> {
+    /// `done`: the jobs finished since the last call, by tag (drain it; a job with no
+    /// playouts was cut off by the deadline); `room`: playouts that could start at once;
+    /// `eval`: the machine's evaluation of new nodes. Returns the next jobs; none while
+    /// nothing runs ends the stream.
+    fn feed(
+        &mut self,
+        eval: &mut dyn Expand<S, M>,
+        done: &mut Vec<(u64, JobResult)>,
+        room: u64,
+    ) -> Vec<StateJob<S>>;
+}
+
+/// Playouts a stream run in batches asks its feed for at a time.
+const STREAM_BATCH: u64 = 256;
+
+/// [`GameMachine::rollout_stream`] one batch at a time: what `feed` gives runs as one
+/// [`GameMachine::rollouts`] call (`seed`, `max_steps`, `deadline`); jobs the deadline cut
+/// off are reported with no playouts.
+///
+/// # Errors
+/// The machine's error.
+pub fn stream_in_batches<G: GameMachine + ?Sized>(
+    m: &mut G,
+    (seed, max_steps, deadline): (u64, u32, Option<Instant>),
+    feed: &mut dyn StateFeed<G::State, G::Move>,
+) -> Result<(), MachineError> {
+    let mut done = Vec::new();
+    loop {
+        let jobs = feed.feed(&mut ExpandVia(m), &mut done, STREAM_BATCH);
+        done.clear();
+        if jobs.is_empty() {
+            return Ok(());
+        }
+        let tags: Vec<u64> = jobs.iter().map(|j| j.0).collect();
+        let batch = RolloutBatch {
+            jobs: jobs.into_iter().map(|(_, s, f, c)| (s, f, c)).collect(),
+            seed,
+            max_steps,
+            deadline,
+        };
+        let mut results = m.rollouts(&batch)?.into_iter();
+        done.extend(
+            tags.into_iter()
+                .map(|t| (t, results.next().unwrap_or_default())),
+        );
+    }
 }

@@ -6,13 +6,15 @@
 //! run on the [`Backend`] the machine was given (which must run the same netlist), or on
 //! the scalar reference playout without one.
 
-use super::{GameMachine, MachineError, RolloutBatch, View};
+use super::{stream_in_batches, Expand, GameMachine, MachineError, RolloutBatch, StateFeed, View};
 use crate::backend::{run_reference, Backend, BatchRequest, Job, JobResult};
+use crate::stream::{JobFeed, StreamJob};
 use propnet_netlist::factors::outcome_free_moves;
 use propnet_netlist::playout::{eval_gates, goals_of, legal_of};
 use propnet_netlist::scalar::ScalarNet;
 use propnet_netlist::{InputId, Netlist};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// A game state of a netlist: one bool per latch (base proposition).
 pub type State = Vec<bool>;
@@ -118,17 +120,6 @@ impl<'a> NetMachine<'a> {
         self.net.latches.iter().map(|l| v[l.next.index()]).collect()
     }
 
-    /// Keeps, of each role's outcome-free legal moves, only the first (when merging:
-    /// [`NetMachine::merging_free_moves`]).
-    fn merge_free(&self, view: &mut View<InputId>) {
-        if let Some(free) = &self.free {
-            for moves in &mut view.legal {
-                let mut kept_one = false;
-                moves.retain(|m| !free[m.index()] || !std::mem::replace(&mut kept_one, true));
-            }
-        }
-    }
-
     /// The flattened netlist, built on first use.
     fn scalar(&mut self) -> &mut ScalarNet {
         let net = self.net;
@@ -166,33 +157,43 @@ impl GameMachine for NetMachine<'_> {
             legal: legal_of(net, values),
             goals: goals_of(net, values),
         };
-        self.merge_free(&mut view);
+        merge_free(self.free.as_deref(), &mut view);
         Ok(view)
     }
     fn expand(
         &mut self,
         pairs: &[(&State, &[InputId])],
     ) -> Result<Vec<(State, View<InputId>)>, MachineError> {
-        let net = self.net;
-        let scalar = self.scalar();
-        let flat: Vec<(&[bool], &[InputId])> =
-            pairs.iter().map(|(s, j)| (s.as_slice(), *j)).collect();
-        let next = scalar.next_states(net, &flat);
-        let refs: Vec<&[bool]> = next.iter().map(Vec::as_slice).collect();
-        let outputs = scalar.views(net, &refs);
-        Ok(next
-            .into_iter()
-            .zip(outputs)
-            .map(|(state, o)| {
-                let mut view = View {
-                    terminal: o.terminal,
-                    legal: o.legal,
-                    goals: o.goals,
-                };
-                self.merge_free(&mut view);
-                (state, view)
-            })
-            .collect())
+        let NetMachine {
+            net, scalar, free, ..
+        } = self;
+        Evaluator { net, scalar, free }.expand(pairs)
+    }
+    fn streams(&self) -> bool {
+        self.backend.as_ref().is_some_and(|b| b.streams())
+    }
+    fn rollout_stream(
+        &mut self,
+        seed: u64,
+        max_steps: u32,
+        deadline: Option<Instant>,
+        feed: &mut dyn StateFeed<State, InputId>,
+    ) -> Result<(), MachineError> {
+        let NetMachine {
+            net,
+            backend,
+            scalar,
+            free,
+        } = self;
+        let Some(backend) = backend.as_deref_mut() else {
+            return stream_in_batches(self, (seed, max_steps, deadline), feed);
+        };
+        let mut eval = Evaluator { net, scalar, free };
+        let mut jobs = Jobs {
+            feed,
+            eval: &mut eval,
+        };
+        Ok(backend.run_stream(seed, max_steps, &mut jobs)?)
     }
     fn next_state(&mut self, state: &State, joint: &[InputId]) -> Result<State, MachineError> {
         let net = self.net;
@@ -245,4 +246,76 @@ pub fn free_moves_to_merge(net: &Netlist) -> Option<Arc<[bool]>> {
         .iter()
         .any(|r| per_role(r) >= 2)
         .then(|| free.into())
+}
+
+/// Keeps, of each role's outcome-free legal moves (`free`, when merging:
+/// [`NetMachine::merging_free_moves`]), only the first.
+fn merge_free(free: Option<&[bool]>, view: &mut View<InputId>) {
+    if let Some(free) = free {
+        for moves in &mut view.legal {
+            let mut kept_one = false;
+            moves.retain(|m| !free[m.index()] || !std::mem::replace(&mut kept_one, true));
+        }
+    }
+}
+
+/// The evaluating part of a [`NetMachine`] (borrowed apart from its backend, so that a
+/// search can create nodes while the backend streams its rollouts).
+struct Evaluator<'m, 'a> {
+    net: &'m &'a Netlist,
+    scalar: &'m mut Option<Box<ScalarNet>>,
+    free: &'m Option<Arc<[bool]>>,
+}
+
+impl Expand<State, InputId> for Evaluator<'_, '_> {
+    /// Next states and views in lanes, [`propnet_netlist::scalar::LANES`] per pass.
+    fn expand(
+        &mut self,
+        pairs: &[(&State, &[InputId])],
+    ) -> Result<Vec<(State, View<InputId>)>, MachineError> {
+        let net: &Netlist = self.net;
+        let scalar = self
+            .scalar
+            .get_or_insert_with(|| Box::new(ScalarNet::new(net)));
+        let flat: Vec<(&[bool], &[InputId])> =
+            pairs.iter().map(|(s, j)| (s.as_slice(), *j)).collect();
+        let next = scalar.next_states(net, &flat);
+        let refs: Vec<&[bool]> = next.iter().map(Vec::as_slice).collect();
+        let outputs = scalar.views(net, &refs);
+        Ok(next
+            .into_iter()
+            .zip(outputs)
+            .map(|(state, o)| {
+                let mut view = View {
+                    terminal: o.terminal,
+                    legal: o.legal,
+                    goals: o.goals,
+                };
+                merge_free(self.free.as_deref(), &mut view);
+                (state, view)
+            })
+            .collect())
+    }
+}
+
+/// A [`StateFeed`] as the backend's [`JobFeed`].
+struct Jobs<'f, 'e> {
+    feed: &'f mut dyn StateFeed<State, InputId>,
+    eval: &'e mut dyn Expand<State, InputId>,
+}
+
+impl JobFeed for Jobs<'_, '_> {
+    fn feed(&mut self, done: &mut Vec<(u64, JobResult)>, room: u64) -> Vec<StreamJob> {
+        let jobs = self.feed.feed(self.eval, done, room);
+        jobs.into_iter()
+            .map(|(tag, start, first_playout, count)| StreamJob {
+                tag,
+                job: Job {
+                    start,
+                    first_playout,
+                    count,
+                },
+            })
+            .collect()
+    }
 }
