@@ -52,6 +52,9 @@ pub struct PlayerOptions {
     pub mcts: MctsParams,
     /// Answer a forced move (one legal move) at once instead of searching the clock.
     pub quick_forced: bool,
+    /// Search at most this long per PLAY: the reply leaves at receipt + `move_time` when
+    /// that comes before the clock's deadline (time odds, benchmarks). `None`: the clock.
+    pub move_time: Option<Duration>,
 }
 
 /// The match being played.
@@ -365,7 +368,10 @@ impl Gamer {
             );
             return HttpReply::ok("busy");
         };
-        let deadline = self.deadline(received + m.clock, m.clock);
+        let mut deadline = self.deadline(received + m.clock, m.clock);
+        if let Some(t) = self.opts.move_time {
+            deadline = deadline.min(received + t);
+        }
         // the interpreter copy starts on this step at once, in case the worker is late (it
         // knows the state only from joint moves: not under the GDL-II protocol)
         let shadow = match heard.is_private() {

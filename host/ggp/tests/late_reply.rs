@@ -96,6 +96,7 @@ fn a_stalled_worker_still_gives_a_legal_move_of_the_current_state_in_time() {
         compile_wait: 1.0,
         mcts: Default::default(),
         quick_forced: false,
+        move_time: None,
     };
     let gamer = Gamer::new(opts, Arc::new(Log::new(None).unwrap()));
     let clock = Duration::from_secs(1);
@@ -130,4 +131,33 @@ fn a_stalled_worker_still_gives_a_legal_move_of_the_current_state_in_time() {
     );
     stall.store(false, Ordering::SeqCst);
     assert_eq!(post(&gamer, "(ABORT s1)").0, "aborted");
+}
+
+/// `--move-ms`: with a search time far below the play clock, the reply leaves after the
+/// search time, not at the clock's margin (time odds).
+#[test]
+fn a_move_time_ends_the_search_before_the_clock() {
+    let opts = PlayerOptions {
+        name: "quick".into(),
+        backend: BackendRequest::of(BackendKind::Reference),
+        backends: Arc::new(StallingFactory {
+            stall: Arc::new(AtomicBool::new(false)),
+        }),
+        threads: 1,
+        workers: 1,
+        margin: Duration::from_millis(250),
+        ground: Default::default(),
+        compile_wait: 1.0,
+        mcts: Default::default(),
+        quick_forced: false,
+        move_time: Some(Duration::from_millis(200)),
+    };
+    let gamer = Gamer::new(opts, Arc::new(Log::new(None).unwrap()));
+    // a 60 s play clock: without the move time each reply would take 59.75 s
+    let start = format!("(START s2 x ({TICTACTOE}) 10 60)");
+    assert_eq!(post(&gamer, &start).0, "ready");
+    let (r1, took) = post(&gamer, "(PLAY s2 NIL)");
+    assert!(r1.starts_with("(mark "), "x moves first: `{r1}`");
+    assert!(took < Duration::from_secs(20), "answered after {took:?}");
+    assert_eq!(post(&gamer, "(ABORT s2)").0, "aborted");
 }

@@ -51,11 +51,12 @@ pub struct MctsParams {
     /// moves at once. Applies to netlist searches ([`super::Search::run`] and the GGP
     /// player), not to a machine given to [`super::Search::search`].
     pub merge_free_moves: bool,
-    /// Stream rollouts where the model can ([`GameMachine::streams`]: a netlist on the
-    /// CPU simulator): the backend's lanes take the playouts of new leaves as others
-    /// finish, and each leaf is back-propagated once its playouts are done, instead of
-    /// batch by batch (`leaves_per_batch` then bounds the leaves selected at once).
-    /// Default `true`.
+    /// Stream rollouts where the model can as fast as batches of `leaves_per_batch ×
+    /// playouts_per_leaf` ([`GameMachine::streams`]: a netlist on the CPU simulator when
+    /// such a batch would run on one thread): the backend's lanes take the playouts of
+    /// new leaves as others finish, and each leaf is back-propagated once its playouts
+    /// are done, instead of batch by batch (`leaves_per_batch` then bounds the leaves
+    /// selected at once). Default `true`.
     ///
     /// [`GameMachine::streams`]: propnet_runtime::machine::GameMachine::streams
     pub stream: bool,

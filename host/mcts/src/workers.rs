@@ -135,7 +135,8 @@ where
     M: Copy + Eq + std::hash::Hash + std::fmt::Debug,
     G: GameMachine<State = S, Move = M> + ?Sized,
 {
-    if params.stream && model.streams() {
+    let batch = u64::from(params.leaves_per_batch) * u64::from(params.playouts_per_leaf);
+    if params.stream && model.streams(batch) {
         return super::stream::work(core, params, ctl, model, progress);
     }
     let k = u64::from(params.leaves_per_batch.max(1));

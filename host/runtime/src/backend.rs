@@ -161,9 +161,11 @@ pub trait Backend: Send {
     fn preferred_batch(&self) -> Option<u64> {
         None
     }
-    /// Whether [`Backend::run_stream`] refills lanes as they finish (the CPU simulator on
-    /// most programs); `false`: it runs the stream one batch at a time.
-    fn streams(&self) -> bool {
+    /// Whether [`Backend::run_stream`] refills lanes as they finish and runs at least as
+    /// fast as batches of `batch` playouts would (the CPU simulator on most programs,
+    /// where such a batch would run on one thread); `false`: use batches.
+    fn streams(&self, batch: u64) -> bool {
+        let _ = batch;
         false
     }
     /// Runs the jobs `feed` gives until it gives no more ([`crate::stream`]); each

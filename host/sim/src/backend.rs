@@ -161,8 +161,12 @@ impl Backend for CpuBackend {
         (lanes > 0).then(|| (lanes * self.threads()) as u64)
     }
 
-    fn streams(&self) -> bool {
+    /// A stream runs on one stepper: as fast as a batch that one stepper would run
+    /// (fewer than `2 * MIN_PER_STEPPER` playouts, or one thread), not as a larger batch
+    /// spread over threads.
+    fn streams(&self, batch: u64) -> bool {
         self.prog.schedule == Schedule::PerLane
+            && (self.threads() == 1 || batch < 2 * MIN_PER_STEPPER)
     }
 
     /// Programs stepped per lane stream on one block stepper on the calling thread
@@ -173,7 +177,7 @@ impl Backend for CpuBackend {
         max_steps: u32,
         feed: &mut dyn propnet_runtime::stream::JobFeed,
     ) -> Result<(), BackendError> {
-        if !self.streams() {
+        if self.prog.schedule != Schedule::PerLane {
             return propnet_runtime::stream::run_in_batches(self, seed, max_steps, feed);
         }
         let lanes = match self.opts.lane_width {

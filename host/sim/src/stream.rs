@@ -320,7 +320,7 @@ mod tests {
                 ..Default::default()
             };
             let mut b = CpuBackend::new(valid.clone(), opts).unwrap();
-            assert!(b.streams());
+            assert!(b.streams(1 << 20));
             let req = BatchRequest {
                 jobs: jobs.clone(),
                 seed: 7,

@@ -48,6 +48,11 @@ pub struct PlayerArgs {
     /// Answer forced moves (one legal move) at once instead of searching the clock.
     #[arg(long)]
     pub quick_forced: bool,
+    /// Search at most this many milliseconds per PLAY (1..=3600000): the reply leaves then
+    /// or at the clock's margin, whichever comes first. For time odds and benchmarks, e.g.
+    /// `--move-ms 500` against a 5 s play clock; the start clock is used as usual.
+    #[arg(long, value_parser = whole::<u64>(1, 3_600_000))]
+    pub move_ms: Option<u64>,
     /// Search seed.
     #[arg(long, default_value_t = MctsParams::default().seed)]
     pub seed: u64,
@@ -96,6 +101,7 @@ fn options(args: &PlayerArgs) -> anyhow::Result<PlayerOptions> {
         },
         mcts: args.mcts.params(args.seed),
         quick_forced: args.quick_forced,
+        move_time: args.move_ms.map(Duration::from_millis),
         compile_wait: args.compile_wait,
     })
 }
@@ -111,8 +117,12 @@ pub fn run(args: PlayerArgs) -> anyhow::Result<()> {
     outln!("listening on {local}")?;
     std::io::stdout().flush()?;
     eprintln!(
-        "[propnet player] {} on http://{local}, backend {}, margin {} ms",
-        opts.name, opts.backend.kind, args.margin_ms
+        "[propnet player] {} on http://{local}, backend {}, margin {} ms{}",
+        opts.name,
+        opts.backend.kind,
+        args.margin_ms,
+        args.move_ms
+            .map_or(String::new(), |t| format!(", at most {t} ms per move"))
     );
     let gamer = Arc::new(Gamer::new(opts, Arc::new(log)));
     propnet_ggp::serve_player(listener, gamer, Arc::new(AtomicBool::new(false)))?;

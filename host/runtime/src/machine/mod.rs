@@ -111,8 +111,12 @@ pub trait GameMachine {
             .collect()
     }
     /// Whether [`GameMachine::rollout_stream`] refills the backend's lanes as playouts
-    /// finish (a netlist on the CPU simulator); `false`: it runs one batch at a time.
-    fn streams(&self) -> bool {
+    /// finish, at least as fast as batches of `batch` playouts ([`Backend::streams`]: a
+    /// netlist on the CPU simulator); `false`: it runs one batch at a time.
+    ///
+    /// [`Backend::streams`]: crate::backend::Backend::streams
+    fn streams(&self, batch: u64) -> bool {
+        let _ = batch;
         false
     }
     /// Runs the rollout jobs `feed` gives until it gives no more, handing it each job's

@@ -169,8 +169,8 @@ impl GameMachine for NetMachine<'_> {
         } = self;
         Evaluator { net, scalar, free }.expand(pairs)
     }
-    fn streams(&self) -> bool {
-        self.backend.as_ref().is_some_and(|b| b.streams())
+    fn streams(&self, batch: u64) -> bool {
+        self.backend.as_ref().is_some_and(|b| b.streams(batch))
     }
     fn rollout_stream(
         &mut self,
