@@ -299,39 +299,48 @@ impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
     }
 
     /// Makes the subtree under `child` the whole tree (`child` becomes node 0), keeping
-    /// its statistics: tree reuse after the actual joint move. The subtree's nodes are
-    /// copied, renumbered breadth-first; the old tree is freed by [`discard`]. Costs
-    /// O(subtree) on this thread (and one word per old node): a PLAY after a long start
-    /// clock keeps a small part of a large tree, and moving the whole arena cost a
-    /// good part of a 0.5 s move.
-    pub fn reroot(&mut self, child: NodeId)
-    where
-        S: Clone,
-        M: Clone,
-    {
+    /// its statistics: tree reuse after the actual joint move. The subtree's nodes keep
+    /// their order (a child's id stays above its parent's) and are moved to the front of
+    /// the arena in place; the rest, split off as the smaller part is copied, is freed by
+    /// [`discard`]. O(nodes) in word moves, nothing allocated per node: after a long start
+    /// clock the played move keeps most of a million-node tree, and the next reply may be
+    /// due half a second later.
+    pub fn reroot(&mut self, child: NodeId) {
         const NONE: u32 = u32::MAX;
+        // children have larger ids than their parent: one ascending pass marks the
+        // subtree (no queue, nodes read in arena order)
         let mut new_id = vec![NONE; self.nodes.len()];
         new_id[child.index()] = 0;
-        let mut order = vec![child];
-        let mut i = 0;
-        while i < order.len() {
-            for c in self.nodes[order[i].index()].children.values() {
-                if new_id[c.index()] == NONE {
-                    new_id[c.index()] = order.len() as u32;
-                    order.push(c);
+        let mut kept = 0;
+        for i in child.index()..self.nodes.len() {
+            if new_id[i] != NONE {
+                kept += 1;
+                for c in self.nodes[i].children.values() {
+                    new_id[c.index()] = 0; // kept; numbered below
                 }
             }
-            i += 1;
         }
-        let nodes = order
-            .iter()
-            .map(|&id| {
-                let mut n = self.nodes[id.index()].clone();
-                n.children.renumber(|c| NodeId(new_id[c.index()]));
-                n
-            })
-            .collect();
-        discard(std::mem::replace(&mut self.nodes, nodes));
+        // stable partition: kept nodes to the front, in their order
+        let mut w = 0;
+        for i in child.index()..self.nodes.len() {
+            if new_id[i] != NONE {
+                new_id[i] = w as u32;
+                if w != i {
+                    self.nodes.swap(w, i);
+                }
+                w += 1;
+            }
+        }
+        for n in &mut self.nodes[..kept] {
+            n.children.renumber(|c| NodeId(new_id[c.index()]));
+        }
+        let dropped = if kept >= self.nodes.len() - kept {
+            self.nodes.split_off(kept)
+        } else {
+            let front: Vec<_> = self.nodes.drain(..kept).collect();
+            std::mem::replace(&mut self.nodes, front)
+        };
+        discard(dropped);
     }
 
     /// Replaces the whole tree by `root` alone; the old nodes are freed by [`discard`].
