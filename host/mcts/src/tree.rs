@@ -322,9 +322,9 @@ impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
         }
         // stable partition: kept nodes to the front, in their order
         let mut w = 0;
-        for i in child.index()..self.nodes.len() {
-            if new_id[i] != NONE {
-                new_id[i] = w as u32;
+        for (i, id) in new_id.iter_mut().enumerate().skip(child.index()) {
+            if *id != NONE {
+                *id = w as u32;
                 if w != i {
                     self.nodes.swap(w, i);
                 }
