@@ -130,13 +130,18 @@ pub fn eval_lanes<T: Lanes>(net: &Netlist, latches: &[T], inputs: &[T]) -> Vec<T
 
 /// Goal per role in a state whose gate values are `values`: the largest true goal value, or 0.
 pub fn goals_of(net: &Netlist, values: &[bool]) -> Vec<u8> {
+    goals_where(net, |g| values[g.index()])
+}
+
+/// [`goals_of`] for gate values read through `holds` (e.g. one lane of a word per gate).
+pub fn goals_where(net: &Netlist, holds: impl Fn(crate::GateId) -> bool) -> Vec<u8> {
     net.roles
         .iter()
         .map(|r| {
             r.goals
                 .iter()
                 .rev()
-                .find(|g| values[g.gate.index()])
+                .find(|g| holds(g.gate))
                 .map_or(0, |g| g.value)
         })
         .collect()

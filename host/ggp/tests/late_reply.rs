@@ -68,6 +68,23 @@ impl BackendFactory for StallingFactory {
     }
 }
 
+/// A player on the reference backend behind `stall`, margin 250 ms.
+fn options(name: &str, stall: Arc<AtomicBool>, move_time: Option<Duration>) -> PlayerOptions {
+    PlayerOptions {
+        name: name.into(),
+        backend: BackendRequest::of(BackendKind::Reference),
+        backends: Arc::new(StallingFactory { stall }),
+        threads: 1,
+        workers: 1,
+        margin: Duration::from_millis(250),
+        ground: Default::default(),
+        compile_wait: 1.0,
+        mcts: Default::default(),
+        quick_forced: false,
+        move_time,
+    }
+}
+
 fn post(gamer: &Gamer, msg: &str) -> (String, Duration) {
     let t = Instant::now();
     let reply = gamer.handle(HttpRequest {
@@ -83,21 +100,7 @@ fn post(gamer: &Gamer, msg: &str) -> (String, Duration) {
 #[test]
 fn a_stalled_worker_still_gives_a_legal_move_of_the_current_state_in_time() {
     let stall = Arc::new(AtomicBool::new(false));
-    let opts = PlayerOptions {
-        name: "late".into(),
-        backend: BackendRequest::of(BackendKind::Reference),
-        backends: Arc::new(StallingFactory {
-            stall: stall.clone(),
-        }),
-        threads: 1,
-        workers: 1,
-        margin: Duration::from_millis(250),
-        ground: Default::default(),
-        compile_wait: 1.0,
-        mcts: Default::default(),
-        quick_forced: false,
-        move_time: None,
-    };
+    let opts = options("late", stall.clone(), None);
     let gamer = Gamer::new(opts, Arc::new(Log::new(None).unwrap()));
     let clock = Duration::from_secs(1);
     let start = format!("(START s1 o ({TICTACTOE}) 10 1)");
@@ -137,21 +140,8 @@ fn a_stalled_worker_still_gives_a_legal_move_of_the_current_state_in_time() {
 /// search time, not at the clock's margin (time odds).
 #[test]
 fn a_move_time_ends_the_search_before_the_clock() {
-    let opts = PlayerOptions {
-        name: "quick".into(),
-        backend: BackendRequest::of(BackendKind::Reference),
-        backends: Arc::new(StallingFactory {
-            stall: Arc::new(AtomicBool::new(false)),
-        }),
-        threads: 1,
-        workers: 1,
-        margin: Duration::from_millis(250),
-        ground: Default::default(),
-        compile_wait: 1.0,
-        mcts: Default::default(),
-        quick_forced: false,
-        move_time: Some(Duration::from_millis(200)),
-    };
+    let stall = Arc::new(AtomicBool::new(false));
+    let opts = options("quick", stall, Some(Duration::from_millis(200)));
     let gamer = Gamer::new(opts, Arc::new(Log::new(None).unwrap()));
     // a 60 s play clock: without the move time each reply would take 59.75 s
     let start = format!("(START s2 x ({TICTACTOE}) 10 60)");

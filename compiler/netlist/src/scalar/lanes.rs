@@ -94,22 +94,10 @@ impl ScalarNet {
             let v = &self.lane_values;
             let bit = |g: crate::GateId, l: usize| v[g.index()] >> l & 1 == 1;
             let first = out.len();
-            out.extend((0..chunk.len()).map(|l| {
-                Outputs {
-                    terminal: bit(net.terminal, l),
-                    legal: vec![Vec::new(); net.roles.len()],
-                    goals: net
-                        .roles
-                        .iter()
-                        .map(|r| {
-                            r.goals
-                                .iter()
-                                .rev()
-                                .find(|g| bit(g.gate, l))
-                                .map_or(0, |g| g.value)
-                        })
-                        .collect(),
-                }
+            out.extend((0..chunk.len()).map(|l| Outputs {
+                terminal: bit(net.terminal, l),
+                legal: vec![Vec::new(); net.roles.len()],
+                goals: crate::playout::goals_where(net, |g| bit(g, l)),
             }));
             // Legal entries word by word: O(entries + moves found), not entries × lanes.
             for (r, role) in net.roles.iter().enumerate() {
@@ -160,13 +148,7 @@ mod tests {
         for seed in 0..24u64 {
             let net = random_netlist(seed, &RandomSpec::default());
             let mut s = ScalarNet::new(&net);
-            let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-            let mut bit = || {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x & 1 == 1
-            };
+            let mut bit = super::super::bits(seed);
             let n = (seed as usize * 37) % 131;
             let states: Vec<Vec<bool>> = (0..n)
                 .map(|_| net.latches.iter().map(|_| bit()).collect())

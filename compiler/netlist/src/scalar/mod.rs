@@ -249,6 +249,18 @@ pub fn random_transitions(
     out
 }
 
+/// Pseudo-random bits (xorshift) for the tests' states and moves.
+#[cfg(test)]
+fn bits(seed: u64) -> impl FnMut() -> bool {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x & 1 == 1
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,13 +277,7 @@ mod tests {
             };
             let net = random_netlist(seed, &spec);
             let mut s = ScalarNet::new(&net);
-            let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-            let mut bit = || {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x & 1 == 1
-            };
+            let mut bit = bits(seed);
             for _ in 0..8 {
                 let state: Vec<bool> = net.latches.iter().map(|_| bit()).collect();
                 let want = eval_gates(&net, &state, &vec![false; net.inputs.len()]);
