@@ -266,7 +266,9 @@ pub fn bad_start_rejected(s: Subject) {
 }
 
 /// The same MCTS search (seed, iteration budget) on the subject and on the reference
-/// backend: the same root statistics and move.
+/// backend: the same root statistics and move. Batch by batch on both (the CPU simulator
+/// would stream its rollouts, which orders the search differently; the streamed search is
+/// checked in `propnet-mcts`).
 pub fn mcts_search(s: Subject) {
     let c = bench_game("tictactoe");
     let params = MctsParams {
@@ -274,6 +276,7 @@ pub fn mcts_search(s: Subject) {
         playouts_per_leaf: 4,
         leaves_per_batch: 8,
         max_steps: 60,
+        stream: false,
         ..Default::default()
     };
     let root = c.net.initial_state();
