@@ -5,8 +5,11 @@
 //!   across moves: [`Search::advance`] makes the child of the actual joint move the root.
 //!   Rewards are goals scaled to 0..1 per role. Any number of roles; turn-taking and
 //!   simultaneous moves (decoupled UCT).
-//! - Parallelism: a worker selects K leaves under virtual loss and runs their rollouts as
-//!   one backend batch. [`Search::search`] is one worker on the calling thread
+//! - Parallelism: a worker selects K leaves under virtual loss, creates the new nodes they
+//!   reach in one lane-parallel evaluation, and runs their rollouts as one backend batch;
+//!   on the CPU simulator (where such a batch runs on one thread) the rollouts are
+//!   *streamed* instead ([`MctsParams::stream`], module `stream`): lanes take new leaves'
+//!   playouts as others finish and each leaf is back-propagated when its playouts are done. [`Search::search`] is one worker on the calling thread
 //!   (deterministic for a fixed seed and iteration budget); [`Search::search_parallel`]
 //!   runs one worker per model, each on its own thread and backend, all in one tree behind
 //!   one lock that is held for selection and back-propagation only, so tree work and
@@ -26,9 +29,9 @@
 //! - [`player`]: the in-process players (random, MCTS) of `propnet match`;
 //!   [`matches`]: plays games between them and estimates each player's score.
 //!
-//! Cost per iteration: the tree phase (descent, one scalar evaluation of the view and the
-//! transition cones per new node, [`propnet_netlist::scalar::ScalarNet`], and
-//! back-propagation) against K × playouts-per-leaf rollouts. Throughput per batch shape and
+//! Cost per iteration: the tree phase (descent, the new node's share of a lane-parallel
+//! evaluation of the view and transition cones, [`propnet_netlist::scalar::ScalarNet`],
+//! and back-propagation) against K × playouts-per-leaf rollouts. Throughput per batch shape and
 //! worker count, and strength per budget, are measured in BENCHMARKS.md ("MCTS").
 //!
 //! Depends on `propnet-runtime` (the state machine, backends, the stop request) only.
