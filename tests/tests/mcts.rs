@@ -431,7 +431,7 @@ fn batched_search_on_workers(workers: usize) {
         assert_eq!((res.iterations, res.workers), (300, workers));
         let tree = s.tree();
         assert_eq!(tree.node(tree.root()).visits, 300, "{workers} workers");
-        for (i, n) in tree.nodes.iter().enumerate() {
+        for (i, n) in tree.iter().enumerate() {
             assert_eq!(n.virtual_visits, 0, "node {i}");
             assert!(n.stats.iter().all(|m| m.virtual_visits == 0), "node {i}");
             let own = if i == 0 || n.exact.is_some() {
@@ -553,7 +553,7 @@ fn merging_free_moves_leaves_other_games_alone() {
         let tree = search.tree();
         let root = tree.node(tree.root());
         let visits: Vec<u32> = root.stats.iter().map(|s| s.visits).collect();
-        (root.legal.clone(), visits, tree.nodes.len())
+        (root.legal.clone(), visits, tree.len())
     };
     assert_eq!(stats(true), stats(false));
 }

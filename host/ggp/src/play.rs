@@ -199,7 +199,7 @@ impl<
             },
             None => Think {
                 text: texts[best].clone(),
-                nodes: self.search.tree().nodes.len(),
+                nodes: self.search.tree().len(),
                 legal: texts.len(),
                 ..Think::default()
             },

@@ -3,7 +3,7 @@
 //! worker thread per model, one shared tree), and what a search reports.
 
 use super::params::{Budget, MctsParams};
-use super::tree::{Node, NodeId, Tree};
+use super::tree::{Node, Tree};
 use super::walk::Core;
 use super::workers::{work, Control, Totals};
 use propnet_netlist::{InputId, Netlist};
@@ -284,13 +284,13 @@ impl<
     /// (ties: higher mean, then model order); `None` when the tree is empty or the root
     /// ends the game.
     pub fn best_index_now(&self, role: usize) -> Option<usize> {
-        self.core.tree.nodes.first()?.best_index(role)
+        self.core.tree.root_node()?.best_index(role)
     }
 
     /// The most-visited root move of `role` now (see [`Search::best_index_now`]).
     pub fn best_move_now(&self, role: usize) -> Option<M> {
         let i = self.best_index_now(role)?;
-        Some(self.core.tree.nodes[0].legal[role][i])
+        Some(self.core.tree.root_node()?.legal[role][i])
     }
 
     /// Searches the current tree (see [`Search::set_root`], [`Search::advance`]) within
@@ -340,7 +340,7 @@ impl<
                 playouts: 0,
                 states: 0,
                 batches: 0,
-                nodes: self.core.tree.nodes.len(),
+                nodes: self.core.tree.len(),
                 elapsed: start.elapsed(),
                 backend_time: Duration::ZERO,
                 workers: 0,
@@ -380,7 +380,7 @@ impl<
         workers: usize,
         elapsed: Duration,
     ) -> SearchResult<M> {
-        let rootn = self.core.tree.node(NodeId(0));
+        let rootn = self.core.tree.node(self.core.tree.root());
         let roles = rootn
             .legal
             .iter()
@@ -404,7 +404,7 @@ impl<
             playouts: t.playouts,
             states: t.states,
             batches: t.batches,
-            nodes: self.core.tree.nodes.len(),
+            nodes: self.core.tree.len(),
             elapsed,
             backend_time: t.backend_time,
             workers,

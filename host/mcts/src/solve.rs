@@ -177,7 +177,7 @@ mod tests {
             .run_machine(&mut model, &root, Budget::Iterations(2_000))
             .unwrap();
         assert!(r.iterations < 2_000, "a proven root ends the search");
-        assert_eq!(s.tree().node(NodeId(0)).exact, Some(vec![1.0, 0.0]));
+        assert_eq!(s.tree().root_node().unwrap().exact, Some(vec![1.0, 0.0]));
         let best = r.best_move(0).unwrap();
         let report = r.roles[0].iter().find(|m| m.input == best).unwrap();
         assert_eq!(report.exact, Some(1.0), "{report:?}");
@@ -193,7 +193,7 @@ mod tests {
             .run_machine(&mut model, &root, Budget::Iterations(2_000))
             .unwrap();
         assert_eq!(r.iterations, 2_000);
-        assert!(plain.tree().node(NodeId(0)).exact.is_none());
+        assert!(plain.tree().root_node().unwrap().exact.is_none());
     }
 
     /// Every node the solver proves has the value `propnet solve` finds for its state.
@@ -212,7 +212,7 @@ mod tests {
         s.run_machine(&mut model, &root, Budget::Iterations(3_000))
             .unwrap();
         let mut proven = 0;
-        for n in &s.tree().nodes {
+        for n in s.tree().iter() {
             let Some(exact) = &n.exact else { continue };
             if n.legal.iter().all(Vec::is_empty) {
                 continue; // terminal

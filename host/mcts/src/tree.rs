@@ -7,7 +7,7 @@ use propnet_runtime::machine::State;
 use propnet_runtime::machine::{NetMachine, View};
 use rustc_hash::FxHashMap;
 
-/// Index of a node in [`Tree::nodes`].
+/// Index of a node in a [`Tree`]'s arena.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct NodeId(pub u32);
 
@@ -65,6 +65,10 @@ pub struct Node<S = State, M = InputId> {
     pub virtual_visits: u32,
     /// Children by joint move (per-role move index into `legal`).
     pub children: Children,
+    /// The node this one was created under (the root's is itself).
+    parent: NodeId,
+    /// Nodes in this node's subtree, itself included.
+    size: u32,
 }
 
 /// The children of a node by joint move, given as per-role move indices. A joint move is
@@ -200,7 +204,14 @@ impl<S, M> Node<S, M> {
             visits: 0,
             virtual_visits: 0,
             children: Children::default(),
+            parent: NodeId(0),
+            size: 1,
         }
+    }
+
+    /// Nodes in this node's subtree, itself included.
+    pub fn subtree_size(&self) -> usize {
+        self.size as usize
     }
 
     /// Role `role`'s move statistics, one per legal move.
@@ -235,8 +246,8 @@ impl<S, M> Node<S, M> {
         self.children.get(self.legal.iter().map(Vec::len), moves)
     }
 
-    /// Records `child` as the node reached by joint move `moves`.
-    pub fn add_child(&mut self, moves: &[u32], child: NodeId) {
+    /// Records `child` as the node reached by joint move `moves` (see [`Tree::add_child`]).
+    fn link_child(&mut self, moves: &[u32], child: NodeId) {
         let counts = self.legal.iter().map(Vec::len);
         self.children.insert(counts, moves, child);
     }
@@ -272,16 +283,29 @@ impl<S, M> Node<S, M> {
     }
 }
 
-/// The node arena. Node 0 is the root.
+/// The node arena. The root moves with the game ([`Tree::reroot`]) without renumbering
+/// anything: the subtrees it leaves behind are *dropped*, their slots reused one by one by
+/// the nodes created next ([`Tree::add_child`]), so moving the root costs the length of the
+/// path to the new root, however big the tree, and nothing is freed at that moment.
+///
+/// Memory: the arena holds the live tree ([`Tree::len`] nodes) and dropped nodes not reused
+/// yet; it grows only when no dropped node is left, so it never holds more slots than the
+/// most live nodes it had plus one batch.
 #[derive(Clone, Debug)]
 pub struct Tree<S = State, M = InputId> {
-    /// All nodes; children always have larger ids than their parent.
-    pub nodes: Vec<Node<S, M>>,
+    nodes: Vec<Node<S, M>>,
+    root: NodeId,
+    /// Roots of dropped subtrees; a slot taken from here hands its children to this list.
+    dropped: Vec<NodeId>,
 }
 
 impl<S, M> Default for Tree<S, M> {
     fn default() -> Self {
-        Self { nodes: Vec::new() }
+        Self {
+            nodes: Vec::new(),
+            root: NodeId(0),
+            dropped: Vec::new(),
+        }
     }
 }
 
@@ -294,59 +318,39 @@ impl Tree {
 
 impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
     /// A tree holding only `root`.
-    pub fn with_root(root: Node<S, M>) -> Self {
-        Self { nodes: vec![root] }
+    pub fn with_root(mut root: Node<S, M>) -> Self {
+        root.parent = NodeId(0);
+        root.size = 1;
+        Self {
+            nodes: vec![root],
+            root: NodeId(0),
+            dropped: Vec::new(),
+        }
     }
 
-    /// Makes the subtree under `child` the whole tree (`child` becomes node 0), keeping
-    /// its statistics: tree reuse after the actual joint move. The subtree's nodes keep
-    /// their order (a child's id stays above its parent's) and are moved to the front of
-    /// the arena in place; the rest, split off as the smaller part is copied, is freed by
-    /// [`discard`]. O(nodes) in word moves, nothing allocated per node: after a long start
-    /// clock the played move keeps most of a million-node tree, and the next reply may be
-    /// due half a second later.
+    /// Makes the subtree under `child` (a node of the tree) the whole tree, keeping its
+    /// statistics: tree reuse after the actual joint move. Every node on the way from the
+    /// old root to `child`, and their other subtrees, are dropped (their slots are reused
+    /// by later nodes). O(depth of `child` × branching), nothing freed or moved: after a long
+    /// start clock the tree may hold a million nodes and the next reply is due soon.
     pub fn reroot(&mut self, child: NodeId) {
-        const NONE: u32 = u32::MAX;
-        // children have larger ids than their parent: one ascending pass marks the
-        // subtree (no queue, nodes read in arena order)
-        let mut new_id = vec![NONE; self.nodes.len()];
-        new_id[child.index()] = 0;
-        let mut kept = 0;
-        for i in child.index()..self.nodes.len() {
-            if new_id[i] != NONE {
-                kept += 1;
-                for c in self.nodes[i].children.values() {
-                    new_id[c.index()] = 0; // kept; numbered below
-                }
-            }
+        let mut c = child;
+        while c != self.root {
+            let p = self.nodes[c.index()].parent;
+            debug_assert_ne!(p, c, "reroot: {child:?} is not under the root");
+            let kids = std::mem::take(&mut self.nodes[p.index()].children);
+            self.dropped.extend(kids.values().filter(|&k| k != c));
+            self.dropped.push(p);
+            c = p;
         }
-        // stable partition: kept nodes to the front, in their order
-        let mut w = 0;
-        for (i, id) in new_id.iter_mut().enumerate().skip(child.index()) {
-            if *id != NONE {
-                *id = w as u32;
-                if w != i {
-                    self.nodes.swap(w, i);
-                }
-                w += 1;
-            }
-        }
-        for n in &mut self.nodes[..kept] {
-            n.children.renumber(|c| NodeId(new_id[c.index()]));
-        }
-        let dropped = if kept >= self.nodes.len() - kept {
-            self.nodes.split_off(kept)
-        } else {
-            let front: Vec<_> = self.nodes.drain(..kept).collect();
-            std::mem::replace(&mut self.nodes, front)
-        };
-        discard(dropped);
+        self.nodes[child.index()].parent = child;
+        self.root = child;
     }
 
     /// Replaces the whole tree by `root` alone; the old nodes are freed by [`discard`].
     pub fn reset(&mut self, root: Node<S, M>) {
-        let old = std::mem::replace(&mut self.nodes, vec![root]);
-        discard(old);
+        let old = std::mem::replace(self, Self::with_root(root));
+        discard(old.nodes);
     }
 
     /// The first node, breadth-first within `depth` joint moves of the root (the root
@@ -355,7 +359,7 @@ impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
     where
         S: PartialEq,
     {
-        let mut level = vec![self.nodes.first().map(|_| NodeId(0))?];
+        let mut level = vec![self.root_node().map(|_| self.root)?];
         for d in 0..=depth {
             if let Some(&id) = level.iter().find(|&&id| self.node(id).state == *state) {
                 return Some(id);
@@ -373,7 +377,7 @@ impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
 
     /// The child of the root reached by `joint` (one move per role), if the tree has it.
     pub fn root_child(&self, joint: &[M]) -> Option<NodeId> {
-        let root = self.nodes.first()?;
+        let root = self.root_node()?;
         let key: Option<Vec<u32>> = joint
             .iter()
             .enumerate()
@@ -405,17 +409,81 @@ pub fn discard<T: Send + 'static>(old: Vec<T>) {
 impl<S, M> Tree<S, M> {
     /// The root's id.
     pub fn root(&self) -> NodeId {
-        NodeId(0)
+        self.root
     }
-    /// Adds a node and returns its id.
-    pub fn push(&mut self, node: Node<S, M>) -> NodeId {
-        self.nodes.push(node);
-        NodeId(self.nodes.len() as u32 - 1)
+
+    /// The root node; `None` for an empty tree ([`Tree::default`]).
+    pub fn root_node(&self) -> Option<&Node<S, M>> {
+        self.nodes.get(self.root.index())
     }
+
+    /// Nodes in the tree (the root's subtree); 0 for an empty tree.
+    pub fn len(&self) -> usize {
+        self.root_node().map_or(0, Node::subtree_size)
+    }
+
+    /// True for an empty tree ([`Tree::default`]).
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Slots of the arena: the tree's nodes and dropped ones not reused yet.
+    pub fn slots(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Adds `node` as the child of `parent` (a node of the tree) by joint move `moves`
+    /// (per-role indices into `parent`'s legal moves) and returns its id: the slot of a
+    /// dropped node when there is one (that node is freed here, its children dropped in
+    /// turn), else a new slot.
+    pub fn add_child(&mut self, parent: NodeId, moves: &[u32], mut node: Node<S, M>) -> NodeId {
+        node.parent = parent;
+        node.size = 1;
+        let id = match self.dropped.pop() {
+            Some(id) => {
+                let old = std::mem::replace(&mut self.nodes[id.index()], node);
+                self.dropped.extend(old.children.values());
+                id
+            }
+            None => {
+                self.nodes.push(node);
+                NodeId(self.nodes.len() as u32 - 1)
+            }
+        };
+        self.nodes[parent.index()].link_child(moves, id);
+        let mut p = parent;
+        loop {
+            let n = &mut self.nodes[p.index()];
+            n.size += 1;
+            if p == self.root {
+                break;
+            }
+            p = n.parent;
+        }
+        id
+    }
+
+    /// The ids of the tree's nodes, breadth-first from the root.
+    pub fn ids(&self) -> Vec<NodeId> {
+        let mut seen: Vec<NodeId> = self.root_node().map(|_| self.root).into_iter().collect();
+        let mut i = 0;
+        while i < seen.len() {
+            seen.extend(self.node(seen[i]).children.values());
+            i += 1;
+        }
+        seen
+    }
+
+    /// The tree's nodes, breadth-first from the root.
+    pub fn iter(&self) -> impl Iterator<Item = &Node<S, M>> + '_ {
+        self.ids().into_iter().map(|id| self.node(id))
+    }
+
     /// The node with this id.
     pub fn node(&self, id: NodeId) -> &Node<S, M> {
         &self.nodes[id.index()]
     }
+
     /// The node with this id, mutably.
     pub fn node_mut(&mut self, id: NodeId) -> &mut Node<S, M> {
         &mut self.nodes[id.index()]

@@ -164,7 +164,7 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
             let key = (id, chosen.as_slice().into());
             let k = match batch.index.get(&key) {
                 Some(&k) => k,
-                None if self.tree.nodes.len() + batch.parents.len() >= params.max_nodes => {
+                None if self.tree.len() + batch.parents.len() >= params.max_nodes => {
                     leaf.node = id;
                     return leaf;
                 }
@@ -205,8 +205,7 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
         let parents = std::mem::take(&mut batch.parents);
         let mut ids = Vec::with_capacity(parents.len());
         for ((parent, moves, _), (state, view)) in parents.into_iter().zip(evaluated?) {
-            let child = self.tree.push(Node::from_view(state, view));
-            self.tree.node_mut(parent).add_child(&moves, child);
+            let child = (self.tree).add_child(parent, &moves, Node::from_view(state, view));
             ids.push(child);
         }
         Ok(ids)

@@ -3,7 +3,7 @@
 //! the budget that all workers share is spent.
 
 use super::params::{Budget, MctsParams};
-use super::tree::{NodeId, Tree};
+use super::tree::Tree;
 use super::walk::{Core, Leaf, NewChildren};
 use propnet_runtime::backend::JobResult;
 use propnet_runtime::machine::{Expand, ExpandVia, GameMachine, MachineError, RolloutBatch};
@@ -213,7 +213,7 @@ where
     M: Copy + Eq + std::hash::Hash + std::fmt::Debug,
 {
     let per_leaf = params.playouts_per_leaf.max(1);
-    if c.tree.node(NodeId(0)).exact.is_some() {
+    if c.tree.node(c.tree.root()).exact.is_some() {
         return Ok(None);
     }
     let mut batch = NewChildren::default();
