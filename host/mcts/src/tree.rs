@@ -6,6 +6,7 @@ use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::machine::State;
 use propnet_runtime::machine::{NetMachine, View};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 /// Index of a node in a [`Tree`]'s arena.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -55,8 +56,10 @@ pub struct Node<S = State, M = InputId> {
     /// Legal moves per role (role order, model order); empty lists when the state ends the
     /// game (a proven node keeps its moves).
     pub legal: Vec<Vec<M>>,
-    /// Start of each role's block in `stats`.
-    offsets: Vec<usize>,
+    /// Start of each role's block in `stats`, and the end of the last: role `r`'s moves are
+    /// `offsets[r]..offsets[r + 1]`. Kept in the node (up to three roles) so that a
+    /// descent reads no other block to find a role's statistics or a child.
+    offsets: SmallVec<[u32; 4]>,
     /// Move statistics, role by role, one per legal move.
     pub stats: Vec<MoveStats>,
     /// Back-propagated visits of this node.
@@ -189,11 +192,12 @@ impl<S, M> Node<S, M> {
         } else {
             view.legal
         };
-        let mut offsets = Vec::with_capacity(legal.len());
+        let mut offsets = SmallVec::with_capacity(legal.len() + 1);
         let mut total = 0;
+        offsets.push(0);
         for l in &legal {
-            offsets.push(total);
             total += l.len();
+            offsets.push(total as u32);
         }
         Self {
             state,
@@ -216,7 +220,7 @@ impl<S, M> Node<S, M> {
 
     /// Role `role`'s move statistics, one per legal move.
     pub fn role_stats(&self, role: usize) -> &[MoveStats] {
-        &self.stats[self.offsets[role]..self.offsets[role] + self.legal[role].len()]
+        &self.stats[self.offsets[role] as usize..self.offsets[role + 1] as usize]
     }
 
     /// Index (into `legal[role]`) of the move to play for `role` ([`crate::solve::final_choice`]:
@@ -243,17 +247,22 @@ impl<S, M> Node<S, M> {
 
     /// The child reached by joint move `moves` (per-role indices into `legal`), if created.
     pub fn child(&self, moves: &[u32]) -> Option<NodeId> {
-        self.children.get(self.legal.iter().map(Vec::len), moves)
+        self.children.get(self.move_counts(), moves)
+    }
+
+    /// Each role's number of legal moves here.
+    fn move_counts(&self) -> impl Iterator<Item = usize> + '_ {
+        self.offsets.windows(2).map(|w| (w[1] - w[0]) as usize)
     }
 
     /// Records `child` as the node reached by joint move `moves` (see [`Tree::add_child`]).
     fn link_child(&mut self, moves: &[u32], child: NodeId) {
-        let counts = self.legal.iter().map(Vec::len);
+        let counts = self.offsets.windows(2).map(|w| (w[1] - w[0]) as usize);
         self.children.insert(counts, moves, child);
     }
 
     pub(crate) fn stat_mut(&mut self, role: usize, m: u32) -> &mut MoveStats {
-        &mut self.stats[self.offsets[role] + m as usize]
+        &mut self.stats[(self.offsets[role] + m) as usize]
     }
 
     /// Adds (`sign = true`) or removes `amount` virtual visits on this node and on the chosen
