@@ -2,7 +2,10 @@
 //! batched rollouts, and the in-process players and matches built on it.
 //!
 //! - [`Search`] runs one search, [`MctsParams`] tunes it. The tree ([`Tree`]) is kept
-//!   across moves: [`Search::advance`] makes the child of the actual joint move the root.
+//!   across moves: [`Search::advance`] makes the child of the actual joint move the root,
+//!   at the cost of the path to it (nothing is renumbered or freed then: the nodes left
+//!   behind give their slots to the nodes created next), so a reply after a long start
+//!   clock does not wait for a million-node tree to be rebuilt.
 //!   Rewards are goals scaled to 0..1 per role. Any number of roles; turn-taking and
 //!   simultaneous moves (decoupled UCT).
 //! - Parallelism: a worker selects K leaves under virtual loss, creates the new nodes they
