@@ -6,10 +6,11 @@ use std::time::Duration;
 #[derive(Clone, Debug, PartialEq)]
 pub struct MctsParams {
     /// UCB1 exploration constant `C` in `mean + C·sqrt(ln N / n)`, with goals scaled to
-    /// 0..1. Default `1.0` (between the textbook √2 and the 0.7 common in GGP players). At
-    /// 50 ms a move 0.25 beat it (connect four 70.5 % for 0.5 against 1.0, breakthrough
-    /// 59 %), at 200 ms not (50.8 % and 37.5 ± 15.5 %), so the default stays until longer
-    /// clocks are measured (BENCHMARKS.md, "MCTS strength with random openings").
+    /// 0..1. Default `0.5`: a leaf's value is the mean of [`Self::playouts_per_leaf`]
+    /// rollouts, less noisy than one, so the textbook √2 (or the 1.0 this search had) over-
+    /// explores. At equal time 0.5 beat 1.0 on connect four (70.5 ± 8.7 % at 50 ms a move,
+    /// 63.0 ± 9.2 % at 200 ms) and breakthrough (55.0 ± 9.9 %, 65.0 ± 9.5 %), 100 games each
+    /// (BENCHMARKS.md, "MCTS strength with random openings" and "Exploration 0.5").
     pub exploration: f64,
     /// Visits (real plus virtual) a node needs before selection descends through it and
     /// creates its children; until then its rollouts start at the node itself. A node is
@@ -71,7 +72,7 @@ pub struct MctsParams {
 impl Default for MctsParams {
     fn default() -> Self {
         Self {
-            exploration: 1.0,
+            exploration: 0.5,
             expand_threshold: 1,
             playouts_per_leaf: 16,
             leaves_per_batch: 16,
