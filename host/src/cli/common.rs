@@ -135,7 +135,8 @@ impl MctsFlags {
 /// Builds a player from a spec: `random`, or `mcts:BACKEND:BUDGET[:OPTION…]` with BACKEND
 /// one of `cpu`, `gpu`, `auto`, `reference` and options that override the flags for this
 /// player: `LEAVESxPLAYOUTS` (leaves per batch, playouts per leaf), `wN` (search
-/// workers), `cX` (UCB1 exploration constant), `solver` (MCTS-Solver on), `keepfree` (every
+/// workers), `cX` (UCB1 exploration constant), `eN` (visits before a node is expanded, as
+/// `--expand-threshold`), `solver` (MCTS-Solver on), `keepfree` (every
 /// outcome-free move kept, as `--keep-free-moves`), `fresh` (a fresh tree every move
 /// instead of the subtree of the position reached), `batched` (rollouts batch by batch
 /// instead of streamed on the CPU simulator). E.g. `mcts:cpu:1s`, `mcts:gpu:2000`, `mcts:cpu:500ms:4x256:w1`.
@@ -156,7 +157,7 @@ pub fn make_player(
             let mut seen: Vec<&str> = Vec::new();
             for option in options {
                 let kind = option_kind(option)
-                    .ok_or_else(|| anyhow!("player `{spec}`: unknown option `{option}`: expected LEAVESxPLAYOUTS, wN, cX, solver, keepfree, fresh or batched"))?;
+                    .ok_or_else(|| anyhow!("player `{spec}`: unknown option `{option}`: expected LEAVESxPLAYOUTS, wN, cX, eN, solver, keepfree, fresh or batched"))?;
                 if seen.contains(&kind) {
                     bail!("player `{spec}`: option `{option}` sets the {kind} a second time");
                 }
@@ -166,6 +167,10 @@ pub fn make_player(
                     "exploration" => {
                         params.exploration = real(0.0, 1000.0)(&option[1..])
                             .map_err(|e| anyhow!("player `{spec}`: exploration: {e}"))?;
+                    }
+                    "expand threshold" => {
+                        params.expand_threshold = whole::<u32>(0, 1_000_000)(&option[1..])
+                            .map_err(|e| anyhow!("player `{spec}`: expand threshold: {e}"))?;
                     }
                     "solver" => params.solver = true,
                     "outcome-free moves" => params.merge_free_moves = false,
@@ -191,13 +196,14 @@ pub fn make_player(
             .reuse_tree(reuse)))
         }
         _ => bail!(
-            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS][:cEXPLORATION][:solver][:keepfree][:fresh][:batched]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1, mcts:cpu:1s:solver)"
+            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS][:cEXPLORATION][:eEXPAND][:solver][:keepfree][:fresh][:batched]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1, mcts:cpu:1s:solver)"
         ),
     }
 }
 
 /// What a player option sets (`None`: no option of that form): `fresh` the tree reuse,
-/// `batched` the rollout stream, `cX` the exploration, `solver`, `keepfree` the outcome-free moves, `wN` the workers,
+/// `batched` the rollout stream, `cX` the exploration, `eN` the expand threshold, `solver`,
+/// `keepfree` the outcome-free moves, `wN` the workers,
 /// `LxP` (starting with a digit) the batch shape.
 fn option_kind(option: &str) -> Option<&'static str> {
     match option {
@@ -206,6 +212,7 @@ fn option_kind(option: &str) -> Option<&'static str> {
         "solver" => Some("solver"),
         "keepfree" => Some("outcome-free moves"),
         o if o.starts_with('c') => Some("exploration"),
+        o if o.starts_with('e') => Some("expand threshold"),
         o if o.starts_with('w') => Some("workers"),
         o if o.starts_with(|c: char| c.is_ascii_digit()) => Some("batch shape"),
         _ => None,
@@ -253,6 +260,7 @@ mod tests {
         assert!(make_player("mcts:cpu:1s:4x256:w2", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:cpu:1s:solver:fresh:c0.7", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:cpu:1s:keepfree", &net, &flags, 1).is_ok());
+        assert!(make_player("mcts:cpu:1s:e4", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:cpu:1s:batched:fresh", &net, &flags, 1).is_ok());
         let err = |spec: &str| match make_player(spec, &net, &flags, 1) {
             Ok(_) => panic!("{spec} accepted"),
@@ -262,6 +270,9 @@ mod tests {
         assert!(err("mcts:cpu:1s:keepfree:keepfree").contains("a second time"));
         assert!(err("mcts:cpu:1s:4x16:8x8").contains("sets the batch shape a second time"));
         assert!(err("mcts:cpu:1s:c1:c2").contains("exploration a second time"));
+        assert!(err("mcts:cpu:1s:e4:e2").contains("expand threshold a second time"));
+        assert!(err("mcts:cpu:1s:e-1").contains("expand threshold"));
+        assert!(err("mcts:cpu:1s:ex").contains("expand threshold"));
         assert!(err("mcts:cpu:1s:batched:batched").contains("rollout stream a second time"));
         assert!(err("mcts:cpu:1s:").contains("unknown option ``"));
         assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
