@@ -261,6 +261,16 @@ fn a_million_node_tree_is_never_freed_on_the_searching_thread() {
     assert_eq!(FREED.load(Ordering::SeqCst) - base, N + 1);
 }
 
+/// A re-root onto a node no longer in the tree (dropped by an earlier re-root) is refused
+/// instead of walking dropped parent links.
+#[test]
+#[should_panic(expected = "is not a node of the tree")]
+fn reroot_refuses_a_dropped_node() {
+    let mut t = big_tree(10);
+    t.reroot(tree::NodeId(1));
+    t.reroot(tree::NodeId(2));
+}
+
 /// A player's next search starts from the subtree of the position reached two joint moves
 /// later, keeping its visits; a position the tree lacks gets a fresh root.
 #[test]

@@ -342,11 +342,23 @@ impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
     /// old root to `child`, and their other subtrees, are dropped (their slots are reused
     /// by later nodes). O(depth of `child` × branching), nothing freed or moved: after a long
     /// start clock the tree may hold a million nodes and the next reply is due soon.
+    ///
+    /// `child` must be a node of the tree now: an id taken before an earlier re-root may
+    /// name a dropped node, or a slot reused since.
+    ///
+    /// # Panics
+    /// When the walk up from `child` ends at an old root instead of the root (a dropped
+    /// node), or `child` is out of range.
     pub fn reroot(&mut self, child: NodeId) {
         let mut c = child;
         while c != self.root {
             let p = self.nodes[c.index()].parent;
-            debug_assert_ne!(p, c, "reroot: {child:?} is not under the root");
+            assert_ne!(p, c, "Tree::reroot: {child:?} is not a node of the tree");
+            c = p;
+        }
+        let mut c = child;
+        while c != self.root {
+            let p = self.nodes[c.index()].parent;
             let kids = std::mem::take(&mut self.nodes[p.index()].children);
             self.dropped.extend(kids.values().filter(|&k| k != c));
             self.dropped.push(p);
