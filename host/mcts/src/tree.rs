@@ -137,16 +137,6 @@ impl Children {
             .chain(self.wide.values().copied())
     }
 
-    /// Renumbers every child through `f`.
-    pub fn renumber(&mut self, mut f: impl FnMut(NodeId) -> NodeId) {
-        for c in self.dense.iter_mut().filter(|c| **c != NONE) {
-            *c = f(NodeId(*c)).0;
-        }
-        for c in self.by_number.values_mut().chain(self.wide.values_mut()) {
-            *c = f(*c);
-        }
-    }
-
     /// Number of children.
     pub fn len(&self) -> usize {
         self.values().count()
@@ -247,18 +237,13 @@ impl<S, M> Node<S, M> {
 
     /// The child reached by joint move `moves` (per-role indices into `legal`), if created.
     pub fn child(&self, moves: &[u32]) -> Option<NodeId> {
-        self.children.get(self.move_counts(), moves)
-    }
-
-    /// Each role's number of legal moves here.
-    fn move_counts(&self) -> impl Iterator<Item = usize> + '_ {
-        self.offsets.windows(2).map(|w| (w[1] - w[0]) as usize)
+        self.children.get(move_counts(&self.offsets), moves)
     }
 
     /// Records `child` as the node reached by joint move `moves` (see [`Tree::add_child`]).
     fn link_child(&mut self, moves: &[u32], child: NodeId) {
-        let counts = self.offsets.windows(2).map(|w| (w[1] - w[0]) as usize);
-        self.children.insert(counts, moves, child);
+        self.children
+            .insert(move_counts(&self.offsets), moves, child);
     }
 
     pub(crate) fn stat_mut(&mut self, role: usize, m: u32) -> &mut MoveStats {
@@ -290,6 +275,12 @@ impl<S, M> Node<S, M> {
             s.reward_sum += rewards[r];
         }
     }
+}
+
+/// Each role's number of legal moves, from a node's `offsets` (role `r`'s block is
+/// `offsets[r]..offsets[r + 1]`).
+fn move_counts(offsets: &[u32]) -> impl Iterator<Item = usize> + '_ {
+    offsets.windows(2).map(|w| (w[1] - w[0]) as usize)
 }
 
 /// The node arena. The root moves with the game ([`Tree::reroot`]) without renumbering
