@@ -184,6 +184,20 @@ pub fn reference_playout(
     index: u32,
     max_steps: u32,
 ) -> PlayoutRecord {
+    reference_playout_moves(net, start, seed, index, max_steps, |_, _| {})
+}
+
+/// [`reference_playout`], calling `moved(step, joint)` with each joint move made (one
+/// input per role, role order), e.g. to check the moves a backend reports.
+pub fn reference_playout_moves(
+    net: &Netlist,
+    start: &[bool],
+    seed: u64,
+    index: u32,
+    max_steps: u32,
+    mut moved: impl FnMut(u32, &[crate::InputId]),
+) -> PlayoutRecord {
+    let mut joint = Vec::with_capacity(net.roles.len());
     let mut state = start.to_vec();
     let no_inputs = vec![false; net.inputs.len()];
     let mut step = 0u32;
@@ -198,6 +212,7 @@ pub fn reference_playout(
         };
         let mut inputs = vec![false; net.inputs.len()];
         let mut stuck = None;
+        joint.clear();
         if end.is_none() {
             for (r, role) in net.roles.iter().enumerate() {
                 let legal: Vec<_> = role
@@ -211,6 +226,7 @@ pub fn reference_playout(
                 }
                 let k = choose(draw(seed, index, step, r as u32), legal.len() as u32);
                 inputs[legal[k as usize].input.index()] = true;
+                joint.push(legal[k as usize].input);
             }
         }
         if let Some(end) = end.or(stuck) {
@@ -222,6 +238,7 @@ pub fn reference_playout(
                 final_state: pack_state(&state),
             };
         }
+        moved(step, &joint);
         let values = eval_gates(net, &state, &inputs);
         state = net.latches.iter().map(|l| values[l.next.index()]).collect();
         step += 1;

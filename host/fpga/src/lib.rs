@@ -319,6 +319,7 @@ impl FpgaBackend {
             total_length: wide(cnt[1], cnt[2]),
             step_limit: u64::from(cnt[4]),
             no_legal_move: u64::from(cnt[5]),
+            amaf: Vec::new(),
         };
         let ends = u64::from(cnt[3]) + res.step_limit + res.no_legal_move;
         if res.playouts != u64::from(count) || ends != res.playouts {

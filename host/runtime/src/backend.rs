@@ -45,6 +45,26 @@ pub struct JobResult {
     pub step_limit: u64,
     /// Playouts stopped because a role had no legal move.
     pub no_legal_move: u64,
+    /// All-moves-as-first sums, when the caller asked for them
+    /// ([`crate::stream::JobFeed::wants_amaf`]) and the backend computes them (the CPU
+    /// simulator's streams): one entry per input proposition played in at least one of
+    /// the job's playouts (after its start state), by input index ascending. Empty
+    /// otherwise.
+    pub amaf: Vec<AmafSum>,
+}
+
+/// What a job's playouts say about one input proposition "as if played first"
+/// (all-moves-as-first, AMAF: Gelly & Silver, "Combining online and offline knowledge in
+/// UCT", ICML 2007): in how many of them its role played it at some step, and the sum of
+/// that role's goal values (0..=100 each) over those playouts.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct AmafSum {
+    /// Input index (netlist order).
+    pub input: u32,
+    /// Playouts of the job in which the input was played (each counts once).
+    pub playouts: u32,
+    /// Sum over those playouts of the goal value of the role the input belongs to.
+    pub goal_sum: u64,
 }
 
 /// The result of a batch.

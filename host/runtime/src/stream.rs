@@ -25,6 +25,11 @@ pub trait JobFeed {
     /// that could start at once. Returns the next jobs. An empty answer while no playout
     /// of the stream is running or queued ends the stream.
     fn feed(&mut self, done: &mut Vec<(u64, JobResult)>, room: u64) -> Vec<StreamJob>;
+    /// Whether the results should carry [`JobResult::amaf`] (asked once, when the stream
+    /// starts; a backend that does not compute them leaves them empty). Default `false`.
+    fn wants_amaf(&self) -> bool {
+        false
+    }
 }
 
 /// Runs a stream one batch at a time on `backend`: what the feed gives (asked with room for

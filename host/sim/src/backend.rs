@@ -213,6 +213,7 @@ impl Backend for CpuBackend {
             seed: req.seed,
             max_steps: req.max_steps,
             want_records: req.want_records,
+            amaf: false,
             simd: self.opts.simd,
         };
         let queue = WorkQueue::new(req.jobs.iter().map(|j| j.count));

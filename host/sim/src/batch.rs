@@ -17,6 +17,8 @@ pub struct RunSpec<'a> {
     pub max_steps: u32,
     /// Keep per-playout records.
     pub want_records: bool,
+    /// Keep all-moves-as-first sums per job ([`Outcome::amaf`]; not with records).
+    pub amaf: bool,
     /// The instruction-set path ([`Simd::Portable`] forces the portable one).
     pub simd: Simd,
 }
@@ -30,6 +32,10 @@ pub struct Outcome {
     pub records: Vec<(u32, u32, PlayoutRecord)>,
     /// Joint moves made (states advanced) by all finished playouts.
     pub steps: u64,
+    /// When [`RunSpec::amaf`]: per job, per input, the playouts that played it and the
+    /// sum of its role's goals over them (allocated at the job's first finished playout;
+    /// `crate::amaf`).
+    pub amaf: Vec<Vec<(u32, u64)>>,
 }
 
 impl Outcome {

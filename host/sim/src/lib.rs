@@ -41,10 +41,14 @@
 //!
 //! Modules, lowest first (each uses only modules listed before it and the compiled
 //! [`program`]): `options`, `bits`, `draw`, `probe`, `queue`, [`tune`]; [`eval`], `slots`,
-//! [`step`], `avx2`, `isa`, `choice`, `batch`, `record`; `stepper`; `pool`; `drive`;
-//! `backend`.
+//! [`step`], `avx2`, `isa`, `choice`, `batch`, `record`, `amaf` (the moves each lane
+//! played, summed per job when a stream asks: [`JobResult::amaf`]); `stepper`; `pool`;
+//! `drive`; `stream`; `backend`.
+//!
+//! [`JobResult::amaf`]: propnet_runtime::backend::JobResult::amaf
 
 #[cfg(target_arch = "x86_64")]
+mod amaf;
 mod avx2;
 mod backend;
 mod batch;

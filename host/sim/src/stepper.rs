@@ -14,6 +14,7 @@
 //! loads a block's lanes whole and reads them back after the step
 //! ([`BlockStepper::load`], [`BlockStepper::lane`], [`BlockStepper::latches`]).
 
+use crate::amaf::Played;
 use crate::batch::{Outcome, RunSpec};
 use crate::choice::{choose_moves, ChoiceScratch, KnownZero};
 use crate::draw::LaneCounters;
@@ -106,6 +107,9 @@ pub struct BlockStepper<'p, const W: usize, P: Probe = NoProbe> {
     pending: Vec<Finished>,
     /// Scratch of [`tally`]: finished lanes grouped by job.
     groups: Vec<(u32, Block<W>)>,
+    /// The moves each lane played, when the run keeps all-moves-as-first sums
+    /// ([`RunSpec::amaf`]; allocated at the first step that asks).
+    played: Option<Box<Played<W>>>,
     /// Per operand below `2 * latches`: false for a plain latch that is 0 in every lane
     /// (kept current with the latches; [`run_skipping`]).
     nonzero: Vec<bool>,
@@ -211,6 +215,7 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
             }),
             pending: Vec::with_capacity(lanes),
             groups: Vec::new(),
+            played: None,
             nonzero: vec![
                 true;
                 if prog.skips_products {
@@ -348,6 +353,9 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
         let stuck = self.choose_all(spec, &fin, isa);
         for j in 0..W {
             fin[j] |= stuck[j];
+        }
+        if spec.amaf && !spec.want_records {
+            self.mark_played(&fin);
         }
         // 3. Account for finished lanes.
         if !is_zero(&fin) {
@@ -688,6 +696,32 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
             length: &self.step,
         };
         tally(prog, &self.vals, &lanes, &mut self.groups, out);
+        if let Some(played) = self.played.as_mut() {
+            played.tally(prog, &self.vals, fin, &self.job, out);
+        }
+    }
+
+    /// Adds the moves just chosen to the played moves of the lanes not in `fin` (a lane
+    /// stuck at a later role made no joint move); allocated at the first call, nothing for
+    /// a program of too many inputs ([`crate::amaf::MAX_INPUTS`]).
+    #[inline(always)]
+    fn mark_played(&mut self, fin: &Block<W>) {
+        if self.played.is_none() {
+            match Played::new(self.prog) {
+                Some(p) => self.played = Some(Box::new(p)),
+                None => return,
+            }
+        }
+        if let Some(played) = self.played.as_mut() {
+            let base = self.prog.input_base;
+            let moved: Block<W> = std::array::from_fn(|j| self.active[j] & !fin[j]);
+            played.mark(
+                &self.vals,
+                base,
+                (&self.small_inputs, &self.set_moves),
+                &moved,
+            );
+        }
     }
 
     /// What `lane`'s record needs besides its state and goals.
@@ -717,6 +751,9 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
             .zip(&self.vals[..self.prog.latches])
         {
             g[pj] = (g[pj] & !(1 << pb)) | (((v[j] >> b) & 1) << pb);
+        }
+        if let Some(played) = self.played.as_mut() {
+            played.park(lane, p);
         }
         self.pending.push(self.finished(lane));
         if self.pending.len() == Self::LANES {
@@ -759,6 +796,9 @@ impl<'p, const W: usize, P: Probe> BlockStepper<'p, W, P> {
             lanes.job = &job;
             lanes.length = &length;
             tally(self.prog, &self.gvals, &lanes, &mut self.groups, out);
+            if let Some(played) = self.played.as_mut() {
+                played.tally_parked(self.prog, &self.gvals, job.len(), &job, out);
+            }
         }
         self.pending.clear();
     }

@@ -9,6 +9,7 @@
 //! For programs stepped per lane ([`crate::program::Schedule::PerLane`]); lockstep and
 //! pooled programs stream one batch at a time.
 
+use crate::amaf::take_sparse;
 use crate::batch::{Outcome, RunSpec};
 use crate::isa::{dispatch, Isa, WithIsa};
 use crate::options::Simd;
@@ -122,7 +123,11 @@ impl Slots {
                     goal_sums: vec![0; roles],
                     ..Default::default()
                 };
-                done.push((self.tag[i], std::mem::replace(&mut out.jobs[i], fresh)));
+                let mut result = std::mem::replace(&mut out.jobs[i], fresh);
+                if let Some(dense) = out.amaf.get_mut(i) {
+                    result.amaf = take_sparse(dense);
+                }
+                done.push((self.tag[i], result));
                 self.live.swap_remove(k);
                 self.free.push(s);
             } else {
@@ -215,6 +220,7 @@ impl<const W: usize> WithIsa for Stream<'_, '_, W> {
         let mut slots = Slots::default();
         let mut out = Outcome::new(0, roles);
         let mut done = Vec::new();
+        let amaf = self.feed.wants_amaf();
         loop {
             if slots.queued < lanes / 2 || !done.is_empty() {
                 let room = if slots.queued < lanes / 2 {
@@ -236,6 +242,7 @@ impl<const W: usize> WithIsa for Stream<'_, '_, W> {
                 seed: self.params.seed,
                 max_steps: self.params.max_steps,
                 want_records: false,
+                amaf,
                 simd: self.params.simd,
             };
             let stepper = &mut self.stepper;
@@ -273,6 +280,7 @@ mod tests {
         per_call: usize,
         got: Vec<(u64, JobResult)>,
         calls: usize,
+        amaf: bool,
     }
 
     impl JobFeed for Feed {
@@ -284,6 +292,9 @@ mod tests {
             }
             let n = self.per_call.min(self.jobs.len());
             self.jobs.drain(..n).collect()
+        }
+        fn wants_amaf(&self) -> bool {
+            self.amaf
         }
     }
 
@@ -339,6 +350,7 @@ mod tests {
                     per_call,
                     got: Vec::new(),
                     calls: 0,
+                    amaf: false,
                 };
                 b.run_stream(7, 60, &mut feed).unwrap();
                 assert!(feed.jobs.is_empty(), "every job was taken");
@@ -370,8 +382,102 @@ mod tests {
             per_call: 1,
             got: Vec::new(),
             calls: 0,
+            amaf: false,
         };
         let e = b.run_stream(1, 10, &mut feed).unwrap_err().to_string();
         assert!(e.contains("streamed job 9") && e.contains("latches"), "{e}");
+    }
+
+    /// The all-moves-as-first sums of a stream that asks for them equal those of the
+    /// reference playouts (each input counted once per playout that played it, with its
+    /// role's goal); the rest of each result is the batch's.
+    #[test]
+    fn streamed_amaf_sums_equal_the_reference_playouts() {
+        use propnet_netlist::playout::reference_playout_moves;
+        use propnet_runtime::backend::AmafSum;
+        for net in [
+            propnet_runtime::fixtures::connect_four(),
+            propnet_runtime::fixtures::tictactoe(),
+        ] {
+            let mut role_of = vec![0usize; net.inputs.len()];
+            for (r, role) in net.roles.iter().enumerate() {
+                for l in &role.legal {
+                    role_of[l.input.index()] = r;
+                }
+            }
+            let start = net.initial_state();
+            let counts = [16u32, 5, 300, 1];
+            let jobs: Vec<Job> = (counts.iter().enumerate())
+                .map(|(i, &count)| Job {
+                    start: start.clone(),
+                    first_playout: 500 * i as u32,
+                    count,
+                })
+                .collect();
+            let valid = ValidNetlist::new(net.clone()).unwrap();
+            for lanes in [64, 256] {
+                let opts = CpuOptions {
+                    threads: 1,
+                    lane_width: lanes,
+                    ..Default::default()
+                };
+                let mut b = CpuBackend::new(valid.clone(), opts).unwrap();
+                let req = BatchRequest {
+                    jobs: jobs.clone(),
+                    seed: 3,
+                    max_steps: 30,
+                    want_records: false,
+                };
+                let batched = b.run_batch(&req).unwrap().jobs;
+                let mut feed = Feed {
+                    jobs: (jobs.iter().enumerate())
+                        .map(|(i, j)| StreamJob {
+                            tag: i as u64,
+                            job: j.clone(),
+                        })
+                        .collect(),
+                    per_call: 2,
+                    got: Vec::new(),
+                    calls: 0,
+                    amaf: true,
+                };
+                b.run_stream(3, 30, &mut feed).unwrap();
+                feed.got.sort_by_key(|g| g.0);
+                assert_eq!(feed.got.len(), jobs.len());
+                for (i, (_, got)) in feed.got.iter().enumerate() {
+                    let mut dense = vec![(0u32, 0u64); net.inputs.len()];
+                    for p in 0..jobs[i].count {
+                        let mut played = vec![false; net.inputs.len()];
+                        let rec = reference_playout_moves(
+                            &net,
+                            &start,
+                            3,
+                            jobs[i].first_playout + p,
+                            30,
+                            |_, joint| joint.iter().for_each(|m| played[m.index()] = true),
+                        );
+                        for (k, _) in played.iter().enumerate().filter(|(_, &x)| x) {
+                            dense[k].0 += 1;
+                            dense[k].1 += u64::from(rec.goals[role_of[k]]);
+                        }
+                    }
+                    let want: Vec<AmafSum> = (dense.iter().enumerate())
+                        .filter(|(_, e)| e.0 > 0)
+                        .map(|(k, e)| AmafSum {
+                            input: k as u32,
+                            playouts: e.0,
+                            goal_sum: e.1,
+                        })
+                        .collect();
+                    assert!(!want.is_empty() || jobs[i].count == 0);
+                    assert_eq!(got.amaf, want, "job {i}, {lanes} lanes");
+                    let rest = JobResult {
+                        amaf: Vec::new(),
+                        ..got.clone()
+                    };
+                    assert_eq!(rest, batched[i], "job {i}, {lanes} lanes");
+                }
+            }
+        }
     }
 }

@@ -144,6 +144,12 @@ pub trait GameMachine {
         &mut self,
         batch: &RolloutBatch<Self::State>,
     ) -> Result<Vec<JobResult>, MachineError>;
+    /// How the moves are numbered in [`JobResult::amaf`]: the number of move keys and
+    /// each move's key (`0..count`), or `None` when the machine's rollouts never report
+    /// move sums (the default; a netlist's key is its input index).
+    fn amaf_keys(&self) -> Option<MoveKeys<Self::Move>> {
+        None
+    }
     /// Canonical text of a move, e.g. `(mark 1 2)` or `noop` (lower case).
     fn move_text(&self, m: Self::Move) -> String;
     /// Canonical texts of the fluents true in `state`, sorted.
@@ -174,6 +180,12 @@ impl<G: GameMachine + ?Sized> Expand<G::State, G::Move> for ExpandVia<'_, G> {
     }
 }
 
+/// A move's key in [`JobResult::amaf`] (a netlist's input index).
+pub type MoveKey<M> = fn(M) -> u32;
+
+/// The number of move keys (`0..count`) and each move's key ([`GameMachine::amaf_keys`]).
+pub type MoveKeys<M> = (usize, MoveKey<M>);
+
 /// Children as [`GameMachine::expand`] gives them: each one's state and view.
 pub type Children<S, M> = Vec<(S, View<M>)>;
 
@@ -193,6 +205,11 @@ pub trait StateFeed<S, M> {
         done: &mut Vec<(u64, JobResult)>,
         room: u64,
     ) -> Vec<StateJob<S>>;
+    /// Whether the results should carry [`JobResult::amaf`] (asked once, when the stream
+    /// starts). Default `false`.
+    fn wants_amaf(&self) -> bool {
+        false
+    }
 }
 
 /// Playouts a stream run in batches asks its feed for at a time.

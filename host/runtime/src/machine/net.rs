@@ -219,6 +219,9 @@ impl GameMachine for NetMachine<'_> {
             None => Ok(run_reference(self.net, &req).jobs),
         }
     }
+    fn amaf_keys(&self) -> Option<super::MoveKeys<InputId>> {
+        Some((self.net.inputs.len(), |m| m.index() as u32))
+    }
     fn move_text(&self, m: InputId) -> String {
         self.move_name(m).to_string()
     }
@@ -317,5 +320,8 @@ impl JobFeed for Jobs<'_, '_> {
                 },
             })
             .collect()
+    }
+    fn wants_amaf(&self) -> bool {
+        self.feed.wants_amaf()
     }
 }
