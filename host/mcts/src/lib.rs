@@ -20,8 +20,9 @@
 //!   (one single-threaded backend each): a backend call that spreads a small batch over a
 //!   thread pool costs more in wake-ups than its playouts.
 //! - Modules: `tree` (the arena, statistics), `walk` (selection, virtual loss,
-//!   back-propagation on the shared tree), [`solve`] (MCTS-Solver: proven values), `workers` (the worker loop and the shared
-//!   budget), `search` (the API).
+//!   back-propagation on the shared tree), [`solve`] (MCTS-Solver: proven values),
+//!   [`grave`] (GRAVE: all-moves-as-first statistics from the rollouts' move sums, off by
+//!   default), `workers` (the worker loop and the shared budget), `search` (the API).
 //! - Factors ([`propnet_netlist::factors`]): a netlist search keeps one of each role's
 //!   outcome-free moves (moves that change only latches reaching no goal, terminal or legal
 //!   gate: a subgame that does not count, an inert noop), since the others lead to
@@ -39,6 +40,7 @@
 //!
 //! Depends on `propnet-runtime` (the state machine, backends, the stop request) only.
 
+pub mod grave;
 pub mod hidden;
 pub mod matches;
 mod params;
@@ -50,6 +52,7 @@ mod tree;
 mod walk;
 mod workers;
 
+pub use grave::AmafStat;
 pub use params::{Budget, MctsParams};
 pub use search::{MoveReport, Search, SearchResult};
 pub use tree::{Children, MoveStats, Node, NodeId, Tree};

@@ -45,6 +45,20 @@ pub struct MctsParams {
     /// equal time it neither won nor lost against plain UCT on connect four and
     /// breakthrough (BENCHMARKS.md, "MCTS strength with random openings").
     pub solver: bool,
+    /// GRAVE ([`crate::grave`]): a node with at least this many visits keeps all-moves-as-
+    /// first statistics of the moves played below it, and selection blends each move's
+    /// mean with that move's AMAF mean at the nearest such node on the path (the node
+    /// itself or an ancestor). `0` (the default): plain UCT. Needs a model whose rollouts
+    /// report move sums ([`propnet_runtime::machine::GameMachine::amaf_keys`]: a netlist
+    /// on the CPU simulator, streamed); elsewhere only the tree's own moves feed the tables.
+    /// Off by default: at equal time it lost to plain UCT on connect four and did not beat
+    /// it on breakthrough, where it costs 30-40 % of the iterations (BENCHMARKS.md, "GRAVE").
+    pub grave_ref: u32,
+    /// GRAVE's bias `b` in the weight of the AMAF mean,
+    /// `β = a / (a + n + b·a·n)` (`n` the move's visits, `a` its AMAF visits, both counted
+    /// in iterations): the smaller, the longer AMAF counts. Default `0.01` (at `1e-4` GRAVE
+    /// did much worse on both games).
+    pub grave_bias: f64,
     /// Of each role's legal moves that can never change the outcome (a netlist's
     /// [`propnet_netlist::factors::outcome_free_moves`]: moves that change only fluents from
     /// which no goal, terminal or legal move can be reached), the tree keeps only the first; the others lead to
@@ -80,6 +94,8 @@ impl Default for MctsParams {
             max_nodes: 2_000_000,
             max_steps: 1000,
             solver: false,
+            grave_ref: 0,
+            grave_bias: 0.01,
             merge_free_moves: true,
             stream: true,
             seed: 0x5eed,

@@ -2,6 +2,7 @@
 //! iteration budget) or over several models at once ([`Search::search_parallel`]: one
 //! worker thread per model, one shared tree), and what a search reports.
 
+use super::grave::Keys;
 use super::params::{Budget, MctsParams};
 use super::tree::{Node, Tree};
 use super::walk::Core;
@@ -215,7 +216,22 @@ impl<
                 tree: Tree::default(),
                 draws: 0,
                 next_playout: 0,
+                keys: None,
             },
+        }
+    }
+
+    /// Numbers moves for GRAVE's tables as the model does ([`GameMachine::amaf_keys`]),
+    /// when GRAVE is on.
+    fn set_keys(&mut self, keys: Option<propnet_runtime::machine::MoveKeys<M>>) {
+        let keys = keys.filter(|_| self.params.grave_ref > 0);
+        let same = match (&self.core.keys, keys) {
+            (Some(k), Some((count, _))) => k.count == count,
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            self.core.keys = keys.map(Keys::new);
         }
     }
 
@@ -308,6 +324,7 @@ impl<
         progress: &mut dyn FnMut(&Tree<S, M>),
     ) -> Result<SearchResult<M>, MachineError> {
         let start = Instant::now();
+        self.set_keys(model.amaf_keys());
         let ctl = Control::new(budget, start, &self.params);
         let core = Mutex::new(&mut self.core);
         let totals = work(&core, &self.params, &ctl, model, Some(progress))?;
@@ -349,6 +366,7 @@ impl<
         if rest.is_empty() {
             return self.search(first, budget, progress);
         }
+        self.set_keys(first.amaf_keys());
         let ctl = Control::new(budget, start, &self.params);
         let params = &self.params;
         let core = Mutex::new(&mut self.core);

@@ -34,7 +34,9 @@ where
     G: GameMachine<State = S, Move = M> + ?Sized,
 {
     let start = Instant::now();
+    let amaf = lock(core).keys.is_some();
     let mut feeder = Feeder {
+        amaf,
         core,
         params,
         ctl,
@@ -79,6 +81,8 @@ struct Feeder<'a, 'c, 'p, 'g, S, M> {
     progress: Option<Progress<'g, S, M>>,
     /// Time spent in the feed (tree work); the rest of the stream is the backend's.
     tree_time: Duration,
+    /// Ask for the rollouts' move sums (GRAVE is on, [`crate::grave`]).
+    amaf: bool,
 }
 
 impl<S, M> StateFeed<S, M> for Feeder<'_, '_, '_, '_, S, M>
@@ -96,6 +100,9 @@ where
         let jobs = self.feed_locked(eval, done, room);
         self.tree_time += t.elapsed();
         jobs
+    }
+    fn wants_amaf(&self) -> bool {
+        self.amaf
     }
 }
 

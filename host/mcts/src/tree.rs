@@ -2,6 +2,7 @@
 //! move statistics and its children keyed by joint move. Generic over the model's state
 //! `S` and move `M` (netlist states and inputs by default).
 
+use crate::grave::AmafStat;
 use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::machine::State;
 use propnet_runtime::machine::{NetMachine, View};
@@ -68,6 +69,10 @@ pub struct Node<S = State, M = InputId> {
     pub virtual_visits: u32,
     /// Children by joint move (per-role move index into `legal`).
     pub children: Children,
+    /// GRAVE's all-moves-as-first statistics of the moves played from this node on, by move
+    /// key ([`crate::grave`]); kept once the node has [`crate::MctsParams::grave_ref`]
+    /// visits, `None` before (and in plain UCT).
+    pub amaf: Option<Box<[AmafStat]>>,
     /// The node this one was created under (the root's is itself).
     parent: NodeId,
     /// Nodes in this node's subtree, itself included.
@@ -198,6 +203,7 @@ impl<S, M> Node<S, M> {
             visits: 0,
             virtual_visits: 0,
             children: Children::default(),
+            amaf: None,
             parent: NodeId(0),
             size: 1,
         }
@@ -297,6 +303,8 @@ pub struct Tree<S = State, M = InputId> {
     root: NodeId,
     /// Roots of dropped subtrees; a slot taken from here hands its children to this list.
     dropped: Vec<NodeId>,
+    /// Nodes holding an AMAF table (dropped ones not reused yet included).
+    amaf_tables: usize,
 }
 
 impl<S, M> Default for Tree<S, M> {
@@ -305,6 +313,7 @@ impl<S, M> Default for Tree<S, M> {
             nodes: Vec::new(),
             root: NodeId(0),
             dropped: Vec::new(),
+            amaf_tables: 0,
         }
     }
 }
@@ -325,6 +334,7 @@ impl<S: Send + 'static, M: PartialEq + Send + 'static> Tree<S, M> {
             nodes: vec![root],
             root: NodeId(0),
             dropped: Vec::new(),
+            amaf_tables: 0,
         }
     }
 
@@ -455,6 +465,7 @@ impl<S, M> Tree<S, M> {
             Some(id) => {
                 let old = std::mem::replace(&mut self.nodes[id.index()], node);
                 self.dropped.extend(old.children.values());
+                self.amaf_tables -= usize::from(old.amaf.is_some());
                 id
             }
             None => {
@@ -473,6 +484,26 @@ impl<S, M> Tree<S, M> {
             p = n.parent;
         }
         id
+    }
+
+    /// Gives node `id` an AMAF table of `keys` entries, unless it has one or the tree
+    /// already holds `most` (counting dropped nodes not reused yet); true when it has one.
+    pub(crate) fn give_amaf(&mut self, id: NodeId, keys: usize, most: usize) -> bool {
+        let n = &mut self.nodes[id.index()];
+        if n.amaf.is_some() {
+            return true;
+        }
+        if self.amaf_tables >= most {
+            return false;
+        }
+        n.amaf = Some(vec![AmafStat::default(); keys].into_boxed_slice());
+        self.amaf_tables += 1;
+        true
+    }
+
+    /// Nodes holding an AMAF table ([`Node::amaf`]), dropped ones not reused yet included.
+    pub fn amaf_tables(&self) -> usize {
+        self.amaf_tables
     }
 
     /// The ids of the tree's nodes, breadth-first from the root.

@@ -9,6 +9,7 @@
 //! (Chaslot, Winands & van den Herik, "Parallel Monte-Carlo tree search", CG 2008) spreads
 //! the leaves that are pending at once, in one batch or in other workers' batches.
 
+use super::grave::{self, Keys};
 use super::params::MctsParams;
 use super::tree::{Node, NodeId, Tree};
 use propnet_netlist::rng::{choose, key, threefry2x32_20};
@@ -70,6 +71,9 @@ pub(crate) struct Core<S, M> {
     pub draws: u64,
     /// Global index of the next rollout (the RNG counter of the backend's playouts).
     pub next_playout: u32,
+    /// How moves are numbered in AMAF tables, when GRAVE is on and the model numbers them
+    /// ([`crate::grave`]).
+    pub keys: Option<Keys<M>>,
 }
 
 impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
@@ -84,7 +88,15 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
 
     /// UCB1 choice of `role` at `node`; untried moves first, exact ties broken at random
     /// (the tied moves in model order, one draw picks among them).
-    fn ucb_choice(&mut self, params: &MctsParams, node: NodeId, role: usize) -> u32 {
+    /// With GRAVE, `reference` is the nearest node above `node` on the descent that has
+    /// an AMAF table.
+    fn ucb_choice(
+        &mut self,
+        params: &MctsParams,
+        node: NodeId,
+        role: usize,
+        reference: Option<NodeId>,
+    ) -> u32 {
         let n = self.tree.node(node);
         let stats = n.role_stats(role);
         if stats.len() == 1 {
@@ -92,10 +104,16 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
         }
         let ln_n = f64::from(n.visits + n.virtual_visits).max(1.0).ln();
         let c = params.exploration;
-        let score = |s: &super::tree::MoveStats| {
+        let amaf = self.grave_table(node, reference);
+        let legal = &n.legal[role];
+        let score = |i: usize, s: &super::tree::MoveStats| {
             let v = s.visits + s.virtual_visits;
             if let Some(x) = s.exact {
                 x // proven: nothing left to explore (see crate::solve)
+            } else if let Some((table, key)) = amaf {
+                let a = table[key(legal[i]) as usize];
+                grave::score(params, ln_n, (s.visits, s.virtual_visits), s.reward_sum, a)
+                    .unwrap_or(f64::INFINITY)
             } else if v == 0 {
                 f64::INFINITY
             } else {
@@ -107,7 +125,7 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
         let mut first = 0;
         let mut ties = 0u32;
         for (i, s) in stats.iter().enumerate() {
-            let x = score(s);
+            let x = score(i, s);
             if x > best {
                 (best, first, ties) = (x, i, 1);
             } else if x == best {
@@ -117,11 +135,14 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
         if ties == 1 {
             return first as u32;
         }
+        let scores: Vec<f64> = (stats.iter().enumerate().skip(first))
+            .map(|(i, s)| score(i, s))
+            .collect();
         let pick = choose(self.draw(params.seed), ties);
-        let n = self.tree.node(node);
         let mut seen = 0;
-        for (i, s) in n.role_stats(role).iter().enumerate().skip(first) {
-            if score(s) == best {
+        for (i, &x) in scores.iter().enumerate() {
+            let i = i + first;
+            if x == best {
                 if seen == pick {
                     return i as u32;
                 }
@@ -140,6 +161,7 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
         let mut leaf = Leaf::default();
         let mut id = self.tree.root();
         let mut chosen: Vec<u32> = Vec::new();
+        let mut reference = None;
         loop {
             let n = self.tree.node(id);
             if n.exact.is_some()
@@ -151,8 +173,11 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
             let roles = n.legal.len();
             chosen.clear();
             for r in 0..roles {
-                let m = self.ucb_choice(params, id, r);
+                let m = self.ucb_choice(params, id, r, reference);
                 chosen.push(m);
+            }
+            if self.tree.node(id).amaf.is_some() {
+                reference = Some(id);
             }
             let n = self.tree.node(id);
             if let Some(child) = n.child(&chosen) {
@@ -233,12 +258,14 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
     /// Records one visit with per-role `rewards` (0..1) along `leaf`'s path, first removing
     /// its virtual loss when it had one; then, with [`MctsParams::solver`], proves what the
     /// leaf's exact value proves above it.
+    /// With GRAVE, `amaf` is the rollouts' move sums and their number of playouts.
     pub fn backpropagate(
         &mut self,
         params: &MctsParams,
         leaf: &Leaf,
         rewards: &[f64],
         had_virtual_loss: bool,
+        amaf: (&[propnet_runtime::backend::AmafSum], u64),
     ) {
         if had_virtual_loss {
             self.virtual_loss(params, leaf, false);
@@ -247,6 +274,7 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
             self.tree.node_mut(id).update(moves, rewards);
         }
         self.tree.node_mut(leaf.node).update(&[], rewards);
+        self.grave_update(params, leaf, rewards, amaf);
         if params.solver {
             self.prove_upward(leaf);
         }

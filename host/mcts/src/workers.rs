@@ -223,7 +223,7 @@ where
         totals.iterations += 1;
         if leaf.new_child.is_none() {
             if let Some(r) = c.tree.node(leaf.node).exact.clone() {
-                c.backpropagate(params, &leaf, &r, false);
+                c.backpropagate(params, &leaf, &r, false, (&[], 1));
                 continue;
             }
         }
@@ -245,7 +245,7 @@ where
             leaf.node = created[k as usize];
             c.node_virtual_loss(params, leaf.node, true);
             if let Some(r) = c.tree.node(leaf.node).exact.clone() {
-                c.backpropagate(params, &leaf, &r, true);
+                c.backpropagate(params, &leaf, &r, true, (&[], 1));
                 continue;
             }
         }
@@ -276,7 +276,7 @@ pub(crate) fn record<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug>
     let rewards: Vec<f64> = (jr.goal_sums.iter())
         .map(|&s| s as f64 / (100.0 * n))
         .collect();
-    c.backpropagate(params, leaf, &rewards, true);
+    c.backpropagate(params, leaf, &rewards, true, (&jr.amaf, jr.playouts));
 }
 
 /// Runs the jobs on `model` (without the lock) and back-propagates each pending leaf's

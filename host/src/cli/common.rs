@@ -80,6 +80,13 @@ pub struct MctsFlags {
     /// (BENCHMARKS.md, "MCTS strength with random openings").
     #[arg(long)]
     pub solver: bool,
+    /// GRAVE: nodes with at least this many visits keep all-moves-as-first statistics, and
+    /// selection blends them into each move's mean (0 = plain UCT; CPU backend).
+    #[arg(long, default_value_t = MctsParams::default().grave_ref, value_parser = whole::<u32>(0, 1_000_000))]
+    pub grave_ref: u32,
+    /// GRAVE's bias b in the AMAF weight a / (a + n + b·a·n).
+    #[arg(long, default_value_t = MctsParams::default().grave_bias, value_parser = real(0.0, 1.0))]
+    pub grave_bias: f64,
     /// Keep every outcome-free legal move in the tree. By default the search keeps only the
     /// first of a role's moves that can never change the outcome (moves that change only
     /// fluents from which no goal, terminal or legal move can be reached: `propnet check
@@ -125,6 +132,8 @@ impl MctsFlags {
             leaves_per_batch: self.leaves_per_batch,
             max_steps: self.max_steps,
             solver: self.solver,
+            grave_ref: self.grave_ref,
+            grave_bias: self.grave_bias,
             merge_free_moves: !self.keep_free_moves,
             seed,
             ..MctsParams::default()
@@ -136,7 +145,8 @@ impl MctsFlags {
 /// one of `cpu`, `gpu`, `auto`, `reference` and options that override the flags for this
 /// player: `LEAVESxPLAYOUTS` (leaves per batch, playouts per leaf), `wN` (search
 /// workers), `cX` (UCB1 exploration constant), `eN` (visits before a node is expanded, as
-/// `--expand-threshold`), `solver` (MCTS-Solver on), `keepfree` (every
+/// `--expand-threshold`), `gN` (GRAVE with reference visits N, as `--grave-ref`), `bX`
+/// (GRAVE's bias, as `--grave-bias`), `solver` (MCTS-Solver on), `keepfree` (every
 /// outcome-free move kept, as `--keep-free-moves`), `fresh` (a fresh tree every move
 /// instead of the subtree of the position reached), `batched` (rollouts batch by batch
 /// instead of streamed on the CPU simulator). E.g. `mcts:cpu:1s`, `mcts:gpu:2000`, `mcts:cpu:500ms:4x256:w1`.
@@ -157,7 +167,7 @@ pub fn make_player(
             let mut seen: Vec<&str> = Vec::new();
             for option in options {
                 let kind = option_kind(option)
-                    .ok_or_else(|| anyhow!("player `{spec}`: unknown option `{option}`: expected LEAVESxPLAYOUTS, wN, cX, eN, solver, keepfree, fresh or batched"))?;
+                    .ok_or_else(|| anyhow!("player `{spec}`: unknown option `{option}`: expected LEAVESxPLAYOUTS, wN, cX, eN, gN, bX, solver, keepfree, fresh or batched"))?;
                 if seen.contains(&kind) {
                     bail!("player `{spec}`: option `{option}` sets the {kind} a second time");
                 }
@@ -171,6 +181,14 @@ pub fn make_player(
                     "expand threshold" => {
                         params.expand_threshold = whole::<u32>(0, 1_000_000)(&option[1..])
                             .map_err(|e| anyhow!("player `{spec}`: expand threshold: {e}"))?;
+                    }
+                    "GRAVE reference visits" => {
+                        params.grave_ref = whole::<u32>(0, 1_000_000)(&option[1..])
+                            .map_err(|e| anyhow!("player `{spec}`: GRAVE reference visits: {e}"))?;
+                    }
+                    "GRAVE bias" => {
+                        params.grave_bias = real(0.0, 1.0)(&option[1..])
+                            .map_err(|e| anyhow!("player `{spec}`: GRAVE bias: {e}"))?;
                     }
                     "solver" => params.solver = true,
                     "outcome-free moves" => params.merge_free_moves = false,
@@ -196,13 +214,14 @@ pub fn make_player(
             .reuse_tree(reuse)))
         }
         _ => bail!(
-            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS][:cEXPLORATION][:eEXPAND][:solver][:keepfree][:fresh][:batched]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1, mcts:cpu:1s:solver)"
+            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS][:cEXPLORATION][:eEXPAND][:gGRAVE_REF][:bGRAVE_BIAS][:solver][:keepfree][:fresh][:batched]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1, mcts:cpu:1s:solver)"
         ),
     }
 }
 
 /// What a player option sets (`None`: no option of that form): `fresh` the tree reuse,
-/// `batched` the rollout stream, `cX` the exploration, `eN` the expand threshold, `solver`,
+/// `batched` the rollout stream, `cX` the exploration, `eN` the expand threshold, `gN` and
+/// `bX` GRAVE's reference visits and bias, `solver`,
 /// `keepfree` the outcome-free moves, `wN` the workers,
 /// `LxP` (starting with a digit) the batch shape.
 fn option_kind(option: &str) -> Option<&'static str> {
@@ -213,6 +232,8 @@ fn option_kind(option: &str) -> Option<&'static str> {
         "keepfree" => Some("outcome-free moves"),
         o if o.starts_with('c') => Some("exploration"),
         o if o.starts_with('e') => Some("expand threshold"),
+        o if o.starts_with('g') => Some("GRAVE reference visits"),
+        o if o.starts_with('b') => Some("GRAVE bias"),
         o if o.starts_with('w') => Some("workers"),
         o if o.starts_with(|c: char| c.is_ascii_digit()) => Some("batch shape"),
         _ => None,
@@ -247,6 +268,8 @@ mod tests {
             threads: 1,
             workers: 0,
             solver: false,
+            grave_ref: 0,
+            grave_bias: 1e-4,
             keep_free_moves: false,
         };
         assert_eq!(
@@ -262,6 +285,7 @@ mod tests {
         assert!(make_player("mcts:cpu:1s:keepfree", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:cpu:1s:e4", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:cpu:1s:batched:fresh", &net, &flags, 1).is_ok());
+        assert!(make_player("mcts:cpu:1s:g50:b0.01", &net, &flags, 1).is_ok());
         let err = |spec: &str| match make_player(spec, &net, &flags, 1) {
             Ok(_) => panic!("{spec} accepted"),
             Err(e) => e.to_string(),
@@ -274,11 +298,16 @@ mod tests {
         assert!(err("mcts:cpu:1s:e-1").contains("expand threshold"));
         assert!(err("mcts:cpu:1s:ex").contains("expand threshold"));
         assert!(err("mcts:cpu:1s:batched:batched").contains("rollout stream a second time"));
+        assert!(err("mcts:cpu:1s:g50:g9").contains("GRAVE reference visits a second time"));
+        assert!(err("mcts:cpu:1s:g-1").contains("GRAVE reference visits"));
+        assert!(err("mcts:cpu:1s:bnan").contains("GRAVE bias"));
+        assert!(err("mcts:cpu:1s:b2").contains("GRAVE bias"));
         assert!(err("mcts:cpu:1s:").contains("unknown option ``"));
         assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
         assert!(make_player("mcts:cpu", &net, &flags, 1).is_err());
         for bad in [
-            "4x", "x4", "0x4", "4x0", "w", "wx", "4y4", "c", "cnan", "c-1", "c1e9",
+            "4x", "x4", "0x4", "4x0", "w", "wx", "4y4", "c", "cnan", "c-1", "c1e9", "g", "g1e9",
+            "b", "b-0.1", "binf",
         ] {
             let err = make_player(&format!("mcts:cpu:1s:{bad}"), &net, &flags, 1);
             assert!(err.is_err(), "{bad}");
