@@ -77,13 +77,11 @@ pub(crate) struct Core<S, M> {
 }
 
 impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
-    /// A tree-policy random draw (deterministic in seed and call count).
-    fn draw(&mut self, seed: u64) -> u32 {
-        self.draws += 1;
-        threefry2x32_20(
-            key(seed ^ TREE_KEY),
-            [self.draws as u32, (self.draws >> 32) as u32],
-        )[0]
+    /// The next tree-policy random draw (deterministic in seed and call count), without
+    /// counting it: the caller then adds one to [`Core::draws`].
+    fn next_draw(&self, seed: u64) -> u32 {
+        let n = self.draws + 1;
+        threefry2x32_20(key(seed ^ TREE_KEY), [n as u32, (n >> 32) as u32])[0]
     }
 
     /// UCB1 choice of `role` at `node`; untried moves first, exact ties broken at random
@@ -135,21 +133,21 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
         if ties == 1 {
             return first as u32;
         }
-        let scores: Vec<f64> = (stats.iter().enumerate().skip(first))
-            .map(|(i, s)| score(i, s))
-            .collect();
-        let pick = choose(self.draw(params.seed), ties);
+        // the draw is taken from the counter after the scores' borrow of the tree ends
+        let pick = choose(self.next_draw(params.seed), ties);
         let mut seen = 0;
-        for (i, &x) in scores.iter().enumerate() {
-            let i = i + first;
-            if x == best {
+        let mut chosen = first;
+        for (i, s) in stats.iter().enumerate().skip(first) {
+            if score(i, s) == best {
                 if seen == pick {
-                    return i as u32;
+                    chosen = i;
+                    break;
                 }
                 seen += 1;
             }
         }
-        first as u32
+        self.draws += 1;
+        chosen as u32
     }
 
     /// Descends from the root by decoupled UCB1 to a leaf: a node of the tree, or the
