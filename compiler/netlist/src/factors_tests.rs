@@ -311,3 +311,50 @@ fn too_many_components_at_one_gate_give_up_and_say_so() {
         );
     }
 }
+
+#[test]
+fn a_factor_game_keeps_its_own_moves_and_plays_elsewhere_by_a_pseudo_noop() {
+    use crate::factors::{factor_game, ELSEWHERE};
+    use crate::playout::legal_of;
+    use crate::scalar::ScalarNet;
+    let net = game(base);
+    let f = find_factors(&net);
+    let g = factor_game(&net, &f, 0);
+    validate(&g.net).expect("a factor game is a valid netlist");
+    let pseudo = g.elsewhere[0].expect("r0 has a move in board B");
+    assert_eq!(
+        pseudo,
+        InputId(3),
+        "pseudo-noops come after the game's inputs"
+    );
+    assert_eq!(g.net.inputs[3].name, ELSEWHERE);
+    assert_eq!(g.own, vec![true, false, false, false]);
+    assert_eq!(g.net.latches, net.latches, "the same latches, in order");
+    let (mut whole, mut part) = (ScalarNet::new(&net), ScalarNet::new(&g.net));
+    for state in [
+        [false, false, true],
+        [false, true, true],
+        [true, false, false],
+    ] {
+        let of = |s: &mut ScalarNet, n: &Netlist| legal_of(n, s.view(&state)).remove(0);
+        let (all, mine) = (of(&mut whole, &net), of(&mut part, &g.net));
+        let elsewhere = all.contains(&InputId(1));
+        let expect: Vec<InputId> = all
+            .iter()
+            .copied()
+            .filter(|&m| m != InputId(1))
+            .chain(elsewhere.then_some(pseudo))
+            .collect();
+        let mut mine_sorted = mine.clone();
+        mine_sorted.sort();
+        assert_eq!(mine_sorted, expect, "state {state:?}");
+        for &m in &mine {
+            let next = part.next_state(&g.net, &state, &[m]);
+            if m == pseudo {
+                assert_eq!(next[..2], state[..2], "a pseudo-noop changes no board");
+            } else {
+                assert_eq!(next, whole.next_state(&net, &state, &[m]), "move {m}");
+            }
+        }
+    }
+}

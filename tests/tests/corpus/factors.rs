@@ -9,8 +9,15 @@
 //! for) fails at the first step where it matters. The same check runs on small random
 //! netlists, and so does one of outcome-free moves (two of them, played in one state, must
 //! never lead to different legal moves, goals or terminal).
+//!
+//! Each factor game ([`factor_game`]: one factor played alone, the others' moves replaced
+//! by a pseudo-noop) is checked in the same states: its legal moves are the game's without
+//! the other factors' own moves, plus the pseudo-noop exactly when one of those was legal,
+//! and a joint move of it gives the game's next state on the factor's and the shared
+//! latches (on all latches when nobody played the pseudo-noop), a pseudo-noop standing for
+//! a random one of the moves it replaces.
 
-use propnet_netlist::factors::{find_factors, Factor, Factors};
+use propnet_netlist::factors::{factor_game, find_factors, Factor, FactorGame, Factors};
 use propnet_netlist::playout::legal_of;
 use propnet_netlist::scalar::ScalarNet;
 use propnet_netlist::{InputId, Netlist};
@@ -46,7 +53,17 @@ pub fn check(net: &Netlist, factors: &Factors) -> Result<usize, String> {
             .iter()
             .for_each(|l| owner[l.index()] = Some(f));
     }
+    let moves: Vec<Option<usize>> = (0..net.inputs.len())
+        .map(|i| factors.factor_of_input(InputId(i as u32)))
+        .collect();
     let mut sim = ScalarNet::new(net);
+    let mut games: Vec<(FactorGame, ScalarNet)> = (0..k)
+        .map(|f| {
+            let g = factor_game(net, factors, f);
+            let s = ScalarNet::new(&g.net);
+            (g, s)
+        })
+        .collect();
     let mut rng = TestRng::new(0xfac7);
     let mut steps = 0;
     for p in 0..playouts {
@@ -74,6 +91,11 @@ pub fn check(net: &Netlist, factors: &Factors) -> Result<usize, String> {
             if terminal || joint.len() < net.roles.len() || step == MAX_STEPS {
                 break;
             }
+            for (g, gsim) in &mut games {
+                let owners = (owner.as_slice(), moves.as_slice());
+                check_factor_game(net, (g, gsim, &mut sim), owners, (&state, &legal), &mut rng)
+                    .map_err(|e| format!("{at}: factor game {}: {e}", g.factor + 1))?;
+            }
             let other = random_joint(&legal, &mut rng);
             shared = sim.next_state(net, &mixed(&state, &owner, None, &mut rng), &other);
             for (f, factor) in factors.factors.iter().enumerate() {
@@ -98,6 +120,61 @@ pub fn check(net: &Netlist, factors: &Factors) -> Result<usize, String> {
         }
     }
     Ok(steps)
+}
+
+/// One factor game in `state` (the game's, whose legal moves are `legal`; `moves` owns
+/// each input's factor): its legal moves and a random joint move's next state against the
+/// game's (see the module docs).
+fn check_factor_game(
+    net: &Netlist,
+    (game, gsim, sim): (&FactorGame, &mut ScalarNet, &mut ScalarNet),
+    (latches, moves): (&[Option<usize>], &[Option<usize>]),
+    (state, legal): (&[bool], &[Vec<InputId>]),
+    rng: &mut TestRng,
+) -> Result<(), String> {
+    let f = game.factor;
+    let glegal = legal_of(&game.net, gsim.view(state));
+    let mut replaced = vec![Vec::new(); net.roles.len()];
+    for (r, all) in legal.iter().enumerate() {
+        let (gone, mut want): (Vec<InputId>, Vec<InputId>) = all
+            .iter()
+            .partition(|i| moves[i.index()].is_some_and(|o| o != f));
+        if !gone.is_empty() {
+            want.push(game.elsewhere[r].ok_or("a role lost moves but has no pseudo-noop")?);
+        }
+        let mut got = glegal[r].clone();
+        got.sort();
+        want.sort();
+        if got != want {
+            let role = &net.roles[r].name;
+            return Err(format!("{role} may play {got:?}, expected {want:?}"));
+        }
+        replaced[r] = gone;
+    }
+    let joint = random_joint(&glegal, rng);
+    if joint.len() < net.roles.len() {
+        return Ok(());
+    }
+    let mut pseudo = false;
+    let whole: Vec<InputId> = joint
+        .iter()
+        .enumerate()
+        .map(|(r, &m)| {
+            if game.elsewhere[r] == Some(m) {
+                pseudo = true;
+                replaced[r][rng.below(replaced[r].len())]
+            } else {
+                m
+            }
+        })
+        .collect();
+    let a = gsim.next_state(&game.net, state, &joint);
+    let b = sim.next_state(net, state, &whole);
+    let counts = |l: usize| !pseudo || latches[l].is_none_or(|o| o == f);
+    match (0..a.len()).find(|&l| a[l] != b[l] && counts(l)) {
+        Some(l) => Err(format!("after {joint:?}, {} differs", net.latches[l].name)),
+        None => Ok(()),
+    }
 }
 
 /// A joint move: a random legal move per role that has one.

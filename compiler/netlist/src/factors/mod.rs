@@ -34,10 +34,12 @@
 
 mod graph;
 mod merge;
+mod restrict;
 
 use crate::{Gate, GateId, InputId, LatchId, Netlist};
 use graph::{components, cone, move_dependent, reads_moving_latch, touched_components};
 use merge::{group, joined_by_outcome, mark_relevant};
+pub use restrict::{factor_game, FactorGame, ELSEWHERE};
 
 /// The most components one gate's set lists before the analysis gives up on factoring
 /// (the whole game is then one factor).
