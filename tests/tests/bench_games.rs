@@ -12,13 +12,14 @@ use propnet_tests::{read_trace, replay_interp, replay_netlist, workspace_root};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-const GAMES: [&str; 6] = [
+const GAMES: [&str; 7] = [
     "tictactoe",
     "connectfour",
     "breakthrough",
     "niujiaoqi",
     "amazons",
     "connectfour_doodle",
+    "dual_tictactoe",
 ];
 
 /// A bench game loaded once per test binary: the front end's result, its warnings and
@@ -30,7 +31,7 @@ struct Bench {
 }
 
 fn bench(name: &str) -> &'static Bench {
-    static CACHE: [OnceLock<Bench>; 6] = [const { OnceLock::new() }; 6];
+    static CACHE: [OnceLock<Bench>; 7] = [const { OnceLock::new() }; 7];
     let i = GAMES
         .iter()
         .position(|g| *g == name)
@@ -150,6 +151,42 @@ fn connectfour_doodle_pad_moves_are_outcome_free() {
     let relevant: Vec<usize> = f.factors.iter().map(|x| usize::from(x.relevant)).collect();
     assert_eq!(relevant.iter().sum::<usize>(), 1, "{f:?}");
     assert_eq!(f.factors.len(), 1 + 18, "the board and 9 squares per role");
+}
+
+#[test]
+fn dual_tictactoe_trace_replays() {
+    replay("dual_tictactoe");
+}
+
+#[test]
+fn dual_tictactoe_perft() {
+    assert_eq!(perft_nodes("dual_tictactoe", 3), [19, 343, 5869]);
+}
+
+/// Dual tic-tac-toe is a sum: the plain and the misère board are two factors that both
+/// matter, each with its nine cells per role as own moves; the passes touch neither.
+#[test]
+fn dual_tictactoe_is_two_factors() {
+    use propnet_netlist::factors::find_factors;
+    let net = &bench("dual_tictactoe").net;
+    let f = find_factors(net);
+    assert_eq!(f.factors.len(), 2, "{f:?}");
+    for factor in &f.factors {
+        assert!(factor.relevant);
+        let boards: Vec<&str> = factor
+            .inputs
+            .iter()
+            .map(|i| net.inputs[i.index()].name.split(' ').nth(1).unwrap_or(""))
+            .collect();
+        assert_eq!(boards.len(), 18);
+        assert!(boards.iter().all(|b| *b == boards[0]), "{boards:?}");
+    }
+    let inert: Vec<&str> = f
+        .inert
+        .iter()
+        .map(|i| net.inputs[i.index()].name.as_str())
+        .collect();
+    assert_eq!(inert, ["pass", "pass"]);
 }
 
 #[test]

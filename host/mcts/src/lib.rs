@@ -26,8 +26,8 @@
 //! - Factors ([`propnet_netlist::factors`]): a netlist search keeps one of each role's
 //!   outcome-free moves (moves that change only latches reaching no goal, terminal or legal
 //!   gate: a subgame that does not count, an inert noop), since the others lead to
-//!   equivalent states ([`MctsParams::merge_free_moves`]). Searching the independent
-//!   subgames of a sum apart is not done yet.
+//!   equivalent states ([`MctsParams::merge_free_moves`]). [`factored`]: a player that
+//!   searches the factors of a sum apart, one tree per factor game.
 //! - [`hidden`]: play under hidden information (GDL-II): a particle belief per player,
 //!   information-set MCTS over it, a referee that plays `random`.
 //! - [`player`]: the in-process players (random, MCTS) of `propnet match`;
@@ -40,6 +40,7 @@
 //!
 //! Depends on `propnet-runtime` (the state machine, backends, the stop request) only.
 
+pub mod factored;
 pub mod grave;
 pub mod hidden;
 pub mod matches;

@@ -3,9 +3,10 @@
 use super::args::{real, threads, whole};
 use anyhow::{anyhow, bail};
 use propnet_host::select::{self, BackendKind, BackendOptions, BackendRequest};
+use propnet_mcts::factored::FactoredPlayer;
 use propnet_mcts::player::{MctsPlayer, Player, RandomPlayer};
 use propnet_mcts::{Budget, MctsParams};
-use propnet_netlist::ValidNetlist;
+use propnet_netlist::{Netlist, ValidNetlist};
 use propnet_runtime::backend::Backend;
 use std::time::Duration;
 
@@ -147,7 +148,8 @@ impl MctsFlags {
 /// workers), `cX` (UCB1 exploration constant), `eN` (visits before a node is expanded, as
 /// `--expand-threshold`), `gN` (GRAVE with reference visits N, as `--grave-ref`), `bX`
 /// (GRAVE's bias, as `--grave-bias`), `solver` (MCTS-Solver on), `keepfree` (every
-/// outcome-free move kept, as `--keep-free-moves`), `fresh` (a fresh tree every move
+/// outcome-free move kept, as `--keep-free-moves`), `factored` (one tree per factor of a
+/// sum of games, [`propnet_mcts::factored`]), `fresh` (a fresh tree every move
 /// instead of the subtree of the position reached), `batched` (rollouts batch by batch
 /// instead of streamed on the CPU simulator). E.g. `mcts:cpu:1s`, `mcts:gpu:2000`, `mcts:cpu:500ms:4x256:w1`.
 pub fn make_player(
@@ -164,16 +166,18 @@ pub fn make_player(
             let mut params = flags.params(seed);
             let mut flags = flags.clone();
             let mut reuse = true;
+            let mut factored = false;
             let mut seen: Vec<&str> = Vec::new();
             for option in options {
                 let kind = option_kind(option)
-                    .ok_or_else(|| anyhow!("player `{spec}`: unknown option `{option}`: expected LEAVESxPLAYOUTS, wN, cX, eN, gN, bX, solver, keepfree, fresh or batched"))?;
+                    .ok_or_else(|| anyhow!("player `{spec}`: unknown option `{option}`: expected LEAVESxPLAYOUTS, wN, cX, eN, gN, bX, solver, keepfree, factored, fresh or batched"))?;
                 if seen.contains(&kind) {
                     bail!("player `{spec}`: option `{option}` sets the {kind} a second time");
                 }
                 seen.push(kind);
                 match kind {
                     "tree reuse" => reuse = false,
+                    "factoring" => factored = true,
                     "exploration" => {
                         params.exploration = real(0.0, 1000.0)(&option[1..])
                             .map_err(|e| anyhow!("player `{spec}`: exploration: {e}"))?;
@@ -205,16 +209,25 @@ pub fn make_player(
                     }
                 }
             }
-            Ok(Box::new(MctsPlayer::new(
-                spec.to_string(),
-                flags.backends(kind, net)?,
-                params,
-                parse_budget(budget)?,
-            )
-            .reuse_tree(reuse)))
+            let budget = parse_budget(budget)?;
+            if factored {
+                if !reuse {
+                    bail!("player `{spec}`: `factored` keeps each factor's tree; drop `fresh`");
+                }
+                let mut make = |n: &Netlist| -> anyhow::Result<Vec<Box<dyn Backend>>> {
+                    flags.backends(kind.clone(), &ValidNetlist::new(n.clone())?)
+                };
+                let label = spec.to_string();
+                let p = FactoredPlayer::new(label, net.netlist(), &mut make, params, budget)?;
+                return Ok(Box::new(p));
+            }
+            Ok(Box::new(
+                MctsPlayer::new(spec.to_string(), flags.backends(kind, net)?, params, budget)
+                    .reuse_tree(reuse),
+            ))
         }
         _ => bail!(
-            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS][:cEXPLORATION][:eEXPAND][:gGRAVE_REF][:bGRAVE_BIAS][:solver][:keepfree][:fresh][:batched]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1, mcts:cpu:1s:solver)"
+            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS][:cEXPLORATION][:eEXPAND][:gGRAVE_REF][:bGRAVE_BIAS][:solver][:keepfree][:factored][:fresh][:batched]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1, mcts:cpu:1s:solver)"
         ),
     }
 }
@@ -230,6 +243,7 @@ fn option_kind(option: &str) -> Option<&'static str> {
         "batched" => Some("rollout stream"),
         "solver" => Some("solver"),
         "keepfree" => Some("outcome-free moves"),
+        "factored" => Some("factoring"),
         o if o.starts_with('c') => Some("exploration"),
         o if o.starts_with('e') => Some("expand threshold"),
         o if o.starts_with('g') => Some("GRAVE reference visits"),
@@ -286,6 +300,7 @@ mod tests {
         assert!(make_player("mcts:cpu:1s:e4", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:cpu:1s:batched:fresh", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:cpu:1s:g50:b0.01", &net, &flags, 1).is_ok());
+        assert!(make_player("mcts:cpu:1s:factored:c0.2", &net, &flags, 1).is_ok());
         let err = |spec: &str| match make_player(spec, &net, &flags, 1) {
             Ok(_) => panic!("{spec} accepted"),
             Err(e) => e.to_string(),
@@ -303,6 +318,8 @@ mod tests {
         assert!(err("mcts:cpu:1s:bnan").contains("GRAVE bias"));
         assert!(err("mcts:cpu:1s:b2").contains("GRAVE bias"));
         assert!(err("mcts:cpu:1s:").contains("unknown option ``"));
+        assert!(err("mcts:cpu:1s:factored:fresh").contains("drop `fresh`"));
+        assert!(err("mcts:cpu:1s:factored:factored").contains("factoring a second time"));
         assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
         assert!(make_player("mcts:cpu", &net, &flags, 1).is_err());
         for bad in [
