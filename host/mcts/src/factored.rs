@@ -19,7 +19,7 @@
 //! are scored apart (the first board to end decides, or each board adds its goal); it is
 //! a heuristic, measured against the whole-game search in BENCHMARKS.md ("Factoring").
 
-use crate::player::{MctsPlayer, Player, SearchTotals};
+use crate::player::{game_params, MctsPlayer, Player, SearchTotals};
 use crate::{Budget, MctsParams, Search, SearchResult};
 use propnet_netlist::factors::{factor_game, find_factors, outcome_free_moves, FactorGame};
 use propnet_netlist::{InputId, Netlist};
@@ -117,27 +117,12 @@ impl Player for FactoredPlayer {
         self.whole.label()
     }
     fn totals(&self) -> Option<SearchTotals> {
-        let (a, b) = (self.whole.totals()?, self.totals);
-        Some(SearchTotals {
-            searches: a.searches + b.searches,
-            iterations: a.iterations + b.iterations,
-            playouts: a.playouts + b.playouts,
-            elapsed: a.elapsed + b.elapsed,
-            backend_time: a.backend_time + b.backend_time,
-            worker_time: a.worker_time + b.worker_time,
-        })
+        Some(self.whole.totals()?.plus(self.totals))
     }
     fn new_game(&mut self, role: usize, game: u64) {
         self.whole.new_game(role, game);
         for (k, part) in self.parts.iter_mut().enumerate() {
-            let seed = self.params.seed
-                ^ game.wrapping_mul(0x9e37_79b9_7f4a_7c15)
-                ^ ((role as u64) << 56)
-                ^ (k as u64 + 1).wrapping_mul(0xd1b5_4a32_d192_ed03);
-            part.search = Search::new(MctsParams {
-                seed,
-                ..self.params.clone()
-            });
+            part.search = Search::new(game_params(&self.params, role, game, k as u64 + 1));
         }
     }
     fn choose(
@@ -168,7 +153,7 @@ impl Player for FactoredPlayer {
             let (res, _) =
                 part.search
                     .run_on(&part.game.net, &mut part.backends, state, depth, share)?;
-            add(&mut self.totals, &res);
+            self.totals.add(&res);
             let Some(p) = propose(&res, role, &part.pass) else {
                 continue;
             };
@@ -225,16 +210,6 @@ fn propose(res: &SearchResult, role: usize, pass: &[bool]) -> Option<Proposal> {
         gain,
         visits: play.visits,
     })
-}
-
-/// Adds one search's work to `t`.
-fn add(t: &mut SearchTotals, res: &SearchResult) {
-    t.searches += 1;
-    t.iterations += res.iterations;
-    t.playouts += res.playouts;
-    t.elapsed += res.elapsed;
-    t.backend_time += res.backend_time;
-    t.worker_time += res.elapsed * res.workers as u32;
 }
 
 #[cfg(test)]

@@ -48,6 +48,26 @@ pub struct SearchTotals {
 }
 
 impl SearchTotals {
+    /// Adds one search's work.
+    pub fn add(&mut self, res: &SearchResult) {
+        self.searches += 1;
+        self.iterations += res.iterations;
+        self.playouts += res.playouts;
+        self.elapsed += res.elapsed;
+        self.backend_time += res.backend_time;
+        self.worker_time += res.elapsed * res.workers as u32;
+    }
+    /// The sum of two players' totals.
+    pub fn plus(self, o: SearchTotals) -> SearchTotals {
+        SearchTotals {
+            searches: self.searches + o.searches,
+            iterations: self.iterations + o.iterations,
+            playouts: self.playouts + o.playouts,
+            elapsed: self.elapsed + o.elapsed,
+            backend_time: self.backend_time + o.backend_time,
+            worker_time: self.worker_time + o.worker_time,
+        }
+    }
     /// Iterations per second of search time.
     pub fn iterations_per_second(&self) -> f64 {
         self.iterations as f64 / self.elapsed.as_secs_f64().max(1e-9)
@@ -156,12 +176,7 @@ impl Player for MctsPlayer {
         Some(self.totals)
     }
     fn new_game(&mut self, role: usize, game: u64) {
-        let seed =
-            self.params.seed ^ game.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ ((role as u64) << 56);
-        self.search = Search::new(MctsParams {
-            seed,
-            ..self.params.clone()
-        });
+        self.search = Search::new(game_params(&self.params, role, game, 0));
     }
     fn choose(
         &mut self,
@@ -187,14 +202,22 @@ impl Player for MctsPlayer {
                 .run_parallel(net, &mut self.backends, state, self.budget)?
         };
         let m = res.best_move(role).unwrap_or(legal[role][0]);
-        let t = &mut self.totals;
-        t.searches += 1;
-        t.iterations += res.iterations;
-        t.playouts += res.playouts;
-        t.elapsed += res.elapsed;
-        t.backend_time += res.backend_time;
-        t.worker_time += res.elapsed * res.workers as u32;
+        self.totals.add(&res);
         self.last = Some(res);
         Ok(m)
+    }
+}
+
+/// `params` with the seed of one game's search: the player's seed mixed with the game's
+/// index, the seat's role and `tree` (0 for a player's one tree, `k + 1` for its k-th
+/// other tree), so that every search of a match draws its own numbers.
+pub(crate) fn game_params(params: &MctsParams, role: usize, game: u64, tree: u64) -> MctsParams {
+    let seed = params.seed
+        ^ game.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        ^ ((role as u64) << 56)
+        ^ tree.wrapping_mul(0xd1b5_4a32_d192_ed03);
+    MctsParams {
+        seed,
+        ..params.clone()
     }
 }
