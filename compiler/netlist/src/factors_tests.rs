@@ -317,8 +317,25 @@ fn a_factor_game_keeps_its_own_moves_and_plays_elsewhere_by_a_pseudo_noop() {
     use crate::factors::{factor_game, ELSEWHERE};
     use crate::playout::legal_of;
     use crate::scalar::ScalarNet;
-    let net = game(base);
+    let always_noop = game(base);
+    let f = find_factors(&always_noop);
+    let g = factor_game(&always_noop, &f, 0);
+    assert_eq!(
+        g.elsewhere,
+        [Some(InputId(2))],
+        "the always-legal noop stands for board B"
+    );
+    assert_eq!(g.net.inputs.len(), 3);
+    // a noop legal only while board A is open is no pass elsewhere: a pseudo-noop is added
+    let mut net = always_noop.clone();
+    let not_a = net.roles[0].legal[0].gate;
+    net.roles[0].legal[2].gate = not_a;
     let f = find_factors(&net);
+    assert_eq!(
+        f.factor_of_input(InputId(2)),
+        Some(0),
+        "noop now reads board A"
+    );
     let g = factor_game(&net, &f, 0);
     validate(&g.net).expect("a factor game is a valid netlist");
     let pseudo = g.elsewhere[0].expect("r0 has a move in board B");
@@ -328,7 +345,7 @@ fn a_factor_game_keeps_its_own_moves_and_plays_elsewhere_by_a_pseudo_noop() {
         "pseudo-noops come after the game's inputs"
     );
     assert_eq!(g.net.inputs[3].name, ELSEWHERE);
-    assert_eq!(g.own, vec![true, false, false, false]);
+    assert_eq!(g.own, vec![true, false, true, false]);
     assert_eq!(g.net.latches, net.latches, "the same latches, in order");
     let (mut whole, mut part) = (ScalarNet::new(&net), ScalarNet::new(&g.net));
     for state in [

@@ -12,7 +12,8 @@
 //!
 //! Each factor game ([`factor_game`]: one factor played alone, the others' moves replaced
 //! by a pseudo-noop) is checked in the same states: its legal moves are the game's without
-//! the other factors' own moves, plus the pseudo-noop exactly when one of those was legal,
+//! the other factors' own moves, plus the pseudo-noop exactly when one of those was legal
+//! (or the role's always-legal inert move, which stands for them),
 //! and a joint move of it gives the game's next state on the factor's and the shared
 //! latches (on all latches when nobody played the pseudo-noop), a pseudo-noop standing for
 //! a random one of the moves it replaces.
@@ -140,7 +141,10 @@ fn check_factor_game(
             .iter()
             .partition(|i| moves[i.index()].is_some_and(|o| o != f));
         if !gone.is_empty() {
-            want.push(game.elsewhere[r].ok_or("a role lost moves but has no pseudo-noop")?);
+            let pass = game.elsewhere[r].ok_or("a role lost moves but has no pseudo-noop")?;
+            if !want.contains(&pass) {
+                want.push(pass);
+            }
         }
         let mut got = glegal[r].clone();
         got.sort();
@@ -160,7 +164,7 @@ fn check_factor_game(
         .iter()
         .enumerate()
         .map(|(r, &m)| {
-            if game.elsewhere[r] == Some(m) {
+            if game.elsewhere[r] == Some(m) && !replaced[r].is_empty() {
                 pseudo = true;
                 replaced[r][rng.below(replaced[r].len())]
             } else {

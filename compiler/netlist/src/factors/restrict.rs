@@ -5,7 +5,10 @@
 //! own moves are never legal, so their latches change only as the crossing moves and the
 //! shared latches make them (in a sum, not at all). A role that had a legal move in another
 //! factor gets a *pseudo-noop* instead, [`ELSEWHERE`], legal exactly when one of those
-//! moves was: "I play elsewhere". It drives nothing, so it is a pass within the factor.
+//! moves was: "I play elsewhere". It drives nothing, so it is a pass within the factor. A
+//! role that has an inert move legal in every state (a `noop` whose `legal` is constant
+//! true) plays elsewhere by that move instead: a second pass would only double the passes
+//! of the factor game's random rollouts.
 //! Latches, their order, the inputs and their ids are those of the whole game (the pseudo-
 //! noops come after them), so a state of the game is a state of every factor game and a
 //! move of a factor game other than a pseudo-noop is a move of the game.
@@ -25,7 +28,8 @@ pub struct FactorGame {
     /// The game with only the factor's own, crossing and inert moves legal, plus the
     /// pseudo-noops. Valid when the game is.
     pub net: Netlist,
-    /// Per role, its pseudo-noop input, when it has moves in other factors.
+    /// Per role that has moves in other factors, the input that stands for them: its
+    /// pseudo-noop, or its always-legal inert move.
     pub elsewhere: Vec<Option<InputId>>,
     /// Per input of `net`: true for the factor's own moves.
     pub own: Vec<bool>,
@@ -49,8 +53,13 @@ pub fn factor_game(net: &Netlist, factors: &Factors, f: usize) -> FactorGame {
             .iter()
             .cloned()
             .partition(|l| owner[l.input.index()].is_none_or(|k| k == f));
+        let always = kept.iter().find(|l| {
+            factors.inert.binary_search(&l.input).is_ok()
+                && matches!(net.gate(l.gate), Gate::Const(true))
+        });
+        *slot = always.map(|l| l.input);
         game.roles[r].legal = kept;
-        if other.is_empty() {
+        if other.is_empty() || slot.is_some() {
             continue;
         }
         let gate = game.push(Gate::Or(other.iter().map(|l| l.gate).collect()));
