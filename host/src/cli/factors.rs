@@ -37,6 +37,11 @@ pub fn describe(net: &Netlist, factors: &Factors) -> String {
     }
     if n >= 2 {
         factor_lines(&mut out, net, factors);
+        let _ = writeln!(
+            out,
+            "  searched apart (one tree per factor that matters) by the `factored` MCTS player: \
+             `propnet match GAME --players mcts:cpu:1s:factored,…`"
+        );
     }
     let kinds = [
         (
