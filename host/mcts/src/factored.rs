@@ -17,7 +17,8 @@
 //!
 //! The gain rule fits sums where a move is made in one factor at a time and the factors
 //! are scored apart (the first board to end decides, or each board adds its goal); it is
-//! a heuristic, measured against the whole-game search in BENCHMARKS.md ("Factoring").
+//! a heuristic, measured against the whole-game search in BENCHMARKS.md ("Factoring used
+//! in search").
 
 use crate::player::{game_params, MctsPlayer, Player, SearchTotals};
 use crate::{Budget, MctsParams, Search, SearchResult};
