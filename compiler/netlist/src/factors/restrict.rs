@@ -57,17 +57,18 @@ pub fn factor_game(net: &Netlist, factors: &Factors, f: usize) -> FactorGame {
             factors.inert.binary_search(&l.input).is_ok()
                 && matches!(net.gate(l.gate), Gate::Const(true))
         });
-        *slot = always.map(|l| l.input);
+        let always = always.map(|l| l.input);
         game.roles[r].legal = kept;
-        if other.is_empty() || slot.is_some() {
+        if other.is_empty() || always.is_some() {
+            *slot = always.filter(|_| !other.is_empty());
             continue;
         }
         let gate = game.push(Gate::Or(other.iter().map(|l| l.gate).collect()));
         let role = RoleId(r as u32);
         let name = unused_name(net, role);
         let input = InputId(game.inputs.len() as u32);
-        let legal = &mut game.roles[r].legal;
-        let at = legal
+        let at = game.roles[r]
+            .legal
             .partition_point(|l| net.inputs[l.input.index()].name.as_bytes() < name.as_bytes());
         game.inputs.push(Input { role, name });
         game.roles[r].legal.insert(at, Legal { input, gate });
