@@ -52,6 +52,9 @@ pub struct PlayerOptions {
     pub mcts: MctsParams,
     /// Answer a forced move (one legal move) at once instead of searching the clock.
     pub quick_forced: bool,
+    /// Search a compiled game that is a sum of independent games by one tree per factor
+    /// ([`propnet_mcts::factored::FactorSearch`]) where our role has a move in one.
+    pub factoring: bool,
     /// Search at most this long per PLAY: the reply leaves at receipt + `move_time` when
     /// that comes before the clock's deadline (time odds, benchmarks). `None`: the clock.
     pub move_time: Option<Duration>,
@@ -537,6 +540,7 @@ fn think_fields(t: &Think, engine: &str, problems: &[String]) -> serde_json::Val
         "iterations_per_s": if secs > 0.0 { t.iterations as f64 / secs } else { 0.0 },
         "nodes": t.nodes,
         "legal": t.legal,
+        "factors": t.factors,
         "backend": engine,
         "problems": problems,
     })

@@ -136,6 +136,7 @@ impl HiddenPlay {
             elapsed: t0.elapsed(),
             nodes: 0,
             legal: legal.len(),
+            factors: 0,
         })
     }
 }

@@ -2,6 +2,7 @@
 //! interpreter as the fallback), the current state and the search tree kept across moves.
 
 use propnet_compiler::interp::{self, GroundTermId};
+use propnet_mcts::factored::FactorSearch;
 use propnet_mcts::{Budget, MctsParams, Search, SearchResult, Tree};
 use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::backend::Backend;
@@ -26,6 +27,8 @@ pub struct Think {
     pub nodes: usize,
     /// Legal moves of our role.
     pub legal: usize,
+    /// Factor trees searched for this move (0: the whole game's tree chose it).
+    pub factors: usize,
 }
 
 /// The state and tree of one match over one machine.
@@ -196,6 +199,7 @@ impl<
                 elapsed: r.elapsed,
                 nodes: r.nodes,
                 legal: texts.len(),
+                factors: 0,
             },
             None => Think {
                 text: texts[best].clone(),
@@ -254,6 +258,21 @@ struct Compiled {
     backends: Vec<Box<dyn Backend>>,
 }
 
+impl Compiled {
+    /// # Errors
+    /// [`MachineError::Backend`] when `backends` is empty.
+    fn new(net: Netlist, backends: Vec<Box<dyn Backend>>) -> Result<Self, MachineError> {
+        if backends.is_empty() {
+            return Err(propnet_runtime::backend::BackendError::BadRequest {
+                backend: "netlist".into(),
+                message: "a match needs at least one backend".into(),
+            }
+            .into());
+        }
+        Ok(Self { net, backends })
+    }
+}
+
 impl Machines for Compiled {
     type State = State;
     type Move = InputId;
@@ -290,6 +309,70 @@ impl Machines for Compiled {
     fn take_net(&mut self) -> Option<(Netlist, Vec<Box<dyn Backend>>)> {
         let net = std::mem::take(&mut self.net);
         Some((net, std::mem::take(&mut self.backends)))
+    }
+}
+
+/// The compiled netlist of a sum of games and one tree per factor
+/// ([`FactorSearch`]): where our role has a move in some factor, the factors' trees
+/// choose it; otherwise (and for forced moves) the whole game's tree does.
+struct Factored {
+    whole: Compiled,
+    factors: FactorSearch,
+}
+
+impl Machines for Factored {
+    type State = State;
+    type Move = InputId;
+    fn with<R>(
+        &mut self,
+        f: impl FnOnce(&mut dyn GameMachine<State = State, Move = InputId>) -> R,
+    ) -> R {
+        self.whole.with(f)
+    }
+    fn think(
+        &mut self,
+        line: &mut Line<State, InputId>,
+        deadline: Instant,
+        quick_forced: bool,
+        publish: &mut dyn FnMut(usize),
+    ) -> Result<Think, MachineError> {
+        let view = self.whole.with(|m| m.view(&line.state))?;
+        let mine = match view.legal.get(line.role) {
+            Some(ms) if ms.len() > 1 && !view.ends() => ms.clone(),
+            _ => return self.whole.think(line, deadline, quick_forced, publish),
+        };
+        // the root lists the moves the whole tree keeps (one outcome-free move of
+        // several), in the order of `legal_texts`
+        let listed = line
+            .search
+            .tree()
+            .root_node()
+            .map(|n| n.legal[line.role].clone());
+        let mut on_move = |m: InputId| {
+            if let Some(i) = listed.iter().flatten().position(|&x| x == m) {
+                publish(i);
+            }
+        };
+        let depth = self.whole.net.roles.len();
+        let budget = Budget::Deadline(deadline);
+        let chosen =
+            self.factors
+                .choose(&line.state, line.role, &mine, depth, budget, &mut on_move)?;
+        let Some(c) = chosen else {
+            return self.whole.think(line, deadline, quick_forced, publish);
+        };
+        Ok(Think {
+            text: self.whole.with(|m| m.move_text(c.input)),
+            iterations: c.totals.iterations,
+            playouts: c.totals.playouts,
+            elapsed: c.totals.elapsed,
+            nodes: c.nodes,
+            legal: listed.map_or(mine.len(), |l| l.len()),
+            factors: c.totals.searches as usize,
+        })
+    }
+    fn take_net(&mut self) -> Option<(Netlist, Vec<Box<dyn Backend>>)> {
+        self.whole.take_net()
     }
 }
 
@@ -355,14 +438,30 @@ impl MatchPlay {
         role: usize,
         params: MctsParams,
     ) -> Result<Self, MachineError> {
-        if backends.is_empty() {
-            return Err(propnet_runtime::backend::BackendError::BadRequest {
-                backend: "netlist".into(),
-                message: "a match needs at least one backend".into(),
-            }
-            .into());
-        }
-        let mut machines = Compiled { net, backends };
+        let mut machines = Compiled::new(net, backends)?;
+        let line = machines.with(|m| Line::start(m, role, params))?;
+        Ok(MatchPlay {
+            kind: "netlist",
+            play: Box::new(Played { machines, line }),
+        })
+    }
+
+    /// [`MatchPlay::net`] for a game that is a sum: the moves our role makes in a factor
+    /// are chosen by `factors`' trees (seeded here for `role`), the others by the whole
+    /// game's tree.
+    ///
+    /// # Errors
+    /// As [`MatchPlay::net`].
+    pub fn net_factored(
+        net: Netlist,
+        backends: Vec<Box<dyn Backend>>,
+        mut factors: FactorSearch,
+        role: usize,
+        params: MctsParams,
+    ) -> Result<Self, MachineError> {
+        factors.new_game(role, 0);
+        let whole = Compiled::new(net, backends)?;
+        let mut machines = Factored { whole, factors };
         let line = machines.with(|m| Line::start(m, role, params))?;
         Ok(MatchPlay {
             kind: "netlist",

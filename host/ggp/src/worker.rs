@@ -14,8 +14,9 @@ use super::spelling::Spelling;
 use propnet_compiler::gdl::{self, lower::fold_case, Game, Program};
 use propnet_compiler::ground::CompileOptions;
 use propnet_compiler::kif::{self, SExpr};
+use propnet_mcts::factored::FactorSearch;
 use propnet_netlist::passes::OptimizeOptions;
-use propnet_netlist::Netlist;
+use propnet_netlist::{Netlist, ValidNetlist};
 use propnet_runtime::factory::make_search_backends;
 use propnet_runtime::machine::InterpMachine;
 use propnet_runtime::pipeline::{compile_game, PipelineOptions};
@@ -585,9 +586,18 @@ pub(crate) fn reply_of<E: std::fmt::Display>(
     }
 }
 
+/// A compiled game and what its search needs, or why it could not be had.
+type Compiled = Result<Built, String>;
+
 /// A compiled game, its search workers' backends and the note of the first one's choice,
-/// and the time compiling took, or why it could not be had.
-type Compiled = Result<(Netlist, Backends, Duration), String>;
+/// the trees of its factors when it is a sum of games searched so, and the time compiling
+/// took.
+struct Built {
+    net: Netlist,
+    sel: Backends,
+    factors: Option<FactorSearch>,
+    took: Duration,
+}
 
 /// The backends of a match's search workers, and the note of the backend choice.
 type Backends = propnet_runtime::factory::SearchBackends;
@@ -619,6 +629,8 @@ fn spawn_compile(job: &Job) -> Compiling {
         ..PipelineOptions::default()
     };
     let stop = cancel.clone();
+    let factoring = job.opts.factoring && !job.game.program.gdl2;
+    let mcts = job.opts.mcts.clone();
     std::thread::spawn(move || {
         let t0 = Instant::now();
         let res = compile_game(&game, Duration::ZERO, &opts)
@@ -629,24 +641,53 @@ fn spawn_compile(job: &Job) -> Compiling {
                 }
                 let sel = make_search_backends(&*backends, &request, &net, threads, workers)
                     .map_err(|e| e.to_string())?;
-                Ok((net.into_netlist(), sel, t0.elapsed()))
+                let net = net.into_netlist();
+                let factors = if factoring {
+                    factor_search(&net, &*backends, &request, (threads, workers), &mcts)?
+                } else {
+                    None
+                };
+                Ok(Built {
+                    net,
+                    sel,
+                    factors,
+                    took: t0.elapsed(),
+                })
             });
         let _ = tx.send(res);
     });
     rx
 }
 
+/// The trees of the factors of `net` when it is a sum of games (`None` when it is not),
+/// each factor game with search backends as the whole game's.
+fn factor_search(
+    net: &Netlist,
+    factory: &dyn propnet_runtime::factory::BackendFactory,
+    request: &propnet_runtime::factory::BackendRequest,
+    (threads, workers): (usize, usize),
+    params: &propnet_mcts::MctsParams,
+) -> Result<Option<FactorSearch>, String> {
+    let mut make = |n: &Netlist| {
+        let valid = ValidNetlist::new(n.clone()).map_err(|e| e.to_string())?;
+        make_search_backends(factory, request, &valid, threads, workers)
+            .map(|(b, _)| b)
+            .map_err(|e| e.to_string())
+    };
+    let factors = FactorSearch::new(net, &mut make, params.clone())?;
+    Ok((!factors.is_empty()).then_some(factors))
+}
+
 /// The netlist engine at the initial state (logged with the time compiling took): the
 /// belief player when `hidden` (the first search backend; the others go unused), else
 /// MCTS over the state with every backend.
-fn net_engine(
-    job: &Job,
-    net: Netlist,
-    sel: Backends,
-    took: Duration,
-    hidden: bool,
-) -> Result<Engine, String> {
-    let (backends, note) = sel;
+fn net_engine(job: &Job, built: Built, hidden: bool) -> Result<Engine, String> {
+    let Built {
+        net,
+        sel: (backends, note),
+        factors,
+        took,
+    } = built;
     let desc = match backends.as_slice() {
         [one] => one.describe(),
         all => format!(
@@ -674,9 +715,20 @@ fn net_engine(
         let h = HiddenPlay::new(net, b, job.role, &job.opts.mcts);
         return Ok(Engine::Hidden(Box::new(h)));
     }
-    MatchPlay::net(net, backends, job.role, job.opts.mcts.clone())
-        .map(Engine::Full)
-        .map_err(|e| e.to_string())
+    let params = job.opts.mcts.clone();
+    let play = match factors {
+        Some(factors) => {
+            let human = format!(
+                "the game is a sum: {} factors searched apart, one tree each",
+                factors.len()
+            );
+            let fields = json!({"event": "factored", "factors": factors.len()});
+            job.log.line(&job.id, &human, fields);
+            MatchPlay::net_factored(net, backends, factors, job.role, params)
+        }
+        None => MatchPlay::net(net, backends, job.role, params),
+    };
+    play.map(Engine::Full).map_err(|e| e.to_string())
 }
 
 /// The interpreter engine at the initial state, logged with the reason for the fallback.
@@ -707,7 +759,7 @@ fn prepare(job: &Job) -> Result<(Option<Engine>, Option<Compiling>), String> {
         .mul_f64(job.opts.compile_wait);
     let hidden = job.game.program.gdl2;
     match compiling.recv_timeout(wait) {
-        Ok(Ok((net, sel, took))) => Ok((Some(net_engine(job, net, sel, took, hidden)?), None)),
+        Ok(Ok(built)) => Ok((Some(net_engine(job, built, hidden)?), None)),
         Ok(Err(e)) => Ok((fallback(job, &e)?, None)),
         Err(mpsc::RecvTimeoutError::Timeout) => {
             let why = format!(
@@ -760,8 +812,8 @@ fn try_upgrade(
     };
     *pending = None;
     let hidden = job.game.program.gdl2 || !heard.private.is_empty();
-    let upgraded = res.and_then(|(net, sel, took)| {
-        let mut e = net_engine(job, net, sel, took, hidden)?;
+    let upgraded = res.and_then(|built| {
+        let mut e = net_engine(job, built, hidden)?;
         replay(&mut e, heard)?;
         Ok(e)
     });

@@ -81,6 +81,7 @@ fn options(name: &str, stall: Arc<AtomicBool>, move_time: Option<Duration>) -> P
         compile_wait: 1.0,
         mcts: Default::default(),
         quick_forced: false,
+        factoring: true,
         move_time,
     }
 }

@@ -21,7 +21,7 @@
 //! in search").
 
 use crate::player::{game_params, MctsPlayer, Player, SearchTotals};
-use crate::{Budget, MctsParams, Search, SearchResult};
+use crate::{Budget, MctsParams, Node, Search, Tree};
 use propnet_netlist::factors::{factor_game, find_factors, outcome_free_moves, FactorGame};
 use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::backend::{Backend, BackendError};
@@ -50,11 +50,148 @@ struct Proposal {
     visits: u32,
 }
 
+/// A move chosen by the factors' trees, and the work it took.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FactorChoice {
+    /// The move (one of the legal moves given).
+    pub input: InputId,
+    /// The factors' searches, one per factor searched.
+    pub totals: SearchTotals,
+    /// Nodes in the searched factors' trees afterwards.
+    pub nodes: usize,
+}
+
+/// The factor games of a sum and their UCT trees: how [`FactoredPlayer`] and the GGP
+/// player (`propnet_ggp`) choose a move by the factors (see the module docs).
+pub struct FactorSearch {
+    parts: Vec<Part>,
+    params: MctsParams,
+}
+
+impl FactorSearch {
+    /// The relevant factors of `net` (valid), each a factor game with backends from
+    /// `make`; none when the game does not factor.
+    ///
+    /// # Errors
+    /// `make`'s error.
+    pub fn new<E>(
+        net: &Netlist,
+        make: &mut MakeBackends<'_, E>,
+        params: MctsParams,
+    ) -> Result<Self, E> {
+        let factors = find_factors(net);
+        let mut parts = Vec::new();
+        if factors.is_factored() {
+            for (f, factor) in factors.factors.iter().enumerate() {
+                if !factor.relevant {
+                    continue;
+                }
+                let game = factor_game(net, &factors, f);
+                let mut pass = outcome_free_moves(&game.net);
+                for p in game.elsewhere.iter().flatten() {
+                    pass[p.index()] = true;
+                }
+                parts.push(Part {
+                    backends: make(&game.net)?,
+                    search: Search::new(params.clone()),
+                    game,
+                    pass,
+                });
+            }
+        }
+        Ok(Self { parts, params })
+    }
+
+    /// The factors searched apart (none when the game does not factor).
+    pub fn len(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// Whether no factor is searched apart (the game does not factor).
+    pub fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
+
+    /// Fresh trees, seeded for `role` in game number `game` (as [`MctsPlayer`]'s, one
+    /// stream per factor).
+    pub fn new_game(&mut self, role: usize, game: u64) {
+        for (k, part) in self.parts.iter_mut().enumerate() {
+            part.search = Search::new(game_params(&self.params, role, game, k as u64 + 1));
+        }
+    }
+
+    /// Chooses `role`'s move among `legal` (its legal moves in `state`, more than one)
+    /// by the trees of the factors where it has a move of its own, which share `budget`
+    /// one after the other; each tree is kept and found again when the game reaches a
+    /// state within `depth` joint moves of its root. `publish` gets the move that would be
+    /// chosen now whenever that changes during the searches (a GGP player's best move so
+    /// far). `None` when no factor covers the choice (no factor where the role has a move
+    /// of its own, or no proposal that is legal): search the whole game then.
+    ///
+    /// # Errors
+    /// A backend's error.
+    pub fn choose(
+        &mut self,
+        state: &State,
+        role: usize,
+        legal: &[InputId],
+        depth: usize,
+        budget: Budget,
+        publish: &mut dyn FnMut(InputId),
+    ) -> Result<Option<FactorChoice>, BackendError> {
+        let mine: Vec<usize> = (0..self.parts.len())
+            .filter(|&k| legal.iter().any(|m| self.parts[k].game.own[m.index()]))
+            .collect();
+        if mine.is_empty() {
+            return Ok(None);
+        }
+        let pass = legal
+            .iter()
+            .copied()
+            .find(|m| self.parts.iter().all(|p| p.pass[m.index()]));
+        let (mut best, mut published) = (None, None);
+        let (mut totals, mut nodes) = (SearchTotals::default(), 0);
+        for (n, &k) in mine.iter().enumerate() {
+            let share = split(budget, mine.len(), mine.len() - n);
+            let Part {
+                game,
+                pass: part_pass,
+                backends,
+                search,
+            } = &mut self.parts[k];
+            let mut progress = |t: &Tree<State, InputId>| {
+                let now = t
+                    .root_node()
+                    .and_then(|node| propose(node, role, part_pass));
+                if let Some(m) = decide(better(best, now), pass, legal) {
+                    if published != Some(m) {
+                        published = Some(m);
+                        publish(m);
+                    }
+                }
+            };
+            let (res, _) =
+                search.run_on_progress(&game.net, backends, state, depth, share, &mut progress)?;
+            totals.add(&res);
+            nodes += res.nodes;
+            let now = search
+                .tree()
+                .root_node()
+                .and_then(|node| propose(node, role, part_pass));
+            best = better(best, now);
+        }
+        Ok(decide(best, pass, legal).map(|input| FactorChoice {
+            input,
+            totals,
+            nodes,
+        }))
+    }
+}
+
 /// Plays a sum of games by one UCT tree per factor (see the module docs).
 pub struct FactoredPlayer {
     whole: MctsPlayer,
-    parts: Vec<Part>,
-    params: MctsParams,
+    factors: FactorSearch,
     budget: Budget,
     totals: SearchTotals,
     /// Moves chosen by a factor's tree (the others were forced or chosen by the whole
@@ -77,30 +214,9 @@ impl FactoredPlayer {
         budget: Budget,
     ) -> Result<Self, E> {
         let whole = MctsPlayer::new(label, make(net)?, params.clone(), budget);
-        let factors = find_factors(net);
-        let mut parts = Vec::new();
-        if factors.is_factored() {
-            for (f, factor) in factors.factors.iter().enumerate() {
-                if !factor.relevant {
-                    continue;
-                }
-                let game = factor_game(net, &factors, f);
-                let mut pass = outcome_free_moves(&game.net);
-                for p in game.elsewhere.iter().flatten() {
-                    pass[p.index()] = true;
-                }
-                parts.push(Part {
-                    backends: make(&game.net)?,
-                    search: Search::new(params.clone()),
-                    game,
-                    pass,
-                });
-            }
-        }
         Ok(Self {
             whole,
-            parts,
-            params,
+            factors: FactorSearch::new(net, make, params)?,
             budget,
             totals: SearchTotals::default(),
             factored_moves: 0,
@@ -109,7 +225,7 @@ impl FactoredPlayer {
 
     /// The factors searched apart (none when the game does not factor).
     pub fn factors_searched(&self) -> usize {
-        self.parts.len()
+        self.factors.len()
     }
 }
 
@@ -122,9 +238,7 @@ impl Player for FactoredPlayer {
     }
     fn new_game(&mut self, role: usize, game: u64) {
         self.whole.new_game(role, game);
-        for (k, part) in self.parts.iter_mut().enumerate() {
-            part.search = Search::new(game_params(&self.params, role, game, k as u64 + 1));
-        }
+        self.factors.new_game(role, game);
     }
     fn choose(
         &mut self,
@@ -136,78 +250,72 @@ impl Player for FactoredPlayer {
         if legal[role].len() == 1 {
             return Ok(legal[role][0]);
         }
-        let mine: Vec<usize> = (0..self.parts.len())
-            .filter(|&k| {
-                legal[role]
-                    .iter()
-                    .any(|m| self.parts[k].game.own[m.index()])
-            })
-            .collect();
-        if mine.is_empty() {
-            return self.whole.choose(net, state, role, legal);
-        }
-        let share = split(self.budget, mine.len());
-        let mut best: Option<Proposal> = None;
-        for k in mine {
-            let part = &mut self.parts[k];
-            let depth = net.roles.len();
-            let (res, _) =
-                part.search
-                    .run_on(&part.game.net, &mut part.backends, state, depth, share)?;
-            self.totals.add(&res);
-            let Some(p) = propose(&res, role, &part.pass) else {
-                continue;
-            };
-            if best.is_none_or(|b| (p.gain, p.visits) > (b.gain, b.visits)) {
-                best = Some(p);
-            }
-        }
-        let pass = legal[role]
-            .iter()
-            .copied()
-            .find(|m| self.parts.iter().all(|p| p.pass[m.index()]));
-        match (best, pass) {
-            (Some(p), Some(pass)) if p.gain <= 0.0 => {
+        let depth = net.roles.len();
+        let chosen =
+            self.factors
+                .choose(state, role, &legal[role], depth, self.budget, &mut |_| {})?;
+        match chosen {
+            Some(c) => {
+                self.totals = self.totals.plus(c.totals);
                 self.factored_moves += 1;
-                Ok(pass)
+                Ok(c.input)
             }
-            (Some(p), _) if legal[role].contains(&p.input) => {
-                self.factored_moves += 1;
-                Ok(p.input)
-            }
-            _ => self.whole.choose(net, state, role, legal),
+            None => self.whole.choose(net, state, role, legal),
         }
     }
 }
 
-/// `budget` shared by `k` searches run one after the other.
-fn split(budget: Budget, k: usize) -> Budget {
-    let k = k.max(1) as u32;
+/// The part of `budget` for the next of `total` searches run one after the other, `left`
+/// of them still to run: iterations and time are split evenly; what is left of a deadline
+/// is shared by the searches still to run.
+fn split(budget: Budget, total: usize, left: usize) -> Budget {
+    let (k, left) = (total.max(1) as u32, left.max(1) as u32);
     match budget {
         Budget::Iterations(n) => Budget::Iterations((n / u64::from(k)).max(1)),
         Budget::Time(d) => Budget::Time(d / k),
-        Budget::Deadline(t) => Budget::Time(t.saturating_duration_since(Instant::now()) / k),
+        Budget::Deadline(t) => Budget::Time(t.saturating_duration_since(Instant::now()) / left),
     }
 }
 
-/// The most-visited move of `role` at the root of `res` that is not a pass, and its gain
-/// over the most-visited pass; `None` when every move is a pass (or the root is terminal).
-fn propose(res: &SearchResult, role: usize, pass: &[bool]) -> Option<Proposal> {
-    let moves = res.roles.get(role)?;
+/// The better of two proposals: the larger gain, then more visits.
+fn better(a: Option<Proposal>, b: Option<Proposal>) -> Option<Proposal> {
+    match (a, b) {
+        (Some(x), Some(y)) if (y.gain, y.visits) > (x.gain, x.visits) => Some(y),
+        (Some(x), _) => Some(x),
+        (None, y) => y,
+    }
+}
+
+/// The move to play for the best proposal: `pass` (a move that is a pass in every factor)
+/// when no proposal gains anything, else the proposal when it is legal.
+fn decide(best: Option<Proposal>, pass: Option<InputId>, legal: &[InputId]) -> Option<InputId> {
+    match (best, pass) {
+        (Some(p), Some(pass)) if p.gain <= 0.0 => Some(pass),
+        (Some(p), _) if legal.contains(&p.input) => Some(p.input),
+        _ => None,
+    }
+}
+
+/// The most-visited move of `role` at `root` that is not a pass, and its gain over the
+/// most-visited pass; `None` when every move is a pass (or the root is terminal).
+fn propose(root: &Node<State, InputId>, role: usize, pass: &[bool]) -> Option<Proposal> {
+    let moves = root.legal.get(role)?;
+    let stats = root.role_stats(role);
     let top = |want_pass: bool| {
         moves
             .iter()
-            .filter(|m| pass[m.input.index()] == want_pass)
-            .max_by(|a, b| {
-                (a.visits, a.value)
-                    .partial_cmp(&(b.visits, b.value))
+            .zip(stats)
+            .filter(|(m, _)| pass[m.index()] == want_pass)
+            .max_by(|(_, a), (_, b)| {
+                (a.visits, a.mean())
+                    .partial_cmp(&(b.visits, b.mean()))
                     .unwrap_or(std::cmp::Ordering::Equal)
             })
     };
-    let play = top(false)?;
-    let gain = top(true).map_or(f64::INFINITY, |p| play.value - p.value);
+    let (&input, play) = top(false)?;
+    let gain = top(true).map_or(f64::INFINITY, |(_, p)| play.mean() - p.mean());
     Some(Proposal {
-        input: play.input,
+        input,
         gain,
         visits: play.visits,
     })

@@ -126,7 +126,7 @@ impl Search {
         root: &State,
         budget: Budget,
     ) -> Result<SearchResult, BackendError> {
-        self.search_backends(net, backends, Some(root), budget)
+        self.search_backends(net, backends, Some(root), budget, &mut |_| {})
     }
 
     /// Searches on from `state` keeping what the tree knows of it: when the tree holds
@@ -145,12 +145,29 @@ impl Search {
         depth: usize,
         budget: Budget,
     ) -> Result<(SearchResult, bool), BackendError> {
+        self.run_on_progress(net, backends, state, depth, budget, &mut |_| {})
+    }
+
+    /// [`Search::run_on`], with `progress` given the tree after every rollout batch of the
+    /// first worker (as [`Search::search`]).
+    ///
+    /// # Errors
+    /// A [`BackendError`] from a backend.
+    pub fn run_on_progress(
+        &mut self,
+        net: &Netlist,
+        backends: &mut [Box<dyn Backend>],
+        state: &State,
+        depth: usize,
+        budget: Budget,
+        progress: &mut dyn FnMut(&Tree<State, InputId>),
+    ) -> Result<(SearchResult, bool), BackendError> {
         let found = self.core.tree.find_state(state, depth);
         if let Some(id) = found {
             self.core.tree.reroot(id);
         }
         let root = found.is_none().then_some(state);
-        let res = self.search_backends(net, backends, root, budget)?;
+        let res = self.search_backends(net, backends, root, budget, progress)?;
         Ok((res, found.is_some()))
     }
 
@@ -171,6 +188,7 @@ impl Search {
         backends: &mut [Box<dyn Backend>],
         root: Option<&State>,
         budget: Budget,
+        progress: &mut dyn FnMut(&Tree<State, InputId>),
     ) -> Result<SearchResult, BackendError> {
         let free = self.free_moves(net);
         let mut models: Vec<NetMachine<'_>> = backends
@@ -187,7 +205,7 @@ impl Search {
             Some(r) => self.set_root(first, r.clone()),
             None => Ok(()),
         };
-        let run = fresh.and_then(|()| self.search_parallel(&mut models, budget, &mut |_| {}));
+        let run = fresh.and_then(|()| self.search_parallel(&mut models, budget, progress));
         run.map_err(backend_error)
     }
 }

@@ -53,6 +53,10 @@ pub struct PlayerArgs {
     /// `--move-ms 500` against a 5 s play clock; the start clock is used as usual.
     #[arg(long, value_parser = whole::<u64>(1, 3_600_000))]
     pub move_ms: Option<u64>,
+    /// Search games that are sums of independent games (`propnet check --factors`) as one
+    /// game, not by one tree per factor.
+    #[arg(long)]
+    pub no_factoring: bool,
     /// Search seed.
     #[arg(long, default_value_t = MctsParams::default().seed)]
     pub seed: u64,
@@ -101,6 +105,7 @@ fn options(args: &PlayerArgs) -> anyhow::Result<PlayerOptions> {
         },
         mcts: args.mcts.params(args.seed),
         quick_forced: args.quick_forced,
+        factoring: !args.no_factoring,
         move_time: args.move_ms.map(Duration::from_millis),
         compile_wait: args.compile_wait,
     })

@@ -117,6 +117,13 @@ fn full_matches_over_http_agree_with_the_reference_interpreter() {
     );
     upgrade.player_flags.extend(["--compile-wait", "0"]);
     cases.push(upgrade);
+    // a sum of two games: the player searches one tree per board
+    cases.push(case(
+        "factored",
+        bench("dual_tictactoe.kif"),
+        vec!["player", "random"],
+        (3, 1),
+    ));
     if let Some(g) = shared("games/ggpserver-benderng/SimultaneousTicTacToe.kif") {
         cases.push(case("simultaneous", g, vec!["player", "player"], (3, 1)));
     }
@@ -164,6 +171,9 @@ fn full_matches_over_http_agree_with_the_reference_interpreter() {
             }
             if name == "upgrade" {
                 assert_logged(&scratch_of(name), name, "\"event\":\"upgraded\"");
+            }
+            if name == "factored" {
+                assert_logged(&scratch_of(name), name, "\"event\":\"factored\"");
             }
         }
         let _ = std::fs::remove_dir_all(scratch_of(name));
