@@ -144,6 +144,7 @@ fn factors_lists_independent_subgames() {
         "{out}"
     );
     assert!(out.contains("by the `factored` MCTS player"), "{out}");
+    assert!(out.contains("by `propnet player`"), "{out}");
     assert!(out.contains("inert (touch no factor: change no fluent a move changes, legal whatever those hold): p wait"), "{out}");
     assert!(
         out.contains("a search keeps one per role): p wait"),

@@ -31,6 +31,10 @@ use std::time::Instant;
 /// Builds the search backends of one netlist (the whole game or a factor game).
 pub type MakeBackends<'a, E> = dyn FnMut(&Netlist) -> Result<Vec<Box<dyn Backend>>, E> + 'a;
 
+/// The fewest nodes a factor's tree may hold, however many factors share the limit of one
+/// search ([`MctsParams::max_nodes`]).
+const MIN_PART_NODES: usize = 50_000;
+
 /// One factor's game, tree and backends.
 struct Part {
     game: FactorGame,
@@ -70,7 +74,8 @@ pub struct FactorSearch {
 
 impl FactorSearch {
     /// The relevant factors of `net` (valid), each a factor game with backends from
-    /// `make`; none when the game does not factor.
+    /// `make`; none when the game does not factor. The trees share `params.max_nodes`
+    /// (each holds at most its share, or 50,000 nodes).
     ///
     /// # Errors
     /// `make`'s error.
@@ -81,23 +86,30 @@ impl FactorSearch {
     ) -> Result<Self, E> {
         let factors = find_factors(net);
         let mut parts = Vec::new();
-        if factors.is_factored() {
-            for (f, factor) in factors.factors.iter().enumerate() {
-                if !factor.relevant {
-                    continue;
-                }
-                let game = factor_game(net, &factors, f);
-                let mut pass = outcome_free_moves(&game.net);
-                for p in game.elsewhere.iter().flatten() {
-                    pass[p.index()] = true;
-                }
-                parts.push(Part {
-                    backends: make(&game.net)?,
-                    search: Search::new(params.clone()),
-                    game,
-                    pass,
-                });
+        if !factors.is_factored() {
+            return Ok(Self { parts, params });
+        }
+        let relevant = factors.factors.iter().filter(|f| f.relevant).count();
+        // the trees share the node limit of one search
+        let params = MctsParams {
+            max_nodes: (params.max_nodes / relevant.max(1)).max(MIN_PART_NODES),
+            ..params
+        };
+        for (f, factor) in factors.factors.iter().enumerate() {
+            if !factor.relevant {
+                continue;
             }
+            let game = factor_game(net, &factors, f);
+            let mut pass = outcome_free_moves(&game.net);
+            for p in game.elsewhere.iter().flatten() {
+                pass[p.index()] = true;
+            }
+            parts.push(Part {
+                backends: make(&game.net)?,
+                search: Search::new(params.clone()),
+                game,
+                pass,
+            });
         }
         Ok(Self { parts, params })
     }

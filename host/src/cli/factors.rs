@@ -39,7 +39,8 @@ pub fn describe(net: &Netlist, factors: &Factors) -> String {
         factor_lines(&mut out, net, factors);
         let _ = writeln!(
             out,
-            "  searched apart (one tree per factor that matters) by the `factored` MCTS player: \
+            "  searched apart (one tree per factor that matters) by `propnet player` (unless \
+             `--no-factoring`) and by the `factored` MCTS player: \
              `propnet match GAME --players mcts:cpu:1s:factored,…`"
         );
     }
