@@ -140,13 +140,15 @@ fn add_moves(
 }
 
 /// GRAVE's score of a move with `visits` real and `pending` virtual visits, `reward_sum`
-/// over the real ones, and AMAF statistics `a`, at a node of `ln_n = ln N`; `None` for an
+/// over the real ones, and AMAF statistics `a`, at a node of `ln_n = ln N` whose
+/// exploration constant is `c` ([`MctsParams::exploration_at`]); `None` for an
 /// untried move with no AMAF visits (tried first, as in UCT). Virtual losses count as
 /// rewards of 0 against the blended estimate, as real visits: `(n + 1) / (n + 1 + v)` of it,
 /// so that the leaves selected at once spread even while AMAF dominates.
 #[inline]
 pub(crate) fn score(
     params: &MctsParams,
+    c: f64,
     ln_n: f64,
     (visits, pending): (u32, u32),
     reward_sum: f64,
@@ -155,14 +157,14 @@ pub(crate) fn score(
     let n = f64::from(visits);
     let all = f64::from(visits + pending);
     if a.visits <= 0.0 {
-        return (all > 0.0).then(|| reward_sum / all + params.exploration * (ln_n / all).sqrt());
+        return (all > 0.0).then(|| reward_sum / all + c * (ln_n / all).sqrt());
     }
     let amaf = a.reward_sum / a.visits;
     let beta = a.visits / (a.visits + n + params.grave_bias * a.visits * n);
     let mean = if visits > 0 { reward_sum / n } else { 0.0 };
     let blended = (1.0 - beta) * mean + beta * amaf;
     let pending_loss = (n + 1.0) / (all + 1.0);
-    Some(blended * pending_loss + params.exploration * (ln_n / all.max(1.0)).sqrt())
+    Some(blended * pending_loss + c * (ln_n / all.max(1.0)).sqrt())
 }
 
 #[cfg(test)]
@@ -206,21 +208,21 @@ mod tests {
             ..MctsParams::default()
         };
         let none = AmafStat::default();
-        assert_eq!(score(&p, 1.0, (0, 0), 0.0, none), None);
-        assert_eq!(score(&p, 1.0, (4, 0), 3.0, none), Some(0.75));
-        assert_eq!(score(&p, 1.0, (3, 1), 3.0, none), Some(0.75));
+        assert_eq!(score(&p, 0.0, 1.0, (0, 0), 0.0, none), None);
+        assert_eq!(score(&p, 0.0, 1.0, (4, 0), 3.0, none), Some(0.75));
+        assert_eq!(score(&p, 0.0, 1.0, (3, 1), 3.0, none), Some(0.75));
         let amaf = AmafStat {
             visits: 100.0,
             reward_sum: 20.0,
         };
-        assert_eq!(score(&p, 1.0, (0, 0), 0.0, amaf), Some(0.2));
+        assert_eq!(score(&p, 0.0, 1.0, (0, 0), 0.0, amaf), Some(0.2));
         assert_eq!(
-            score(&p, 1.0, (0, 1), 0.0, amaf),
+            score(&p, 0.0, 1.0, (0, 1), 0.0, amaf),
             Some(0.1),
             "a pending leaf halves it"
         );
-        let early = score(&p, 1.0, (10, 0), 9.0, amaf).unwrap();
-        let late = score(&p, 1.0, (1_000_000, 0), 900_000.0, amaf).unwrap();
+        let early = score(&p, 0.0, 1.0, (10, 0), 9.0, amaf).unwrap();
+        let late = score(&p, 0.0, 1.0, (1_000_000, 0), 900_000.0, amaf).unwrap();
         assert!(early < 0.4 && late > 0.89, "{early} {late}");
     }
 

@@ -12,6 +12,17 @@ pub struct MctsParams {
     /// 63.0 ± 9.2 % at 200 ms) and breakthrough (55.0 ± 9.9 %, 65.0 ± 9.5 %), 100 games each
     /// (BENCHMARKS.md, "MCTS strength with random openings" and "Exploration 0.5").
     pub exploration: f64,
+    /// Where the exploration constant goes as a node's visits grow: at a node with `N`
+    /// visits selection uses `C(N) = F + (C − F)·K / (K + N)`, with `C` =
+    /// [`Self::exploration`], `F` this and `K` [`Self::exploration_visits`], so a young node
+    /// explores with `C` and a well-visited one with about `F`. Default `0.2`: at 200 ms a
+    /// move a constant 0.2 beat 0.5 on breakthrough but lost more tic-tac-toe games to a
+    /// random player at 100-300 iterations a move; going from 0.5 to 0.2 keeps both
+    /// (BENCHMARKS.md, "Exploration that shrinks with the visits").
+    pub exploration_final: f64,
+    /// `K` of [`Self::exploration_final`]: the visits at which a node's exploration
+    /// constant is halfway from `C` to `F`; `0` keeps `C` at every node. Default `100`.
+    pub exploration_visits: u32,
     /// Visits (real plus virtual) a node needs before selection descends through it and
     /// creates its children; until then its rollouts start at the node itself. A node is
     /// created by the first iteration that reaches it and is that iteration's leaf, so `0`
@@ -83,10 +94,25 @@ pub struct MctsParams {
     pub stop: propnet_netlist::Cancel,
 }
 
+impl MctsParams {
+    /// The exploration constant at a node with `visits` visits (see
+    /// [`Self::exploration_final`]).
+    pub fn exploration_at(&self, visits: u32) -> f64 {
+        if self.exploration_visits == 0 {
+            return self.exploration;
+        }
+        let k = f64::from(self.exploration_visits);
+        self.exploration_final
+            + (self.exploration - self.exploration_final) * k / (k + f64::from(visits))
+    }
+}
+
 impl Default for MctsParams {
     fn default() -> Self {
         Self {
             exploration: 0.5,
+            exploration_final: 0.2,
+            exploration_visits: 100,
             expand_threshold: 1,
             playouts_per_leaf: 16,
             leaves_per_batch: 16,
@@ -114,4 +140,29 @@ pub enum Budget {
     Time(Duration),
     /// Until this instant; checked like [`Budget::Time`].
     Deadline(std::time::Instant),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MctsParams;
+
+    #[test]
+    fn exploration_goes_from_c_to_the_final_value_with_visits() {
+        let constant = MctsParams {
+            exploration_visits: 0,
+            ..MctsParams::default()
+        };
+        assert_eq!(constant.exploration_at(0), constant.exploration);
+        assert_eq!(constant.exploration_at(1 << 30), constant.exploration);
+        let p = MctsParams {
+            exploration: 0.5,
+            exploration_final: 0.2,
+            exploration_visits: 1000,
+            ..MctsParams::default()
+        };
+        assert_eq!(p.exploration_at(0), 0.5);
+        assert!((p.exploration_at(1000) - 0.35).abs() < 1e-12);
+        assert!((p.exploration_at(u32::MAX) - 0.2).abs() < 1e-6);
+        assert!(p.exploration_at(10) > p.exploration_at(100));
+    }
 }

@@ -101,7 +101,7 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
             return 0;
         }
         let ln_n = f64::from(n.visits + n.virtual_visits).max(1.0).ln();
-        let c = params.exploration;
+        let c = params.exploration_at(n.visits);
         let amaf = self.grave_table(node, reference);
         let legal = &n.legal[role];
         let score = |i: usize, s: &super::tree::MoveStats| {
@@ -110,8 +110,15 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
                 x // proven: nothing left to explore (see crate::solve)
             } else if let Some((table, key)) = amaf {
                 let a = table[key(legal[i]) as usize];
-                grave::score(params, ln_n, (s.visits, s.virtual_visits), s.reward_sum, a)
-                    .unwrap_or(f64::INFINITY)
+                grave::score(
+                    params,
+                    c,
+                    ln_n,
+                    (s.visits, s.virtual_visits),
+                    s.reward_sum,
+                    a,
+                )
+                .unwrap_or(f64::INFINITY)
             } else if v == 0 {
                 f64::INFINITY
             } else {

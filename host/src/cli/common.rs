@@ -50,9 +50,17 @@ pub const MAX_ITERATIONS: u64 = 1 << 40;
 /// MCTS tuning flags shared by `match` and `best`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct MctsFlags {
-    /// UCB1 exploration constant (goals scaled to 0..1).
+    /// UCB1 exploration constant (goals scaled to 0..1) of a node's first visits.
     #[arg(long, default_value_t = MctsParams::default().exploration, value_parser = real(0.0, 1000.0))]
     pub exploration: f64,
+    /// The exploration constant of a node with many visits (see `--exploration-visits`).
+    #[arg(long, default_value_t = MctsParams::default().exploration_final, value_parser = real(0.0, 1000.0))]
+    pub exploration_final: f64,
+    /// Visits K at which a node's exploration constant is halfway from `--exploration` C
+    /// to `--exploration-final` F (`F + (C − F)·K / (K + N)` at N visits); 0: C at every
+    /// node.
+    #[arg(long, default_value_t = MctsParams::default().exploration_visits, value_parser = whole::<u32>(0, 1_000_000_000))]
+    pub exploration_visits: u32,
     /// Rollouts per selected leaf.
     #[arg(long, default_value_t = MctsParams::default().playouts_per_leaf, value_parser = whole::<u32>(1, 65536))]
     pub playouts_per_leaf: u32,
@@ -128,6 +136,8 @@ impl MctsFlags {
     pub fn params(&self, seed: u64) -> MctsParams {
         MctsParams {
             exploration: self.exploration,
+            exploration_final: self.exploration_final,
+            exploration_visits: self.exploration_visits,
             expand_threshold: self.expand_threshold,
             playouts_per_leaf: self.playouts_per_leaf,
             leaves_per_batch: self.leaves_per_batch,
@@ -145,7 +155,9 @@ impl MctsFlags {
 /// Builds a player from a spec: `random`, or `mcts:BACKEND:BUDGET[:OPTION…]` with BACKEND
 /// one of `cpu`, `gpu`, `auto`, `reference` and options that override the flags for this
 /// player: `LEAVESxPLAYOUTS` (leaves per batch, playouts per leaf), `wN` (search
-/// workers), `cX` (UCB1 exploration constant), `eN` (visits before a node is expanded, as
+/// workers), `cX` (UCB1 exploration constant), `dX` and `vN` (the constant goes from `cX`
+/// down to `dX` as a node's visits grow, halfway at N visits:
+/// [`MctsParams::exploration_final`]), `eN` (visits before a node is expanded, as
 /// `--expand-threshold`), `gN` (GRAVE with reference visits N, as `--grave-ref`), `bX`
 /// (GRAVE's bias, as `--grave-bias`), `solver` (MCTS-Solver on), `keepfree` (every
 /// outcome-free move kept, as `--keep-free-moves`), `factored` (one tree per factor of a
@@ -170,7 +182,7 @@ pub fn make_player(
             let mut seen: Vec<&str> = Vec::new();
             for option in options {
                 let kind = option_kind(option)
-                    .ok_or_else(|| anyhow!("player `{spec}`: unknown option `{option}`: expected LEAVESxPLAYOUTS, wN, cX, eN, gN, bX, solver, keepfree, factored, fresh or batched"))?;
+                    .ok_or_else(|| anyhow!("player `{spec}`: unknown option `{option}`: expected LEAVESxPLAYOUTS, wN, cX, dX, vN, eN, gN, bX, solver, keepfree, factored, fresh or batched"))?;
                 if seen.contains(&kind) {
                     bail!("player `{spec}`: option `{option}` sets the {kind} a second time");
                 }
@@ -181,6 +193,14 @@ pub fn make_player(
                     "exploration" => {
                         params.exploration = real(0.0, 1000.0)(&option[1..])
                             .map_err(|e| anyhow!("player `{spec}`: exploration: {e}"))?;
+                    }
+                    "final exploration" => {
+                        params.exploration_final = real(0.0, 1000.0)(&option[1..])
+                            .map_err(|e| anyhow!("player `{spec}`: final exploration: {e}"))?;
+                    }
+                    "exploration decay visits" => {
+                        params.exploration_visits = whole::<u32>(1, 1_000_000_000)(&option[1..])
+                            .map_err(|e| anyhow!("player `{spec}`: exploration decay visits: {e}"))?;
                     }
                     "expand threshold" => {
                         params.expand_threshold = whole::<u32>(0, 1_000_000)(&option[1..])
@@ -227,13 +247,13 @@ pub fn make_player(
             ))
         }
         _ => bail!(
-            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS][:cEXPLORATION][:eEXPAND][:gGRAVE_REF][:bGRAVE_BIAS][:solver][:keepfree][:factored][:fresh][:batched]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1, mcts:cpu:1s:solver)"
+            "bad player `{spec}`: expected `random` or `mcts:BACKEND:BUDGET[:LEAVESxPLAYOUTS][:wWORKERS][:cEXPLORATION][:dFINAL_EXPLORATION][:vDECAY_VISITS][:eEXPAND][:gGRAVE_REF][:bGRAVE_BIAS][:solver][:keepfree][:factored][:fresh][:batched]` (e.g. mcts:cpu:1s, mcts:cpu:500ms:4x256:w1, mcts:cpu:1s:solver)"
         ),
     }
 }
 
 /// What a player option sets (`None`: no option of that form): `fresh` the tree reuse,
-/// `batched` the rollout stream, `cX` the exploration, `eN` the expand threshold, `gN` and
+/// `batched` the rollout stream, `cX` the exploration, `dX` and `vN` its final value and decay visits, `eN` the expand threshold, `gN` and
 /// `bX` GRAVE's reference visits and bias, `solver`,
 /// `keepfree` the outcome-free moves, `wN` the workers,
 /// `LxP` (starting with a digit) the batch shape.
@@ -246,6 +266,8 @@ fn option_kind(option: &str) -> Option<&'static str> {
         "factored" => Some("factoring"),
         o if o.starts_with('c') => Some("exploration"),
         o if o.starts_with('e') => Some("expand threshold"),
+        o if o.starts_with('d') => Some("final exploration"),
+        o if o.starts_with('v') => Some("exploration decay visits"),
         o if o.starts_with('g') => Some("GRAVE reference visits"),
         o if o.starts_with('b') => Some("GRAVE bias"),
         o if o.starts_with('w') => Some("workers"),
@@ -275,6 +297,8 @@ mod tests {
         let net = ValidNetlist::new(net).unwrap();
         let flags = MctsFlags {
             exploration: 1.0,
+            exploration_final: 0.5,
+            exploration_visits: 0,
             playouts_per_leaf: 1,
             leaves_per_batch: 1,
             expand_threshold: 1,
@@ -301,6 +325,7 @@ mod tests {
         assert!(make_player("mcts:cpu:1s:batched:fresh", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:cpu:1s:g50:b0.01", &net, &flags, 1).is_ok());
         assert!(make_player("mcts:cpu:1s:factored:c0.2", &net, &flags, 1).is_ok());
+        assert!(make_player("mcts:cpu:1s:d0.2:v1000", &net, &flags, 1).is_ok());
         let err = |spec: &str| match make_player(spec, &net, &flags, 1) {
             Ok(_) => panic!("{spec} accepted"),
             Err(e) => e.to_string(),
@@ -320,11 +345,14 @@ mod tests {
         assert!(err("mcts:cpu:1s:").contains("unknown option ``"));
         assert!(err("mcts:cpu:1s:factored:fresh").contains("drop `fresh`"));
         assert!(err("mcts:cpu:1s:factored:factored").contains("factoring a second time"));
+        assert!(err("mcts:cpu:1s:v0").contains("exploration decay visits"));
+        assert!(err("mcts:cpu:1s:dnan").contains("final exploration"));
+        assert!(err("mcts:cpu:1s:d0.1:d0.2").contains("final exploration a second time"));
         assert!(make_player("mcts:tpu:1s", &net, &flags, 1).is_err());
         assert!(make_player("mcts:cpu", &net, &flags, 1).is_err());
         for bad in [
             "4x", "x4", "0x4", "4x0", "w", "wx", "4y4", "c", "cnan", "c-1", "c1e9", "g", "g1e9",
-            "b", "b-0.1", "binf",
+            "b", "b-0.1", "binf", "d", "d-1", "v", "v-1", "v1e12",
         ] {
             let err = make_player(&format!("mcts:cpu:1s:{bad}"), &net, &flags, 1);
             assert!(err.is_err(), "{bad}");
