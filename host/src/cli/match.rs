@@ -20,7 +20,9 @@ pub struct MatchArgs {
     /// The game (GDL `.kif`, or a `.json` netlist).
     pub game: PathBuf,
     /// Comma-separated player specs, one per role but `random` (the referee plays it):
-    /// `random`, `mcts:cpu:1s`, `mcts:cpu:5000`; for a GDL-II game `random`, `belief:cpu:1s`
+    /// `random`, `mcts:cpu:1s`, `mcts:cpu:5000`, with options after the budget (e.g.
+    /// `mcts:cpu:1s:factored`: one tree per factor of a sum of games; `mcts:cpu:1s:c0.7`;
+    /// a wrong option lists them all); for a GDL-II game `random`, `belief:cpu:1s`
     /// (information-set MCTS over a belief) or `pimc:cpu:1s` (UCT on sampled states).
     #[arg(long, value_delimiter = ',', required = true)]
     pub players: Vec<String>,

@@ -54,7 +54,7 @@ pub struct PlayerArgs {
     #[arg(long, value_parser = whole::<u64>(1, 3_600_000))]
     pub move_ms: Option<u64>,
     /// Search games that are sums of independent games (`propnet check --factors`) as one
-    /// game, not by one tree per factor.
+    /// game. By default such a game is searched by one tree per factor.
     #[arg(long)]
     pub no_factoring: bool,
     /// Search seed.
