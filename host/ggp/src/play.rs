@@ -314,10 +314,47 @@ impl Machines for Compiled {
 
 /// The compiled netlist of a sum of games and one tree per factor
 /// ([`FactorSearch`]): where our role has a move in some factor, the factors' trees
-/// choose it; otherwise (and for forced moves) the whole game's tree does.
+/// choose it; while our move is forced they search the choice of the role that moves;
+/// otherwise the whole game's tree searches.
 struct Factored {
     whole: Compiled,
     factors: FactorSearch,
+}
+
+impl Factored {
+    /// Our move is forced (`legal[line.role]` has one move): the time goes to the factor
+    /// trees of the role that chooses now, from this state, so that they know the
+    /// positions of our next move. `None` when no factor covers that choice.
+    fn ponder(
+        &mut self,
+        line: &Line<State, InputId>,
+        legal: &[Vec<InputId>],
+        deadline: Instant,
+    ) -> Result<Option<Think>, MachineError> {
+        let Some(mover) = (0..legal.len()).find(|&r| r != line.role && legal[r].len() > 1) else {
+            return Ok(None);
+        };
+        let depth = self.whole.net.roles.len();
+        let budget = Budget::Deadline(deadline);
+        let chosen = self.factors.choose(
+            &line.state,
+            mover,
+            &legal[mover],
+            depth,
+            budget,
+            &mut |_| {},
+        )?;
+        let ours = legal[line.role][0];
+        Ok(chosen.map(|c| Think {
+            text: self.whole.with(|m| m.move_text(ours)),
+            iterations: c.totals.iterations,
+            playouts: c.totals.playouts,
+            elapsed: c.totals.elapsed,
+            nodes: c.nodes,
+            legal: 1,
+            factors: c.totals.searches as usize,
+        }))
+    }
 }
 
 impl Machines for Factored {
@@ -339,6 +376,12 @@ impl Machines for Factored {
         let view = self.whole.with(|m| m.view(&line.state))?;
         let mine = match view.legal.get(line.role) {
             Some(ms) if ms.len() > 1 && !view.ends() => ms.clone(),
+            Some(ms) if ms.len() == 1 && !view.ends() && !quick_forced => {
+                if let Some(t) = self.ponder(line, &view.legal, deadline)? {
+                    return Ok(t);
+                }
+                return self.whole.think(line, deadline, quick_forced, publish);
+            }
             _ => return self.whole.think(line, deadline, quick_forced, publish),
         };
         // the root lists the moves the whole tree keeps (one outcome-free move of

@@ -77,7 +77,8 @@ fn the_match_engine_takes_the_plain_win_by_its_factor_trees() {
 }
 
 /// o to move, x threatening on the misère board (a line there loses for x): o takes its
-/// own plain win, and a forced move (pass only) is answered by the whole game's tree.
+/// own plain win; a forced move (pass only) is answered at once when asked, else the time
+/// goes to the factor trees of the role that chooses.
 #[test]
 fn the_match_engine_plays_each_factor_and_forced_moves() {
     let mut e = engine(
@@ -99,4 +100,9 @@ fn the_match_engine_plays_each_factor_and_forced_moves() {
     assert_eq!(x.legal_texts(), vec!["pass".to_string()]);
     let think = x.think(Instant::now(), true, &mut |_| {}).unwrap();
     assert_eq!((think.text.as_str(), think.factors), ("pass", 0));
+    // searched (not answered at once): o's choice, in both boards' trees
+    let deadline = Instant::now() + Duration::from_millis(300);
+    let think = x.think(deadline, false, &mut |_| {}).unwrap();
+    assert_eq!((think.text.as_str(), think.factors), ("pass", 2));
+    assert!(think.iterations > 0, "{think:?}");
 }
