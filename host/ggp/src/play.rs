@@ -2,7 +2,7 @@
 //! interpreter as the fallback), the current state and the search tree kept across moves.
 
 use propnet_compiler::interp::{self, GroundTermId};
-use propnet_mcts::factored::FactorSearch;
+use propnet_mcts::factored::{FactorChoice, FactorSearch};
 use propnet_mcts::{Budget, MctsParams, Search, SearchResult, Tree};
 use propnet_netlist::{InputId, Netlist};
 use propnet_runtime::backend::Backend;
@@ -345,15 +345,20 @@ impl Factored {
             &mut |_| {},
         )?;
         let ours = legal[line.role][0];
-        Ok(chosen.map(|c| Think {
-            text: self.whole.with(|m| m.move_text(ours)),
+        Ok(chosen.map(|c| self.think_of(&c, ours, 1)))
+    }
+
+    /// The [`Think`] of the factor searches `c` when we play `played` among `legal` moves.
+    fn think_of(&mut self, c: &FactorChoice, played: InputId, legal: usize) -> Think {
+        Think {
+            text: self.whole.with(|m| m.move_text(played)),
             iterations: c.totals.iterations,
             playouts: c.totals.playouts,
             elapsed: c.totals.elapsed,
             nodes: c.nodes,
-            legal: 1,
+            legal,
             factors: c.totals.searches as usize,
-        }))
+        }
     }
 }
 
@@ -375,15 +380,17 @@ impl Machines for Factored {
     ) -> Result<Think, MachineError> {
         let view = self.whole.with(|m| m.view(&line.state))?;
         let mine = match view.legal.get(line.role) {
-            Some(ms) if ms.len() > 1 && !view.ends() => ms.clone(),
-            Some(ms) if ms.len() == 1 && !view.ends() && !quick_forced => {
+            Some(ms) if !view.ends() => ms.clone(),
+            _ => return self.whole.think(line, deadline, quick_forced, publish),
+        };
+        if mine.len() == 1 {
+            if !quick_forced {
                 if let Some(t) = self.ponder(line, &view.legal, deadline)? {
                     return Ok(t);
                 }
-                return self.whole.think(line, deadline, quick_forced, publish);
             }
-            _ => return self.whole.think(line, deadline, quick_forced, publish),
-        };
+            return self.whole.think(line, deadline, quick_forced, publish);
+        }
         // the root lists the moves the whole tree keeps (one outcome-free move of
         // several), in the order of `legal_texts`
         let listed = line
@@ -401,18 +408,10 @@ impl Machines for Factored {
         let chosen =
             self.factors
                 .choose(&line.state, line.role, &mine, depth, budget, &mut on_move)?;
-        let Some(c) = chosen else {
-            return self.whole.think(line, deadline, quick_forced, publish);
-        };
-        Ok(Think {
-            text: self.whole.with(|m| m.move_text(c.input)),
-            iterations: c.totals.iterations,
-            playouts: c.totals.playouts,
-            elapsed: c.totals.elapsed,
-            nodes: c.nodes,
-            legal: listed.map_or(mine.len(), |l| l.len()),
-            factors: c.totals.searches as usize,
-        })
+        match chosen {
+            Some(c) => Ok(self.think_of(&c, c.input, listed.map_or(mine.len(), |l| l.len()))),
+            None => self.whole.think(line, deadline, quick_forced, publish),
+        }
     }
     fn take_net(&mut self) -> Option<(Netlist, Vec<Box<dyn Backend>>)> {
         self.whole.take_net()
