@@ -116,6 +116,28 @@ fn check_grounds_like_compile() {
     );
 }
 
+/// A counter in successor form that only `terminal` bounds: `check` grounds it over the
+/// states play reaches and says so; with `--ground-explore-states 0` it stops at the term
+/// depth, located, as before.
+#[test]
+fn check_says_when_it_grounds_over_the_states_play_reaches() {
+    let game = "(role r)\n(init (count z))\n(legal r go)\n\
+                (<= (next (count (s ?x))) (true (count ?x)))\n\
+                (<= terminal (true (count (s (s (s z))))))\n(goal r 100)\n";
+    let (ok, out, err) = check(game, "counter.kif");
+    assert!(ok, "stderr: {err}");
+    assert!(
+        out.contains("grounding: relaxed reachability builds ever deeper terms (more than term depth 40 while grounding next/1), so the netlist was grounded over the 4 states play reaches"),
+        "{out}"
+    );
+    let (ok, _, err) = check_with(game, "counter2.kif", &["--ground-explore-states", "0"]);
+    assert!(!ok);
+    assert!(
+        err.contains("counter2.kif:4:1: grounding budget exceeded: more than term depth 40"),
+        "{err}"
+    );
+}
+
 /// `--factors` lists the independent subgames of a game of two coins (each set once; the
 /// goal is that some coin is set), the step counter (4 fluents) they share and the inert `wait`.
 #[test]

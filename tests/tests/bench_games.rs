@@ -12,7 +12,7 @@ use propnet_tests::{read_trace, replay_interp, replay_netlist, workspace_root};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-const GAMES: [&str; 7] = [
+const GAMES: [&str; 8] = [
     "tictactoe",
     "connectfour",
     "breakthrough",
@@ -20,6 +20,7 @@ const GAMES: [&str; 7] = [
     "amazons",
     "connectfour_doodle",
     "dual_tictactoe",
+    "race_to_ten",
 ];
 
 /// A bench game loaded once per test binary: the front end's result, its warnings and
@@ -28,10 +29,12 @@ struct Bench {
     game: Game,
     warnings: Vec<String>,
     net: Netlist,
+    /// Set when the netlist was grounded over the states play reaches.
+    explored: Option<propnet_compiler::ground::Explored>,
 }
 
 fn bench(name: &str) -> &'static Bench {
-    static CACHE: [OnceLock<Bench>; 7] = [const { OnceLock::new() }; 7];
+    static CACHE: [OnceLock<Bench>; 8] = [const { OnceLock::new() }; 8];
     let i = GAMES
         .iter()
         .position(|g| *g == name)
@@ -44,6 +47,7 @@ fn bench(name: &str) -> &'static Bench {
         Bench {
             game,
             warnings: report.warnings,
+            explored: report.grounding.and_then(|g| g.explored),
             net: net.into_netlist(),
         }
     })
@@ -107,6 +111,23 @@ fn connectfour_doodle_trace_replays() {
     replay("connectfour_doodle");
 }
 
+/// Race to ten counts in successor form with nothing but `terminal` to bound it: the
+/// netlist is grounded over the 20 states play reaches (every other bench game grounds
+/// from relaxed reachability), and replays the oracle's trace.
+#[test]
+fn race_to_ten_is_grounded_over_the_states_play_reaches_and_replays() {
+    for name in GAMES {
+        assert_eq!(
+            bench(name).explored.is_some(),
+            name == "race_to_ten",
+            "{name}"
+        );
+    }
+    let e = bench("race_to_ten").explored.as_ref().unwrap();
+    assert_eq!((e.states, e.fluents, e.moves), (20, 13, 6));
+    replay("race_to_ten");
+}
+
 fn perft_nodes(name: &str, depth: u32) -> Vec<u64> {
     perft(&bench(name).net, depth)
         .into_iter()
@@ -128,6 +149,12 @@ fn connectfour_perft() {
         perft_nodes("connectfour", 6),
         [7, 49, 343, 2401, 16807, 117649]
     );
+}
+
+/// Perft by the independent oracle (`gdl-trace --depth-counts 8`): play ends from depth 5.
+#[test]
+fn race_to_ten_perft() {
+    assert_eq!(perft_nodes("race_to_ten", 8), [2, 4, 8, 16, 32, 57, 64, 37]);
 }
 
 #[test]

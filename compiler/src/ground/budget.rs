@@ -24,6 +24,11 @@ pub struct Budget {
     /// 100 million, so that by default memory is the limit; a GGP player lowers it to fall
     /// back to the interpreter early.
     pub max_atoms: usize,
+    /// Most states the fallback for games whose relaxed reachability diverges may visit
+    /// ([`super::explore`]: when grounding stops at the term-depth limit, the states
+    /// reachable in play are enumerated and grounding runs again over them). 0 turns the
+    /// fallback off. Default [`super::explore::MAX_STATES`].
+    pub max_explored_states: usize,
 }
 
 /// The default memory budget: an eighth of the machine's physical memory (from
@@ -50,6 +55,7 @@ impl Default for Budget {
             max_time: Duration::from_secs(300),
             max_term_depth: 40,
             max_atoms: 100_000_000,
+            max_explored_states: super::explore::MAX_STATES,
         }
     }
 }

@@ -22,6 +22,9 @@
 //! A [`Budget`] bounds the memory of the grounder's tables, wall time and term depth, so
 //! a game that grounds too large (or generates ever deeper terms) fails with
 //! [`GroundError::Budget`] naming the rule, instead of hanging or running out of memory.
+//! When the relaxed fixpoint builds ever deeper terms but play is finite (a counter
+//! written as `(s (s …))` that `terminal` stops), [`explore`] enumerates the states play
+//! reaches and grounding runs again over their fluents and moves only.
 
 mod budget;
 mod build;
@@ -29,6 +32,7 @@ mod call_order;
 mod demand;
 mod domains;
 mod drop_visited;
+pub mod explore;
 mod factor;
 mod fixpoint;
 mod gates;
@@ -248,6 +252,37 @@ pub struct CompileReport {
     /// Per relation that makes gates or latches or holds atoms: what it contributed, most
     /// gates first.
     pub by_relation: Vec<RelationStats>,
+    /// When relaxed reachability diverged and the netlist was grounded over the states play
+    /// reaches ([`explore`]): what was explored. The netlist is then exact on every
+    /// reachable state only.
+    pub explored: Option<Explored>,
+}
+
+/// What [`explore`] visited for a [`CompileReport`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Explored {
+    /// Reachable states (all of them).
+    pub states: usize,
+    /// Joint moves applied.
+    pub transitions: usize,
+    /// Fluents true in some reachable state (the latches).
+    pub fluents: usize,
+    /// `(role, move)` pairs legal in some reachable state (the inputs).
+    pub moves: usize,
+    /// Why relaxed grounding failed (`more than term depth 40 while grounding legal/2`).
+    pub because: String,
+}
+
+impl Explored {
+    /// One sentence for the user: what was grounded instead, and why.
+    pub fn note(&self) -> String {
+        format!(
+            "relaxed reachability builds ever deeper terms ({}), so the netlist was grounded \
+             over the {} states play reaches ({} joint moves explored with the interpreter; \
+             {} fluents, {} moves): it is exact on every reachable state",
+            self.because, self.states, self.transitions, self.fluents, self.moves
+        )
+    }
 }
 
 impl CompileReport {
@@ -294,8 +329,89 @@ pub fn compile_with_report(
     opts: &CompileOptions,
 ) -> Result<(Netlist, CompileReport), GroundError> {
     let t0 = Instant::now();
+    match ground(program, None, opts) {
+        Err(
+            e @ GroundError::Budget {
+                kind: BudgetKind::TermDepth,
+                ..
+            },
+        ) if opts.budget.max_explored_states > 0 => {
+            let limits = explore::ExploreLimits {
+                max_states: opts.budget.max_explored_states,
+                deadline: Instant::now() + opts.budget.max_time.min(explore::MAX_TIME),
+                cancel: opts.cancel.clone(),
+            };
+            let quiet = |_: &str| {};
+            let progress: &dyn Fn(&str) = match &opts.progress {
+                Some(p) => p.as_ref(),
+                None => &quiet,
+            };
+            let reached = match explore::explore(program, &limits, progress) {
+                Ok(r) => r,
+                Err(explore::ExploreStop::Cancelled) => return Err(GroundError::Cancelled),
+                Err(stop) => return Err(with_exploration(e, &stop)),
+            };
+            let (guarded, guards) = explore::guard(program, &reached);
+            let (net, mut report) = ground(&guarded, Some(guards), opts)?;
+            report.explored = Some(Explored {
+                states: reached.states,
+                transitions: reached.transitions,
+                fluents: reached.fluents.len(),
+                moves: reached.moves.len(),
+                because: match &e {
+                    GroundError::Budget {
+                        limit, relation, ..
+                    } => format!("more than {limit} while grounding {relation}"),
+                    other => other.to_string(),
+                },
+            });
+            report.ground_time = t0.elapsed() - report.build_time;
+            Ok((net, report))
+        }
+        other => other,
+    }
+}
+
+/// A budget error with what exploring the reachable states instead ran into appended to
+/// its detail.
+fn with_exploration(e: GroundError, stop: &explore::ExploreStop) -> GroundError {
+    match e {
+        GroundError::Budget {
+            kind,
+            limit,
+            relation,
+            span,
+            atoms,
+            instances,
+            mib,
+            detail,
+            growing,
+        } => GroundError::Budget {
+            kind,
+            limit,
+            relation,
+            span,
+            atoms,
+            instances,
+            mib,
+            detail: format!(
+                "{detail}; enumerating the states play reaches instead stopped: {stop}"
+            ),
+            growing,
+        },
+        other => other,
+    }
+}
+
+/// Grounds `program` (with `true`/`does` restricted to what `guards` name, when given).
+fn ground(
+    program: &Program,
+    guards: Option<explore::Guards>,
+    opts: &CompileOptions,
+) -> Result<(Netlist, CompileReport), GroundError> {
+    let t0 = Instant::now();
     let relaxed = drop_visited::run(program);
-    let low = rules::lower(relaxed.as_ref().unwrap_or(program))?;
+    let low = rules::lower(relaxed.as_ref().unwrap_or(program), guards)?;
     let quiet = |_: &str| {};
     let progress: &dyn Fn(&str) = match &opts.progress {
         Some(p) => p.as_ref(),
@@ -344,6 +460,7 @@ pub fn compile_with_report(
         gates_unread,
         stats: net.stats(),
         by_relation,
+        explored: None,
     };
     Ok((net, report))
 }

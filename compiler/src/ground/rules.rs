@@ -2,6 +2,7 @@
 //! [`RelId`]s), splits rule bodies ([`super::split`]), adds the reachability rules of
 //! `true`/`does` and the demand rules ([`super::demand`]), and classifies relations.
 
+use super::explore::Guards;
 use super::GroundError;
 use crate::gdl::{Atom, Lit, Program, RelId, Span, Sym, Symbols, Term};
 use crate::graph::{sccs_from, Graph};
@@ -338,26 +339,40 @@ fn lower_rules(
 
 /// The built-in rules `true(F) :- init(F)`, `true(F) :- next(F)`, `does(R, M) :-
 /// legal(R, M)`, which make the relaxed fixpoint compute the reachable states and moves.
-fn reachability_rules(special: Special, syms: &mut Symbols) -> [CRule; 3] {
+/// With `guards` (the states found by [`super::explore`]) each also requires its atom to
+/// be one of those found: `true(F) :- next(F), reached#true(F)`.
+fn reachability_rules(
+    special: Special,
+    syms: &mut Symbols,
+    guards: Option<(RelId, RelId)>,
+) -> [CRule; 3] {
     let x = syms.intern("?x");
     let y = syms.intern("?y");
-    let copy = |from: RelId, to: RelId, arity: u16| {
+    let copy = |from: RelId, to: RelId, arity: u16, guard: Option<RelId>| {
         let args: Vec<PTerm> = (0..arity).map(PTerm::Var).collect();
-        CRule {
-            head: PAtom {
-                rel: to,
+        let mut body = vec![PLit::Pos(PAtom {
+            rel: from,
+            args: args.clone(),
+        })];
+        if let Some(rel) = guard {
+            body.push(PLit::Pos(PAtom {
+                rel,
                 args: args.clone(),
-            },
-            body: vec![PLit::Pos(PAtom { rel: from, args })],
+            }));
+        }
+        CRule {
+            head: PAtom { rel: to, args },
+            body,
             var_names: [x, y][..arity as usize].to_vec(),
             span: Span::default(),
             synthetic: true,
         }
     };
+    let (fluent, moves) = (guards.map(|g| g.0), guards.map(|g| g.1));
     [
-        copy(special.init, special.true_, 1),
-        copy(special.next, special.true_, 1),
-        copy(special.legal, special.does, 2),
+        copy(special.init, special.true_, 1, fluent),
+        copy(special.next, special.true_, 1, fluent),
+        copy(special.legal, special.does, 2, moves),
     ]
 }
 
@@ -469,16 +484,17 @@ fn trace_rules(rules: &[CRule], rels: &Relations, syms: &Symbols) {
 /// [`GroundError::BadRule`] for a rule defining `true` or `does`, with more than 65535
 /// variables, or an `init` that depends on the state; [`GroundError::Unstratified`] when
 /// a static relation depends negatively on itself.
-pub fn lower(p: &Program) -> Result<Lowered, GroundError> {
+pub fn lower(p: &Program, guards: Option<Guards>) -> Result<Lowered, GroundError> {
     let mut syms = p.symbols.clone();
     let mut rels = Relations::default();
     let special = special_relations(&mut syms, &mut rels);
+    let guards = guards.map(|g| (rels.intern(g.fluent, 1), rels.intern(g.moves, 2)));
     let mut rules = lower_rules(p, &mut rels, special)?;
     super::persistent::rewrite(&mut rules, special);
     let mut roots = vec![false; rels.len()];
     roots[special.true_.0 as usize] = true;
     roots[special.does.0 as usize] = true;
-    let reach = reachability_rules(special, &mut syms);
+    let reach = reachability_rules(special, &mut syms, guards);
     let mut domains = super::domains::Domains::analyse(rules.iter().chain(&reach));
     let mut rules = super::split::split_rules(rules, roots, &mut domains, &mut rels, &mut syms);
     rules.extend(reach);

@@ -208,14 +208,57 @@ fn static_relations_fold_to_constants() {
     );
 }
 
+/// A counter that terminal stops: relaxed reachability grows it without end, play reaches
+/// three states, and the netlist is grounded over those.
+const COUNT_TO_TWO: &str = "(role r) (init (count z)) (<= (next (count (s ?x))) (true (count ?x)))
+         (legal r go) (<= terminal (true (count (s (s z))))) (goal r 0)";
+
+#[test]
+fn growing_terms_of_a_finite_game_are_grounded_over_the_states_play_reaches() {
+    let p = program(COUNT_TO_TWO);
+    let (net, rep) = compile_with_report(&p, &CompileOptions::default()).unwrap();
+    let e = rep.explored.expect("grounded over the explored states");
+    assert_eq!((e.states, e.transitions, e.fluents, e.moves), (3, 2, 3, 1));
+    assert!(
+        e.because.contains("term depth 40") && e.because.contains("next/1"),
+        "{}",
+        e.because
+    );
+    let names: Vec<&str> = net.latches.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["(count (s (s z)))", "(count (s z))", "(count z)"]);
+    // play: z → s z → s s z, terminal only at the end
+    let mut state: Vec<bool> = net.latches.iter().map(|l| l.init).collect();
+    for step in 0..3 {
+        let v = eval_gates(&net, &state, &[true]);
+        assert_eq!(v[net.terminal.index()], step == 2, "step {step}");
+        state = net.latches.iter().map(|l| v[l.next.index()]).collect();
+    }
+    // the fallback off: the relaxed grounder's error
+    let off = CompileOptions {
+        budget: Budget {
+            max_explored_states: 0,
+            ..Budget::default()
+        },
+        ..CompileOptions::default()
+    };
+    assert!(matches!(
+        compile(&p, &off),
+        Err(GroundError::Budget {
+            kind: BudgetKind::TermDepth,
+            ..
+        })
+    ));
+}
+
 #[test]
 fn growing_terms_hit_the_budget_and_name_the_relation() {
-    let p = program(
-        "(role r) (init (count z)) (<= (next (count (s ?x))) (true (count ?x)))
-         (legal r go) (<= terminal (true (count (s (s z))))) (goal r 0)",
-    );
+    let p = program(&COUNT_TO_TWO.replace("(true (count (s (s z))))", "(true (count stop))"));
     let err = compile(&p, &CompileOptions::default()).unwrap_err();
     let msg = err.to_string();
+    assert!(
+        msg.contains("enumerating the states play reaches instead stopped"),
+        "{msg}"
+    );
     assert!(
         matches!(
             err,

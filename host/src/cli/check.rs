@@ -82,7 +82,7 @@ fn ground(game: &Game, optimize: bool) -> Result<(String, Vec<String>, Netlist)>
     let (net, report) = compiled?;
     let g = &report.grounded;
     let warnings = initial_state_warnings(&net, game.source.name());
-    let text = format!(
+    let mut text = format!(
         "grounding: ok in {:.3} s; {} logic gates, {} latches, {} inputs before optimization \
          (`propnet compile --stats` optimizes and says more)",
         report.ground_time.as_secs_f64(),
@@ -90,6 +90,9 @@ fn ground(game: &Game, optimize: bool) -> Result<(String, Vec<String>, Netlist)>
         g.latches,
         g.inputs
     );
+    if let Some(e) = report.grounding.as_ref().and_then(|g| g.explored.as_ref()) {
+        text.push_str(&format!("\ngrounding: {}", e.note()));
+    }
     Ok((text, warnings, net.into_netlist()))
 }
 

@@ -1,5 +1,6 @@
 //! Grounding options every subcommand that compiles GDL shares (`--ground-memory-mib`,
-//! `--ground-seconds`, `--ground-term-depth`, `--ground-atoms`, global flags), and the
+//! `--ground-seconds`, `--ground-term-depth`, `--ground-atoms`, `--ground-explore-states`,
+//! global flags), and the
 //! progress bar shown while a long grounding runs. A subcommand with its own flag of the
 //! same name (`player`, `match` as a manager) keeps its own.
 
@@ -25,6 +26,11 @@ pub struct GroundArgs {
     /// Most atoms the grounder may derive [default: 100000000].
     #[arg(long, global = true, value_name = "ATOMS", value_parser = parse_atoms)]
     pub ground_atoms: Option<usize>,
+    /// When the rules build ever deeper terms (the term-depth limit) although play is
+    /// finite, the grounder enumerates the states play reaches with the interpreter and
+    /// grounds over those: at most this many states (0: never) [default: 200000].
+    #[arg(long, global = true, value_name = "STATES", value_parser = parse_states)]
+    pub ground_explore_states: Option<usize>,
 }
 
 static ARGS: OnceLock<GroundArgs> = OnceLock::new();
@@ -49,6 +55,9 @@ pub fn budget() -> Budget {
     }
     if let Some(a) = args.ground_atoms {
         b.max_atoms = a;
+    }
+    if let Some(n) = args.ground_explore_states {
+        b.max_explored_states = n;
     }
     b
 }
@@ -99,6 +108,15 @@ fn parse_atoms(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
         Ok(a) if (1..=1 << 40).contains(&a) => Ok(a),
         _ => Err(format!("`{text}` is not an atom count: expected 1 to 2^40")),
+    }
+}
+
+fn parse_states(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n <= 100_000_000 => Ok(n),
+        _ => Err(format!(
+            "`{text}` is not a state count: expected 0 (never explore) to 100000000"
+        )),
     }
 }
 

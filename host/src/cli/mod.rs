@@ -61,6 +61,9 @@ pub fn load(path: &Path, no_optimize: bool) -> anyhow::Result<(ValidNetlist, Com
     for w in &report.warnings {
         eprintln!("{w}");
     }
+    if let Some(e) = report.grounding.as_ref().and_then(|g| g.explored.as_ref()) {
+        eprintln!("{}: note: {}", report.path, e.note());
+    }
     Ok((net, report))
 }
 
