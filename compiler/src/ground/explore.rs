@@ -24,11 +24,6 @@ use std::time::Instant;
 /// Most states [`explore`] visits before giving up (by default).
 pub const MAX_STATES: usize = 200_000;
 
-/// Most time [`explore`] takes before giving up (less when the grounding time limit is
-/// shorter): the interpreter visits between about 600 (chess) and 50,000 (connect four)
-/// states a second, and a game the limits stop is reported with the grounder's error.
-pub const MAX_TIME: std::time::Duration = std::time::Duration::from_secs(60);
-
 /// What exhaustive exploration found: the fluents true in some reachable state and the
 /// moves legal in some reachable state, as terms of the program's symbols.
 #[derive(Clone, Debug, Default)]
@@ -41,6 +36,9 @@ pub struct Reached {
     pub states: usize,
     /// Joint moves applied.
     pub transitions: usize,
+    /// Depth of the deepest fluent or move found (a constant has depth 1, as in
+    /// [`super::Budget::max_term_depth`]).
+    pub depth: u32,
 }
 
 /// Why exploration stopped before it had seen every reachable state.
@@ -50,7 +48,7 @@ pub enum ExploreStop {
     #[error("more than {0} reachable states (--ground-explore-states raises the limit)")]
     States(usize),
     /// The deadline passed after this many states.
-    #[error("the time limit passed after {0} states")]
+    #[error("the grounding time limit (--ground-seconds) passed after {0} states")]
     Time(usize),
     /// The interpreter failed (the message of its error).
     #[error("the interpreter failed: {0}")]
@@ -127,6 +125,15 @@ pub fn explore(
         }
         for joint in JointMoves::new(&legal) {
             transitions += 1;
+            // a state may have millions of joint moves: the limits are checked within it too
+            if transitions.is_multiple_of(1024) {
+                if limits.cancel.is_cancelled() {
+                    return Err(ExploreStop::Cancelled);
+                }
+                if Instant::now() > limits.deadline {
+                    return Err(ExploreStop::Time(visited));
+                }
+            }
             let next = interp.next_from(&mut pos, &joint)?;
             if !seen.contains(&next) {
                 if seen.len() >= limits.max_states {
@@ -149,12 +156,25 @@ pub fn explore(
         .map(|(r, m)| (role_syms[r], terms.term(&interp, m)))
         .collect();
     moves.sort();
+    let depth = (fluents.iter().chain(moves.iter().map(|(_, m)| m)))
+        .map(term_depth)
+        .max()
+        .unwrap_or(1);
     Ok(Reached {
         fluents,
         moves,
         states: seen.len(),
         transitions,
+        depth,
     })
+}
+
+/// Depth of `t`: 1 for a constant, one more than its deepest argument for a function term.
+fn term_depth(t: &Term) -> u32 {
+    match t {
+        Term::Var(_) | Term::Const(_) => 1,
+        Term::Fn(_, args) => 1 + args.iter().map(term_depth).max().unwrap_or(0),
+    }
 }
 
 /// Every joint move of per-role legal lists (none empty), in odometer order.
@@ -224,12 +244,12 @@ impl TermConverter {
 }
 
 /// The relations that hold what [`explore`] found, named so no game's relation can clash
-/// (`#` is not a KIF symbol character).
+/// (a KIF symbol cannot hold a parenthesis).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Guards {
-    /// `reached#true/1`: the reachable fluents.
+    /// `reached(true)/1`: the reachable fluents.
     pub fluent: Sym,
-    /// `reached#does/2`: the reachable `(role, move)` pairs.
+    /// `reached(does)/2`: the reachable `(role, move)` pairs.
     pub moves: Sym,
 }
 
@@ -239,8 +259,8 @@ pub struct Guards {
 pub(super) fn guard(program: &Program, reached: &Reached) -> (Program, Guards) {
     let mut p = program.clone();
     let guards = Guards {
-        fluent: p.symbols.intern("reached#true"),
-        moves: p.symbols.intern("reached#does"),
+        fluent: p.symbols.intern("reached(true)"),
+        moves: p.symbols.intern("reached(does)"),
     };
     let fact = |rel: Sym, args: Vec<Term>| Rule {
         head: Atom { rel, args },
@@ -301,6 +321,27 @@ mod tests {
         );
         assert_eq!(r.moves.len(), 4);
         assert!(r.states >= 6 && r.transitions >= 8);
+    }
+
+    /// Four roles of eight moves: 4,096 joint moves in the initial state. A deadline
+    /// already passed stops the enumeration inside that state, not after it.
+    #[test]
+    fn the_deadline_is_checked_between_the_joint_moves_of_one_state() {
+        let mut src = String::from("(init s) (<= terminal (true t)) (<= (next t) (true s))");
+        for r in ["a", "b", "c", "d"] {
+            src += &format!(" (role {r}) (goal {r} 0)");
+            for m in 0..8 {
+                src += &format!(" (legal {r} m{m})");
+            }
+        }
+        let p = crate::gdl::parse_source("wide.kif", src.as_bytes())
+            .unwrap()
+            .program;
+        let mut l = limits(1000);
+        l.deadline = Instant::now();
+        assert_eq!(explore(&p, &l, &|_| {}).unwrap_err(), ExploreStop::Time(1));
+        let r = explore(&p, &limits(1000), &|_| {}).unwrap();
+        assert_eq!((r.states, r.transitions), (2, 4096));
     }
 
     #[test]

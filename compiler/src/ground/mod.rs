@@ -276,11 +276,19 @@ pub struct Explored {
 impl Explored {
     /// One sentence for the user: what was grounded instead, and why.
     pub fn note(&self) -> String {
+        let n = |k: usize, one: &str, many: &str| match k {
+            1 => format!("1 {one}"),
+            k => format!("{k} {many}"),
+        };
         format!(
             "relaxed reachability builds ever deeper terms ({}), so the netlist was grounded \
-             over the {} states play reaches ({} joint moves explored with the interpreter; \
-             {} fluents, {} moves): it is exact on every reachable state",
-            self.because, self.states, self.transitions, self.fluents, self.moves
+             over the {} play reaches ({} explored with the interpreter; {}, {}): it is exact \
+             on every reachable state",
+            self.because,
+            n(self.states, "state", "states"),
+            n(self.transitions, "joint move", "joint moves"),
+            n(self.fluents, "fluent", "fluents"),
+            n(self.moves, "move", "moves"),
         )
     }
 }
@@ -333,12 +341,13 @@ pub fn compile_with_report(
         Err(
             e @ GroundError::Budget {
                 kind: BudgetKind::TermDepth,
+                growing: true,
                 ..
             },
         ) if opts.budget.max_explored_states > 0 => {
             let limits = explore::ExploreLimits {
                 max_states: opts.budget.max_explored_states,
-                deadline: Instant::now() + opts.budget.max_time.min(explore::MAX_TIME),
+                deadline: Instant::now() + opts.budget.max_time,
                 cancel: opts.cancel.clone(),
             };
             let quiet = |_: &str| {};
@@ -352,7 +361,11 @@ pub fn compile_with_report(
                 Err(stop) => return Err(with_exploration(e, &stop)),
             };
             let (guarded, guards) = explore::guard(program, &reached);
-            let (net, mut report) = ground(&guarded, Some(guards), opts)?;
+            // Terms now come from the states play reaches, however deep: the limit counts
+            // from the deepest of them (`next` of a terminal state, a view, may go deeper).
+            let mut opts = opts.clone();
+            opts.budget.max_term_depth = (opts.budget.max_term_depth).saturating_add(reached.depth);
+            let (net, mut report) = ground(&guarded, Some(guards), &opts)?;
             report.explored = Some(Explored {
                 states: reached.states,
                 transitions: reached.transitions,

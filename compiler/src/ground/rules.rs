@@ -340,7 +340,7 @@ fn lower_rules(
 /// The built-in rules `true(F) :- init(F)`, `true(F) :- next(F)`, `does(R, M) :-
 /// legal(R, M)`, which make the relaxed fixpoint compute the reachable states and moves.
 /// With `guards` (the states found by [`super::explore`]) each also requires its atom to
-/// be one of those found: `true(F) :- next(F), reached#true(F)`.
+/// be one of those found: `true(F) :- next(F), reached(true)(F)`.
 fn reachability_rules(
     special: Special,
     syms: &mut Symbols,

@@ -250,6 +250,24 @@ fn growing_terms_of_a_finite_game_are_grounded_over_the_states_play_reaches() {
     ));
 }
 
+/// Play reaches a counter 39 deep (within the limit of 40), but `next` of the terminal
+/// state would build one of 40: the limit counts from the deepest reached term, so the
+/// game compiles; so does one whose play itself goes past 40.
+#[test]
+fn terms_play_reaches_near_the_depth_limit_still_compile() {
+    for depth in [38, 45] {
+        let mut deep = String::from("z");
+        for _ in 0..depth {
+            deep = format!("(s {deep})");
+        }
+        let p = program(&COUNT_TO_TWO.replace("(s (s z))", &deep));
+        let (net, rep) = compile_with_report(&p, &CompileOptions::default())
+            .unwrap_or_else(|e| panic!("depth {depth}: {e}"));
+        assert_eq!(rep.explored.map(|e| e.states), Some(depth + 1));
+        assert_eq!(net.latches.len(), depth + 1);
+    }
+}
+
 #[test]
 fn growing_terms_hit_the_budget_and_name_the_relation() {
     let p = program(&COUNT_TO_TWO.replace("(true (count (s (s z))))", "(true (count stop))"));

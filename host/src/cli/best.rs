@@ -43,8 +43,20 @@ pub struct BestArgs {
 
 /// Searches the state and prints per role the root moves' visits and values.
 pub fn run(args: BestArgs) -> anyhow::Result<()> {
-    let (net, _) = super::load(&args.game, args.no_optimize)?;
+    let (net, report) = super::load(&args.game, args.no_optimize)?;
     super::refuse_gdl2(&net, &args.game, "best")?;
+    let explored = report
+        .grounding
+        .as_ref()
+        .is_some_and(|g| g.explored.is_some());
+    if explored && args.state.is_some() {
+        eprintln!(
+            "{}: warning: the netlist was grounded over the states play reaches, and a --state \
+             that play cannot reach may be evaluated unlike the rules; --moves from the initial \
+             state is always exact",
+            args.game.display()
+        );
+    }
     if let Some(w) = propnet_runtime::goals::audit_sample(&net).warning() {
         eprintln!("{w}");
     }

@@ -156,9 +156,6 @@ fn stats_text(args: &CompileArgs, r: &CompileReport) -> anyhow::Result<String> {
         g.bytes_per_entry(),
         g.table_entries
     )?;
-    if let Some(e) = &g.explored {
-        writeln!(out, "grounding: {}", e.note())?;
-    }
     let t = &g.tables;
     let mib = |b: usize| b as f64 / (1 << 20) as f64;
     writeln!(
