@@ -387,33 +387,13 @@ pub fn compile_with_report(
 
 /// A budget error with what exploring the reachable states instead ran into appended to
 /// its detail.
-fn with_exploration(e: GroundError, stop: &explore::ExploreStop) -> GroundError {
-    match e {
-        GroundError::Budget {
-            kind,
-            limit,
-            relation,
-            span,
-            atoms,
-            instances,
-            mib,
-            detail,
-            growing,
-        } => GroundError::Budget {
-            kind,
-            limit,
-            relation,
-            span,
-            atoms,
-            instances,
-            mib,
-            detail: format!(
-                "{detail}; enumerating the states play reaches instead stopped: {stop}"
-            ),
-            growing,
-        },
-        other => other,
+fn with_exploration(mut e: GroundError, stop: &explore::ExploreStop) -> GroundError {
+    if let GroundError::Budget { detail, .. } = &mut e {
+        detail.push_str(&format!(
+            "; enumerating the states play reaches instead stopped: {stop}"
+        ));
     }
+    e
 }
 
 /// Grounds `program` (with `true`/`does` restricted to what `guards` name, when given).

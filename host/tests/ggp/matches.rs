@@ -105,9 +105,24 @@ fn full_matches_over_http_agree_with_the_reference_interpreter() {
             vec!["player", "player"],
             (3, 1),
         ),
-        // never groundable: both players and the referee use the interpreter
-        case("unbounded", walk.clone(), vec!["player", "player"], (3, 1)),
     ];
+    // grounding stops at the term depth and enumerating the states play reaches is turned
+    // off: both players and the referee use the interpreter
+    let mut unbounded = case("unbounded", walk.clone(), vec!["player", "player"], (3, 1));
+    unbounded
+        .player_flags
+        .extend(["--ground-explore-states", "0"]);
+    unbounded
+        .manager_flags
+        .extend(["--ground-explore-states", "0"]);
+    cases.push(unbounded);
+    // the same game grounded over the 9 steps' states play reaches: a netlist after all
+    cases.push(case(
+        "explored",
+        walk.clone(),
+        vec!["player", "random"],
+        (3, 1),
+    ));
     // no wait for the compiler: starts with the interpreter, switches to the netlist
     let mut upgrade = case(
         "upgrade",
