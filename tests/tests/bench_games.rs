@@ -46,8 +46,8 @@ fn bench(name: &str) -> &'static Bench {
             .unwrap_or_else(|e| panic!("{e}"));
         Bench {
             game,
+            explored: report.explored().cloned(),
             warnings: report.warnings,
-            explored: report.grounding.and_then(|g| g.explored),
             net: net.into_netlist(),
         }
     })

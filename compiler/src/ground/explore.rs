@@ -144,6 +144,11 @@ pub fn explore(
             }
         }
     }
+    // the arena counts a constant as depth 0, the grounder's budget as 1
+    let depth = (fluents.iter().chain(moves.iter().map(|(_, m)| m)))
+        .map(|&t| interp.terms().depth(t) + 1)
+        .max()
+        .unwrap_or(1);
     let mut terms = TermConverter::default();
     let mut fluents: Vec<Term> = fluents
         .into_iter()
@@ -156,10 +161,6 @@ pub fn explore(
         .map(|(r, m)| (role_syms[r], terms.term(&interp, m)))
         .collect();
     moves.sort();
-    let depth = (fluents.iter().chain(moves.iter().map(|(_, m)| m)))
-        .map(term_depth)
-        .max()
-        .unwrap_or(1);
     Ok(Reached {
         fluents,
         moves,
@@ -167,14 +168,6 @@ pub fn explore(
         transitions,
         depth,
     })
-}
-
-/// Depth of `t`: 1 for a constant, one more than its deepest argument for a function term.
-fn term_depth(t: &Term) -> u32 {
-    match t {
-        Term::Var(_) | Term::Const(_) => 1,
-        Term::Fn(_, args) => 1 + args.iter().map(term_depth).max().unwrap_or(0),
-    }
 }
 
 /// Every joint move of per-role legal lists (none empty), in odometer order.
@@ -234,7 +227,6 @@ impl TermConverter {
         let term = match interp.terms().get(t) {
             TermRef::Const(s) => Term::Const(s),
             TermRef::Fn(f, args) => {
-                let args: Vec<TermId> = args.to_vec();
                 Term::Fn(f, args.iter().map(|&a| self.term(interp, a)).collect())
             }
         };

@@ -350,12 +350,7 @@ pub fn compile_with_report(
                 deadline: Instant::now() + opts.budget.max_time,
                 cancel: opts.cancel.clone(),
             };
-            let quiet = |_: &str| {};
-            let progress: &dyn Fn(&str) = match &opts.progress {
-                Some(p) => p.as_ref(),
-                None => &quiet,
-            };
-            let reached = match explore::explore(program, &limits, progress) {
+            let reached = match explore::explore(program, &limits, progress_of(opts)) {
                 Ok(r) => r,
                 Err(explore::ExploreStop::Cancelled) => return Err(GroundError::Cancelled),
                 Err(stop) => return Err(with_exploration(e, &stop)),
@@ -396,6 +391,14 @@ fn with_exploration(mut e: GroundError, stop: &explore::ExploreStop) -> GroundEr
     e
 }
 
+/// Where `opts` reports progress (nowhere when it has no callback).
+fn progress_of(opts: &CompileOptions) -> &dyn Fn(&str) {
+    match &opts.progress {
+        Some(p) => p.as_ref(),
+        None => &|_: &str| {},
+    }
+}
+
 /// Grounds `program` (with `true`/`does` restricted to what `guards` name, when given).
 fn ground(
     program: &Program,
@@ -405,11 +408,7 @@ fn ground(
     let t0 = Instant::now();
     let relaxed = drop_visited::run(program);
     let low = rules::lower(relaxed.as_ref().unwrap_or(program), guards)?;
-    let quiet = |_: &str| {};
-    let progress: &dyn Fn(&str) = match &opts.progress {
-        Some(p) => p.as_ref(),
-        None => &quiet,
-    };
+    let progress = progress_of(opts);
     let cancelled = |e: GroundError| match opts.cancel.is_cancelled() {
         true => GroundError::Cancelled,
         false => e,

@@ -54,6 +54,13 @@ impl CompileReport {
     pub fn total_time(&self) -> Duration {
         self.parse_time + self.ground_time + self.optimize_time
     }
+
+    /// What the grounder enumerated when it grounded over the states play reaches
+    /// ([`ground::Explored`]); `None` for a netlist from relaxed reachability or a netlist
+    /// file.
+    pub fn explored(&self) -> Option<&ground::Explored> {
+        self.grounding.as_ref()?.explored.as_ref()
+    }
 }
 
 /// Why a game could not be loaded.

@@ -45,11 +45,7 @@ pub struct BestArgs {
 pub fn run(args: BestArgs) -> anyhow::Result<()> {
     let (net, report) = super::load(&args.game, args.no_optimize)?;
     super::refuse_gdl2(&net, &args.game, "best")?;
-    let explored = report
-        .grounding
-        .as_ref()
-        .is_some_and(|g| g.explored.is_some());
-    if explored && args.state.is_some() {
+    if report.explored().is_some() && args.state.is_some() {
         eprintln!(
             "{}: warning: the netlist was grounded over the states play reaches, and a --state \
              that play cannot reach may be evaluated unlike the rules; --moves from the initial \

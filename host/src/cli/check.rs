@@ -90,7 +90,7 @@ fn ground(game: &Game, optimize: bool) -> Result<(String, Vec<String>, Netlist)>
         g.latches,
         g.inputs
     );
-    if let Some(e) = report.grounding.as_ref().and_then(|g| g.explored.as_ref()) {
+    if let Some(e) = report.explored() {
         text.push_str(&format!("\ngrounding: {}", e.note()));
     }
     Ok((text, warnings, net.into_netlist()))

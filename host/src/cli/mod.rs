@@ -61,7 +61,7 @@ pub fn load(path: &Path, no_optimize: bool) -> anyhow::Result<(ValidNetlist, Com
     for w in &report.warnings {
         eprintln!("{w}");
     }
-    if let Some(e) = report.grounding.as_ref().and_then(|g| g.explored.as_ref()) {
+    if let Some(e) = report.explored() {
         eprintln!("{}: note: {}", report.path, e.note());
     }
     Ok((net, report))
