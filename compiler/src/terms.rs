@@ -28,6 +28,8 @@ pub enum TermRef<'a> {
 pub struct TermArena {
     tuples: Tuples,
     depth: Vec<u32>,
+    /// The depth of the deepest term ever interned ([`Self::truncate`] keeps it).
+    deepest: u32,
 }
 
 /// `u32` items viewed as term ids (`TermId` is a transparent `u32`).
@@ -68,6 +70,7 @@ impl TermArena {
                 0
             };
             self.depth.push(d);
+            self.deepest = self.deepest.max(d);
         }
         TermId(id)
     }
@@ -101,6 +104,13 @@ impl TermArena {
     /// Nesting depth of a term (0 for a constant).
     pub fn depth(&self, id: TermId) -> u32 {
         self.depth[id.0 as usize]
+    }
+
+    /// The nesting depth of the deepest term ever interned, those a [`Self::truncate`]
+    /// dropped included (0 when there were none): how deep the work that used the arena
+    /// went, even where it was rolled back.
+    pub fn deepest(&self) -> u32 {
+        self.deepest
     }
 
     /// Number of interned terms.

@@ -265,12 +265,15 @@ impl<'l> Grounder<'l> {
             detail,
             growing: self.low.rules_of[rule.head.rel.0 as usize]
                 .iter()
-                .any(|&r| self.builds_terms_recursively(&self.low.rules[r])),
+                .any(|&r| self.builds_terms_recursively(&self.low.rules[r]))
+                && self.store.terms.deepest() > self.low.written_depth,
         }
     }
 
     /// Whether `rule` calls its own component and puts a function term with a variable in
-    /// its head: each round can then derive atoms with deeper terms than the last.
+    /// its head: each round can then derive atoms with deeper terms than the last. (Only
+    /// when some derived term is deeper than every written one has it done so: `next` and
+    /// `true` form a component in every game, and `(next (money ?p ?x))` is such a rule.)
     fn builds_terms_recursively(&self, rule: &CRule) -> bool {
         let Some(scc) = self
             .low

@@ -29,6 +29,15 @@ impl PTerm {
         }
     }
 
+    /// Nesting depth (0 for a variable or a constant), as [`crate::terms::Terms::depth`]
+    /// counts it for ground terms.
+    pub fn depth(&self) -> u32 {
+        match self {
+            PTerm::Var(_) | PTerm::Const(_) => 0,
+            PTerm::Fn(_, args) => 1 + args.iter().map(PTerm::depth).max().unwrap_or(0),
+        }
+    }
+
     /// True when every variable of the term is bound in `bound`.
     pub fn ground_under(&self, bound: &[bool]) -> bool {
         match self {
@@ -230,6 +239,9 @@ pub struct Lowered {
     pub roles: Vec<Sym>,
     /// The game is GDL-II ([`Program::gdl2`]): its netlist says so and has percepts.
     pub gdl2: bool,
+    /// The deepest term the rules and facts can derive as written (heads and `=`): a
+    /// ground term deeper than that was built by binding a variable to a function term.
+    pub written_depth: u32,
 }
 
 /// The variables of one rule in order of first occurrence, with each one's slot (a map,
@@ -533,6 +545,7 @@ pub fn lower(p: &Program, guards: Option<Guards>) -> Result<Lowered, GroundError
     for (rel, m) in demand {
         demand_of[rel.0 as usize] = Some(m);
     }
+    let written_depth = written_depth(&rules);
     Ok(Lowered {
         syms,
         rels,
@@ -547,5 +560,20 @@ pub fn lower(p: &Program, guards: Option<Guards>) -> Result<Lowered, GroundError
         demand_of,
         roles: p.roles.clone(),
         gdl2: p.gdl2,
+        written_depth,
     })
+}
+
+/// The deepest term a rule can put into a derived atom: those of heads (facts included) and
+/// of `=` literals, which may bind a variable. Terms only tested in bodies do not count.
+fn written_depth(rules: &[CRule]) -> u32 {
+    let atom = |a: &PAtom| a.args.iter().map(PTerm::depth).max().unwrap_or(0);
+    let lit = |l: &PLit| match l {
+        PLit::Equal(x, y) => x.depth().max(y.depth()),
+        PLit::Pos(_) | PLit::Neg(_) | PLit::Distinct(..) => 0,
+    };
+    (rules.iter())
+        .map(|r| atom(&r.head).max(r.body.iter().map(lit).max().unwrap_or(0)))
+        .max()
+        .unwrap_or(0)
 }

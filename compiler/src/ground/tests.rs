@@ -316,6 +316,34 @@ fn a_recursion_that_grows_a_list_is_called_unbounded_not_just_over_budget() {
     );
 }
 
+/// SmallDominion2's shape: a `next` rule puts a flat fluent over a huge cross product of
+/// moves. `next` and `true` are one recursive component and its head is a function term,
+/// but no term grows: the error must not call it a growing recursion.
+#[test]
+fn a_flat_cross_product_over_budget_is_told_to_raise_the_limit() {
+    let src = "(role r) (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
+(init on) (<= (next on) (true on)) (<= (init (w ?e)) (d ?e)) (<= (next (w ?e)) (true (w ?e)))
+(<= (legal r (m ?a ?b ?c)) (true on) (d ?a) (d ?b) (d ?c))
+(<= (next (v ?a ?b ?c ?e ?f)) (does r (m ?a ?b ?c)) (true (w ?e)) (true (w ?f)))
+(<= terminal (true (v 0 0 0 0 0))) (goal r 0)";
+    let game = crate::gdl::parse_source("flat.kif", src.as_bytes()).expect("valid GDL");
+    let opts = CompileOptions {
+        budget: Budget {
+            max_memory: 4 << 20,
+            ..Budget::default()
+        },
+        ..CompileOptions::default()
+    };
+    let msg = compile_game(&game, &opts).unwrap_err();
+    assert!(
+        msg.contains("grounding budget exceeded")
+            && msg.contains("next/1")
+            && msg.contains("raise the limit with --ground-memory-mib")
+            && !msg.contains("builds a larger term"),
+        "{msg}"
+    );
+}
+
 #[test]
 fn exploding_relation_is_named_once_with_its_rule_and_the_flag() {
     let src = "(role r) (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
