@@ -25,8 +25,9 @@ pub(crate) fn gpu_error(e: RunError) -> BackendError {
         RunError::Codegen(wgsl::Error::BadOption { .. }) => {
             BackendError::BadOptions { backend, message }
         }
-        RunError::Codegen(wgsl::Error::TooLarge(_) | wgsl::Error::StepTooLarge { .. })
-        | RunError::TooLarge(_) => BackendError::UnsupportedNetlist { backend, message },
+        RunError::Codegen(wgsl::Error::TooLarge(_)) | RunError::TooLarge(_) => {
+            BackendError::UnsupportedNetlist { backend, message }
+        }
         RunError::BadJob(_) => BackendError::BadRequest { backend, message },
         RunError::Failed(_) => BackendError::Failed { backend, message },
     }
@@ -116,8 +117,11 @@ impl Backend for GpuBackend {
     }
 }
 
-/// Gates above which the GPU step kernel (straight-line code) is not generated.
-pub const STEP_GATE_LIMIT: usize = 50_000;
+/// Gates above which the GPU step kernel is interpreted ([`crate::wgsl::step_table`])
+/// instead of straight-line code ([`crate::wgsl::step`]): the playout kernel's default
+/// [`crate::wgsl::Options::inline_gate_limit`], past which drivers (llvmpipe most) take
+/// minutes to compile straight-line shaders.
+pub const STEP_INLINE_LIMIT: usize = 20_000;
 
 impl propnet_runtime::step_check::BatchStepper for crate::runner::GpuStepper {
     fn describe(&self) -> String {
@@ -136,12 +140,12 @@ impl propnet_runtime::step_check::BatchStepper for crate::runner::GpuStepper {
 /// The GPU step kernel of `net` as a [`propnet_runtime::step_check::BatchStepper`].
 ///
 /// # Errors
-/// No adapter, a rejected shader, more than [`STEP_GATE_LIMIT`] gates.
+/// No adapter, a rejected shader.
 pub fn gpu_stepper(
-    net: &propnet_netlist::Netlist,
+    net: &propnet_netlist::ValidNetlist,
 ) -> Result<Box<dyn propnet_runtime::step_check::BatchStepper>, BackendError> {
     Ok(Box::new(
-        GpuStepper::new(net, STEP_GATE_LIMIT).map_err(gpu_error)?,
+        GpuStepper::new(net.netlist(), net.info(), STEP_INLINE_LIMIT).map_err(gpu_error)?,
     ))
 }
 

@@ -8,13 +8,11 @@ mod common;
 use propnet_kernels::runner::GpuStepper;
 use propnet_netlist::random::{random_netlist, RandomSpec};
 use propnet_netlist::scalar::{random_transitions, ScalarNet};
-use propnet_netlist::{validate, InputId};
+use propnet_netlist::{validate, InputId, Netlist, NetlistInfo};
 
-#[test]
-fn step_kernel_equals_the_scalar_reference_on_percepts_and_next_states() {
-    if !common::gpu_available() {
-        return;
-    }
+/// Steps many random transitions of six random GDL-II-shaped netlists with a stepper made
+/// by `make` and compares each with the scalar reference.
+fn check_against_the_scalar_reference(make: &dyn Fn(&Netlist, &NetlistInfo) -> GpuStepper) {
     let mut checked = 0;
     let mut seen_any = 0;
     for seed in 0..6u64 {
@@ -25,8 +23,8 @@ fn step_kernel_equals_the_scalar_reference_on_percepts_and_next_states() {
             ..RandomSpec::default()
         };
         let net = random_netlist(seed, &spec);
-        validate(&net).expect("random netlists are valid");
-        let stepper = GpuStepper::new(&net, 20_000).expect("step kernel");
+        let info = validate(&net).expect("random netlists are valid");
+        let stepper = make(&net, &info);
         let pairs = random_transitions(&net, 7, (40, 12), usize::MAX);
         let refs: Vec<(&[bool], &[InputId])> = (pairs.iter())
             .map(|(s, j)| (s.as_slice(), j.as_slice()))
@@ -50,11 +48,29 @@ fn step_kernel_equals_the_scalar_reference_on_percepts_and_next_states() {
 }
 
 #[test]
-fn a_netlist_past_the_gate_limit_is_refused_with_the_reason() {
-    let net = random_netlist(3, &RandomSpec::default());
-    let err = match GpuStepper::new(&net, 5) {
-        Ok(_) => panic!("5 gates allowed"),
-        Err(e) => e.to_string(),
-    };
-    assert!(err.contains("over its limit of 5"), "{err}");
+fn step_kernel_equals_the_scalar_reference_on_percepts_and_next_states() {
+    if !common::gpu_available() {
+        return;
+    }
+    check_against_the_scalar_reference(&|net, info| {
+        let s = GpuStepper::new(net, info, usize::MAX).expect("step kernel");
+        assert!(s.describe().contains("straight-line"), "{}", s.describe());
+        s
+    });
+}
+
+/// Above the inline limit the interpreted form (32 pairs an invocation, records run in
+/// segments of dispatches) gives the same transitions: here every netlist is above a limit
+/// of 0, and a segment is 7 records, so a transition takes many dispatches.
+#[test]
+fn interpreted_step_kernel_equals_the_scalar_reference_across_segments() {
+    if !common::gpu_available() {
+        return;
+    }
+    check_against_the_scalar_reference(&|net, info| {
+        let mut s = GpuStepper::new(net, info, 0).expect("step kernel");
+        assert!(s.describe().contains("interpreted"), "{}", s.describe());
+        s.set_segment_records(7);
+        s
+    });
 }

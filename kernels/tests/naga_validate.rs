@@ -96,6 +96,23 @@ fn auto_layout_switches_to_table_above_the_limit() {
     .unwrap();
     assert_eq!((small.layout, big.layout), (Layout::Inline, Layout::Table));
     assert!(big.slots as usize >= net.gates.len() + net.latches.len());
+    // a word per latch, input, legal and goal entry in private arrays: the second limit
+    let words = net.latches.len()
+        + net.inputs.len()
+        + (net.roles.iter())
+            .map(|r| r.legal.len() + r.goals.len())
+            .sum::<usize>();
+    let layout = |limit| {
+        let opts = Options {
+            inline_private_limit: limit,
+            ..Default::default()
+        };
+        compile(&net, &opts).unwrap().layout
+    };
+    assert_eq!(
+        (layout(words), layout(words - 1)),
+        (Layout::Inline, Layout::Table)
+    );
 }
 
 #[test]

@@ -263,7 +263,7 @@ pub(crate) fn open_pipeline(wgsl: &str, label: &str, layout: Layout) -> Result<O
     })
 }
 
-fn storage(device: &wgpu::Device, label: &str, words: &[u32]) -> wgpu::Buffer {
+pub(crate) fn storage(device: &wgpu::Device, label: &str, words: &[u32]) -> wgpu::Buffer {
     let pad = [0u32];
     let contents: &[u32] = if words.is_empty() { &pad } else { words };
     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {

@@ -23,6 +23,7 @@ pub use common::LoopBound;
 mod inline;
 mod namer;
 pub mod step;
+pub mod step_table;
 mod table;
 
 use propnet_netlist::{Netlist, NetlistInfo};
@@ -31,7 +32,8 @@ use std::fmt::Write as _;
 /// How gate evaluation is emitted.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Layout {
-    /// Straight-line code up to [`Options::inline_gate_limit`] gates, [`Layout::Table`] above.
+    /// Straight-line code up to [`Options::inline_gate_limit`] gates and
+    /// [`Options::inline_private_limit`] words of private arrays, [`Layout::Table`] above.
     Auto,
     /// One WGSL `let` per gate: fastest, but shader size and driver compile time grow with
     /// the netlist.
@@ -53,6 +55,11 @@ pub struct Options {
     pub workgroup_size: u32,
     /// [`Layout::Auto`] switches to [`Layout::Table`] above this many gates.
     pub inline_gate_limit: usize,
+    /// [`Layout::Auto`] switches to [`Layout::Table`] when the inline layout's private
+    /// arrays (a word per latch, input, legal entry and goal entry) would hold more words
+    /// than this: arrays indexed at run time that large live in device memory on a GPU
+    /// anyway, and llvmpipe takes minutes to compile them (BattleshipsFog's 4,228 inputs).
+    pub inline_private_limit: usize,
     /// Emit `//` comments naming latches and moves (sanitized GDL text).
     pub comments: bool,
 }
@@ -64,6 +71,7 @@ impl Default for Options {
             lanes: 32,
             workgroup_size: 64,
             inline_gate_limit: 20_000,
+            inline_private_limit: 2_048,
             comments: true,
         }
     }
@@ -85,14 +93,6 @@ pub enum Error {
     /// A table index does not fit in 32 bits.
     #[error("netlist too large for 32-bit table indices ({0} words)")]
     TooLarge(usize),
-    /// The step kernel ([`step`]) is straight-line code, one `let` per gate.
-    #[error("the step kernel is straight-line code: {gates} gates is over its limit of {limit}")]
-    StepTooLarge {
-        /// Gates of the netlist.
-        gates: usize,
-        /// The limit.
-        limit: usize,
-    },
 }
 
 /// A generated shader with everything the runner needs to bind it.
@@ -163,6 +163,34 @@ pub(crate) struct Tables {
     /// [`Layout::Table`]: words of `vals` per invocation (gates, latches, inputs, constants,
     /// temporaries of split gates).
     pub slots: usize,
+}
+
+impl Tables {
+    /// No tables (for a program appended alone).
+    pub(crate) fn empty() -> Self {
+        Tables {
+            words: Vec::new(),
+            role_legal: 0,
+            legal_input: 0,
+            legal_gate: 0,
+            role_goal: 0,
+            goal_value: 0,
+            goal_gate: 0,
+            latch_next: 0,
+            prog: 0,
+            prog_next: 0,
+            prog_end: 0,
+            slots: 0,
+        }
+    }
+}
+
+/// Words of the inline layout's private arrays: latches, inputs, legal and goal entries.
+fn private_words(net: &Netlist) -> usize {
+    let entries: usize = (net.roles.iter())
+        .map(|r| r.legal.len() + r.goals.len())
+        .sum();
+    net.latches.len() + net.inputs.len() + entries
 }
 
 fn build_tables(net: &Netlist) -> Tables {
@@ -259,7 +287,12 @@ impl<'a> Writer<'a> {
             });
         }
         let layout = match opts.layout {
-            Layout::Auto if net.gates.len() > opts.inline_gate_limit => Layout::Table,
+            Layout::Auto
+                if net.gates.len() > opts.inline_gate_limit
+                    || private_words(net) > opts.inline_private_limit =>
+            {
+                Layout::Table
+            }
             Layout::Auto => Layout::Inline,
             l => l,
         };

@@ -13,9 +13,8 @@
 //! Every gate is one WGSL `let` on a `u32` that is all zeros or all ones (one pair per
 //! invocation, not bit-sliced: a transition is read and written once, so the transposition
 //! a bit-sliced form needs would cost as much as the gates of small games); the shader's
-//! size grows with the netlist, so it is refused above a gate limit the caller gives.
+//! size grows with the netlist, so callers use [`super::step_table`] above a gate limit.
 
-use super::Error;
 use propnet_netlist::{Gate, Netlist};
 use std::fmt::Write as _;
 
@@ -37,17 +36,8 @@ pub struct StepKernel {
     pub percepts: u32,
 }
 
-/// Generates the step kernel of `net` (valid).
-///
-/// # Errors
-/// [`Error::StepTooLarge`] when the netlist has more than `gate_limit` gates.
-pub fn step_kernel(net: &Netlist, gate_limit: usize) -> Result<StepKernel, Error> {
-    if net.gates.len() > gate_limit {
-        return Err(Error::StepTooLarge {
-            gates: net.gates.len(),
-            limit: gate_limit,
-        });
-    }
+/// Generates the step kernel of `net` (valid), one `let` per gate.
+pub fn step_kernel(net: &Netlist) -> StepKernel {
     let state_words = net.latches.len().div_ceil(32) as u32;
     let input_words = net.inputs.len().div_ceil(32) as u32;
     let percepts: usize = net.roles.iter().map(|r| r.percepts.len()).sum();
@@ -104,13 +94,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
         write_word(&mut o, next_words + w, chunk);
     }
     o.push_str("}\n");
-    Ok(StepKernel {
+    StepKernel {
         wgsl: o,
         src_words,
         dst_words,
         state_words,
         percepts: percepts as u32,
-    })
+    }
 }
 
 /// `dst[d + w] = …`: bit `k` is gate `gates[k]`.

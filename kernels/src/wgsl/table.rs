@@ -17,21 +17,27 @@ use propnet_netlist::{Gate, Netlist, NetlistInfo};
 use std::fmt::Write as _;
 
 /// Words per gate record.
-const RECORD: usize = 6;
+pub(crate) const RECORD: usize = 6;
 /// Operands per record.
 const FANIN: usize = 4;
 /// Records per interpreter loop iteration.
-const UNROLL_GATES: u32 = 16;
+pub(crate) const UNROLL_GATES: u32 = 16;
 
-/// Slot layout of one invocation: gates, latches, inputs, the two constants, temporaries.
-struct Slots {
-    state: usize,
-    input: usize,
-    ones: usize,
-    zeros: usize,
+/// Slot layout of one invocation: gates (slot = gate index), latches, inputs, the two
+/// constants, temporaries.
+pub(crate) struct Slots {
+    /// Slot of latch 0.
+    pub state: usize,
+    /// Slot of input 0.
+    pub input: usize,
+    /// The all-ones constant.
+    pub ones: usize,
+    /// The all-zeros constant.
+    pub zeros: usize,
 }
 
-fn slots(net: &Netlist) -> Slots {
+/// The slot layout of `net`'s interpreted form.
+pub(crate) fn slots(net: &Netlist) -> Slots {
     let state = net.gates.len();
     let input = state + net.latches.len();
     let ones = input + net.inputs.len();
@@ -150,8 +156,8 @@ fn clear_inputs() {
 
 /// Emits the gate interpreter: `gate(p)` evaluates the gate record at word `p` of `tab`
 /// (an AND or OR of four slots, optionally inverted) and `run_prog(start, end)` runs the
-/// records `start..end`.
-fn write_interpreter(o: &mut String) {
+/// records `start..end`. Needs `slot(x)`, `tab`, `vals` and `T_PROG` in scope.
+pub(crate) fn write_interpreter(o: &mut String) {
     o.push_str(
         "// Evaluates the gate record at word p of tab.
 fn gate(p: u32) {
