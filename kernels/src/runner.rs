@@ -12,8 +12,8 @@ mod plan;
 mod stepper;
 
 pub use device::{
-    adapter_for_tests, adapter_text, loop_limit, request_adapter, software_adapter, GpuRunner,
-    RunError,
+    adapter_for_tests, adapter_text, for_adapter, loop_limit, request_adapter, software_adapter,
+    GpuRunner, RunError, CPU_ADAPTER_INLINE_GATES,
 };
 pub use stepper::{GpuStepper, Stepped};
 

@@ -115,6 +115,23 @@ fn auto_layout_switches_to_table_above_the_limit() {
     );
 }
 
+/// On a CPU adapter (llvmpipe) straight-line code stops at 1,000 gates; elsewhere the
+/// options are kept, and so is an explicit layout.
+#[test]
+fn cpu_adapters_take_the_table_layout_sooner() {
+    use propnet_kernels::runner::{for_adapter, CPU_ADAPTER_INLINE_GATES};
+    let opts = Options::default();
+    let cpu = for_adapter(&opts, wgpu::DeviceType::Cpu);
+    assert_eq!(cpu.inline_gate_limit, CPU_ADAPTER_INLINE_GATES);
+    assert_eq!(for_adapter(&opts, wgpu::DeviceType::DiscreteGpu), opts);
+    let low = Options {
+        inline_gate_limit: 10,
+        layout: Layout::Inline,
+        ..Default::default()
+    };
+    assert_eq!(for_adapter(&low, wgpu::DeviceType::Cpu), low);
+}
+
 #[test]
 fn bad_options_are_errors() {
     let net = common::counter();

@@ -158,6 +158,23 @@ pub fn loop_limit(info: &wgpu::AdapterInfo) -> Option<u64> {
     text.contains("llvmpipe").then_some(LLVMPIPE_LOOP_LIMIT)
 }
 
+/// [`Layout::Auto`] on a CPU adapter (llvmpipe) takes the Table layout above this many
+/// gates: that driver's compile time of straight-line code grows faster than the code
+/// (Mastermind448's 5,281 gates: 95 s of CPU time, 12 k gates: over 10 minutes), and on a
+/// CPU adapter the kernel's speed is not what anyone runs it for.
+pub const CPU_ADAPTER_INLINE_GATES: usize = 1_000;
+
+/// `opts` as they apply on an adapter of type `device`: on a CPU adapter,
+/// [`Options::inline_gate_limit`] at most [`CPU_ADAPTER_INLINE_GATES`]. An explicit layout
+/// is kept.
+pub fn for_adapter(opts: &Options, device: wgpu::DeviceType) -> Options {
+    let mut o = opts.clone();
+    if device == wgpu::DeviceType::Cpu {
+        o.inline_gate_limit = o.inline_gate_limit.min(CPU_ADAPTER_INLINE_GATES);
+    }
+    o
+}
+
 /// Default step budget per dispatch (main-loop iterations per invocation before it saves its
 /// lanes and the runner dispatches again), clamped to 1..=65,536.
 ///
@@ -222,7 +239,19 @@ pub(crate) struct Opened {
 /// # Errors
 /// [`RunError::NoAdapter`], [`RunError::Device`], [`RunError::Shader`].
 pub(crate) fn open_pipeline(wgsl: &str, label: &str, layout: Layout) -> Result<Opened, RunError> {
-    let adapter = request_adapter()?;
+    open_pipeline_on(request_adapter()?, wgsl, label, layout)
+}
+
+/// [`open_pipeline`] on a given adapter.
+///
+/// # Errors
+/// [`RunError::Device`], [`RunError::Shader`].
+fn open_pipeline_on(
+    adapter: wgpu::Adapter,
+    wgsl: &str,
+    label: &str,
+    layout: Layout,
+) -> Result<Opened, RunError> {
     let info = adapter.get_info();
     let limits = adapter.limits();
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
@@ -282,14 +311,16 @@ impl GpuRunner {
     /// [`RunError::NoAdapter`], [`RunError::Device`], [`RunError::Codegen`],
     /// [`RunError::Shader`] (e.g. a driver that cannot compile a huge inline shader).
     pub fn new(net: &Netlist, net_info: &NetlistInfo, opts: &Options) -> Result<Self, RunError> {
-        let kernel = compile(net, net_info, opts)?;
+        let adapter = request_adapter()?;
+        let opts = for_adapter(opts, adapter.get_info().device_type);
+        let kernel = compile(net, net_info, &opts)?;
         let Opened {
             info,
             limits,
             device,
             queue,
             pipeline,
-        } = open_pipeline(&kernel.wgsl, "propnet playout", kernel.layout)?;
+        } = open_pipeline_on(adapter, &kernel.wgsl, "propnet playout", kernel.layout)?;
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&uncaptured);
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
