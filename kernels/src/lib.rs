@@ -7,9 +7,10 @@
 //! - [`runner`]: uploads a batch of jobs, dispatches the shader (splitting batches that exceed
 //!   the device limits) and reads the per-playout records back.
 //! - [`backend`]: [`backend::GpuBackend`], the runner as a `propnet-runtime` backend.
-//! - [`runner::GpuStepper`] with [`wgsl::step`]: single transitions (state + joint move →
-//!   next state and every role's percepts) for callers that need percepts (GDL-II traces,
-//!   belief tracking), many per dispatch.
+//! - [`runner::GpuStepper`] with [`wgsl::step`] (straight-line) or [`wgsl::step_table`]
+//!   (interpreted, above 20,000 gates): single transitions (state + joint move → next state
+//!   and every role's percepts) for callers that need percepts (GDL-II traces, belief
+//!   tracking), many per dispatch.
 //!
 //! # Layout
 //! The shader is **bit-sliced**: one invocation runs `lanes` (default 32) playouts at once, one

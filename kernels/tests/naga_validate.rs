@@ -115,6 +115,27 @@ fn auto_layout_switches_to_table_above_the_limit() {
     );
 }
 
+/// Both forms of the step kernel validate, with and without percepts, without a GPU.
+#[test]
+fn step_kernels_validate() {
+    for seed in 0..4u64 {
+        let spec = RandomSpec {
+            roles: 1 + seed as usize % 3,
+            percepts_per_role: 3 * (seed as usize % 2),
+            ..RandomSpec::default()
+        };
+        let net = random_netlist(seed, &spec);
+        let info = validate(&net).expect("random netlists are valid");
+        let inline = propnet_kernels::wgsl::step::step_kernel(&net);
+        validate_wgsl(&format!("step kernel, seed {seed}"), &inline.wgsl);
+        let table = propnet_kernels::wgsl::step_table::step_table(&net, &info);
+        validate_wgsl(
+            &format!("interpreted step kernel, seed {seed}"),
+            &table.wgsl,
+        );
+    }
+}
+
 /// On a CPU adapter (llvmpipe) straight-line code stops at 1,000 gates; elsewhere the
 /// options are kept, and so is an explicit layout.
 #[test]

@@ -212,8 +212,7 @@ fn gdl2_golden_traces_from_the_cpu_program() {
 /// Games whose traces also run on the GPU (lavapipe in CI): every traced transition and
 /// its percepts on the step kernel (straight-line up to 20,000 gates, interpreted above:
 /// blackjack), every state as a one-step playout of the playout kernel. Two lists, two
-/// tests, so that the test harness runs them side by side. Not here: BattleshipsFog and
-/// backgammon, whose playout kernels (thousands of inputs) take lavapipe minutes to compile.
+/// tests, so that the test harness runs them side by side.
 const ON_THE_GPU: &[&str] = &[
     "KriegTictactoe",
     "MontyHall",
@@ -234,7 +233,9 @@ const ON_THE_GPU: &[&str] = &[
     "tic-tac-toe-stochastic-3x3",
 ];
 
-/// The slower half (lavapipe, cold shader cache: 45-100 s each).
+/// The slower ones on lavapipe with a cold shader cache (BattleshipsFog and backgammon: 13-16
+/// s since their playout kernels take the Table layout; the others 40-90 s before playout
+/// kernels on CPU adapters were interpreted above 1,000 gates).
 const ON_THE_GPU_SLOWER: &[&str] = &[
     "BlindBreakthrough",
     "Mastermind448",

@@ -216,7 +216,8 @@ pub struct NetTrace<'n> {
     /// GDL-II games with `gpu`: every traced transition (successor and percepts) also on
     /// the GPU's step kernel.
     steps: Option<StepCheck>,
-    /// Why a GDL-II game's transitions are not checked on the step kernel (too large).
+    /// Why a GDL-II game's transitions are not checked on the step kernel (its gate values
+    /// do not fit the device's buffers).
     steps_skipped: Option<String>,
     state: Vec<bool>,
     /// Legal inputs per role of the last view.

@@ -1,6 +1,7 @@
-//! [`GpuStepper`]: runs the step kernel ([`crate::wgsl::step`]) on a wgpu device: many
-//! (state, joint move) pairs in one dispatch per chunk, each giving the next state and
-//! every role's percepts.
+//! [`GpuStepper`]: runs the step kernel on a wgpu device, many (state, joint move) pairs a
+//! chunk, each giving the next state and every role's percepts: straight-line
+//! ([`crate::wgsl::step`], one dispatch a chunk) or interpreted
+//! ([`crate::wgsl::step_table`], a chunk is its list of dispatches in one compute pass).
 
 use super::device::{adapter_text, open_pipeline, storage, Opened, RunError};
 use crate::wgsl::step::{step_kernel, STEP_WORKGROUP};
@@ -104,11 +105,12 @@ impl GpuStepper {
                 let per_inv =
                     4 * u64::from(k.slots).max(32 * u64::from(k.src_words.max(k.dst_words)));
                 let invocations = (binding / per_inv).min(groups * u64::from(STEP_TABLE_WORKGROUP));
-                if invocations == 0 {
+                if invocations == 0 || 4 * k.tab.len() as u64 > binding {
                     return Err(RunError::TooLarge(format!(
-                        "the step kernel's {} gate-value words per 32 pairs exceed the device's \
-                         {binding}-byte buffers",
-                        k.slots
+                        "the step kernel's {} gate-value words per 32 pairs or its {} table \
+                         words exceed the device's {binding}-byte buffers",
+                        k.slots,
+                        k.tab.len()
                     )));
                 }
                 let tab = storage(&device, "step tab", &k.tab);

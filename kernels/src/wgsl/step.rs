@@ -71,6 +71,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
         return;
     }}
     let s = me * {src_words}u;
+    _ = src[s]; // bound even when no gate reads the state or the move
     let d = me * {dst_words}u;
 ",
         net.gates.len(),

@@ -175,6 +175,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
     if (me >= prm.ninv) {{
         return;
     }}
+    // every dispatch: a netlist without latches and inputs has no load dispatch
+    vals[slot(S_ONES)] = 0xffffffffu;
+    vals[slot(S_ZEROS)] = 0u;
     if (prm.mode == 0u) {{
         load(prm.start, prm.end);
     }} else if (prm.mode == 1u) {{
@@ -221,15 +224,12 @@ fn write_gather_scatter(o: &mut String) {
     o.push_str("}\n\n");
 }
 
-/// `load(start, end)`: the constants, and items `start..end` (latch `x`, or input
+/// `load(start, end)`: items `start..end` (latch `x`, or input
 /// `x - latches`; slot `S_STATE + x` either way) into their slots; `store(start, end)`:
 /// outputs `start..end` into `dst` (next state at bit `j`, percept `p` at bit
 /// `32 * STATE_WORDS + p`).
 fn write_load_store(o: &mut String) {
-    o.push_str(
-        "fn load(start: u32, end: u32) {\n    vals[slot(S_ONES)] = 0xffffffffu;\n    \
-         vals[slot(S_ZEROS)] = 0u;\n    var x = 0u;\n",
-    );
+    o.push_str("fn load(start: u32, end: u32) {\n    var x = 0u;\n");
     unrolled(o, "    ", "x", "start", "end", UNROLL_IO, &|x| {
         format!(
             "let latch = {x} < NUM_LATCHES;\n\
