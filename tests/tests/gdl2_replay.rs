@@ -233,9 +233,8 @@ const ON_THE_GPU: &[&str] = &[
     "tic-tac-toe-stochastic-3x3",
 ];
 
-/// The slower ones on lavapipe with a cold shader cache (BattleshipsFog and backgammon: 13-16
-/// s since their playout kernels take the Table layout; the others 40-90 s before playout
-/// kernels on CPU adapters were interpreted above 1,000 gates).
+/// The slower ones on lavapipe with a cold shader cache: 9-16 s each (40-90 s, and over 5
+/// minutes for BattleshipsFog, while their playout kernels were straight-line code).
 const ON_THE_GPU_SLOWER: &[&str] = &[
     "BlindBreakthrough",
     "Mastermind448",
