@@ -290,14 +290,10 @@ fn growing_terms_hit_the_budget_and_name_the_relation() {
     assert!(msg.contains("next/1"), "{msg}");
 }
 
-#[test]
-fn a_recursion_that_grows_a_list_is_called_unbounded_not_just_over_budget() {
-    let src = "(role r) (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
-(init (on 1)) (<= (next (on ?a)) (true (on ?a)))
-(seq nil)
-(<= (seq (cons ?x ?l)) (d ?x) (seq ?l))
-(<= (legal r (m ?l)) (true (on 1)) (seq ?l)) (<= terminal (true (on 2))) (goal r 0)";
-    let game = crate::gdl::parse_source("grow.kif", src.as_bytes()).expect("valid GDL");
+/// The located error of compiling the game `src` (named `file`) with 4 MiB of grounding
+/// tables.
+fn error_within_4_mib(file: &str, src: &str) -> String {
+    let game = crate::gdl::parse_source(file, src.as_bytes()).expect("valid GDL");
     let opts = CompileOptions {
         budget: Budget {
             max_memory: 4 << 20,
@@ -305,7 +301,17 @@ fn a_recursion_that_grows_a_list_is_called_unbounded_not_just_over_budget() {
         },
         ..CompileOptions::default()
     };
-    let msg = compile_game(&game, &opts).unwrap_err();
+    compile_game(&game, &opts).unwrap_err()
+}
+
+#[test]
+fn a_recursion_that_grows_a_list_is_called_unbounded_not_just_over_budget() {
+    let src = "(role r) (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
+(init (on 1)) (<= (next (on ?a)) (true (on ?a)))
+(seq nil)
+(<= (seq (cons ?x ?l)) (d ?x) (seq ?l))
+(<= (legal r (m ?l)) (true (on 1)) (seq ?l)) (<= terminal (true (on 2))) (goal r 0)";
+    let msg = error_within_4_mib("grow.kif", src);
     assert!(
         msg.starts_with("grow.kif:3:1: grounding budget exceeded")
             && msg.contains("seq/1")
@@ -326,15 +332,7 @@ fn a_flat_cross_product_over_budget_is_told_to_raise_the_limit() {
 (<= (legal r (m ?a ?b ?c)) (true on) (d ?a) (d ?b) (d ?c))
 (<= (next (v ?a ?b ?c ?e ?f)) (does r (m ?a ?b ?c)) (true (w ?e)) (true (w ?f)))
 (<= terminal (true (v 0 0 0 0 0))) (goal r 0)";
-    let game = crate::gdl::parse_source("flat.kif", src.as_bytes()).expect("valid GDL");
-    let opts = CompileOptions {
-        budget: Budget {
-            max_memory: 4 << 20,
-            ..Budget::default()
-        },
-        ..CompileOptions::default()
-    };
-    let msg = compile_game(&game, &opts).unwrap_err();
+    let msg = error_within_4_mib("flat.kif", src);
     assert!(
         msg.contains("grounding budget exceeded")
             && msg.contains("next/1")
