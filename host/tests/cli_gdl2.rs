@@ -142,6 +142,15 @@ fn compile_writes_percepts_and_the_netlist_traces_them_like_the_interpreter() {
     }
     // the compiled JSON is a game too
     assert_eq!(trace(&["--engine", "netlist"]).len(), interp.len());
+    // a backend without `--engine netlist` would be ignored: refused instead
+    let out = propnet(&["trace", g, "--backend", "gpu"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr)
+            .contains("--backend gpu evaluates a compiled netlist: add --engine netlist"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

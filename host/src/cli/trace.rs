@@ -5,6 +5,7 @@
 use super::args::whole;
 use super::common::MAX_STEPS;
 use anyhow::Context;
+use clap::ValueEnum as _;
 use propnet_compiler::interp::trace::{trace, InterpEngine, TraceEngine, TraceOptions};
 use propnet_compiler::interp::{Interp, InterpError};
 use propnet_compiler::kif::SourceFile;
@@ -28,11 +29,12 @@ pub struct EngineArgs {
     #[arg(long, value_enum, default_value_t = EngineKind::Interp)]
     pub engine: EngineKind,
     /// With `--engine netlist`, the netlist's evaluation: `reference` (scalar, every gate),
-    /// `cpu` (the CPU backend's compiled program and bit-parallel evaluator) or `gpu` (lines
-    /// from the CPU program, every state also run on the GPU kernel and compared; fails
-    /// without an adapter).
-    #[arg(long, value_enum, default_value_t = TraceEval::Cpu)]
-    pub backend: TraceEval,
+    /// `cpu` (the CPU backend's compiled program and bit-parallel evaluator; the default) or
+    /// `gpu` (lines from the CPU program, every state also run on the GPU playout kernel and,
+    /// for GDL-II games, every transition and its percepts on the GPU step kernel, all
+    /// compared; fails without an adapter). Refused with `--engine interp`.
+    #[arg(long, value_enum)]
+    pub backend: Option<TraceEval>,
 }
 
 /// The netlist evaluation a trace runs on, as `--backend` names it.
@@ -92,6 +94,15 @@ pub fn with_engine<T>(
 ) -> anyhow::Result<T> {
     match args.engine {
         EngineKind::Interp => {
+            if let Some(b) = args.backend {
+                anyhow::bail!(
+                    "--backend {} evaluates a compiled netlist: add --engine netlist (the \
+                     interpreter, --engine interp, has no backends)",
+                    b.to_possible_value()
+                        .map(|v| v.get_name().to_string())
+                        .unwrap_or_default()
+                );
+            }
             let g = propnet_runtime::pipeline::load_rules(game, "--engine interp")?;
             for w in &g.warnings {
                 eprintln!("{w}");
@@ -108,7 +119,8 @@ pub fn with_engine<T>(
         EngineKind::Netlist => {
             let (net, _) = super::load(game, false)?;
             let backends = propnet_host::select::Backends::default();
-            let mut e = NetTrace::new(&net, args.backend.into(), &backends)?;
+            let eval = args.backend.unwrap_or(TraceEval::Cpu);
+            let mut e = NetTrace::new(&net, eval.into(), &backends)?;
             eprintln!("engine: {}", e.describe());
             f(&mut e)
         }

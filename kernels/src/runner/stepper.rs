@@ -139,7 +139,7 @@ impl GpuStepper {
             Form::Table { kernel, .. } => format!("interpreted, {} records", kernel.records),
         };
         format!(
-            "gpu step kernel on {} ({form}; {} percepts)",
+            "gpu step kernel on {} ({form}; {} percept outputs)",
             adapter_text(&self.info),
             self.shape.percepts
         )
