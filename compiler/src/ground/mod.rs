@@ -165,7 +165,11 @@ fn advice(kind: BudgetKind, growing: bool) -> String {
             kind.flag()
         )
     } else {
-        format!("raise the limit with {}", kind.flag())
+        format!(
+            "raise the limit with {} (without grounding, the reference interpreter plays the \
+             game: `trace` and `verify` with `--engine interp`)",
+            kind.flag()
+        )
     }
 }
 
