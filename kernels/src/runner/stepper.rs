@@ -4,7 +4,7 @@
 //! ([`crate::wgsl::step_table`], a chunk is its list of dispatches in one compute pass).
 
 use super::device::{adapter_text, open_pipeline, storage, Opened, RunError};
-use crate::wgsl::step::{step_kernel, STEP_WORKGROUP};
+use crate::wgsl::step::{step_kernel, StepShape, STEP_WORKGROUP};
 use crate::wgsl::step_table::{step_table, StepTable, PAIRS_PER_INVOCATION, STEP_TABLE_WORKGROUP};
 use crate::wgsl::Layout;
 use propnet_netlist::{InputId, Netlist, NetlistInfo};
@@ -30,15 +30,6 @@ enum Form {
     },
 }
 
-/// Record shapes both forms share.
-#[derive(Clone, Copy)]
-struct Shape {
-    src_words: u32,
-    dst_words: u32,
-    state_words: u32,
-    percepts: u32,
-}
-
 /// The step kernel of one netlist on a device.
 pub struct GpuStepper {
     device: wgpu::Device,
@@ -46,7 +37,7 @@ pub struct GpuStepper {
     info: wgpu::AdapterInfo,
     pipeline: wgpu::ComputePipeline,
     form: Form,
-    shape: Shape,
+    shape: StepShape,
     latches: usize,
     inputs: usize,
     /// Percepts per role.
@@ -64,13 +55,12 @@ impl GpuStepper {
     /// [`RunError::NoAdapter`], [`RunError::Device`], [`RunError::Shader`],
     /// [`RunError::TooLarge`] (one invocation's gate values do not fit a buffer).
     pub fn new(net: &Netlist, info: &NetlistInfo, inline_limit: usize) -> Result<Self, RunError> {
-        let inline = net.gates.len() <= inline_limit;
-        let (wgsl, layout, form) = if inline {
+        let (wgsl, layout, shape, table) = if net.gates.len() <= inline_limit {
             let k = step_kernel(net);
-            (k.wgsl.clone(), Layout::Inline, Err(k))
+            (k.wgsl, Layout::Inline, k.shape, None)
         } else {
             let k = step_table(net, info);
-            (k.wgsl.clone(), Layout::Table, Ok(k))
+            (k.wgsl.clone(), Layout::Table, k.shape, Some(k))
         };
         let Opened {
             info: adapter,
@@ -83,27 +73,14 @@ impl GpuStepper {
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
         let groups = u64::from(limits.max_compute_workgroups_per_dimension);
-        let (form, shape, max_pairs) = match form {
-            Err(k) => {
-                let shape = Shape {
-                    src_words: k.src_words,
-                    dst_words: k.dst_words,
-                    state_words: k.state_words,
-                    percepts: k.percepts,
-                };
-                let words = u64::from(k.src_words.max(k.dst_words));
-                let pairs = (binding / (4 * words)).min(groups * u64::from(STEP_WORKGROUP));
-                (Form::Inline, shape, pairs)
+        let row = 4 * u64::from(shape.src_words.max(shape.dst_words));
+        let (form, max_pairs) = match table {
+            None => {
+                let pairs = (binding / row).min(groups * u64::from(STEP_WORKGROUP));
+                (Form::Inline, pairs)
             }
-            Ok(k) => {
-                let shape = Shape {
-                    src_words: k.src_words,
-                    dst_words: k.dst_words,
-                    state_words: k.state_words,
-                    percepts: k.percepts,
-                };
-                let per_inv =
-                    4 * u64::from(k.slots).max(32 * u64::from(k.src_words.max(k.dst_words)));
+            Some(k) => {
+                let per_inv = (4 * u64::from(k.slots)).max(32 * row);
                 let invocations = (binding / per_inv).min(groups * u64::from(STEP_TABLE_WORKGROUP));
                 if invocations == 0 || 4 * k.tab.len() as u64 > binding {
                     return Err(RunError::TooLarge(format!(
@@ -115,7 +92,7 @@ impl GpuStepper {
                 }
                 let tab = storage(&device, "step tab", &k.tab);
                 let pairs = invocations * u64::from(PAIRS_PER_INVOCATION);
-                (Form::Table { kernel: k, tab }, shape, pairs)
+                (Form::Table { kernel: k, tab }, pairs)
             }
         };
         Ok(Self {

@@ -147,6 +147,7 @@ pub fn write_string(net: &Netlist, info: &NetlistInfo, opts: &Options) -> Result
 }
 
 /// Offsets of the constant tables inside [`Kernel::tables`].
+#[derive(Default)]
 pub(crate) struct Tables {
     pub words: Vec<u32>,
     pub role_legal: usize,
@@ -163,26 +164,6 @@ pub(crate) struct Tables {
     /// [`Layout::Table`]: words of `vals` per invocation (gates, latches, inputs, constants,
     /// temporaries of split gates).
     pub slots: usize,
-}
-
-impl Tables {
-    /// No tables (for a program appended alone).
-    pub(crate) fn empty() -> Self {
-        Tables {
-            words: Vec::new(),
-            role_legal: 0,
-            legal_input: 0,
-            legal_gate: 0,
-            role_goal: 0,
-            goal_value: 0,
-            goal_gate: 0,
-            latch_next: 0,
-            prog: 0,
-            prog_next: 0,
-            prog_end: 0,
-            slots: 0,
-        }
-    }
 }
 
 /// Words of the inline layout's private arrays: latches, inputs, legal and goal entries.

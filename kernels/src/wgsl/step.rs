@@ -21,11 +21,9 @@ use std::fmt::Write as _;
 /// Invocations per workgroup of the step kernel.
 pub const STEP_WORKGROUP: u32 = 64;
 
-/// A generated step kernel and its record shapes.
-#[derive(Clone, Debug)]
-pub struct StepKernel {
-    /// WGSL source; entry point `main`.
-    pub wgsl: String,
+/// The record shapes of a netlist's transitions, the same for both forms of the kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepShape {
     /// Words per pair in `src`: state words then input words.
     pub src_words: u32,
     /// Words per pair in `dst`: next-state words then percept words.
@@ -36,18 +34,38 @@ pub struct StepKernel {
     pub percepts: u32,
 }
 
+impl StepShape {
+    /// The shapes of `net`'s records.
+    pub fn of(net: &Netlist) -> Self {
+        let state_words = net.latches.len().div_ceil(32) as u32;
+        let input_words = net.inputs.len().div_ceil(32) as u32;
+        let percepts: usize = net.roles.iter().map(|r| r.percepts.len()).sum();
+        StepShape {
+            src_words: (state_words + input_words).max(1),
+            dst_words: (state_words + percepts.div_ceil(32) as u32).max(1),
+            state_words,
+            percepts: percepts as u32,
+        }
+    }
+}
+
+/// A generated step kernel and its record shapes.
+#[derive(Clone, Debug)]
+pub struct StepKernel {
+    /// WGSL source; entry point `main`.
+    pub wgsl: String,
+    /// Record shapes.
+    pub shape: StepShape,
+}
+
 /// Generates the step kernel of `net` (valid), one `let` per gate.
 pub fn step_kernel(net: &Netlist) -> StepKernel {
-    let state_words = net.latches.len().div_ceil(32) as u32;
-    let input_words = net.inputs.len().div_ceil(32) as u32;
-    let percepts: usize = net.roles.iter().map(|r| r.percepts.len()).sum();
-    let percept_words = percepts.div_ceil(32) as u32;
-    let src_words = (state_words + input_words).max(1);
-    let dst_words = (state_words + percept_words).max(1);
+    let shape = StepShape::of(net);
+    let state_words = shape.state_words;
     let mut o = String::new();
     let _ = write!(
         o,
-        "// propnet step kernel: {} gates, {} latches, {} inputs, {percepts} percepts
+        "// propnet step kernel: {} gates, {} latches, {} inputs, {} percepts
 struct StepParams {{
     n: u32,
     pad0: u32,
@@ -70,13 +88,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
     if (me >= prm.n) {{
         return;
     }}
-    let s = me * {src_words}u;
+    let s = me * {}u;
     _ = src[s]; // bound even when no gate reads the state or the move
-    let d = me * {dst_words}u;
+    let d = me * {}u;
 ",
         net.gates.len(),
         net.latches.len(),
         net.inputs.len(),
+        shape.percepts,
+        shape.src_words,
+        shape.dst_words,
     );
     for (i, g) in net.gates.iter().enumerate() {
         let _ = writeln!(o, "    let g{i} = {};", expr(g, state_words));
@@ -95,13 +116,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
         write_word(&mut o, next_words + w, chunk);
     }
     o.push_str("}\n");
-    StepKernel {
-        wgsl: o,
-        src_words,
-        dst_words,
-        state_words,
-        percepts: percepts as u32,
-    }
+    StepKernel { wgsl: o, shape }
 }
 
 /// `dst[d + w] = …`: bit `k` is gate `gates[k]`.

@@ -19,6 +19,7 @@
 //! back edges: llvmpipe stops every loop of a dispatch after 65,535.
 
 use super::common::unrolled;
+use super::step::StepShape;
 use super::table::{append_program, slots, write_interpreter, UNROLL_GATES};
 use super::Tables;
 use propnet_netlist::{Netlist, NetlistInfo};
@@ -47,14 +48,8 @@ pub struct StepTable {
     pub slots: u32,
     /// Gate records.
     pub records: u32,
-    /// Words per pair in `src`: state words then input words.
-    pub src_words: u32,
-    /// Words per pair in `dst`: next-state words then percept words.
-    pub dst_words: u32,
-    /// State words per pair.
-    pub state_words: u32,
-    /// Percepts of all roles together.
-    pub percepts: u32,
+    /// Record shapes.
+    pub shape: StepShape,
     /// Latches and inputs (items of the load dispatches).
     pub loads: u32,
     /// Latches' next values and percepts (items of the store dispatches).
@@ -97,7 +92,7 @@ impl StepTable {
 /// If `info` was computed for another netlist.
 pub fn step_table(net: &Netlist, info: &NetlistInfo) -> StepTable {
     assert!(info.describes(net), "NetlistInfo of another netlist");
-    let mut t = Tables::empty();
+    let mut t = Tables::default();
     append_program(net, info, &mut t);
     let records = t.prog_end as u32;
     let outputs: Vec<u32> = (net.latches.iter().map(|l| l.next.0))
@@ -110,11 +105,13 @@ pub fn step_table(net: &Netlist, info: &NetlistInfo) -> StepTable {
     let t_out = t.words.len();
     let mut tab = t.words;
     tab.extend(&outputs);
-    let state_words = net.latches.len().div_ceil(32) as u32;
-    let input_words = net.inputs.len().div_ceil(32) as u32;
-    let percepts = outputs.len() - net.latches.len();
-    let src_words = (state_words + input_words).max(1);
-    let dst_words = (state_words + percepts.div_ceil(32) as u32).max(1);
+    let shape = StepShape::of(net);
+    let StepShape {
+        src_words,
+        dst_words,
+        state_words,
+        percepts,
+    } = shape;
     let s = slots(net);
     let mut o = String::new();
     let _ = write!(
@@ -193,10 +190,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
         tab,
         slots: t.slots as u32,
         records,
-        src_words,
-        dst_words,
-        state_words,
-        percepts: percepts as u32,
+        shape,
         loads: (net.latches.len() + net.inputs.len()) as u32,
         stores: outputs.len() as u32,
         segment: SEGMENT_RECORDS,
