@@ -1,7 +1,7 @@
 //! Generated engines on random netlists: simulated in iverilog, compared bit for bit with
 //! `reference_playout`; Threefry module alone against `rng::threefry2x32_20`; lint.
 
-use propnet_hdl::sim::{simulate, SimRun};
+use propnet_hdl::sim::{simulate, SimRun, Simulator};
 use propnet_hdl::{tools, Design, Error, Options};
 use propnet_netlist::playout::{reference_playout, PlayoutEnd};
 use propnet_netlist::random::{random_netlist, RandomSpec};
@@ -31,7 +31,8 @@ fn have(tool: &str) -> bool {
     tools::available_for_tests(tool)
 }
 
-/// Simulates `net` and requires every record and counter to equal the reference.
+/// Simulates `net` in Icarus Verilog and requires every record and counter to equal the
+/// reference.
 fn check(
     net: &Netlist,
     opts: &Options,
@@ -41,17 +42,30 @@ fn check(
     start: Option<Vec<bool>>,
     tag: &str,
 ) {
-    let design = generate(net, opts).expect("generate");
-    let dir = scratch(tag);
     let run = SimRun {
         seed,
         playouts,
         max_steps,
-        start: start.clone(),
+        start,
         max_cycles: 1_000_000,
+        simulator: Simulator::Icarus,
     };
-    let out = simulate(&design, &dir, &run).unwrap_or_else(|e| panic!("{tag}: {e}"));
-    let start = start.unwrap_or_else(|| net.initial_state());
+    check_run(net, opts, &run, tag);
+}
+
+/// Simulates `net` as `run` says and requires every record and counter to equal the
+/// reference.
+fn check_run(net: &Netlist, opts: &Options, run: &SimRun, tag: &str) {
+    let SimRun {
+        seed,
+        playouts,
+        max_steps,
+        ..
+    } = *run;
+    let design = generate(net, opts).expect("generate");
+    let dir = scratch(tag);
+    let out = simulate(&design, &dir, run).unwrap_or_else(|e| panic!("{tag}: {e}"));
+    let start = run.start.clone().unwrap_or_else(|| net.initial_state());
     let want: Vec<_> = (0..playouts)
         .map(|p| reference_playout(net, &start, seed, p, max_steps))
         .collect();
@@ -371,6 +385,45 @@ fn random_netlists_match_reference() {
             None,
             &format!("rand{seed}"),
         );
+    }
+}
+
+/// The same testbench compiled by Verilator (what `propnet hdl --check` uses for large
+/// designs): records, counters and cycle counts equal the reference, from a start state
+/// given by plusarg, on two engines.
+#[test]
+fn verilator_runs_the_testbench_like_icarus() {
+    if !have("verilator") {
+        return;
+    }
+    let net = lively_netlist(
+        7000,
+        &RandomSpec {
+            roles: 2,
+            latches: 40,
+            ..Default::default()
+        },
+        0x77,
+        9,
+        30,
+    );
+    let start: Vec<bool> = (0..net.latches.len()).map(|i| i % 3 == 0).collect();
+    let opts = Options {
+        engines: 2,
+        rng_stages: 4,
+        banks: 2,
+        ..Default::default()
+    };
+    for (start, tag) in [(None, "verilator_init"), (Some(start), "verilator_state")] {
+        let run = SimRun {
+            seed: 0x77,
+            playouts: 9,
+            max_steps: 30,
+            start,
+            max_cycles: 1_000_000,
+            simulator: Simulator::Verilator,
+        };
+        check_run(&net, &opts, &run, tag);
     }
 }
 

@@ -372,7 +372,7 @@ fn hdl_writes_and_checks_the_percept_module() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}{}", stdout, text(&out.stderr));
     assert!(
-        stdout.contains("simulation: 6 playouts equal to the reference"),
+        stdout.contains("simulation (iverilog): 6 playouts equal to the reference"),
         "{stdout}"
     );
     let line = (stdout.lines())

@@ -255,7 +255,7 @@ fn hdl_check_says_what_it_simulates() {
     );
     assert!(
         o.out
-            .contains("simulation: 3 playouts equal to the reference"),
+            .contains("simulation (iverilog): 3 playouts equal to the reference"),
         "{}",
         o.out
     );

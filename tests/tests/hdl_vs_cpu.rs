@@ -56,6 +56,7 @@ fn check(
         max_steps,
         start: None,
         max_cycles: 10_000_000,
+        simulator: propnet_hdl::sim::Simulator::Icarus,
     };
     let out = simulate(&design, &dir, &run).unwrap_or_else(|e| panic!("{tag}: {e}"));
     let start = net.initial_state();

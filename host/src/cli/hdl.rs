@@ -1,11 +1,11 @@
 //! `propnet hdl`: writes the Verilog playout engine and testbench for a game, optionally
-//! checks it in iverilog against the reference playouts, synthesizes it for an FPGA (by
+//! checks it in a Verilog simulator (Icarus or Verilator) against the reference playouts, synthesizes it for an FPGA (by
 //! default fitting the engine shape and count to the device, `--fit`) and builds it for a
 //! board with the UART shell (`--board`).
 
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
-use propnet_hdl::sim::{simulate, SimRun};
+use propnet_hdl::sim::{simulate, SimRun, Simulator};
 use propnet_hdl::synth::{estimate, synthesize_with_progress, PnrOptions, Target};
 use propnet_hdl::{generate, threefry, Options};
 use propnet_netlist::playout::reference_playout;
@@ -80,9 +80,14 @@ pub struct HdlArgs {
     /// whether or not it is met).
     #[arg(long, requires = "device", default_value_t = 150, value_parser = super::args::whole::<u32>(1, 1000))]
     pub pnr_mhz: u32,
-    /// Simulate this many playouts in iverilog and require equality with the CPU reference.
+    /// Simulate this many playouts (`--simulator`) and require equality with the CPU
+    /// reference (on a GDL-II game also every transition's percepts, in Icarus Verilog).
     #[arg(long, default_value_t = 0, value_parser = super::args::whole::<u32>(0, 1_000_000))]
     pub check: u32,
+    /// The Verilog simulator of `--check`: `auto` (Verilator for a design over 2 MiB of
+    /// Verilog when it is installed, else Icarus), `iverilog` or `verilator`.
+    #[arg(long, value_enum, default_value_t = SimulatorArg::Auto)]
+    pub simulator: SimulatorArg,
     /// Step limit per playout (simulation check and length estimate).
     #[arg(long, default_value_t = 1000, value_parser = super::args::whole::<u32>(1, super::common::MAX_STEPS))]
     pub max_steps: u32,
@@ -95,6 +100,17 @@ pub struct HdlArgs {
     /// Skip the optimization passes.
     #[arg(long)]
     pub no_optimize: bool,
+}
+
+/// `propnet hdl --simulator`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SimulatorArg {
+    /// Verilator for designs over 2 MiB of Verilog when installed, else Icarus Verilog.
+    Auto,
+    /// Icarus Verilog (`iverilog`, `vvp`): compiles at once, interprets.
+    Iverilog,
+    /// Verilator 5 (`verilator --binary --timing`): builds for tens of seconds, runs fast.
+    Verilator,
 }
 
 /// Clap value parser of `--rng-stages`: one of [`threefry::VALID_STAGES`].
@@ -239,11 +255,13 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
     };
     let design = generate(&net, net.info(), &opts)?;
     write_design(&design, &args)?;
-    if args.check > 0 {
-        check(&net, &design, &args)?;
-    }
+    // The percept module is combinational and simulates in seconds where a large engine
+    // takes minutes: it goes first.
     if net.gdl2 {
         super::hdl_percept::run(&net, &design, &args)?;
+    }
+    if args.check > 0 {
+        check(&net, &design, &args)?;
     }
     // With a board the board build synthesizes and places the whole design (engines and
     // shell): no separate engine synthesis.
@@ -280,21 +298,33 @@ fn check(net: &ValidNetlist, design: &propnet_hdl::Design, args: &HdlArgs) -> an
     let want: Vec<_> = (0..args.check)
         .map(|p| reference_playout(net, &start, args.seed, p, args.max_steps))
         .collect();
-    // iverilog runs some thousands of cycles per second on an engine: say how much is to
-    // come, so that a long check is not mistaken for a hang.
+    let simulator = match args.simulator {
+        SimulatorArg::Auto => Simulator::auto(design),
+        SimulatorArg::Iverilog => Simulator::Icarus,
+        SimulatorArg::Verilator => Simulator::Verilator,
+    };
+    // iverilog runs some thousands of cycles per second on an engine, a Verilator build
+    // takes tens of seconds: say how much is to come, so that a long check is not mistaken
+    // for a hang.
     let moves: u64 = want.iter().map(|r| u64::from(r.length)).sum();
     eprintln!(
-        "simulating {} in iverilog ({moves} joint moves in the reference, over {})",
+        "simulating {} in {} ({moves} joint moves in the reference, over {})",
         super::plural(u64::from(args.check), "playout"),
+        simulator.name(),
         super::plural(u64::from(design.info.engines), "engine")
     );
-    let pb = spinner(format!("simulating {} playouts in iverilog", args.check));
+    let pb = spinner(format!(
+        "simulating {} playouts in {}",
+        args.check,
+        simulator.name()
+    ));
     let run = SimRun {
         seed: args.seed,
         playouts: args.check,
         max_steps: args.max_steps,
         start: None,
         max_cycles: 100_000_000,
+        simulator,
     };
     let out = simulate(design, &args.out.join("sim"), &run)?;
     pb.finish_and_clear();
@@ -306,8 +336,10 @@ fn check(net: &ValidNetlist, design: &propnet_hdl::Design, args: &HdlArgs) -> an
         );
     }
     println!(
-        "simulation: {} playouts equal to the reference, {} cycles",
-        args.check, out.counters["cycles"]
+        "simulation ({}): {} playouts equal to the reference, {} cycles",
+        simulator.name(),
+        args.check,
+        out.counters["cycles"]
     );
     Ok(())
 }
