@@ -6,6 +6,10 @@
 //! bound arguments) from [`Calls`]; a call that has no answers yet is recorded in
 //! [`Join::missing`] and yields nothing, so the caller computes it and runs the join
 //! again (joins never nest, and every call is answered completely before it is used).
+//! A join stops once [`MISSING_BATCH`] calls are missing: its solutions are incomplete
+//! then anyway, and a rule whose join opens hundreds of millions of calls (a ten-argument
+//! static relation checked on every combination of nine board cells) would otherwise
+//! hold them all in memory before any is computed.
 
 use super::budget::Deadline;
 use super::plan::{Mode, Source, Step};
@@ -14,6 +18,14 @@ use super::store::{AtomArena, AtomId, Index, Postings};
 use super::unify::{find_term, make_term, pat_eq, unify};
 use crate::gdl::RelId;
 use crate::terms::{TermArena, TermId};
+
+/// Most missing calls one join records before it stops (see the module docs).
+#[cfg(not(test))]
+pub const MISSING_BATCH: usize = 1 << 16;
+/// Most missing calls one join records before it stops: in the unit tests so few that
+/// every test with on-demand relations runs joins that stop and run again.
+#[cfg(test)]
+pub const MISSING_BATCH: usize = 3;
 
 /// Candidate atoms of a scan.
 enum Cands<'a> {
@@ -98,8 +110,11 @@ pub struct Join<'a, 'r> {
     deadline: Deadline,
     ticks: u32,
     args: Vec<TermId>,
-    /// Calls of on-demand relations that had no answers yet (the join skipped them).
+    /// Calls of on-demand relations that had no answers yet (the join skipped them); at
+    /// most [`MISSING_BATCH`].
     pub missing: Vec<(RelId, Vec<Option<TermId>>)>,
+    /// Set when `missing` reached [`MISSING_BATCH`] and the join unwound.
+    batch_full: bool,
     /// Goals of the open table whose answers the join read.
     pub reads: Vec<u32>,
 }
@@ -127,6 +142,7 @@ impl<'a, 'r> Join<'a, 'r> {
             ticks: 0,
             args: Vec::new(),
             missing: Vec::new(),
+            batch_full: false,
             reads: Vec::new(),
         }
     }
@@ -136,10 +152,14 @@ impl<'a, 'r> Join<'a, 'r> {
         unify(self.terms, p, t, &mut self.binds, &mut self.trail)
     }
 
-    /// Enumerates all solutions.
+    /// Enumerates all solutions, or stops early with [`MISSING_BATCH`] calls in
+    /// [`Join::missing`].
     pub fn run(&mut self, emit: &mut Emit<'_>) -> Result<(), Stop> {
         self.trail.clear();
-        self.step(0, emit)
+        match self.step(0, emit) {
+            Err(Stop::Callback) if self.batch_full => Ok(()),
+            r => r,
+        }
     }
 
     fn tick(&mut self) -> Result<(), Stop> {
@@ -328,6 +348,10 @@ impl<'a, 'r> Join<'a, 'r> {
         let (goal, rows, count) = match db.calls.answers(a.rel, &key) {
             Answers::Missing => {
                 self.missing.push((a.rel, key));
+                if self.missing.len() >= MISSING_BATCH {
+                    self.batch_full = true;
+                    return Err(Stop::Callback); // unwinds to `run`
+                }
                 return Ok(());
             }
             Answers::Rows { goal, rows, count } => (goal, rows, count),

@@ -44,6 +44,17 @@ pub const MATERIALIZE_LIMIT: usize = 1_000_000;
 /// Most answers of a more general goal that a call reads instead of opening its own.
 pub const GENERAL_ROWS: usize = 64;
 
+/// Why a static join stopped before its end.
+#[derive(Clone, Copy, Debug)]
+enum RowStop {
+    /// A head variable was not bound.
+    Unbound,
+    /// A materialization attempt passed its answer cap.
+    Cap,
+    /// The rows outgrew the memory budget.
+    Memory,
+}
+
 /// One call of an on-demand relation and its answers. Its key lives in
 /// [`Statics::keys`] (the goal's id is the key's id), so a goal that has no answers and
 /// read nothing holds no heap memory of its own: a rule body can open millions of
@@ -511,7 +522,16 @@ impl Grounder<'_> {
                 s
             }
         };
-        let mut unbound = false;
+        let mut stop = None;
+        // The rows of one call can outgrow everything else (a ten-argument static
+        // relation called with nothing bound): the budget is checked as they grow, and a
+        // materialization attempt stops at its answer cap, not after the call.
+        let (base, meter) = (self.used_bytes(), self.meter.clone());
+        let arity = key.len().max(1);
+        let cap_rows = self
+            .statics
+            .cap
+            .map(|c| c.saturating_sub(self.statics.answers));
         let init = |j: &mut super::join::Join<'_, '_>| {
             rule.head
                 .args
@@ -530,18 +550,34 @@ impl Grounder<'_> {
                     match make_term(terms, p, binds) {
                         Some(t) => rows.push(t),
                         None => {
-                            unbound = true;
+                            stop = Some(RowStop::Unbound);
                             return false;
                         }
                     }
                 }
+                if cap_rows.is_some_and(|c| rows.len() / arity > c) {
+                    stop = Some(RowStop::Cap);
+                    return false;
+                }
+                if hits.is_multiple_of(4096) && meter.over(base + 4 * rows.capacity()) {
+                    stop = Some(RowStop::Memory);
+                    return false;
+                }
                 true
             },
         );
-        match r {
-            Ok(out) => Ok(out),
-            Err(Stop::Time) => Err(self.time_error(k)),
-            Err(Stop::Callback) => Err(GroundError::Unsafe {
+        match (r, stop) {
+            (Ok(out), _) => Ok(out),
+            (Err(Stop::Time), _) => Err(self.time_error(k)),
+            (Err(Stop::Callback), Some(RowStop::Memory)) => {
+                Err(self.memory_error(k, 4 * rows.capacity()))
+            }
+            (Err(Stop::Callback), Some(RowStop::Cap)) => Err(self.budget_error(
+                BudgetKind::Atoms,
+                k,
+                format!("; more than {MATERIALIZE_LIMIT} answers while materializing"),
+            )),
+            (Err(Stop::Callback), _) => Err(GroundError::Unsafe {
                 span: rule.span,
                 message: format!(
                     "a variable of the head of a {} rule is not bound by a positive body literal",

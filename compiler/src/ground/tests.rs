@@ -740,3 +740,29 @@ fn atoms_no_output_needs_are_not_built() {
     let s2 = step(&net, &s0, &["(go 19)"]);
     assert!(!terminal(&s2));
 }
+
+/// A rule whose join opens more on-demand calls than a join records
+/// ([`super::join::MISSING_BATCH`], 3 in the unit tests): the join stops, the calls are
+/// computed, and it runs again until none is missing, with the same answers as one
+/// complete run. `nat` grows terms without bound, so it is computed on demand, per call.
+#[test]
+fn joins_with_more_missing_calls_than_a_batch_run_again_to_the_same_answers() {
+    let p = program(
+        "(role r) (d z) (d (s z)) (d (s (s z))) (d (s (s (s z)))) (d foo) (d (s foo))
+         (nat z) (<= (nat (s ?x)) (nat ?x))
+         (init on) (<= (next on) (true on))
+         (<= (legal r (m ?a ?b)) (true on) (d ?a) (d ?b) (nat ?a) (nat ?b))
+         (<= terminal (true off)) (goal r 0)",
+    );
+    const _: () = assert!(super::join::MISSING_BATCH < 36, "more calls than a batch");
+    let (net, _) = compiled(&p);
+    let mut got = legal_names(&net, &net.initial_state());
+    got.sort();
+    let nats = ["z", "(s z)", "(s (s z))", "(s (s (s z)))"];
+    let mut want: Vec<String> = nats
+        .iter()
+        .flat_map(|a| nats.iter().map(move |b| format!("(m {a} {b})")))
+        .collect();
+    want.sort();
+    assert_eq!(got, want);
+}
