@@ -32,6 +32,22 @@ const GAME: &str = "
 (goal random 0)
 ";
 
+/// Whether a GPU adapter (a real GPU or lavapipe) exists; without one the GPU checks
+/// skip with a message, unless `PROPNET_REQUIRE_GPU` is set (CI).
+fn gpu_present() -> bool {
+    match propnet_kernels::runner::request_adapter() {
+        Ok(_) => true,
+        Err(e) => {
+            assert!(
+                std::env::var_os("PROPNET_REQUIRE_GPU").is_none(),
+                "no GPU adapter: {e}"
+            );
+            eprintln!("skipping the GPU trace: no adapter ({e})");
+            false
+        }
+    }
+}
+
 fn game_file(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("propnet-cli-gdl2-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -142,6 +158,37 @@ fn compile_writes_percepts_and_the_netlist_traces_them_like_the_interpreter() {
     }
     // the compiled JSON is a game too
     assert_eq!(trace(&["--engine", "netlist"]).len(), interp.len());
+    if gpu_present() {
+        let out = propnet(&[
+            "trace",
+            g,
+            "--playouts",
+            "6",
+            "--seed",
+            "5",
+            "--engine",
+            "netlist",
+            "--backend",
+            "gpu",
+        ]);
+        let err = text(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        let lines: Vec<String> = text(&out.stdout)
+            .lines()
+            .skip(1)
+            .map(String::from)
+            .collect();
+        assert_eq!(lines, interp, "gpu");
+        // Every traced state (18) on the playout kernel; every transition (18 states
+        // less the 6 initial ones) and its percepts on the step kernel.
+        assert!(
+            err.contains(
+                "checked on the GPU, equal to the CPU program: 18 states on the playout \
+                 kernel, 12 transitions and their percepts on the step kernel"
+            ) && err.matches("gpu: ").count() == 1,
+            "{err}"
+        );
+    }
     // a backend without `--engine netlist` would be ignored: refused instead
     let out = propnet(&["trace", g, "--backend", "gpu"]);
     assert_eq!(out.status.code(), Some(1));

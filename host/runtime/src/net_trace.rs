@@ -293,11 +293,11 @@ impl<'n> NetTrace<'n> {
         })
     }
 
-    /// A one-line description of the evaluation (for `gpu`, the adapter).
+    /// A one-line description of the evaluation (for `gpu`, the adapter and both kernels).
     pub fn describe(&self) -> String {
         let steps = match (&self.steps, &self.steps_skipped) {
             (Some(c), _) => format!(
-                ", every transition and its percepts on the {}",
+                ", every transition and its percepts also on its {}",
                 c.describe()
             ),
             (None, Some(why)) => format!(", percepts not checked on the GPU ({why})"),
@@ -305,11 +305,29 @@ impl<'n> NetTrace<'n> {
         };
         match &self.gpu {
             Some(g) => format!(
-                "netlist (cpu program), every state checked on {}{steps}",
+                "netlist (cpu program), every state also run on {}{steps}",
                 g.gpu.describe()
             ),
             None => format!("netlist ({})", self.backend.name()),
         }
+    }
+
+    /// With `gpu`, after [`TraceEngine::finish`]: what was checked on the GPU (states on
+    /// the playout kernel, transitions and percepts on the step kernel), all of it equal
+    /// to the CPU program, or a check would have failed. `None` for the other evaluations.
+    pub fn summary(&self) -> Option<String> {
+        let g = self.gpu.as_ref()?;
+        let steps = match &self.steps {
+            Some(c) => format!(
+                ", {} and their percepts on the step kernel",
+                plural(c.checked, "transition")
+            ),
+            None => String::new(),
+        };
+        Some(format!(
+            "checked on the GPU, equal to the CPU program: {} on the playout kernel{steps}",
+            plural(u64::from(g.checked), "state")
+        ))
     }
 
     /// Runs the pending GPU checks (see the module docs).
@@ -503,5 +521,14 @@ mod tests {
         }
         assert_eq!(TraceBackend::parse("REF"), Ok(TraceBackend::Reference));
         assert!(TraceBackend::parse("tpu").unwrap_err().contains("tpu"));
+    }
+}
+
+/// `n thing` or `n things`.
+fn plural(n: u64, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
     }
 }

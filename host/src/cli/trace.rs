@@ -122,7 +122,11 @@ pub fn with_engine<T>(
             let eval = args.backend.unwrap_or(TraceEval::Cpu);
             let mut e = NetTrace::new(&net, eval.into(), &backends)?;
             eprintln!("engine: {}", e.describe());
-            f(&mut e)
+            let out = f(&mut e)?;
+            if let Some(summary) = e.summary() {
+                eprintln!("{summary}");
+            }
+            Ok(out)
         }
     }
 }

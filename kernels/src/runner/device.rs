@@ -350,12 +350,17 @@ impl GpuRunner {
         })
     }
 
-    /// Adapter name, backend API, driver, and the kernel's layout and lanes.
+    /// Adapter name, backend API, driver, and the playout kernel's form (straight-line
+    /// code or interpreted, [`crate::wgsl::Layout`]) and lanes.
     pub fn describe(&self) -> String {
+        let form = match self.kernel.layout {
+            crate::wgsl::Layout::Inline => "straight-line code",
+            crate::wgsl::Layout::Table => "interpreted",
+            crate::wgsl::Layout::Auto => "auto",
+        };
         format!(
-            "gpu: {} ({:?} layout, {} lanes/invocation)",
+            "gpu: {} (playout kernel: {form}, {} lanes/invocation)",
             adapter_text(&self.info),
-            self.kernel.layout,
             self.kernel.lanes
         )
     }

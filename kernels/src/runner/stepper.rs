@@ -3,7 +3,7 @@
 //! ([`crate::wgsl::step`], one dispatch a chunk) or interpreted
 //! ([`crate::wgsl::step_table`], a chunk is its list of dispatches in one compute pass).
 
-use super::device::{adapter_text, open_pipeline, storage, Opened, RunError};
+use super::device::{open_pipeline, storage, Opened, RunError};
 use crate::wgsl::step::{step_kernel, StepShape, STEP_WORKGROUP};
 use crate::wgsl::step_table::{step_table, StepTable, PAIRS_PER_INVOCATION, STEP_TABLE_WORKGROUP};
 use crate::wgsl::Layout;
@@ -109,17 +109,21 @@ impl GpuStepper {
         })
     }
 
-    /// The adapter and the kernel's shape.
+    /// The kernel's form and shape (the adapter: [`GpuStepper::adapter_info`]).
     pub fn describe(&self) -> String {
         let form = match &self.form {
-            Form::Inline => "straight-line".to_string(),
+            Form::Inline => "straight-line code".to_string(),
             Form::Table { kernel, .. } => format!("interpreted, {} records", kernel.records),
         };
         format!(
-            "gpu step kernel on {} ({form}; {} percept outputs)",
-            adapter_text(&self.info),
+            "step kernel ({form}; {} percept outputs)",
             self.shape.percepts
         )
+    }
+
+    /// The adapter's information.
+    pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
+        &self.info
     }
 
     /// Sets the records one dispatch of the interpreted form runs (default
