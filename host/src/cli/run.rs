@@ -12,7 +12,6 @@ use propnet_runtime::backend::Backend;
 use propnet_runtime::goals::GoalAudit;
 use propnet_runtime::measure::{measure, Totals};
 use propnet_runtime::pipeline::CompileReport;
-use propnet_sim::program::Program;
 use propnet_sim::{CpuBackend, CpuOptions, SUPPORTED_LANES};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -96,7 +95,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let opts = backend_options(&args);
     let mut chosen = RunBackend::new(&args, &net, &opts)?;
     let backend = chosen.as_dyn();
-    let program = Some(program_size(backend, &net));
+    let program = program_size(backend);
     let bar = progress_bar(&args, playouts)?;
     propnet_runtime::stop::set_graceful(true);
     let first_batch = backend.natural_batch();
@@ -195,12 +194,10 @@ impl RunBackend {
     }
 }
 
-/// The CPU program's size: the CPU backend's own program, else one compiled here.
-fn program_size(backend: &dyn Backend, net: &ValidNetlist) -> ProgramSize {
-    let size = backend
-        .program_size()
-        .unwrap_or_else(|| propnet_sim::program_size(&Program::compile(net, net.info())));
-    (size.core, size.goal, size.next, size.operands, size.tuning)
+/// The CPU program's size, when the backend runs one (not the GPU's or the reference's).
+fn program_size(backend: &dyn Backend) -> Option<ProgramSize> {
+    let size = backend.program_size()?;
+    Some((size.core, size.goal, size.next, size.operands, size.tuning))
 }
 
 /// The progress bar of a run of `playouts` (or of `--seconds`, in milliseconds); hidden
