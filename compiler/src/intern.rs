@@ -135,6 +135,31 @@ impl Tuples {
         items.truncate(starts[len] as usize);
     }
 
+    /// Heap bytes that interning `n` more tuples may allocate beyond [`Self::heap_bytes`]
+    /// (an estimate from the mean tuple length): a full vector is copied into one a
+    /// quarter larger and a full hash table into one twice as large, the old ones alive
+    /// until the copy is done. A budget checked every `n` tuples must count this, or one
+    /// growth of a table of tens of millions of tuples passes it by gigabytes.
+    pub fn growth_bytes(&self, n: usize) -> usize {
+        let grown = |cap: usize, len: usize, more: usize| {
+            if cap - len < more {
+                4 * (len + more.max(len / 4).max(64))
+            } else {
+                0
+            }
+        };
+        let per = self.items.len() / self.len().max(1) + 1;
+        let table = if self.table.capacity() - self.table.len() < n {
+            (2 * self.table.capacity()).max(16) * (4 + 1)
+        } else {
+            0
+        };
+        grown(self.tags.capacity(), self.tags.len(), n)
+            + grown(self.starts.capacity(), self.starts.len(), n)
+            + grown(self.items.capacity(), self.items.len(), n * per)
+            + table
+    }
+
     /// Bytes held on the heap (capacity, not length).
     pub fn heap_bytes(&self) -> usize {
         4 * (self.tags.capacity() + self.starts.capacity() + self.items.capacity())

@@ -402,7 +402,9 @@ impl<'l> Grounder<'l> {
                 }
             }
             found.intern(0, &buf);
-            if solutions.is_multiple_of(4096) && meter.over(base + found.heap_bytes()) {
+            if solutions.is_multiple_of(4096)
+                && meter.over(base + found.heap_bytes() + found.growth_bytes(4096))
+            {
                 over = true;
                 return false;
             }

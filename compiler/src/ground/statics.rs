@@ -51,8 +51,9 @@ enum RowStop {
     Unbound,
     /// A materialization attempt passed its answer cap.
     Cap,
-    /// The rows outgrew the memory budget.
-    Memory,
+    /// The rows (these bytes, with the growth the next rows would make) outgrew the
+    /// memory budget.
+    Memory(usize),
 }
 
 /// One call of an on-demand relation and its answers. Its key lives in
@@ -438,7 +439,14 @@ impl Grounder<'_> {
             .checked_div(arity)
             .unwrap_or(usize::from(hits > 0));
         let mut gained = false;
+        let rows_bytes = 4 * rows.capacity();
         for i in 0..found {
+            if i % 4096 == 4095 {
+                let seen = self.statics.seen.growth_bytes(4096);
+                if self.meter.over(self.used_bytes() + rows_bytes + seen) {
+                    return Err(self.memory_error(self.first_rule(rel), rows_bytes + seen));
+                }
+            }
             let row = &rows[i * arity..(i + 1) * arity];
             if self.statics.seen.intern(g, bytemuck::cast_slice(row)).1 {
                 let goal = &mut self.statics.goals[g as usize];
@@ -559,8 +567,11 @@ impl Grounder<'_> {
                     stop = Some(RowStop::Cap);
                     return false;
                 }
-                if hits.is_multiple_of(4096) && meter.over(base + 4 * rows.capacity()) {
-                    stop = Some(RowStop::Memory);
+                // A full `Vec` doubles, the old buffer alive while it is copied.
+                let room = rows.capacity() - rows.len() < 4096 * arity;
+                let bytes = 4 * rows.capacity() * if room { 3 } else { 1 };
+                if hits.is_multiple_of(4096) && meter.over(base + bytes) {
+                    stop = Some(RowStop::Memory(bytes));
                     return false;
                 }
                 true
@@ -569,9 +580,7 @@ impl Grounder<'_> {
         match (r, stop) {
             (Ok(out), _) => Ok(out),
             (Err(Stop::Time), _) => Err(self.time_error(k)),
-            (Err(Stop::Callback), Some(RowStop::Memory)) => {
-                Err(self.memory_error(k, 4 * rows.capacity()))
-            }
+            (Err(Stop::Callback), Some(RowStop::Memory(bytes))) => Err(self.memory_error(k, bytes)),
             (Err(Stop::Callback), Some(RowStop::Cap)) => Err(self.budget_error(
                 BudgetKind::Atoms,
                 k,
