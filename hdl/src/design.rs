@@ -184,6 +184,11 @@ pub struct Design {
 }
 
 impl Design {
+    /// Bytes of Verilog: the sources and the testbench.
+    pub fn verilog_bytes(&self) -> usize {
+        self.sources.iter().map(|f| f.text.len()).sum::<usize>() + self.testbench.text.len()
+    }
+
     /// Writes all files into `dir` (created if needed); returns the source paths (without the
     /// testbench) and the testbench path.
     pub fn write_to(&self, dir: &Path) -> Result<(Vec<PathBuf>, PathBuf), Error> {

@@ -10,6 +10,7 @@
 
 use crate::core::{write_state_gate, write_unused};
 use crate::names::comment;
+use crate::sim::Simulator;
 use crate::tools::run;
 use crate::Error;
 use propnet_netlist::{Gate, GateId, InputId, Netlist, NetlistInfo, Output};
@@ -83,7 +84,7 @@ fn first_of(net: &Netlist, r: usize) -> usize {
     net.roles[..r].iter().map(|x| x.percepts.len()).sum()
 }
 
-/// Simulates the percept module of `net` in Icarus Verilog (files in `dir`) on `pairs`
+/// Simulates the percept module of `net` in `simulator` (files in `dir`) on `pairs`
 /// (state before the move, joint move) and returns, per pair, each role's percepts as
 /// indices into its `percepts` list (ascending): what
 /// [`propnet_netlist::scalar::ScalarNet::next_with_percepts`] gives, when the design is
@@ -91,12 +92,13 @@ fn first_of(net: &Netlist, r: usize) -> usize {
 ///
 /// # Errors
 /// [`Error::Unsupported`] for a netlist without percepts; [`Error::ToolMissing`] /
-/// [`Error::ToolFailed`] for iverilog or vvp; [`Error::Parse`] for unexpected output.
+/// [`Error::ToolFailed`] for the simulator's tools; [`Error::Parse`] for unexpected output.
 pub fn simulate_percepts(
     net: &Netlist,
     info: &NetlistInfo,
     pairs: &[(Vec<bool>, Vec<InputId>)],
     dir: &Path,
+    simulator: Simulator,
 ) -> Result<Vec<Vec<Vec<usize>>>, Error> {
     let module = "propnet_percept";
     let text = write_percept_module(net, info, module)
@@ -118,13 +120,22 @@ pub fn simulate_percepts(
     let p = net.roles.iter().map(|r| r.percepts.len()).sum();
     let tb = testbench(module, (l, i, p), pairs.len());
     propnet_output::write(&dir.join("percept_tb.v"), tb)?;
-    let args: Vec<String> = ["-g2005", "-o", "percept.vvp", "percept_tb.v"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([format!("{module}.v")])
-        .collect();
-    run("iverilog", &args, dir)?;
-    let out = run("vvp", &["-n".into(), "percept.vvp".into()], dir)?;
+    let files = vec!["percept_tb.v".to_string(), format!("{module}.v")];
+    let out = match simulator {
+        Simulator::Icarus => {
+            let args: Vec<String> = ["-g2005", "-o", "percept.vvp"]
+                .iter()
+                .map(|s| s.to_string())
+                .chain(files)
+                .collect();
+            run("iverilog", &args, dir)?;
+            run("vvp", &["-n".into(), "percept.vvp".into()], dir)?
+        }
+        Simulator::Verilator => {
+            let model = crate::sim::build_verilator("percept_tb", files, dir)?;
+            run(&model, &[], dir)?
+        }
+    };
     parse(net, &out, pairs.len())
 }
 

@@ -39,8 +39,12 @@ impl Simulator {
     /// Verilator for a design larger than [`Self::AUTO_VERILATOR_BYTES`] when `verilator`
     /// can be started, else Icarus.
     pub fn auto(design: &Design) -> Self {
-        let bytes: usize = design.sources.iter().map(|f| f.text.len()).sum::<usize>()
-            + design.testbench.text.len();
+        Self::auto_for(design.verilog_bytes())
+    }
+
+    /// Verilator for `bytes` of Verilog over [`Self::AUTO_VERILATOR_BYTES`] when
+    /// `verilator` can be started, else Icarus.
+    pub fn auto_for(bytes: usize) -> Self {
         if bytes > Self::AUTO_VERILATOR_BYTES && crate::tools::available("verilator") {
             Simulator::Verilator
         } else {
@@ -183,7 +187,7 @@ pub fn simulate(design: &Design, dir: &Path, run_cfg: &SimRun) -> Result<SimOutp
             run("vvp", &args, dir)?
         }
         Simulator::Verilator => {
-            let model = build_verilator(design, dir, files)?;
+            let model = build_verilator(&design.names.testbench, files, dir)?;
             run(&model, &plus, dir)?
         }
     };
@@ -212,9 +216,10 @@ fn plusargs(run_cfg: &SimRun) -> Vec<String> {
     plus
 }
 
-/// Builds the testbench with `verilator --binary --timing` into `dir/obj_dir`; returns the
-/// model's absolute path.
-fn build_verilator(design: &Design, dir: &Path, files: Vec<String>) -> Result<String, Error> {
+/// Builds the testbench module `top` of `files` (in `dir`) with `verilator --binary
+/// --timing` into `dir/obj_dir`, with `PROPNET_TRACE` defined; returns the model's
+/// absolute path.
+pub(crate) fn build_verilator(top: &str, files: Vec<String>, dir: &Path) -> Result<String, Error> {
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut args: Vec<String> = [
         "--binary",
@@ -230,7 +235,7 @@ fn build_verilator(design: &Design, dir: &Path, files: Vec<String>) -> Result<St
     ]
     .map(String::from)
     .into();
-    args.extend(["--top-module".into(), design.names.testbench.clone()]);
+    args.extend(["--top-module".into(), top.to_string()]);
     args.extend(["-j".into(), jobs.to_string()]);
     args.extend(files);
     run("verilator", &args, dir)?;

@@ -1,8 +1,9 @@
-//! The `<prefix>_percept` module in Icarus Verilog equals the scalar reference: every
+//! The `<prefix>_percept` module in Icarus Verilog (and Verilator) equals the scalar reference: every
 //! role's percepts of many (state, joint move) pairs on random GDL-II-shaped netlists.
 //! Skips without iverilog unless `PROPNET_REQUIRE_TOOLS` is set (CI sets it).
 
 use propnet_hdl::percept::{simulate_percepts, write_percept_module};
+use propnet_hdl::sim::Simulator;
 use propnet_hdl::tools::available_for_tests;
 use propnet_netlist::random::{random_netlist, RandomSpec};
 use propnet_netlist::scalar::{random_transitions, ScalarNet};
@@ -25,10 +26,32 @@ fn percept_module_equals_the_scalar_reference() {
         let net = random_netlist(seed, &spec);
         let info = validate(&net).expect("valid");
         let pairs = random_transitions(&net, 11, (200, 10), 400);
-        let got = simulate_percepts(&net, &info, &pairs, &dir.join(seed.to_string()))
-            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        // Icarus, and Verilator on one of the netlists (a build takes seconds).
+        let sims: &[Simulator] = if seed == 3 && available_for_tests("verilator") {
+            &[Simulator::Icarus, Simulator::Verilator]
+        } else {
+            &[Simulator::Icarus]
+        };
+        let runs: Vec<_> = sims
+            .iter()
+            .map(|&sim| {
+                simulate_percepts(
+                    &net,
+                    &info,
+                    &pairs,
+                    &dir.join(format!("{seed}-{sim:?}")),
+                    sim,
+                )
+                .unwrap_or_else(|e| panic!("seed {seed}, {sim:?}: {e}"))
+            })
+            .collect();
+        assert!(
+            runs.windows(2).all(|w| w[0] == w[1]),
+            "seed {seed}: simulators differ"
+        );
+        let got = &runs[0];
         let mut scalar = ScalarNet::new(&net);
-        for (k, ((s, j), g)) in pairs.iter().zip(&got).enumerate() {
+        for (k, ((s, j), g)) in pairs.iter().zip(got).enumerate() {
             let (_, want) = scalar.next_with_percepts(&net, s, j);
             assert_eq!(g, &want, "seed {seed} pair {k}");
             seen += want.iter().map(Vec::len).sum::<usize>();
@@ -45,7 +68,13 @@ fn a_gdl1_netlist_has_no_percept_module() {
     let net = random_netlist(1, &RandomSpec::default());
     let info = validate(&net).expect("valid");
     assert!(write_percept_module(&net, &info, "m").is_none());
-    let err = simulate_percepts(&net, &info, &[], std::path::Path::new("/nonexistent"));
+    let err = simulate_percepts(
+        &net,
+        &info,
+        &[],
+        std::path::Path::new("/nonexistent"),
+        Simulator::Icarus,
+    );
     assert!(err
         .unwrap_err()
         .to_string()

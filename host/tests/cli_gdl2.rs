@@ -423,9 +423,9 @@ fn hdl_writes_and_checks_the_percept_module() {
         "{stdout}"
     );
     let line = (stdout.lines())
-        .find(|l| l.starts_with("percept simulation: "))
+        .find(|l| l.starts_with("percept simulation (iverilog): "))
         .unwrap_or_else(|| panic!("no percept check: {stdout}"));
-    let n: usize = line["percept simulation: ".len()..]
+    let n: usize = line["percept simulation (iverilog): ".len()..]
         .split_whitespace()
         .next()
         .and_then(|x| x.parse().ok())
@@ -438,4 +438,19 @@ fn hdl_writes_and_checks_the_percept_module() {
             .ends_with("_percept.v")
     });
     assert!(written, "no <prefix>_percept.v in {}", out_dir.display());
+    // a simulator without a check to run would be ignored: refused instead
+    let out = propnet(&[
+        "hdl",
+        g.to_str().unwrap(),
+        "-o",
+        out_dir.to_str().unwrap(),
+        "--simulator",
+        "verilator",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("add --check N"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -24,6 +24,15 @@ where
                 "{trimmed} is out of range (expected {min}..={max})"
             ));
         }
+        let digits = trimmed.strip_prefix('-').unwrap_or(trimmed);
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            // a whole number too large for 64 bits
+            if trimmed.parse::<u64>().is_err() {
+                return Err(format!(
+                    "{trimmed} is out of range (expected {min}..={max})"
+                ));
+            }
+        }
         let v = trimmed
             .parse::<u64>()
             .map_err(|_| format!("`{text}` is not a whole number (expected {min}..={max})"))?;
@@ -113,6 +122,13 @@ mod tests {
         assert_eq!(w("3"), Ok(3));
         for bad in ["0", "11", "-1", "nan", "1e3", "99999999999999999999999", ""] {
             assert!(w(bad).is_err(), "{bad}");
+        }
+        for huge in ["99999999999999999999999", "-99999999999999999999999"] {
+            assert_eq!(
+                w(huge),
+                Err(format!("{huge} is out of range (expected 1..=10)")),
+                "a whole number too large is out of range, not 'not a whole number'"
+            );
         }
         let r = real(0.0, 5.0);
         assert_eq!(r("0"), Ok(0.0));

@@ -81,11 +81,12 @@ pub struct HdlArgs {
     #[arg(long, requires = "device", default_value_t = 150, value_parser = super::args::whole::<u32>(1, 1000))]
     pub pnr_mhz: u32,
     /// Simulate this many playouts (`--simulator`) and require equality with the CPU
-    /// reference (on a GDL-II game also every transition's percepts, in Icarus Verilog).
+    /// reference (on a GDL-II game also every transition's percepts).
     #[arg(long, default_value_t = 0, value_parser = super::args::whole::<u32>(0, 1_000_000))]
     pub check: u32,
-    /// The Verilog simulator of `--check`: `auto` (Verilator for a design over 2 MiB of
-    /// Verilog when it is installed, else Icarus), `iverilog` or `verilator`.
+    /// The Verilog simulator of `--check` (engine and percept module): `auto` (Verilator
+    /// for Verilog over 2 MiB when it is installed, else Icarus), `iverilog` or
+    /// `verilator`.
     #[arg(long, value_enum, default_value_t = SimulatorArg::Auto)]
     pub simulator: SimulatorArg,
     /// Step limit per playout (simulation check and length estimate).
@@ -111,6 +112,17 @@ pub enum SimulatorArg {
     Iverilog,
     /// Verilator 5 (`verilator --binary --timing`): builds for tens of seconds, runs fast.
     Verilator,
+}
+
+impl SimulatorArg {
+    /// The simulator for a design of `bytes` of Verilog.
+    pub fn resolve(self, bytes: usize) -> Simulator {
+        match self {
+            SimulatorArg::Auto => Simulator::auto_for(bytes),
+            SimulatorArg::Iverilog => Simulator::Icarus,
+            SimulatorArg::Verilator => Simulator::Verilator,
+        }
+    }
 }
 
 /// Clap value parser of `--rng-stages`: one of [`threefry::VALID_STAGES`].
@@ -208,6 +220,9 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
         "{}: exists and is not a directory (-o names the directory the design is written to)",
         args.out.display()
     );
+    if args.check == 0 && args.simulator != SimulatorArg::Auto {
+        bail!("--simulator chooses the simulator of --check: add --check N (playouts to simulate)");
+    }
     let (net, _) = super::load(&args.game, args.no_optimize)?;
     let prefix = args
         .game
@@ -298,20 +313,26 @@ fn check(net: &ValidNetlist, design: &propnet_hdl::Design, args: &HdlArgs) -> an
     let want: Vec<_> = (0..args.check)
         .map(|p| reference_playout(net, &start, args.seed, p, args.max_steps))
         .collect();
-    let simulator = match args.simulator {
-        SimulatorArg::Auto => Simulator::auto(design),
-        SimulatorArg::Iverilog => Simulator::Icarus,
-        SimulatorArg::Verilator => Simulator::Verilator,
-    };
+    let bytes = design.verilog_bytes();
+    let simulator = args.simulator.resolve(bytes);
     // iverilog runs some thousands of cycles per second on an engine, a Verilator build
     // takes tens of seconds: say how much is to come, so that a long check is not mistaken
     // for a hang.
     let moves: u64 = want.iter().map(|r| u64::from(r.length)).sum();
     eprintln!(
-        "simulating {} in {} ({moves} joint moves in the reference, over {})",
+        "simulating {} in {} ({moves} joint moves in the reference, over {}; {} KiB of \
+         Verilog{})",
         super::plural(u64::from(args.check), "playout"),
         simulator.name(),
-        super::plural(u64::from(design.info.engines), "engine")
+        super::plural(u64::from(design.info.engines), "engine"),
+        bytes.div_ceil(1024),
+        match args.simulator {
+            SimulatorArg::Auto => format!(
+                "; --simulator auto takes verilator above {} KiB when installed",
+                Simulator::AUTO_VERILATOR_BYTES >> 10
+            ),
+            _ => String::new(),
+        }
     );
     let pb = spinner(format!(
         "simulating {} playouts in {}",

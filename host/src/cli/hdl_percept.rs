@@ -24,7 +24,7 @@ pub fn run(net: &ValidNetlist, design: &propnet_hdl::Design, args: &HdlArgs) -> 
         return Ok(());
     };
     let path = args.out.join(format!("{module}.v"));
-    propnet_output::write(&path, text)?;
+    propnet_output::write(&path, &text)?;
     println!(
         "wrote {} (GDL-II: every role's percepts of a state and joint move)",
         path.display()
@@ -33,8 +33,15 @@ pub fn run(net: &ValidNetlist, design: &propnet_hdl::Design, args: &HdlArgs) -> 
         return Ok(());
     }
     let pairs = random_transitions(net, args.seed, (args.check, args.max_steps), MAX_CHECKED);
-    let got = simulate_percepts(net, net.info(), &pairs, &args.out.join("sim-percept"))
-        .context("simulating the percept module")?;
+    let simulator = args.simulator.resolve(text.len());
+    let got = simulate_percepts(
+        net,
+        net.info(),
+        &pairs,
+        &args.out.join("sim-percept"),
+        simulator,
+    )
+    .context("simulating the percept module")?;
     let mut scalar = ScalarNet::new(net);
     for (k, ((s, j), g)) in pairs.iter().zip(&got).enumerate() {
         let (_, want) = scalar.next_with_percepts(net, s, j);
@@ -43,7 +50,8 @@ pub fn run(net: &ValidNetlist, design: &propnet_hdl::Design, args: &HdlArgs) -> 
         }
     }
     println!(
-        "percept simulation: {} transitions equal to the reference",
+        "percept simulation ({}): {} transitions equal to the reference",
+        simulator.name(),
         pairs.len()
     );
     Ok(())
