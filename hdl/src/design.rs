@@ -184,9 +184,12 @@ pub struct Design {
 }
 
 impl Design {
-    /// Bytes of Verilog: the sources and the testbench.
-    pub fn verilog_bytes(&self) -> usize {
-        self.sources.iter().map(|f| f.text.len()).sum::<usize>() + self.testbench.text.len()
+    /// Bytes of Verilog of the engine module's file (0 when there is none).
+    pub fn engine_bytes(&self) -> usize {
+        let name = format!("{}.v", self.names.engine);
+        (self.sources.iter())
+            .find(|f| f.name == name)
+            .map_or(0, |f| f.text.len())
     }
 
     /// Writes all files into `dir` (created if needed); returns the source paths (without the

@@ -29,17 +29,19 @@ pub enum Simulator {
 }
 
 impl Simulator {
-    /// Under [`Simulator::auto`], designs whose Verilog (sources and testbench) is larger
-    /// than this many bytes go to Verilator: BattleshipsFog's 7.9 MB design ran 8
-    /// playouts in more than 11 minutes in Icarus and in 48 s of Verilator build plus
-    /// 0.01 s of run; a design of a few hundred KB runs in seconds in Icarus, faster than
-    /// a Verilator build.
-    pub const AUTO_VERILATOR_BYTES: usize = 2 << 20;
+    /// Under [`Simulator::auto`], designs whose engine module (the move chooser, whose
+    /// size grows with the input propositions) is larger than this many bytes of Verilog
+    /// go to Verilator. Icarus's time grows with the engine's size times the cycles:
+    /// BattleshipsFog's 7.3 MB engine ran 8 playouts (205 cycles) in more than 11
+    /// minutes, against a 48 s Verilator build and 0.01 s of run; backgammon's 1.5 MB
+    /// engine took 120-175 s; blackjack's 0.2 MB engine beside a 4.9 MB core ran in
+    /// seconds, where a Verilator build of that core took minutes.
+    pub const AUTO_VERILATOR_BYTES: usize = 1 << 20;
 
-    /// Verilator for a design larger than [`Self::AUTO_VERILATOR_BYTES`] when `verilator`
-    /// can be started, else Icarus.
+    /// Verilator for a design whose engine module is larger than
+    /// [`Self::AUTO_VERILATOR_BYTES`] when `verilator` can be started, else Icarus.
     pub fn auto(design: &Design) -> Self {
-        Self::auto_for(design.verilog_bytes())
+        Self::auto_for(design.engine_bytes())
     }
 
     /// Verilator for `bytes` of Verilog over [`Self::AUTO_VERILATOR_BYTES`] when

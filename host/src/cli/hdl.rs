@@ -85,8 +85,8 @@ pub struct HdlArgs {
     #[arg(long, default_value_t = 0, value_parser = super::args::whole::<u32>(0, 1_000_000))]
     pub check: u32,
     /// The Verilog simulator of `--check` (engine and percept module): `auto` (Verilator
-    /// for Verilog over 2 MiB when it is installed, else Icarus), `iverilog` or
-    /// `verilator`.
+    /// for an engine module, or a percept module, over 1 MiB of Verilog when it is
+    /// installed, else Icarus), `iverilog` or `verilator`.
     #[arg(long, value_enum, default_value_t = SimulatorArg::Auto)]
     pub simulator: SimulatorArg,
     /// Step limit per playout (simulation check and length estimate).
@@ -106,7 +106,7 @@ pub struct HdlArgs {
 /// `propnet hdl --simulator`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum SimulatorArg {
-    /// Verilator for designs over 2 MiB of Verilog when installed, else Icarus Verilog.
+    /// Verilator for an engine module over 1 MiB of Verilog when installed, else Icarus.
     Auto,
     /// Icarus Verilog (`iverilog`, `vvp`): compiles at once, interprets.
     Iverilog,
@@ -313,15 +313,15 @@ fn check(net: &ValidNetlist, design: &propnet_hdl::Design, args: &HdlArgs) -> an
     let want: Vec<_> = (0..args.check)
         .map(|p| reference_playout(net, &start, args.seed, p, args.max_steps))
         .collect();
-    let bytes = design.verilog_bytes();
+    let bytes = design.engine_bytes();
     let simulator = args.simulator.resolve(bytes);
     // iverilog runs some thousands of cycles per second on an engine, a Verilator build
     // takes tens of seconds: say how much is to come, so that a long check is not mistaken
     // for a hang.
     let moves: u64 = want.iter().map(|r| u64::from(r.length)).sum();
     eprintln!(
-        "simulating {} in {} ({moves} joint moves in the reference, over {}; {} KiB of \
-         Verilog{})",
+        "simulating {} in {} ({moves} joint moves in the reference, over {}; an engine of \
+         {} KiB of Verilog{})",
         super::plural(u64::from(args.check), "playout"),
         simulator.name(),
         super::plural(u64::from(design.info.engines), "engine"),
