@@ -467,6 +467,15 @@ impl TraceEngine for NetTrace<'_> {
     }
 }
 
+/// `n thing` or `n things`.
+fn plural(n: u64, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -521,14 +530,5 @@ mod tests {
         }
         assert_eq!(TraceBackend::parse("REF"), Ok(TraceBackend::Reference));
         assert!(TraceBackend::parse("tpu").unwrap_err().contains("tpu"));
-    }
-}
-
-/// `n thing` or `n things`.
-fn plural(n: u64, thing: &str) -> String {
-    if n == 1 {
-        format!("1 {thing}")
-    } else {
-        format!("{n} {thing}s")
     }
 }
