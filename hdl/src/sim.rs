@@ -29,7 +29,7 @@ pub enum Simulator {
 }
 
 impl Simulator {
-    /// Under [`Simulator::auto`], designs whose engine module (the move chooser, whose
+    /// Under [`Simulator::auto_for`], designs whose engine module (the move chooser, whose
     /// size grows with the input propositions) is larger than this many bytes of Verilog
     /// go to Verilator. Icarus's time grows with the engine's size times the cycles:
     /// BattleshipsFog's 7.3 MB engine ran 8 playouts (205 cycles) in more than 11
@@ -37,12 +37,6 @@ impl Simulator {
     /// engine took 120-175 s; blackjack's 0.2 MB engine beside a 4.9 MB core ran in
     /// seconds, where a Verilator build of that core took minutes.
     pub const AUTO_VERILATOR_BYTES: usize = 1 << 20;
-
-    /// Verilator for a design whose engine module is larger than
-    /// [`Self::AUTO_VERILATOR_BYTES`] when `verilator` can be started, else Icarus.
-    pub fn auto(design: &Design) -> Self {
-        Self::auto_for(design.engine_bytes())
-    }
 
     /// Verilator for `bytes` of Verilog over [`Self::AUTO_VERILATOR_BYTES`] when
     /// `verilator` can be started, else Icarus.

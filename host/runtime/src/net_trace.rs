@@ -312,22 +312,13 @@ impl<'n> NetTrace<'n> {
         }
     }
 
-    /// With `gpu`, after [`TraceEngine::finish`]: what was checked on the GPU (states on
-    /// the playout kernel, transitions and percepts on the step kernel), all of it equal
-    /// to the CPU program, or a check would have failed. `None` for the other evaluations.
-    pub fn summary(&self) -> Option<String> {
+    /// With `gpu`, after [`TraceEngine::finish`]: the states checked on the playout
+    /// kernel and, for a GDL-II game, the transitions (and their percepts) checked on the
+    /// step kernel, all equal to the CPU program or a check would have failed. `None` for
+    /// the other evaluations.
+    pub fn gpu_checked(&self) -> Option<(u64, Option<u64>)> {
         let g = self.gpu.as_ref()?;
-        let steps = match &self.steps {
-            Some(c) => format!(
-                ", {} and their percepts on the step kernel",
-                plural(c.checked, "transition")
-            ),
-            None => String::new(),
-        };
-        Some(format!(
-            "checked on the GPU, equal to the CPU program: {} on the playout kernel{steps}",
-            plural(u64::from(g.checked), "state")
-        ))
+        Some((u64::from(g.checked), self.steps.as_ref().map(|c| c.checked)))
     }
 
     /// Runs the pending GPU checks (see the module docs).
@@ -464,15 +455,6 @@ impl TraceEngine for NetTrace<'_> {
             .zip(seen)
             .map(|(r, ks)| ks.into_iter().map(|k| r.percepts[k].name.clone()).collect())
             .collect())
-    }
-}
-
-/// `n thing` or `n things`.
-fn plural(n: u64, thing: &str) -> String {
-    if n == 1 {
-        format!("1 {thing}")
-    } else {
-        format!("{n} {thing}s")
     }
 }
 
