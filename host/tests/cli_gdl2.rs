@@ -188,13 +188,29 @@ fn compile_writes_percepts_and_the_netlist_traces_them_like_the_interpreter() {
             ) && err.matches("gpu: ").count() == 1,
             "{err}"
         );
+        // a trace that diverges at its third line (playout 0, step 1): the GPU has checked
+        // the two states entered up to there, and says so
+        let full = text(&propnet(&["trace", g, "--playouts", "1", "--seed", "5"]).stdout);
+        let mut lines: Vec<String> = full.lines().map(String::from).collect();
+        lines[2] = lines[2].replacen("\"terminal\":false", "\"terminal\":true", 1);
+        let bad = g.replace(".kif", "-diverging.jsonl");
+        std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+        let out = propnet(&["verify", g, &bad, "--backend", "gpu"]);
+        let (err, stdout) = (text(&out.stderr), text(&out.stdout));
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(stdout.contains("diverges at line 3"), "{stdout}{err}");
+        assert!(
+            err.contains("checked on the GPU, equal to the CPU program: 2 states"),
+            "{err}"
+        );
     }
-    // a backend without `--engine netlist` would be ignored: refused instead
-    let out = propnet(&["trace", g, "--backend", "gpu"]);
+    // `--backend` alone means the netlist engine; with an explicit interpreter it is refused
+    assert_eq!(trace(&["--backend", "cpu"]), interp);
+    let out = propnet(&["trace", g, "--engine", "interp", "--backend", "gpu"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text(&out.stderr)
-            .contains("--backend gpu evaluates a compiled netlist: add --engine netlist"),
+            .contains("--backend gpu evaluates a compiled netlist: drop --engine interp"),
         "{}",
         text(&out.stderr)
     );

@@ -25,14 +25,21 @@ pub enum EngineKind {
 /// `--engine` and `--backend`, shared by `trace` and `verify`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct EngineArgs {
-    /// The reasoner: the reference interpreter or the compiled netlist.
-    #[arg(long, value_enum, default_value_t = EngineKind::Interp)]
+    /// The reasoner: the reference interpreter or the compiled netlist (the default when
+    /// `--backend` is given, else `interp`).
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = EngineKind::Interp,
+        default_value_if("backend", clap::builder::ArgPredicate::IsPresent, "netlist")
+    )]
     pub engine: EngineKind,
     /// With `--engine netlist`, the netlist's evaluation: `reference` (scalar, every gate),
     /// `cpu` (the CPU backend's compiled program and bit-parallel evaluator; the default) or
     /// `gpu` (lines from the CPU program, every state also run on the GPU playout kernel and,
     /// for GDL-II games, every transition and its percepts on the GPU step kernel, all
-    /// compared; fails without an adapter). Refused with `--engine interp`.
+    /// compared; fails without an adapter). Implies `--engine netlist`; refused with an explicit
+    /// `--engine interp`.
     #[arg(long, value_enum)]
     pub backend: Option<TraceEval>,
 }
@@ -96,8 +103,8 @@ pub fn with_engine<T>(
         EngineKind::Interp => {
             if let Some(b) = args.backend {
                 anyhow::bail!(
-                    "--backend {} evaluates a compiled netlist: add --engine netlist (the \
-                     interpreter, --engine interp, has no backends)",
+                    "--backend {} evaluates a compiled netlist: drop --engine interp (the \
+                     interpreter has no backends; --backend alone means --engine netlist)",
                     b.to_possible_value()
                         .map(|v| v.get_name().to_string())
                         .unwrap_or_default()
@@ -123,7 +130,9 @@ pub fn with_engine<T>(
             let mut e = NetTrace::new(&net, eval.into(), &backends)?;
             eprintln!("engine: {}", e.describe());
             let out = f(&mut e)?;
-            if let Some((states, steps)) = e.gpu_checked() {
+            if let Some((0, _)) = e.gpu_checked() {
+                eprintln!("nothing checked on the GPU: the replay stopped before its first state");
+            } else if let Some((states, steps)) = e.gpu_checked() {
                 let steps = steps.map_or(String::new(), |n| {
                     format!(
                         ", {} and their percepts on the step kernel",
