@@ -15,6 +15,10 @@ use super::tree::{Node, NodeId, Tree};
 use propnet_netlist::rng::{choose, key, threefry2x32_20};
 use propnet_runtime::machine::{Expand, MachineError};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// Per-role move indices of one joint move (inline up to four roles).
+pub(crate) type MoveIndices = SmallVec<[u32; 4]>;
 
 /// Key offset separating tree-policy draws from rollout draws of the same seed.
 const TREE_KEY: u64 = 0x7265_655f_7563_7421;
@@ -22,10 +26,11 @@ const TREE_KEY: u64 = 0x7265_655f_7563_7421;
 /// A leaf selected for evaluation and the path that led to it.
 #[derive(Debug, Default)]
 pub(crate) struct Leaf {
-    /// The nodes from the root down to the leaf's parent.
-    path: Vec<NodeId>,
+    /// The nodes from the root down to the leaf's parent (inline up to 32: no allocation
+    /// per descent in most games).
+    path: SmallVec<[NodeId; 32]>,
     /// The chosen move index of every role at each node of `path`, `roles` per node.
-    moves: Vec<u32>,
+    moves: SmallVec<[u32; 64]>,
     /// The selected node (once created, when `new_child` was set).
     pub node: NodeId,
     /// While the leaf is a child not created yet: its number in the batch's
@@ -38,9 +43,9 @@ pub(crate) struct Leaf {
 #[derive(Debug)]
 pub(crate) struct NewChildren<M> {
     /// Parent, per-role move indices and joint move (one move per role) of each new child.
-    parents: Vec<(NodeId, Box<[u32]>, Vec<M>)>,
+    parents: Vec<(NodeId, MoveIndices, Vec<M>)>,
     /// Number of each `(parent, per-role move indices)` asked for.
-    index: FxHashMap<(NodeId, Box<[u32]>), u32>,
+    index: FxHashMap<(NodeId, MoveIndices), u32>,
 }
 
 impl<M> Default for NewChildren<M> {
@@ -165,7 +170,7 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
     pub fn descend(&mut self, params: &MctsParams, batch: &mut NewChildren<M>) -> Leaf {
         let mut leaf = Leaf::default();
         let mut id = self.tree.root();
-        let mut chosen: Vec<u32> = Vec::new();
+        let mut chosen = MoveIndices::new();
         let mut reference = None;
         loop {
             let n = self.tree.node(id);
@@ -191,7 +196,7 @@ impl<S: Clone, M: Copy + Eq + std::hash::Hash + std::fmt::Debug> Core<S, M> {
                 id = child;
                 continue;
             }
-            let key = (id, chosen.as_slice().into());
+            let key = (id, chosen.clone());
             let k = match batch.index.get(&key) {
                 Some(&k) => k,
                 None if self.tree.len() + batch.parents.len() >= params.max_nodes => {

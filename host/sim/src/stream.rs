@@ -235,6 +235,8 @@ impl<const W: usize> WithIsa for Stream<'_, '_, W> {
                     return;
                 }
             }
+            // the start states change only when jobs are added: the steps up to the next
+            // feed share one view of them
             let refs: Vec<&[bool]> = starts.state.iter().map(Vec::as_slice).collect();
             let spec = RunSpec {
                 starts: &refs,
@@ -245,24 +247,29 @@ impl<const W: usize> WithIsa for Stream<'_, '_, W> {
                 amaf,
                 simd: self.params.simd,
             };
-            let stepper = &mut self.stepper;
-            for_each_lane(&stepper.idle_lanes(), |lane| {
-                if let Some((job, offset)) = slots.take() {
-                    stepper.start_lane(lane, job, offset, &spec);
+            loop {
+                let stepper = &mut self.stepper;
+                for_each_lane(&stepper.idle_lanes(), |lane| {
+                    if let Some((job, offset)) = slots.take() {
+                        stepper.start_lane(lane, job, offset, &spec);
+                    }
+                });
+                stepper.end_refill(&spec);
+                if stepper.is_idle() {
+                    // nothing runs or waits: score the pending block, report, or end
+                    stepper.flush(&spec, &mut out);
+                    slots.collect(&mut out, roles, &mut done);
+                    if done.is_empty() {
+                        return;
+                    }
+                    break;
                 }
-            });
-            stepper.end_refill(&spec);
-            if stepper.is_idle() {
-                // nothing runs or waits: score the pending block, report, or end
-                stepper.flush(&spec, &mut out);
+                stepper.step(&spec, &mut out, isa);
                 slots.collect(&mut out, roles, &mut done);
-                if done.is_empty() {
-                    return;
+                if slots.queued < lanes / 2 || !done.is_empty() {
+                    break;
                 }
-                continue;
             }
-            stepper.step(&spec, &mut out, isa);
-            slots.collect(&mut out, roles, &mut done);
         }
     }
 }
