@@ -221,7 +221,9 @@ pub(crate) fn write_state_gate(
     operand: &dyn Fn(&GateId) -> String,
     latch_used: &mut [bool],
 ) -> bool {
-    let join = |ops: &[GateId], op: &str| ops.iter().map(operand).collect::<Vec<_>>().join(op);
+    let join = |ops: &[GateId], op: &str| {
+        crate::names::join_wrapped(&ops.iter().map(operand).collect::<Vec<_>>(), op)
+    };
     let _ = match &net.gates[id] {
         Gate::Input(_) => return false,
         Gate::Const(c) => writeln!(s, "wire g{id} = 1'b{};", u8::from(*c)),

@@ -348,3 +348,45 @@ mod tests {
         assert!(comment(&"x".repeat(500)).len() <= 120);
     }
 }
+
+/// Operands per line of a long Verilog expression written by [`join_wrapped`].
+const PER_LINE: usize = 32;
+
+/// `parts` joined by `op` (e.g. `" | "`), one line as long as there are at most 64 of
+/// them, else [`PER_LINE`] to a line: Verilator refuses a line of more than 40,000
+/// preprocessor tokens (the sums over 4,096 engines of a top module, an `Or` over every
+/// input of a game with 100 k moves).
+pub(crate) fn join_wrapped(parts: &[String], op: &str) -> String {
+    if parts.len() <= 2 * PER_LINE {
+        return parts.join(op);
+    }
+    let lines: Vec<String> = parts.chunks(PER_LINE).map(|c| c.join(op)).collect();
+    lines.join(&format!("{}\n    ", op.trim_end()))
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::join_wrapped;
+
+    /// Short expressions stay on one line; long ones break after an operator, 32 operands
+    /// to a line, and read the same operands in the same order.
+    #[test]
+    fn long_expressions_break_between_operands() {
+        let few: Vec<String> = (0..64).map(|i| format!("a{i}")).collect();
+        assert_eq!(join_wrapped(&few, " | "), few.join(" | "));
+        let many: Vec<String> = (0..100).map(|i| format!("a{i}")).collect();
+        let text = join_wrapped(&many, " + ");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert!(lines[0].starts_with("a0 + a1 + ") && lines[0].ends_with("a31 +"));
+        assert_eq!(lines[1].trim_start(), lines[1][4..].to_string());
+        assert!(lines[3].trim_start().starts_with("a96 + ") && lines[3].ends_with("a99"));
+        let flat: Vec<String> = text
+            .split(['+', '\n'])
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(String::from)
+            .collect();
+        assert_eq!(flat, many);
+    }
+}

@@ -29,9 +29,10 @@ pub enum Simulator {
 }
 
 impl Simulator {
-    /// Under [`Simulator::auto_for`], designs whose engine module (the move chooser, whose
-    /// size grows with the input propositions) is larger than this many bytes of Verilog
-    /// go to Verilator. Icarus's time grows with the engine's size times the cycles:
+    /// Under [`Simulator::auto_for`], designs whose engine modules (the move chooser, whose
+    /// size grows with the input propositions, times the engines instantiated) come to more
+    /// than this many bytes of Verilog go to Verilator (4,096 engines of MontyHall, 25 KiB
+    /// each, took Icarus's compiler past 9.8 GB). Icarus's time grows with the engine's size times the cycles:
     /// BattleshipsFog's 7.3 MB engine ran 8 playouts (205 cycles) in more than 11
     /// minutes, against a 48 s Verilator build and 0.01 s of run; backgammon's 1.5 MB
     /// engine took 120-175 s; blackjack's 0.2 MB engine beside a 4.9 MB core ran in

@@ -2,6 +2,7 @@
 //! register bank, `N` engines and the summed result counters. See the crate docs for the
 //! register map.
 
+use crate::names::join_wrapped;
 use crate::records::{record_bits, record_words};
 use crate::regs;
 use crate::{Names, Options};
@@ -98,12 +99,12 @@ fn write_engines(s: &mut String, net: &Netlist, names: &Names, opts: &Options) {
         );
         busy.push(format!("e{e}_busy"));
     }
-    let _ = writeln!(s, "assign busy_any = {};", busy.join(" | "));
+    let _ = writeln!(s, "assign busy_any = {};", join_wrapped(&busy, " | "));
     let sum = |f: &str, lo: usize, w: usize| -> String {
-        (0..engines)
+        let terms: Vec<String> = (0..engines)
             .map(|e| format!("e{e}_{f}[{}:{lo}]", lo + w - 1))
-            .collect::<Vec<_>>()
-            .join(" + ")
+            .collect();
+        join_wrapped(&terms, " + ")
     };
     for (f, w) in &fields[..5] {
         let _ = writeln!(s, "wire [{}:0] sum_{f} = {};", w - 1, sum(f, 0, *w));
@@ -205,7 +206,7 @@ fn write_record_buffers(s: &mut String, net: &Netlist, opts: &Options) {
         "always @(posedge clk) begin\n    \
          rec_q <= {pick};\n    \
          if (rst | start_q) rec_over <= 1'b0; else if ({over}) rec_over <= 1'b1;\nend",
-        over = over.join(" || "),
+        over = join_wrapped(&over, " || "),
     );
 }
 

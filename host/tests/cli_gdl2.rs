@@ -454,19 +454,21 @@ fn hdl_writes_and_checks_the_percept_module() {
             .ends_with("_percept.v")
     });
     assert!(written, "no <prefix>_percept.v in {}", out_dir.display());
-    // a simulator without a check to run would be ignored: refused instead
-    let out = propnet(&[
-        "hdl",
-        g.to_str().unwrap(),
-        "-o",
-        out_dir.to_str().unwrap(),
-        "--simulator",
-        "verilator",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("add --check N"),
-        "{}",
-        text(&out.stderr)
-    );
+    // a simulator without a check to run would be ignored: refused instead, `auto` too
+    for sim in ["verilator", "auto"] {
+        let out = propnet(&[
+            "hdl",
+            g.to_str().unwrap(),
+            "-o",
+            out_dir.to_str().unwrap(),
+            "--simulator",
+            sim,
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{sim}");
+        assert!(
+            text(&out.stderr).contains("add --check N"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
 }

@@ -250,13 +250,31 @@ fn hdl_check_says_what_it_simulates() {
         .find(|l| l.starts_with("simulating 3 playouts in iverilog ("))
         .unwrap_or_else(|| panic!("no estimate line: {}", o.err));
     assert!(
-        line.contains("joint moves in the reference, over 1 engine; an engine of ")
-            && line.ends_with("--simulator auto takes verilator above 1024 KiB when installed)"),
+        line.contains("joint moves in the reference, over 1 engine of ")
+            && line.ends_with(
+                "--simulator auto takes verilator above 1024 KiB in all when installed)"
+            ),
         "{line}"
     );
     assert!(
         o.out
             .contains("simulation (iverilog): 3 playouts equal to the reference"),
+        "{}",
+        o.out
+    );
+    // more engines than playouts checked: a copy with one engine per playout is simulated
+    let o = support::run(&[&args[..], &["--check", "3", "--engines", "300"]].concat());
+    o.expect_code(0, "hdl --check --engines 300");
+    assert!(
+        o.err.contains("over 3 engines of ")
+            && o.err.contains(
+                ": a copy of the design with 3 of its 300 engines, the same engine module"
+            ),
+        "{}",
+        o.err
+    );
+    assert!(
+        o.out.contains("(") && o.out.contains("300 engines)"),
         "{}",
         o.out
     );

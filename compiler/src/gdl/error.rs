@@ -108,6 +108,18 @@ pub enum Violation {
         /// The rule.
         rule: String,
     },
+    /// The `or` expansions of the whole file would give too many rules.
+    #[error(
+        "`or` expansions come to more than {limit} rules in all at `{rule}` (every rule \
+         with an `or` becomes one rule per alternative): write the disjunctions as helper \
+         relations, one rule per alternative, e.g. `(<= h a) (<= h b)` for `(or a b)`"
+    )]
+    OrTotalTooLarge {
+        /// The limit.
+        limit: usize,
+        /// The rule whose expansion passed it.
+        rule: String,
+    },
     /// A rule body longer than the readers support.
     #[error(
         "rule body has {literals} literals, more than the {limit} a rule may have here; \

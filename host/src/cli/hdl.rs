@@ -84,11 +84,12 @@ pub struct HdlArgs {
     /// reference (on a GDL-II game also every transition's percepts).
     #[arg(long, default_value_t = 0, value_parser = super::args::whole::<u32>(0, 1_000_000))]
     pub check: u32,
-    /// The Verilog simulator of `--check` (engine and percept module): `auto` (Verilator
-    /// for an engine module, or a percept module, over 1 MiB of Verilog when it is
-    /// installed, else Icarus), `iverilog` or `verilator`.
-    #[arg(long, value_enum, default_value_t = SimulatorArg::Auto)]
-    pub simulator: SimulatorArg,
+    /// The Verilog simulator of `--check` (engine and percept module): `auto` (the
+    /// default: Verilator when the engines simulated, or the percept module, come to more
+    /// than 1 MiB of Verilog and it is installed, else Icarus), `iverilog` or `verilator`.
+    /// Only with `--check`.
+    #[arg(long, value_enum)]
+    pub simulator: Option<SimulatorArg>,
     /// Step limit per playout (simulation check and length estimate).
     #[arg(long, default_value_t = 1000, value_parser = super::args::whole::<u32>(1, super::common::MAX_STEPS))]
     pub max_steps: u32,
@@ -115,9 +116,9 @@ pub enum SimulatorArg {
 }
 
 impl SimulatorArg {
-    /// The simulator for a design of `bytes` of Verilog.
-    pub fn resolve(self, bytes: usize) -> Simulator {
-        match self {
+    /// The simulator `arg` (`None`: auto) names for `bytes` of Verilog to simulate.
+    pub fn resolve(arg: Option<Self>, bytes: usize) -> Simulator {
+        match arg.unwrap_or(SimulatorArg::Auto) {
             SimulatorArg::Auto => Simulator::auto_for(bytes),
             SimulatorArg::Iverilog => Simulator::Icarus,
             SimulatorArg::Verilator => Simulator::Verilator,
@@ -220,7 +221,7 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
         "{}: exists and is not a directory (-o names the directory the design is written to)",
         args.out.display()
     );
-    if args.check == 0 && args.simulator != SimulatorArg::Auto {
+    if args.check == 0 && args.simulator.is_some() {
         bail!("--simulator chooses the simulator of --check: add --check N (playouts to simulate)");
     }
     let (net, _) = super::load(&args.game, args.no_optimize)?;
@@ -276,7 +277,13 @@ pub fn run(args: HdlArgs) -> anyhow::Result<()> {
         super::hdl_percept::run(&net, &design, &args)?;
     }
     if args.check > 0 {
-        check(&net, &design, &args)?;
+        let copy = checked_copy(&net, &opts, args.check);
+        check(
+            &net,
+            copy.as_ref().unwrap_or(&design),
+            design.info.engines,
+            &args,
+        )?;
     }
     // With a board the board build synthesizes and places the whole design (engines and
     // shell): no separate engine synthesis.
@@ -307,28 +314,69 @@ fn write_design(design: &propnet_hdl::Design, args: &HdlArgs) -> anyhow::Result<
     Ok(())
 }
 
-/// `--check`: iverilog against the reference playouts.
-fn check(net: &ValidNetlist, design: &propnet_hdl::Design, args: &HdlArgs) -> anyhow::Result<()> {
+/// Most engines `--check` simulates: each instance is elaborated (Icarus: 19 s for 256
+/// MontyHall engines, 9.8 GB at 4,096; Verilator: more than 6 minutes at 4,096).
+const CHECK_MOST_ENGINES: u32 = 64;
+
+/// The design `--check` simulates in place of one with more engines than the playouts
+/// checked or than [`CHECK_MOST_ENGINES`]: the same options with that many engines (the
+/// same engine module, the top's wiring of fewer); `None` to simulate the design itself.
+fn checked_copy(
+    net: &ValidNetlist,
+    opts: &propnet_hdl::Options,
+    playouts: u32,
+) -> Option<propnet_hdl::Design> {
+    let engines = opts.engines.min(playouts).min(CHECK_MOST_ENGINES).max(1);
+    if engines == opts.engines {
+        return None;
+    }
+    let fewer = propnet_hdl::Options {
+        engines,
+        ..opts.clone()
+    };
+    // options that need the full count (banks over engines) simulate the design itself
+    generate(net, net.info(), &fewer).ok()
+}
+
+/// `--check`: the simulator against the reference playouts, on `design` (the written one,
+/// or a copy with fewer engines than its `engines`).
+fn check(
+    net: &ValidNetlist,
+    design: &propnet_hdl::Design,
+    engines: u32,
+    args: &HdlArgs,
+) -> anyhow::Result<()> {
     let start = net.initial_state();
     let want: Vec<_> = (0..args.check)
         .map(|p| reference_playout(net, &start, args.seed, p, args.max_steps))
         .collect();
-    let bytes = design.engine_bytes();
-    let simulator = args.simulator.resolve(bytes);
+    // Icarus's time grows with the Verilog it elaborates: every engine instance's
+    let engine = design.engine_bytes();
+    let bytes = engine.saturating_mul(design.info.engines as usize);
+    let simulator = SimulatorArg::resolve(args.simulator, bytes);
     // iverilog runs some thousands of cycles per second on an engine, a Verilator build
     // takes tens of seconds: say how much is to come, so that a long check is not mistaken
     // for a hang.
     let moves: u64 = want.iter().map(|r| u64::from(r.length)).sum();
     eprintln!(
-        "simulating {} in {} ({moves} joint moves in the reference, over {}; an engine of \
-         {} KiB of Verilog{})",
+        "simulating {} in {} ({moves} joint moves in the reference, over {} of {} KiB of \
+         Verilog each{}{})",
         super::plural(u64::from(args.check), "playout"),
         simulator.name(),
         super::plural(u64::from(design.info.engines), "engine"),
-        bytes.div_ceil(1024),
+        engine.div_ceil(1024),
+        if design.info.engines < engines {
+            format!(
+                ": a copy of the design with {} of its {engines} engines, the same engine \
+                 module",
+                design.info.engines
+            )
+        } else {
+            String::new()
+        },
         match args.simulator {
-            SimulatorArg::Auto => format!(
-                "; --simulator auto takes verilator above {} KiB when installed",
+            None | Some(SimulatorArg::Auto) => format!(
+                "; --simulator auto takes verilator above {} KiB in all when installed",
                 Simulator::AUTO_VERILATOR_BYTES >> 10
             ),
             _ => String::new(),

@@ -33,7 +33,7 @@ pub fn run(net: &ValidNetlist, design: &propnet_hdl::Design, args: &HdlArgs) -> 
         return Ok(());
     }
     let pairs = random_transitions(net, args.seed, (args.check, args.max_steps), MAX_CHECKED);
-    let simulator = args.simulator.resolve(text.len());
+    let simulator = super::hdl::SimulatorArg::resolve(args.simulator, text.len());
     let got = simulate_percepts(
         net,
         net.info(),

@@ -170,6 +170,27 @@ fn or_explosion_is_an_error() {
     assert!(msg.starts_with("g.kif:2:1: `or` expands to more than 65536 rules in `(<= p (or"));
 }
 
+/// Each rule below the per-rule limit (4⁷ = 16,384 rules), but 17 of them pass the file's
+/// total (262,144): the 17th is named.
+#[test]
+fn or_expansions_of_a_whole_file_are_bounded() {
+    let alt = "(or a b c d)";
+    let rule = |i: usize| format!("(<= (p{i}) {})", [alt; 7].join(" "));
+    let sixteen: Vec<String> = (0..16).map(rule).collect();
+    let text = format!("(role a)\n{}", sixteen.join("\n"));
+    let within = crate::gdl::parse_source("g.kif", text.as_bytes());
+    assert!(within.is_ok(), "16 × 16,384 rules are within the total");
+    let text = format!("{text}\n{}", rule(16));
+    let (msg, v) = violation(&text);
+    assert!(matches!(v, Violation::OrTotalTooLarge { .. }), "{msg}");
+    assert!(
+        msg.starts_with(
+            "g.kif:18:1: `or` expansions come to more than 262144 rules in all at `(<= (p16) (or"
+        ),
+        "{msg}"
+    );
+}
+
 #[test]
 fn overlong_body_is_an_error_and_a_long_one_is_not() {
     let body = |n: usize| vec!["(true p)"; n].join(" ");
