@@ -81,3 +81,40 @@ fn the_variable_limit_is_exact_and_a_rule_at_it_plays_right() {
     let mut i = Interp::new(&game.program).expect("a rule at the limit is accepted");
     assert_eq!(final_goal(&mut i), "{\"r\":100}");
 }
+
+/// A chain of rules each reading the next (`p0 ← p1 ← … ← p300 ← (true s)`) nests one call
+/// per rule: past [`propnet_compiler::interp::Limits::max_call_depth`] it is an error at the
+/// relation's rule, where the command thread's stack used to overflow (exit 134) at
+/// 400,000; within the limit it is evaluated.
+#[test]
+fn calls_nested_past_the_limit_are_a_located_error_not_a_stack_overflow() {
+    let chain: Vec<String> = (0..300).map(|i| format!("(<= p{i} p{})", i + 1)).collect();
+    let text = format!(
+        "(role r)\n(init s)\n(<= (legal r go) p0)\n(<= (next t) (does r go))\n\
+         (<= terminal (true t))\n(<= (goal r 100) (true t))\n(<= (goal r 0) (true s))\n{}\n\
+         (<= p300 (true s))\n",
+        chain.join("\n")
+    );
+    let game = gdl::parse_source("chain.kif", text.as_bytes()).expect("valid GDL");
+    let at = |depth: u32| {
+        let limits = propnet_compiler::interp::Limits {
+            max_call_depth: depth,
+            ..Default::default()
+        };
+        let mut i = Interp::with_limits(&game.program, limits).expect("prepared");
+        i.initial_state().and_then(|s| i.legal_moves(&s, 0))
+    };
+    assert_eq!(at(400).expect("within the limit").len(), 1);
+    let e = at(100).expect_err("past the limit");
+    assert!(
+        matches!(e, InterpError::CallDepth { limit: 100, .. }),
+        "{e}"
+    );
+    let located = game.source.locate(e.span(), &e);
+    assert!(
+        located.starts_with("chain.kif:")
+            && located.contains("nests more than 100 calls of relations one inside the other")
+            && located.contains("in rule: (<= p"),
+        "{located}"
+    );
+}

@@ -512,29 +512,41 @@ impl<'l> Grounder<'l> {
         if !recursive {
             return Ok(true);
         }
+        // (position in `rules`, literal) of every positive body literal over a relation of
+        // the component, by the relation's place in `comp`: a round visits the readers of
+        // the relations that grew, not every rule (a chain of n relations written head
+        // first grows one relation a round: n rounds over n rules were cubic in n)
+        let place: FxHashMap<RelId, usize> =
+            comp.iter().enumerate().map(|(c, &r)| (r, c)).collect();
+        let mut readers: Vec<Vec<(usize, usize)>> = vec![Vec::new(); comp.len()];
+        for (pos, &k) in rules.iter().enumerate() {
+            for (i, lit) in low.rules[k].body.iter().enumerate() {
+                if let PLit::Pos(a) = lit {
+                    if let Some(&c) = place.get(&a.rel) {
+                        readers[c].push((pos, i));
+                    }
+                }
+            }
+        }
         loop {
             let now = count(self);
             if now == marks {
                 return Ok(true);
             }
-            let delta: Vec<(RelId, usize, usize)> = comp
-                .iter()
-                .zip(marks.iter().zip(&now))
-                .map(|(&r, (&lo, &hi))| (r, lo, hi))
-                .collect();
+            // fired in rule order, then literal order, as a pass over every rule would
+            let mut due: Vec<(usize, usize, usize, usize)> = Vec::new();
+            for (c, (&lo, &hi)) in marks.iter().zip(&now).enumerate() {
+                if hi > lo {
+                    due.extend(readers[c].iter().map(|&(pos, i)| (pos, i, lo, hi)));
+                }
+            }
+            due.sort_unstable();
             marks = now;
             self.report(comp[0]);
-            for &k in &rules {
-                for (i, lit) in low.rules[k].body.iter().enumerate() {
-                    let PLit::Pos(a) = lit else { continue };
-                    if let Some(&(_, lo, hi)) = delta.iter().find(|d| d.0 == a.rel) {
-                        if hi > lo {
-                            let fired = self.fire(k, Some((i, lo, hi)), limit)?;
-                            if !within(self, fired) {
-                                return Ok(false);
-                            }
-                        }
-                    }
+            for (pos, i, lo, hi) in due {
+                let fired = self.fire(rules[pos], Some((i, lo, hi)), limit)?;
+                if !within(self, fired) {
+                    return Ok(false);
                 }
             }
             if self.meter.late() {

@@ -393,22 +393,33 @@ pub(super) fn dynamic_relations(rules: &[CRule], nrels: usize, special: Special)
     let mut dynamic = vec![false; nrels];
     dynamic[special.true_.0 as usize] = true;
     dynamic[special.does.0 as usize] = true;
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for r in rules {
-            let h = r.head.rel.0 as usize;
-            if !dynamic[h]
-                && r.body
-                    .iter()
-                    .any(|l| l.atom().is_some_and(|a| dynamic[a.rel.0 as usize]))
-            {
-                dynamic[h] = true;
-                changed = true;
+    close_dynamic(rules, &mut dynamic);
+    dynamic
+}
+
+/// Marks in `dynamic` (one flag per relation) every relation with a rule whose body reads
+/// (positively or negatively) a marked one, until nothing changes. Propagated along
+/// "read by" edges from the marked relations: O(rules + literals), where a pass over the
+/// rules per change took a chain of 20,000 rules written head first 20,000 passes.
+pub(super) fn close_dynamic(rules: &[CRule], dynamic: &mut [bool]) {
+    let mut readers: Vec<Vec<u32>> = vec![Vec::new(); dynamic.len()];
+    for (k, r) in rules.iter().enumerate() {
+        for a in r.body.iter().filter_map(PLit::atom) {
+            if let Some(list) = readers.get_mut(a.rel.0 as usize) {
+                list.push(k as u32);
             }
         }
     }
-    dynamic
+    let mut work: Vec<usize> = (0..dynamic.len()).filter(|&r| dynamic[r]).collect();
+    while let Some(rel) = work.pop() {
+        for &k in &readers[rel] {
+            let h = rules[k as usize].head.rel.0 as usize;
+            if !dynamic[h] {
+                dynamic[h] = true;
+                work.push(h);
+            }
+        }
+    }
 }
 
 /// The relation dependency graph (head → body relations) and the rules of each relation.

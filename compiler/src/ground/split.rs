@@ -159,17 +159,7 @@ pub fn split_rules(
 ) -> Vec<CRule> {
     // Dynamic relations: the given ones and what depends on them.
     dynamic.resize(rels.len(), false);
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for r in &rules {
-            let h = r.head.rel.0 as usize;
-            if !dynamic[h] && r.body.iter().any(|l| lit_dynamic(l, &dynamic)) {
-                dynamic[h] = true;
-                changed = true;
-            }
-        }
-    }
+    super::rules::close_dynamic(&rules, &mut dynamic);
     let mut aux = Aux {
         rels,
         syms,

@@ -9,7 +9,7 @@ use super::plan::{Plans, Step};
 use super::rules::{CAtom, CLit, CRule, Class, Pat, RelId, Rules, Stratum};
 use super::store::{RelFacts, Store, Tuple};
 use super::{InterpError, Limits};
-use crate::gdl::Symbols;
+use crate::gdl::{Span, Symbols};
 use crate::terms::{TermArena, TermId, TermRef};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
@@ -42,6 +42,8 @@ pub struct Engine<'a> {
     pub neg: Option<(&'a Store, usize)>,
     /// Fixpoints of recursive on-demand strata in progress, innermost last.
     pub tables: Vec<super::table::Table>,
+    /// Calls in progress, nested ([`Limits::max_call_depth`]).
+    pub depth: u32,
 }
 
 pub(super) fn class_ix(c: Class) -> usize {
@@ -415,11 +417,29 @@ pub fn call(
     if let Some(a) = eng.memos[c].map.get(&memo_key) {
         return Ok(a.clone());
     }
-    if ctx.rules.strata[info.stratum].recursive {
-        return super::table::call_tabled(eng, info.stratum, memo_key);
+    if eng.depth >= ctx.limits.max_call_depth {
+        return Err(InterpError::CallDepth {
+            relation: ctx.rules.rel_name(ctx.syms, rel),
+            limit: ctx.limits.max_call_depth,
+            span: first_rule_span(ctx, rel),
+        });
     }
-    let answers = solve(eng, &memo_key)?;
-    remember(eng, memo_key, answers)
+    eng.depth += 1;
+    let answers = if ctx.rules.strata[info.stratum].recursive {
+        super::table::call_tabled(eng, info.stratum, memo_key)
+    } else {
+        solve(eng, &memo_key).and_then(|answers| remember(eng, memo_key, answers))
+    };
+    eng.depth -= 1;
+    answers
+}
+
+/// The span of the first rule of `rel`, for an error about the relation (empty when it
+/// has none).
+fn first_rule_span(ctx: &Ctx<'_>, rel: RelId) -> Span {
+    ctx.plans.rules_of[rel.0 as usize]
+        .first()
+        .map_or_else(Span::default, |&ri| ctx.rules.rules[ri].span)
 }
 
 /// Stores complete answers of a call in the memo of its relation's class.
@@ -612,6 +632,7 @@ fn semi_naive(
                 terms: &mut *terms,
                 neg: neg.map(|s| (s, si)),
                 tables: Vec::new(),
+                depth: 0,
             };
             for &ri in &st.rules {
                 let Some(plans) = &ctx.plans.materialized[ri] else {

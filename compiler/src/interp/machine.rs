@@ -254,6 +254,7 @@ impl Interp {
             terms: &mut self.terms,
             neg: None,
             tables: Vec::new(),
+            depth: 0,
         };
         let terminal = match self.terminal {
             Some(r) => !query(&mut eng, r, &[])?.is_empty(),
@@ -345,6 +346,7 @@ impl Interp {
             terms: &mut self.terms,
             neg: None,
             tables: Vec::new(),
+            depth: 0,
         };
         let facts = match rel {
             Some(r) => query(&mut eng, r, &[None])?.iter().map(|t| t[0]).collect(),

@@ -50,6 +50,11 @@ pub struct Limits {
     pub max_facts: usize,
     /// Most alternating-fixpoint rounds for a stratum with a negative cycle.
     pub max_rounds: usize,
+    /// Most calls of on-demand relations in progress one inside the other: a chain of
+    /// rules each reading the next (`(<= p0 p1) (<= p1 p2) …`) nests one call per rule
+    /// (and a few stack frames each): the command thread's 256 MiB stack held 200,000 in a
+    /// release build, so the default is half that.
+    pub max_call_depth: u32,
     /// Report goal values outside 0..=100 as they are ([`GoalValue`]) instead of failing
     /// with [`InterpError::BadGoal`]: for a GGP player, which plays whatever rules it is
     /// sent. Off by default, so that every command gives an invalid game one verdict.
@@ -62,6 +67,7 @@ impl Default for Limits {
             max_term_depth: 256,
             max_facts: 4_000_000,
             max_rounds: 1000,
+            max_call_depth: 100_000,
             lenient_goals: false,
         }
     }
@@ -138,6 +144,20 @@ pub enum InterpError {
         /// A rule of the relation (the one whose head built the term, when known).
         span: Span,
     },
+    /// Calls nested deeper than [`Limits::max_call_depth`].
+    #[error(
+        "evaluating {relation} nests more than {limit} calls of relations one inside the \
+         other (a chain of rules each reading the next); the netlist evaluates it without \
+         nesting: `--engine netlist`, or `propnet compile`"
+    )]
+    CallDepth {
+        /// `name/arity` of the relation called at the limit.
+        relation: String,
+        /// The limit.
+        limit: u32,
+        /// Its first rule.
+        span: Span,
+    },
     /// Evaluation derived more facts than the budget.
     #[error("evaluating {relation} exceeds the reference interpreter's budget of {limit} facts per store (a game this big needs the netlist: `--engine netlist`, or `propnet compile`)")]
     FactBudget {
@@ -172,7 +192,8 @@ impl InterpError {
             | InterpError::BadGoal { span, .. }
             | InterpError::TooManyVariables { span, .. }
             | InterpError::TooManyRelations { span, .. }
-            | InterpError::TermDepth { span, .. } => Some(*span),
+            | InterpError::TermDepth { span, .. }
+            | InterpError::CallDepth { span, .. } => Some(*span),
             _ => None,
         }
     }
