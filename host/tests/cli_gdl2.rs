@@ -358,6 +358,33 @@ fn verify_checks_the_percepts_of_a_gdl2_trace() {
         msg.contains("`sees` on a line without a joint move"),
         "{msg}"
     );
+    // traced as a GDL-I game (no `gdl` header field, no `sees`): agrees, and says that no
+    // percept was checked
+    let gdl1: Vec<String> = good
+        .lines()
+        .map(|l| match l.find(",\"sees\":") {
+            Some(i) => format!("{}}}", &l[..i]),
+            None => l.replace(",\"gdl\":\"II\"", ""),
+        })
+        .collect();
+    let (code, msg) = verify("gdl1.jsonl", &(gdl1.join("\n") + "\n"));
+    assert_eq!(code, Some(0), "{msg}");
+    assert!(
+        msg.contains("note: a GDL-II game, but the trace reports no percepts (`sees`)"),
+        "{msg}"
+    );
+    // `--json` gives a verdict object even when the trace cannot be read
+    let out = propnet(&["verify", g, "/nonexistent/trace.jsonl", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    assert_eq!(v["agrees"], false);
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/trace.jsonl"),
+        "{v}"
+    );
 }
 
 /// A `random` role without percepts (GDL-I): `match` seats no player there either; the

@@ -125,6 +125,8 @@ fn canon(line: usize, column: usize, text: &str) -> Result<String, Malformed> {
 /// # Errors
 /// [`Malformed`] naming the line and column of the first unreadable line.
 pub fn parse(text: &str) -> Result<TraceFile, Malformed> {
+    // a byte-order mark (some Windows editors write one) is not part of the first line
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let first = text.lines().map(str::trim_start).find(|l| !l.is_empty());
     match first.and_then(|l| l.chars().next()) {
         Some('{') => parse_oracle(text),
@@ -818,6 +820,18 @@ mod tests {
         );
         assert_eq!((claims[2].playout, claims[2].step), (1, 0));
         assert_eq!(f.items.last(), Some(&Item::Stop(Stop::Finished(12))));
+    }
+
+    /// A byte-order mark before the first line is read past, in both formats.
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_trace() {
+        let perf = "!R!x,o\n!T!true\n!G!100,0\n!F!\n";
+        let bom = format!("\u{feff}{perf}");
+        assert_eq!(parse(&bom).unwrap().roles, parse(perf).unwrap().roles);
+        let oracle = "{\"roles\":[\"x\"]}\n{\"playout\":0,\"step\":0,\"state\":[],\
+                      \"terminal\":true,\"legal\":{\"x\":[]},\"goals\":{\"x\":100}}\n";
+        let f = parse(&format!("\u{feff}{oracle}")).unwrap();
+        assert_eq!((f.format, f.items.len()), (TraceFormat::Oracle, 1));
     }
 
     #[test]

@@ -380,6 +380,11 @@ where
         expect = Some((c.playout, c.step + 1));
     }
     end_notes(&mut out, file, expect, finished);
+    if engine.gdl2() && out.joint_moves > 0 && out.percepts == 0 {
+        out.notes.push(
+            "a GDL-II game, but the trace reports no percepts (`sees`): none were checked".into(),
+        );
+    }
     Ok(out)
 }
 

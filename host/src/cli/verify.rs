@@ -25,6 +25,23 @@ pub struct VerifyArgs {
 
 /// Runs `propnet verify`; a divergence is an error (exit status 1) after the report.
 pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
+    let (json, trace, game) = (args.json, args.trace.clone(), args.game.clone());
+    match replay(args) {
+        Ok(true) => Ok(()),
+        Ok(false) => anyhow::bail!("{} does not agree with {}", trace.display(), game.display()),
+        Err(e) => {
+            if json {
+                // a program reading the verdict gets an object whatever happened
+                let error = serde_json::json!({ "agrees": false, "error": super::one_line(&e) });
+                println!("{error}");
+            }
+            Err(e)
+        }
+    }
+}
+
+/// `propnet verify` up to its printed verdict: whether the trace agrees.
+fn replay(args: VerifyArgs) -> anyhow::Result<bool> {
     let text = read_trace(&args.trace)?;
     let trace_name = args.trace.display().to_string();
     let verdict = with_engine(&args.game, &args.engine, &mut |mut e| {
@@ -41,12 +58,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
             println!("note: {n}");
         }
     }
-    anyhow::ensure!(
-        verdict.agrees(),
-        "{trace_name} does not agree with {}",
-        args.game.display()
-    );
-    Ok(())
+    Ok(verdict.agrees())
 }
 
 /// The trace at `path` (`-`: stdin) as text, at most [`gdl::MAX_INPUT_BYTES`] of it: an
