@@ -248,11 +248,14 @@ impl Builder<'_, '_> {
         let (mut heads, mut starts, mut lits) = (Vec::new(), vec![0usize], Vec::new());
         for (i, &a) in atoms.iter().enumerate() {
             let rel = self.g.store.atoms.rel(a);
-            let made = self.g.instances_of(a, &mut self.plans, &mut |_, body| {
-                heads.push(i as u32);
-                lits.extend_from_slice(body);
-                starts.push(lits.len());
-            })?;
+            let held = self.gates.heap_bytes() + lits.capacity() * 4 + starts.capacity() * 8;
+            let made = self
+                .g
+                .instances_of(a, &mut self.plans, held, &mut |_, body| {
+                    heads.push(i as u32);
+                    lits.extend_from_slice(body);
+                    starts.push(lits.len());
+                })?;
             self.counts.instances += made;
             self.counts.rel_instances[rel.0 as usize] += made;
         }

@@ -112,9 +112,15 @@ impl Grounder<'_> {
         &mut self,
         a: AtomId,
         plans: &mut HeadPlans,
+        held: usize,
         f: &mut dyn FnMut(usize, &[u32]),
     ) -> Result<usize, GroundError> {
         let low = self.low;
+        // One atom may have millions of instances (SmallDominion2's `next (money …)`: 96 M
+        // in all): their bodies are checked against the memory budget as they are found,
+        // with what the caller `held` and the instances handed on so far.
+        let (base, meter) = (self.used_bytes() + held, self.meter.clone());
+        let mut handed = 0usize;
         let rel = self.store.atoms.rel(a);
         let args = self.store.atoms.args(a).to_vec();
         let index = plans
@@ -153,15 +159,24 @@ impl Grounder<'_> {
                         .zip(&args)
                         .all(|(p, &t)| j.bind_pattern(p, t))
                 };
+                let mut over = 0usize;
                 let r = self.run_join(rule, steps, Mode::Record, &init, &mut |_, _, body| {
                     bodies.extend_from_slice(body);
                     ends.push(bodies.len());
+                    if ends.len().is_multiple_of(4096) {
+                        // found bodies, and as much again once handed on
+                        let found = 2 * (bodies.capacity() * 4 + ends.capacity() * 8);
+                        if meter.over(base + handed + found) {
+                            over = handed + found;
+                            return false;
+                        }
+                    }
                     true
                 });
                 let out = match r {
                     Ok(out) => out,
                     Err(Stop::Time) => return Err(self.time_error(k)),
-                    Err(Stop::Callback) => unreachable!("the callback never stops"),
+                    Err(Stop::Callback) => return Err(self.memory_error(k, held + over)),
                 };
                 if !out.missing.is_empty() {
                     self.resolve(out.missing)?;
@@ -179,6 +194,7 @@ impl Grounder<'_> {
                         continue;
                     }
                     count += 1;
+                    handed += 4 * body.len() + 16;
                     f(k, &body);
                 }
                 break;

@@ -74,9 +74,12 @@ impl Builder<'_, '_> {
             self.g.report(rel);
         }
         let mut insts = Instances::default();
-        let made = self
-            .g
-            .instances_of(a, &mut self.plans, &mut |k, body| insts.push(k, body))?;
+        let made = self.g.instances_of(
+            a,
+            &mut self.plans,
+            self.gates.heap_bytes(),
+            &mut |k, body| insts.push(k, body),
+        )?;
         self.counts.instances += made;
         self.counts.rel_instances[rel.0 as usize] += made;
         stack.push(Frame {
