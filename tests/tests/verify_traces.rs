@@ -263,3 +263,47 @@ fn roles_that_differ_are_a_divergence_at_the_roles_line() {
     let w = both("tictactoe", "!R!white,black\n!T!false\n");
     assert!(matches!(diverges(&w, 1), Mismatch::Roles { .. }));
 }
+
+/// Playout numbers that do not count up from 0 agree, with a note naming the first line
+/// where they skip; a line that ends a playout on a non-terminal position without a joint
+/// move, `truncated` or `error` is malformed, named at its line.
+#[test]
+fn skipped_playout_numbers_are_noted_and_an_unexplained_end_is_malformed() {
+    let game = "tictactoe";
+    let t = oracle_trace(game);
+    let second = find(&t, 1, |l| l.contains("\"step\":0,"));
+    let mut renumbered = t.clone();
+    for no in second..=t.lines().count() {
+        renumbered = edit(&renumbered, no, |l| {
+            json_edit(l, |v| {
+                let p = v["playout"].as_u64().unwrap();
+                v["playout"] = (p + 4).into();
+            })
+        });
+    }
+    let w = both(game, &renumbered);
+    assert!(w.agrees(), "{}", w.summary());
+    assert_eq!(
+        w.notes,
+        [format!(
+            "playout numbers do not count up from 0: line {second} begins playout 5 where \
+             playout 1 was due"
+        )]
+    );
+    // the first playout's second line, its joint move removed
+    let cut = edit(&t, 3, |l| {
+        json_edit(l, |v| {
+            v.as_object_mut().unwrap().remove("joint");
+        })
+    });
+    let path = workspace_root().join(format!("bench-games/{game}.kif"));
+    let program = gdl::load(&path).expect("game loads").program;
+    let mut interp = Interp::new(&program).expect("interpreter");
+    let mut ie = InterpEngine::new(&mut interp).expect("initial state");
+    let e = verify(&mut ie, &cut).expect_err("malformed");
+    assert!(
+        e.to_string()
+            .contains("3:1: a non-terminal position without a joint move"),
+        "{e}"
+    );
+}

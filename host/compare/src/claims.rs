@@ -401,7 +401,16 @@ fn bool_field(no: usize, v: &Value, k: &str, absent: Option<bool>) -> Result<boo
 /// A line's `truncated` flag must fit the line: a cut playout ends at a non-terminal
 /// position without a joint move.
 fn check_truncated(no: usize, v: &Value, terminal: bool) -> Result<(), Malformed> {
+    let no_joint = matches!(v.get("joint"), None | Some(Value::Null));
     if !bool_field(no, v, "truncated", Some(false))? {
+        if !terminal && no_joint && v.get("error").is_none() {
+            return Err(bad(
+                no,
+                1,
+                "a non-terminal position without a joint move, `truncated` or `error`: a \
+                 playout cannot end here",
+            ));
+        }
         return Ok(());
     }
     if terminal {
@@ -412,7 +421,7 @@ fn check_truncated(no: usize, v: &Value, terminal: bool) -> Result<(), Malformed
              state is not cut",
         ));
     }
-    if !matches!(v.get("joint"), None | Some(Value::Null)) {
+    if !no_joint {
         return Err(bad(
             no,
             1,

@@ -452,6 +452,14 @@ where
                 s.saturating_sub(1)
             ));
         }
+        let nth = out.playouts as u64;
+        if c.playout != nth && !out.notes.iter().any(|n| n.starts_with("playout numbers")) {
+            out.notes.push(format!(
+                "playout numbers do not count up from 0: line {} begins playout {} where \
+                 playout {nth} was due",
+                c.line, c.playout
+            ));
+        }
         engine.restart().map_err(engine_error(c.line))?;
         out.playouts += 1;
     } else if expect != Some((c.playout, c.step)) {
