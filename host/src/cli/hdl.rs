@@ -326,7 +326,7 @@ fn checked_copy(
     opts: &propnet_hdl::Options,
     playouts: u32,
 ) -> Option<propnet_hdl::Design> {
-    let engines = opts.engines.min(playouts).min(CHECK_MOST_ENGINES).max(1);
+    let engines = opts.engines.min(playouts).clamp(1, CHECK_MOST_ENGINES);
     if engines == opts.engines {
         return None;
     }
