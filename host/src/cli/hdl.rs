@@ -81,7 +81,9 @@ pub struct HdlArgs {
     #[arg(long, requires = "device", default_value_t = 150, value_parser = super::args::whole::<u32>(1, 1000))]
     pub pnr_mhz: u32,
     /// Simulate this many playouts (`--simulator`) and require equality with the CPU
-    /// reference (on a GDL-II game also every transition's percepts).
+    /// reference (on a GDL-II game also every transition's percepts). A design with more
+    /// engines than that, or than 64, is simulated as a copy with that many engines (the
+    /// same engine module).
     #[arg(long, default_value_t = 0, value_parser = super::args::whole::<u32>(0, 1_000_000))]
     pub check: u32,
     /// The Verilog simulator of `--check` (engine and percept module): `auto` (the
@@ -107,7 +109,8 @@ pub struct HdlArgs {
 /// `propnet hdl --simulator`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum SimulatorArg {
-    /// Verilator for an engine module over 1 MiB of Verilog when installed, else Icarus.
+    /// Verilator when the engines simulated come to more than 1 MiB of Verilog and it is
+    /// installed, else Icarus.
     Auto,
     /// Icarus Verilog (`iverilog`, `vvp`): compiles at once, interprets.
     Iverilog,
