@@ -436,7 +436,7 @@ pub fn call(
 
 /// The span of the first rule of `rel`, for an error about the relation (empty when it
 /// has none).
-fn first_rule_span(ctx: &Ctx<'_>, rel: RelId) -> Span {
+pub(super) fn first_rule_span(ctx: &Ctx<'_>, rel: RelId) -> Span {
     ctx.plans.rules_of[rel.0 as usize]
         .first()
         .map_or_else(Span::default, |&ri| ctx.rules.rules[ri].span)

@@ -21,7 +21,6 @@ use super::rules::RelId;
 use super::store::Store;
 use super::store::Tuple;
 use super::InterpError;
-use crate::gdl::Span;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
@@ -269,14 +268,10 @@ fn rel_name(eng: &Engine<'_>, rel: RelId) -> String {
 fn check_key(eng: &Engine<'_>, key: &CallKey) -> Result<(), InterpError> {
     let limit = eng.ctx.limits.max_term_depth;
     if key.1.iter().flatten().any(|&t| eng.terms.depth(t) > limit) {
-        let rules = &eng.ctx.rules.rules;
         return Err(InterpError::TermDepth {
             relation: rel_name(eng, key.0),
             limit,
-            span: rules
-                .iter()
-                .find(|r| r.head.rel == key.0)
-                .map_or_else(Span::default, |r| r.span),
+            span: super::eval::first_rule_span(eng.ctx, key.0),
         });
     }
     Ok(())

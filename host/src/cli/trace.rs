@@ -130,19 +130,23 @@ pub fn with_engine<T>(
             let mut e = NetTrace::new(&net, eval.into(), &backends)?;
             eprintln!("engine: {}", e.describe());
             let out = f(&mut e)?;
-            if let Some((0, _)) = e.gpu_checked() {
-                eprintln!("nothing checked on the GPU: the replay stopped before its first state");
-            } else if let Some((states, steps)) = e.gpu_checked() {
-                let steps = steps.map_or(String::new(), |n| {
-                    format!(
-                        ", {} and their percepts on the step kernel",
-                        super::plural(n, "transition")
-                    )
-                });
-                eprintln!(
-                    "checked on the GPU, equal to the CPU program: {} on the playout kernel{steps}",
-                    super::plural(states, "state")
-                );
+            match e.gpu_checked() {
+                None => {}
+                Some((0, _)) => eprintln!(
+                    "nothing checked on the GPU: the replay stopped before its first state"
+                ),
+                Some((states, steps)) => {
+                    let steps = steps.map_or(String::new(), |n| {
+                        format!(
+                            ", {} and their percepts on the step kernel",
+                            super::plural(n, "transition")
+                        )
+                    });
+                    eprintln!(
+                        "checked on the GPU, equal to the CPU program: {} on the playout kernel{steps}",
+                        super::plural(states, "state")
+                    );
+                }
             }
             Ok(out)
         }
