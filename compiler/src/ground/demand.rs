@@ -134,11 +134,14 @@ struct Analysis<'a> {
     rules_of: Vec<Vec<usize>>,
     dynamic: &'a [bool],
     roots: [RelId; 8],
+    /// Per relation: a level of a diagram filter's chain, computed forward in full (its
+    /// state argument would make a demand relation multiply what it should restrict).
+    chain: Vec<bool>,
 }
 
 impl Analysis<'_> {
     fn restrictable(&self, r: RelId) -> bool {
-        self.dynamic[r.0 as usize] && !self.roots.contains(&r)
+        self.dynamic[r.0 as usize] && !self.roots.contains(&r) && !self.chain[r.0 as usize]
     }
 
     /// Each call site of a restrictable relation in `rule` (under guard `g` of its head):
@@ -217,11 +220,15 @@ pub fn add_demand(
     for (k, r) in rules.iter().enumerate() {
         rules_of[r.head.rel.0 as usize].push(k);
     }
+    let chain = (0..rels.len())
+        .map(|r| super::diagram_filters::is_chain(syms.name(rels.key(RelId(r as u32)).0)))
+        .collect();
     let an = Analysis {
         rules,
         rules_of,
         dynamic,
         roots: special.roots(),
+        chain,
     };
     let demand = DemandRels::new(&an, rels, syms);
     let new_rules = demand.call_site_rules(&an);

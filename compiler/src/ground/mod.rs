@@ -3,6 +3,8 @@
 //!
 //! 0. `drop_visited` removes a visited-list argument from a path search where it provably
 //!    changes nothing (`list_idioms` recognises the list relations it needs).
+//!    `diagram_filters` compiles a rule's large static filter (e.g. "each digit once in
+//!    these nine cells") into a decision diagram: a chain of rules over diagram states.
 //! 1. `rules` lowers rules to patterns, `persistent` reads fluents that never change
 //!    from `init`, `split` cuts rule bodies into small joins with auxiliary relations,
 //!    and `demand` adds demand (magic-set) relations so a dynamic relation only gets the
@@ -30,6 +32,7 @@ mod budget;
 mod build;
 mod call_order;
 mod demand;
+mod diagram_filters;
 mod domains;
 mod drop_visited;
 pub mod explore;
@@ -50,6 +53,7 @@ mod unify;
 mod value_origin;
 
 pub use budget::{default_memory, Budget, BudgetKind};
+pub use diagram_filters::FilterDiagram;
 pub use fixpoint::TableBytes;
 pub use stats::RelationStats;
 
@@ -256,6 +260,9 @@ pub struct CompileReport {
     /// Per relation that makes gates or latches or holds atoms: what it contributed, most
     /// gates first.
     pub by_relation: Vec<RelationStats>,
+    /// Rules whose static filter was compiled to a decision diagram (see the grounder's
+    /// `diagram_filters`), in rule order.
+    pub filter_diagrams: Vec<FilterDiagram>,
     /// When relaxed reachability diverged and the netlist was grounded over the states play
     /// reaches ([`explore`]): what was explored. The netlist is then exact on every
     /// reachable state only.
@@ -411,7 +418,13 @@ fn ground(
 ) -> Result<(Netlist, CompileReport), GroundError> {
     let t0 = Instant::now();
     let relaxed = drop_visited::run(program);
-    let low = rules::lower(relaxed.as_ref().unwrap_or(program), guards)?;
+    let relaxed = relaxed.as_ref().unwrap_or(program);
+    let diagrams = diagram_filters::run(relaxed, diagram_filters::PAYS);
+    let (source, filter_diagrams) = match diagrams {
+        Some((p, d)) => (std::borrow::Cow::Owned(p), d),
+        None => (std::borrow::Cow::Borrowed(relaxed), Vec::new()),
+    };
+    let low = rules::lower(&source, guards)?;
     let progress = progress_of(opts);
     let cancelled = |e: GroundError| match opts.cancel.is_cancelled() {
         true => GroundError::Cancelled,
@@ -456,6 +469,7 @@ fn ground(
         gates_unread,
         stats: net.stats(),
         by_relation,
+        filter_diagrams,
         explored: None,
     };
     Ok((net, report))

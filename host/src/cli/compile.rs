@@ -170,6 +170,21 @@ fn stats_text(args: &CompileArgs, r: &CompileReport) -> anyhow::Result<String> {
         g.gates_unread,
     )?;
     let source = r.source.as_ref();
+    if !g.filter_diagrams.is_empty() {
+        write!(out, "static filters compiled to decision diagrams:")?;
+        for d in &g.filter_diagrams {
+            let at = source.map_or(String::new(), |src| {
+                format!(" at {}", src.loc(d.span.start))
+            });
+            write!(
+                out,
+                " {}{at} ({} levels, {} edges for {:.0} assignments),",
+                d.head, d.levels, d.edges, d.paths
+            )?;
+        }
+        out.pop();
+        out.push('\n');
+    }
     writeln!(
         out,
         "relations by gates (grounded netlist, before optimization):"
