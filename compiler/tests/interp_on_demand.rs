@@ -127,3 +127,47 @@ fn recursive_call_waits_for_the_literal_that_binds_its_position() {
     let s = i.initial_state().expect("init");
     assert_eq!(legal(&mut i, &s), ["(blacks 1)", "(whites 3)"]);
 }
+
+#[test]
+fn a_static_relation_too_big_to_materialize_waits_until_its_cells_are_bound() {
+    // A sudoku row of six cells: `(once 1 ?a … ?f)` with its digit given but its cells
+    // free has 6·5⁵ answers a digit; with three cells known, still 3·5³ + … The join
+    // binds every cell from the state first, then asks it fully bound (one answer).
+    let cells = ["?a", "?b", "?c", "?d", "?e", "?f"];
+    let mut src = String::from("(role p) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (same 1 1) (same 2 2) (same 3 3) (same 4 4) (same 5 5) (same 6 6)\n");
+    for (k, v) in [3, 1, 6, 2, 5].iter().enumerate() {
+        src += &format!("(init (cell {} {v}))\n", k + 1);
+    }
+    src += "(<= (legal p (put 6 ?v)) (not (filled 6)) (d ?v))
+            (<= (filled ?c) (true (cell ?c ?v)))
+            (<= (next (cell ?c ?v)) (true (cell ?c ?v)))
+            (<= (next (cell ?c ?v)) (does p (put ?c ?v)))
+            (<= terminal (filled 6))
+            (<= (goal p 100) good) (<= (goal p 0) (not good))
+            (<= good (true (cell 1 ?a)) (true (cell 2 ?b)) (true (cell 3 ?c)) (true (cell 4 ?d))
+                (true (cell 5 ?e)) (true (cell 6 ?f))";
+    for z in 1..=6 {
+        src += &format!(" (once {z} {})", cells.join(" "));
+    }
+    src += ")\n";
+    for k in 0..6 {
+        let others: Vec<&str> = (0..6).filter(|&j| j != k).map(|j| cells[j]).collect();
+        src += &format!(
+            "(<= (once ?z {}) (first ?z {} {}))\n",
+            cells.join(" "),
+            cells[k],
+            others.join(" ")
+        );
+    }
+    src += "(<= (first ?z ?x1 ?x2 ?x3 ?x4 ?x5 ?x6) (same ?z ?x1) (d ?x2) (d ?x3) (d ?x4) (d ?x5) (d ?x6)
+                (not (same ?z ?x2)) (not (same ?z ?x3)) (not (same ?z ?x4)) (not (same ?z ?x5))
+                (not (same ?z ?x6)))";
+    let mut i = load(&src, 2_000);
+    let s = i.initial_state().expect("init");
+    assert_eq!(legal(&mut i, &s).len(), 6);
+    for (v, want) in [(4, 100), (2, 0)] {
+        let next = play(&mut i, &s, &format!("(put 6 {v})"));
+        let goals = i.goals(&next).expect("goals");
+        assert_eq!(goals, vec![vec![GoalValue::Int(want)]], "cell 6 = {v}");
+    }
+}

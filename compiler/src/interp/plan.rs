@@ -157,6 +157,9 @@ struct Stats {
     stratum: Vec<usize>,
     /// `facts[rel]`: the relation's fact tuples when it is given by ground facts only.
     facts: Vec<Option<Vec<Vec<TermId>>>>,
+    /// `too_big[rel]`: a static relation with rules that was too big to materialize at
+    /// load (evaluated on demand).
+    too_big: Vec<bool>,
     /// Computed fan-outs per (relation, bound columns).
     cache: std::cell::RefCell<std::collections::HashMap<(RelId, Vec<usize>), usize>>,
 }
@@ -187,6 +190,7 @@ impl Stats {
         Stats {
             stratum: rules.rels.iter().map(|r| r.stratum).collect(),
             facts,
+            too_big: vec![false; rules.rels.len()],
             cache: Default::default(),
         }
     }
@@ -224,7 +228,13 @@ pub fn plan_all(rules: &Rules, queries: &[(RelId, Mask)], lazy_static: &[bool]) 
     for (i, r) in rules.rules.iter().enumerate() {
         rules_of[r.head.rel.0 as usize].push(i);
     }
-    let stats = Stats::new(rules, &rules_of);
+    let mut stats = Stats::new(rules, &rules_of);
+    stats.too_big = (0..n)
+        .map(|r| {
+            let info = &rules.rels[r];
+            info.class == Class::Static && lazy_static[info.stratum] && !rules_of[r].is_empty()
+        })
+        .collect();
     let demand: Vec<bool> = (0..n)
         .map(|r| {
             let info = &rules.rels[r];
@@ -363,9 +373,11 @@ fn plan_rule(
 }
 
 /// The score of a positive literal as the next join (higher first): all arguments bound,
-/// some argument bound, not a recursive call waiting for its binders, bound key parts,
-/// smallest fan-out.
-type Score = (bool, bool, bool, usize, Reverse<usize>);
+/// some argument bound, not a recursive call waiting for its binders, not a partly bound
+/// call of a static relation too big to materialize (`(exactlyOne 1 ?m1 … ?m9)` with two
+/// cells known has millions of answers; with all nine, one), bound key parts, smallest
+/// fan-out.
+type Score = (bool, bool, bool, bool, usize, Reverse<usize>);
 
 /// The join order of one rule being built: which body literals are placed, which variables
 /// they bind, and the steps so far.
@@ -463,6 +475,7 @@ impl<'r> JoinOrder<'r> {
             all_bound,
             sel > 0,
             !(call && recursive && !all_bound && self.binds_own_variable(i)),
+            all_bound || !stats.too_big[a.rel.0 as usize],
             sel,
             Reverse(stats.fanout(a.rel, &spec)),
         );
