@@ -590,9 +590,30 @@ impl<'l> Grounder<'l> {
 /// Per relation of `low`: the first relation whose demand relation it is, or itself.
 fn origins(low: &Lowered) -> Vec<RelId> {
     let mut origin: Vec<RelId> = (0..low.rels.len() as u32).map(RelId).collect();
+    // A relation made by splitting a rule body or by a filter diagram stands for the
+    // head of the game's rule it comes from (the rule with the same source span).
+    let made = |r: RelId| {
+        let name = low.syms.name(low.rels.key(r).0);
+        name.starts_with("split#") || name.starts_with("diagram#")
+    };
+    let mut head_at = std::collections::HashMap::new();
+    for rule in low.rules.iter().filter(|r| !made(r.head.rel)) {
+        head_at
+            .entry((rule.span.start, rule.span.end))
+            .or_insert(rule.head.rel);
+    }
+    for rule in low
+        .rules
+        .iter()
+        .filter(|r| made(r.head.rel) && r.span.end > r.span.start)
+    {
+        if let Some(&h) = head_at.get(&(rule.span.start, rule.span.end)) {
+            origin[rule.head.rel.0 as usize] = h;
+        }
+    }
     for (r, m) in low.demand_of.iter().enumerate().rev() {
         if let Some(m) = m {
-            origin[m.0 as usize] = RelId(r as u32);
+            origin[m.0 as usize] = origin[r];
         }
     }
     origin
