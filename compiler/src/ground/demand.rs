@@ -207,8 +207,8 @@ fn demand_atom(rel: RelId, args: &[PTerm], g: &[bool]) -> PAtom {
 
 /// Adds demand relations and rules (see the module docs) to `rules`; `dynamic[r]` says
 /// whether relation `r` depends on `true`/`does`. Returns (guarded relation, its demand
-/// relation) pairs; the demand relations are new relations `demand#name/arity` (a name
-/// KIF cannot spell).
+/// relation) pairs; the demand relations are new relations `demand#name/arity` (with a
+/// suffix `'2`, … when the game itself uses that name).
 pub fn add_demand(
     rules: &mut Vec<CRule>,
     dynamic: &[bool],
@@ -266,7 +266,13 @@ impl DemandRels {
                 .as_ref()
                 .filter(|g| g.iter().any(|&b| b) && an.restrictable(r))
             {
-                let name = syms.intern(&format!("demand#{}", rels.text(syms, r)));
+                // KIF can spell `#` too: a name the game already uses gets a suffix.
+                let base = format!("demand#{}", rels.text(syms, r));
+                let name = std::iter::once(base.clone())
+                    .chain((2..).map(|i| format!("{base}'{i}")))
+                    .find(|n| syms.get(n).is_none())
+                    .map(|n| syms.intern(&n))
+                    .expect("a free name");
                 let m = rels.intern(name, g.iter().filter(|&&b| b).count() as u32);
                 demand_rel[r.0 as usize] = Some(m);
                 pairs.push((r, m));

@@ -142,7 +142,8 @@ impl Aux<'_> {
 }
 
 /// Splits every rule of `rules` as described in the module docs; new auxiliary relations
-/// are named `split#N/arity` (a name KIF cannot spell) and interned in `rels` and `syms`.
+/// are named `split#N/arity` (N skipping any name the game itself uses) and interned in
+/// `rels` and `syms`.
 /// Rules that need no split are returned unchanged, in order; auxiliary rules follow the
 /// rule they come from.
 ///

@@ -16,7 +16,8 @@ use super::{lit_vars, vars_of, Filter};
 use crate::gdl::{Atom, Lit, Rule, Sym, Symbols, Term};
 
 /// The chain of rules and the edge facts that replace `rule`; its relations are named
-/// `diagram#TAG.K` (level K's atoms) and `diagram#TAG.K.edges` (its edges).
+/// `diagram#TAG.K` (level K's atoms) and `diagram#TAG.K.edges` (its edges), TAG the
+/// first from `tag` on whose names the game does not use.
 pub(super) fn rewrite(
     rule: &Rule,
     filter: &Filter,
@@ -35,8 +36,17 @@ pub(super) fn rewrite(
         later.extend(lit_vars(&rule.body[filter.binders[k]]));
         extras[k].iter().for_each(|l| later.extend(lit_vars(l)));
     }
-    let q_in = Term::Var(symbols.intern("?diagram#from"));
-    let q_out = Term::Var(symbols.intern("?diagram#to"));
+    // KIF can spell `#` too: every name made here is one the game does not use.
+    let tag = (tag..)
+        .find(|t| {
+            (1..=n).all(|k| {
+                let level = format!("diagram#{t}.{k}");
+                symbols.get(&level).is_none() && symbols.get(&format!("{level}.edges")).is_none()
+            })
+        })
+        .expect("a free tag");
+    let q_in = Term::Var(fresh(symbols, "?diagram#from"));
+    let q_out = Term::Var(fresh(symbols, "?diagram#to"));
     let mut out = Vec::new();
     let mut bound: Vec<Sym> = Vec::new();
     let mut prev: Option<Atom> = None;
@@ -116,7 +126,17 @@ pub(super) fn rewrite(
     out
 }
 
-/// The constant naming diagram state `k` (a name KIF cannot spell).
+/// `base` interned, or `base'2`, `base'3`… when the program already has that symbol.
+fn fresh(symbols: &mut Symbols, base: &str) -> Sym {
+    let name = std::iter::once(base.to_string())
+        .chain((2..).map(|i| format!("{base}'{i}")))
+        .find(|n| symbols.get(n).is_none())
+        .expect("a free name");
+    symbols.intern(&name)
+}
+
+/// The constant naming diagram state `k` (only ever in the state arguments of the
+/// chain's own relations, so it cannot meet a constant of the game's).
 fn state(symbols: &mut Symbols, k: u32) -> Term {
     Term::Const(symbols.intern(&format!("#{k}")))
 }

@@ -63,8 +63,9 @@ const LIMITS: Limits = Limits {
     max_tries: 20_000_000,
 };
 
-/// True for the name of a relation of a diagram's chain (`diagram#…`, a name KIF cannot
-/// spell): its atoms are computed forward from the first level, never on demand.
+/// True for the name of a relation of a diagram's chain (`diagram#…`): its atoms are
+/// computed forward from the first level, never on demand. (A game's own relation of such
+/// a name is computed in full too: slower, never wrong.)
 pub(super) fn is_chain(name: &str) -> bool {
     name.starts_with("diagram#")
 }

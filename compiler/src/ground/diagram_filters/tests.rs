@@ -175,3 +175,17 @@ fn a_filter_with_a_local_variable_is_left_alone() {
     let p = program(&grid_game("(twice ?a ?b ?c ?d)", defs));
     assert!(run(&p, ALWAYS).is_none());
 }
+
+#[test]
+fn names_the_game_already_uses_are_not_reused() {
+    // KIF can spell `#`: the rule's own variables and a relation of the game take the names
+    // a diagram would use first.
+    let facts = "(same 1 1) (same 2 2) (same 3 3) (same 4 4)";
+    let src = grid_game(ONCE_FILTER, &once_defs(facts))
+        .replace("?a", "?diagram#from")
+        .replace("?b", "?diagram#to")
+        + " (<= (diagram#1.3 ?x #0) (row ?x) (true (cell 1 1 1))) (<= (diagram#1.2.edges #0 ?x #0) (digit ?x))";
+    let ((with, rewritten), without) = both(&src);
+    assert_eq!(rewritten, 1);
+    check_grids(&with, &without);
+}
