@@ -110,6 +110,8 @@ pub struct TraceFile {
     pub roles_line: usize,
     /// Canonical role names in the trace's order.
     pub roles: Vec<String>,
+    /// The game the header names (oracle traces: its `game` field).
+    pub game: Option<String>,
     /// Positions and stops, in file order.
     pub items: Vec<Item>,
     /// Lines that were skipped (gdl-perf lines of no known kind), first few with numbers.
@@ -557,6 +559,7 @@ fn parse_oracle(text: &str) -> Result<TraceFile, Malformed> {
         format: TraceFormat::Oracle,
         roles_line: hno,
         roles,
+        game: h.get("game").and_then(Value::as_str).map(str::to_string),
         items,
         skipped: Vec::new(),
     })
@@ -789,6 +792,7 @@ fn parse_gdl_perf(text: &str) -> Result<TraceFile, Malformed> {
         format: TraceFormat::GdlPerf,
         roles_line,
         roles,
+        game: None,
         items: p.items,
         skipped: p.skipped,
     })

@@ -179,6 +179,8 @@ pub struct Verdict {
     pub reasoner_error: Option<(usize, String)>,
     /// Remarks that do not make the trace wrong (no `!F!`, skipped lines, a cut playout).
     pub notes: Vec<String>,
+    /// The game the trace's header names, when it names one.
+    pub trace_game: Option<String>,
 }
 
 impl Verdict {
@@ -322,6 +324,7 @@ where
         divergence: None,
         reasoner_error: None,
         notes: Vec::new(),
+        trace_game: file.game.clone(),
     };
     if file.roles != roles {
         out.divergence = Some(Divergence {
@@ -543,6 +546,7 @@ mod tests {
             divergence: None,
             reasoner_error: None,
             notes: Vec::new(),
+            trace_game: None,
         };
         assert_eq!(
             v.summary(),

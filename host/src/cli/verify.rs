@@ -50,6 +50,10 @@ fn replay(args: VerifyArgs) -> anyhow::Result<bool> {
             other => anyhow::anyhow!("{trace_name}: {other}"),
         })
     })?;
+    let mut verdict = verdict;
+    if let Some(note) = other_game(verdict.trace_game.as_deref(), &args.game) {
+        verdict.notes.insert(0, note);
+    }
     if args.json {
         println!("{}", serde_json::to_string(&verdict)?);
     } else {
@@ -59,6 +63,20 @@ fn replay(args: VerifyArgs) -> anyhow::Result<bool> {
         }
     }
     Ok(verdict.agrees())
+}
+
+/// A note when the trace's header names a game other than `game` (compared by file stem,
+/// so `g.kif` and its compiled `g.json` are the same game).
+fn other_game(named: Option<&str>, game: &Path) -> Option<String> {
+    let named = named?;
+    let stem = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let ours = stem(game)?;
+    (stem(Path::new(named))? != ours && game.as_os_str() != "-").then(|| {
+        format!(
+            "the trace's header names the game `{named}`; it was checked against {}",
+            game.display()
+        )
+    })
 }
 
 /// The trace at `path` (`-`: stdin) as text, at most [`gdl::MAX_INPUT_BYTES`] of it: an

@@ -346,3 +346,29 @@ fn item10_a_gdl_perf_legal_move_listed_twice_is_refused() {
         o.err
     );
 }
+
+/// A trace whose header names another game still agrees with a game that plays the
+/// same, and says so; the same game under another path is quiet.
+#[test]
+fn verify_notes_a_header_naming_another_game() {
+    let lines = ttt_trace();
+    let mut header: Value = serde_json::from_str(&lines[0]).unwrap();
+    header["game"] = Value::from("connectfour.kif");
+    let renamed = std::iter::once(header.to_string())
+        .chain(lines[1..].iter().cloned())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let t = file("renamed.jsonl", &(renamed + "\n"));
+    let o = run(&["verify", tictactoe().to_str().unwrap(), t.to_str().unwrap()]);
+    o.expect_code(0, "the positions agree");
+    assert!(
+        o.out
+            .contains("note: the trace's header names the game `connectfour.kif`"),
+        "{}",
+        o.out
+    );
+    let t = file("same.jsonl", &(lines.join("\n") + "\n"));
+    let o = run(&["verify", tictactoe().to_str().unwrap(), t.to_str().unwrap()]);
+    o.expect_code(0, "the unedited trace agrees");
+    assert!(!o.out.contains("header names"), "{}", o.out);
+}
