@@ -37,7 +37,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::gdl::{Atom, Lit, Program, RelKey, RelationInfo, Rule, Span, Sym, Term};
 use states::{Diagram, Limits};
-use unfold::{Clause, Conj, Prim, Unfolder, T};
+use unfold::{bit, Clause, Conj, Prim, Unfolder, Vars, T};
 
 /// When a filter pays for a diagram.
 #[derive(Clone, Copy, Debug)]
@@ -54,8 +54,8 @@ pub(super) const PAYS: Thresholds = Thresholds {
     min_product: (1u64 << 20) as f64,
     min_gain: 16.0,
 };
-/// Most filter variables of one rule (a bit mask each).
-const MAX_VARS: usize = 64;
+/// Most filter variables of one rule (a bit of a [`unfold::Vars`] each).
+const MAX_VARS: usize = 128;
 /// Limits of one diagram.
 const LIMITS: Limits = Limits {
     max_states: 200_000,
@@ -282,7 +282,7 @@ fn domains(
     let mut dom: Vec<Option<Vec<T>>> = vec![None; n];
     for clauses in literals {
         let mut union: Vec<Vec<T>> = vec![Vec::new(); n];
-        let mut bounded = u64::MAX >> (64 - n.max(1));
+        let mut bounded = Vars::MAX >> (128 - n.max(1));
         for clause in clauses {
             let (covered, values) = clause_values(clause, n, tables);
             bounded &= covered;
@@ -294,7 +294,7 @@ fn domains(
             continue;
         }
         for (x, mut values) in union.into_iter().enumerate() {
-            if bounded & (1 << x) == 0 {
+            if bounded & bit(x as u16) == 0 {
                 continue;
             }
             values.sort();
@@ -312,9 +312,9 @@ fn domains(
 }
 
 /// The variables one clause bounds (a mask) and the values it allows each of them.
-fn clause_values(clause: &Clause, n: usize, tables: &[unfold::FactTable]) -> (u64, Vec<Vec<T>>) {
+fn clause_values(clause: &Clause, n: usize, tables: &[unfold::FactTable]) -> (Vars, Vec<Vec<T>>) {
     let mut values: Vec<Vec<T>> = vec![Vec::new(); n];
-    let mut covered = 0u64;
+    let mut covered: Vars = 0;
     let mut links = Vec::new();
     for p in clause {
         match p {
@@ -325,14 +325,14 @@ fn clause_values(clause: &Clause, n: usize, tables: &[unfold::FactTable]) -> (u6
             } => {
                 for (k, a) in args.iter().enumerate() {
                     if let T::V(v) = a {
-                        covered |= 1 << v;
+                        covered |= bit(*v);
                         let facts = &tables[*table as usize].list;
                         values[*v as usize].extend(facts.iter().map(|f| f[k].clone()));
                     }
                 }
             }
             Prim::Equal(T::V(v), g) | Prim::Equal(g, T::V(v)) if g.is_ground() => {
-                covered |= 1 << v;
+                covered |= bit(*v);
                 values[*v as usize].push(g.clone());
             }
             Prim::Equal(T::V(a), T::V(b)) => links.push((*a as usize, *b as usize)),
@@ -343,10 +343,10 @@ fn clause_values(clause: &Clause, n: usize, tables: &[unfold::FactTable]) -> (u6
     for _ in 0..links.len() {
         for &(a, b) in &links {
             for (x, y) in [(a, b), (b, a)] {
-                if covered & (1 << y) != 0 {
+                if covered & bit(y as u16) != 0 {
                     let from = values[y].clone();
                     values[x].extend(from);
-                    covered |= 1 << x;
+                    covered |= bit(x as u16);
                 }
             }
         }

@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
-use super::unfold::{Clause, FactTable, Prim, Truth, T};
+use super::unfold::{bit, Clause, FactTable, Prim, Truth, Vars, T};
 
 /// Limits of one diagram; past them the rule is left as it was.
 #[derive(Clone, Copy, Debug)]
@@ -92,11 +92,11 @@ struct Residuals<'t> {
     tables: &'t [FactTable],
     values: Interner<T>,
     prims: Interner<Prim>,
-    prim_mask: Vec<u64>,
+    prim_mask: Vec<Vars>,
     clauses: Interner<Vec<u32>>,
-    clause_mask: Vec<u64>,
+    clause_mask: Vec<Vars>,
     lits: Interner<Vec<u32>>,
-    lit_mask: Vec<u64>,
+    lit_mask: Vec<Vars>,
     clause_steps: HashMap<(u32, u16, u32), Option<u32>>,
     lit_steps: HashMap<(u32, u16, u32), LitStep>,
 }
@@ -181,7 +181,7 @@ impl<'t> Residuals<'t> {
         let mut out = Vec::new();
         let mut alive = true;
         for p in self.clauses.items[c as usize].clone() {
-            if self.prim_mask[p as usize] & (1 << v) == 0 {
+            if self.prim_mask[p as usize] & bit(v) == 0 {
                 out.push(p);
                 continue;
             }
@@ -202,7 +202,7 @@ impl<'t> Residuals<'t> {
 
     /// Literal `l` with variable `v` set to value `x`.
     fn lit_step(&mut self, l: u32, v: u16, x: u32) -> LitStep {
-        if self.lit_mask[l as usize] & (1 << v) == 0 {
+        if self.lit_mask[l as usize] & bit(v) == 0 {
             return LitStep::Open(l);
         }
         if let Some(&s) = self.lit_steps.get(&(l, v, x)) {
@@ -210,7 +210,7 @@ impl<'t> Residuals<'t> {
         }
         let mut out = Vec::new();
         for c in self.lits.items[l as usize].clone() {
-            if self.clause_mask[c as usize] & (1 << v) == 0 {
+            if self.clause_mask[c as usize] & bit(v) == 0 {
                 out.push(c);
             } else if let Some(c2) = self.clause_step(c, v, x) {
                 out.push(c2);

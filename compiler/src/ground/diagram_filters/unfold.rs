@@ -19,6 +19,14 @@ pub(super) const MAX_CLAUSES: usize = 4096;
 /// Deepest chain of definitions unfolded.
 const MAX_DEPTH: usize = 16;
 
+/// A set of filter variables, one bit each ([`super::MAX_VARS`] at most).
+pub(super) type Vars = u128;
+
+/// The set holding only variable `v`.
+pub(super) fn bit(v: u16) -> Vars {
+    1 << v
+}
+
 /// A term of a primitive: a filter variable (its position in the diagram's variable
 /// order), a constant, or a function term. A value is a term without `V`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -48,9 +56,9 @@ impl T {
     }
 
     /// Adds the bit of every variable of the term to `mask`.
-    pub(super) fn mask(&self, mask: &mut u64) {
+    pub(super) fn mask(&self, mask: &mut Vars) {
         match self {
-            T::V(v) => *mask |= 1 << v,
+            T::V(v) => *mask |= bit(*v),
             T::C(_) => {}
             T::F(_, a) => a.iter().for_each(|t| t.mask(mask)),
         }
@@ -122,7 +130,7 @@ impl Prim {
     }
 
     /// The variables the primitive mentions, as a bit mask.
-    pub(super) fn mask(&self) -> u64 {
+    pub(super) fn mask(&self) -> Vars {
         let mut m = 0;
         match self {
             Prim::Fact { args, .. } => args.iter().for_each(|t| t.mask(&mut m)),
