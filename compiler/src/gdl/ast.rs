@@ -29,6 +29,21 @@ impl Symbols {
         self.map.insert(name.to_string(), s);
         s
     }
+    /// The first name of `candidates` that is not interned yet, interned: how passes make
+    /// names of their own (`split#3`, `demand#cell/2`) that never collide with the game's,
+    /// since KIF can spell `#` too. `candidates` must hold an unused name.
+    pub fn intern_unused(&mut self, candidates: impl IntoIterator<Item = String>) -> Sym {
+        let name = candidates
+            .into_iter()
+            .find(|n| !self.map.contains_key(n))
+            .expect("the candidate names run out before an unused one");
+        self.intern(&name)
+    }
+    /// `base` interned if unused, otherwise the first unused of `base'2`, `base'3`, …
+    pub fn fresh(&mut self, base: &str) -> Sym {
+        let suffixed = (2..).map(|i| format!("{base}'{i}"));
+        self.intern_unused(std::iter::once(base.to_string()).chain(suffixed))
+    }
     /// The symbol for `name` if it was interned.
     pub fn get(&self, name: &str) -> Option<Sym> {
         self.map.get(name).copied()

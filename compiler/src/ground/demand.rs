@@ -267,12 +267,7 @@ impl DemandRels {
                 .filter(|g| g.iter().any(|&b| b) && an.restrictable(r))
             {
                 // KIF can spell `#` too: a name the game already uses gets a suffix.
-                let base = format!("demand#{}", rels.text(syms, r));
-                let name = std::iter::once(base.clone())
-                    .chain((2..).map(|i| format!("{base}'{i}")))
-                    .find(|n| syms.get(n).is_none())
-                    .map(|n| syms.intern(&n))
-                    .expect("a free name");
+                let name = syms.fresh(&format!("demand#{}", rels.text(syms, r)));
                 let m = rels.intern(name, g.iter().filter(|&&b| b).count() as u32);
                 demand_rel[r.0 as usize] = Some(m);
                 pairs.push((r, m));

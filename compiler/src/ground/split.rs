@@ -112,13 +112,10 @@ impl Aux<'_> {
         if let Some(&rel) = self.memo.get(&key) {
             return (PLit::Pos(PAtom { rel, args }), None);
         }
-        let name = loop {
-            let text = format!("split#{}", self.next);
-            self.next += 1;
-            if self.syms.get(&text).is_none() {
-                break self.syms.intern(&text);
-            }
-        };
+        let name = self
+            .syms
+            .intern_unused((self.next..).map(|i| format!("split#{i}")));
+        self.next += 1;
         let rel = self.rels.intern(name, iface.len() as u32);
         self.memo.insert(key, rel);
         let known = self.domains.var_sizes(&body);

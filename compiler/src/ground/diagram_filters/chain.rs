@@ -45,8 +45,8 @@ pub(super) fn rewrite(
             })
         })
         .expect("a free tag");
-    let q_in = Term::Var(fresh(symbols, "?diagram#from"));
-    let q_out = Term::Var(fresh(symbols, "?diagram#to"));
+    let q_in = Term::Var(symbols.fresh("?diagram#from"));
+    let q_out = Term::Var(symbols.fresh("?diagram#to"));
     let mut out = Vec::new();
     let mut bound: Vec<Sym> = Vec::new();
     let mut prev: Option<Atom> = None;
@@ -124,15 +124,6 @@ pub(super) fn rewrite(
         span: rule.span,
     });
     out
-}
-
-/// `base` interned, or `base'2`, `base'3`… when the program already has that symbol.
-fn fresh(symbols: &mut Symbols, base: &str) -> Sym {
-    let name = std::iter::once(base.to_string())
-        .chain((2..).map(|i| format!("{base}'{i}")))
-        .find(|n| symbols.get(n).is_none())
-        .expect("a free name");
-    symbols.intern(&name)
 }
 
 /// The constant naming diagram state `k` (only ever in the state arguments of the
