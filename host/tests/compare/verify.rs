@@ -232,14 +232,19 @@ fn ttt_trace() -> Vec<String> {
         .collect()
 }
 
+/// `verify` of tic-tac-toe against a trace of these lines, written to the file `name`.
+fn verify_lines(name: &str, lines: &[String]) -> Outcome {
+    let t = file(name, &(lines.join("\n") + "\n"));
+    run(&["verify", tictactoe().to_str().unwrap(), t.to_str().unwrap()])
+}
+
 /// `verify` of tic-tac-toe against the bench trace with line `no` (from 1) edited by `f`.
 fn verify_edited(name: &str, no: usize, f: impl Fn(&mut Value)) -> Outcome {
     let mut lines = ttt_trace();
     let mut v: Value = serde_json::from_str(&lines[no - 1]).unwrap();
     f(&mut v);
     lines[no - 1] = v.to_string();
-    let t = file(name, &(lines.join("\n") + "\n"));
-    run(&["verify", tictactoe().to_str().unwrap(), t.to_str().unwrap()])
+    verify_lines(name, &lines)
 }
 
 /// An edit of one trace line's JSON.
@@ -248,15 +253,7 @@ type Edit = Box<dyn Fn(&mut Value)>;
 /// Item 10: each small lie is refused with the line and what is wrong (exit 1).
 #[test]
 fn item10_verify_refuses_the_small_lies_of_a_trace() {
-    let o = run(&[
-        "verify",
-        tictactoe().to_str().unwrap(),
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../bench-games/traces/tictactoe.jsonl")
-            .to_str()
-            .unwrap(),
-    ]);
-    o.expect_code(0, "the unedited trace agrees");
+    verify_lines("unedited.jsonl", &ttt_trace()).expect_code(0, "the unedited trace agrees");
     let cases: Vec<(&str, Edit, &str)> = vec![
         (
             "dup-legal.jsonl",
@@ -320,8 +317,7 @@ fn item10_verify_refuses_the_small_lies_of_a_trace() {
     // A key given twice in one object: JSON text, as a lying writer would print it.
     let mut lines = ttt_trace();
     lines[1] = lines[1].replacen("\"o\":[\"noop\"]", "\"o\":[\"noop\"],\"o\":[]", 1);
-    let t = file("dup-key.jsonl", &(lines.join("\n") + "\n"));
-    let o = run(&["verify", tictactoe().to_str().unwrap(), t.to_str().unwrap()]);
+    let o = verify_lines("dup-key.jsonl", &lines);
     o.expect_code(1, "dup-key");
     assert!(
         o.err.contains("dup-key.jsonl:2:") && o.err.contains("key `o` given twice in one object"),
@@ -351,15 +347,9 @@ fn item10_a_gdl_perf_legal_move_listed_twice_is_refused() {
 /// same, and says so; the same game under another path is quiet.
 #[test]
 fn verify_notes_a_header_naming_another_game() {
-    let lines = ttt_trace();
-    let mut header: Value = serde_json::from_str(&lines[0]).unwrap();
-    header["game"] = Value::from("connectfour.kif");
-    let renamed = std::iter::once(header.to_string())
-        .chain(lines[1..].iter().cloned())
-        .collect::<Vec<_>>()
-        .join("\n");
-    let t = file("renamed.jsonl", &(renamed + "\n"));
-    let o = run(&["verify", tictactoe().to_str().unwrap(), t.to_str().unwrap()]);
+    let o = verify_edited("renamed.jsonl", 1, |h| {
+        h["game"] = Value::from("connectfour.kif")
+    });
     o.expect_code(0, "the positions agree");
     assert!(
         o.out
@@ -367,8 +357,7 @@ fn verify_notes_a_header_naming_another_game() {
         "{}",
         o.out
     );
-    let t = file("same.jsonl", &(lines.join("\n") + "\n"));
-    let o = run(&["verify", tictactoe().to_str().unwrap(), t.to_str().unwrap()]);
+    let o = verify_lines("same.jsonl", &ttt_trace());
     o.expect_code(0, "the unedited trace agrees");
     assert!(!o.out.contains("header names"), "{}", o.out);
 }
