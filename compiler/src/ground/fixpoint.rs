@@ -307,10 +307,15 @@ impl<'l> Grounder<'l> {
         if self.meter.over(self.note(self.used_bytes() + extra)) {
             return Err(self.memory_error(k, extra));
         }
-        if self.store.atoms.len() + self.statics.answer_count() > self.meter.budget.max_atoms {
+        if self.atom_count() > self.meter.budget.max_atoms {
             return Err(self.budget_error(BudgetKind::Atoms, k, String::new()));
         }
         Ok(())
+    }
+
+    /// The atoms the atom budget counts: ground atoms and the answers of per-call goals.
+    pub(super) fn atom_count(&self) -> usize {
+        self.store.atoms.len() + self.statics.answer_count()
     }
 
     /// The memory budget error for rule `k`, with `extra` bytes of buffers counted.
@@ -468,6 +473,10 @@ impl<'l> Grounder<'l> {
             }
             if self.store.add(rule.head.rel, &args, k).1 {
                 new += 1;
+                // Checked per atom, so that `--ground-atoms` stops at the limit itself.
+                if self.atom_count() > self.meter.budget.max_atoms {
+                    return Err(self.budget_error(BudgetKind::Atoms, k, String::new()));
+                }
             }
         }
         self.check_memory(k, 0)?;
@@ -487,16 +496,18 @@ impl<'l> Grounder<'l> {
             .iter()
             .flat_map(|r| low.rules_of[r.0 as usize].iter().copied())
             .collect();
-        let count = |g: &Self| -> Vec<usize> {
-            comp.iter()
-                .map(|r| g.store.rel_atoms[r.0 as usize].len())
-                .collect()
-        };
-        let start: usize = count(self).iter().sum();
+        // Only this component's rules add atoms here, so the arena's growth is the
+        // component's (counting the component's relations instead made a large component
+        // quadratic).
+        let start = self.store.atoms.len();
         let within = |g: &Self, fired: Option<usize>| {
-            fired.is_some() && limit.is_none_or(|l| count(g).iter().sum::<usize>() - start <= l)
+            fired.is_some() && limit.is_none_or(|l| g.store.atoms.len() - start <= l)
         };
-        let mut marks = count(self);
+        let mut marks: Vec<usize> = comp
+            .iter()
+            .map(|r| self.store.rel_atoms[r.0 as usize].len())
+            .collect();
+        let mut seen = start;
         for &k in &rules {
             let fired = self.fire(k, None, limit)?;
             if !within(self, fired) {
@@ -529,19 +540,24 @@ impl<'l> Grounder<'l> {
             }
         }
         loop {
-            let now = count(self);
-            if now == marks {
+            // the relations that grew since the last round, from the atoms added since
+            let mut grown: Vec<usize> = (seen..self.store.atoms.len())
+                .filter_map(|a| place.get(&self.store.atoms.rel(AtomId(a as u32))).copied())
+                .collect();
+            seen = self.store.atoms.len();
+            if grown.is_empty() {
                 return Ok(true);
             }
+            grown.sort_unstable();
+            grown.dedup();
             // fired in rule order, then literal order, as a pass over every rule would
             let mut due: Vec<(usize, usize, usize, usize)> = Vec::new();
-            for (c, (&lo, &hi)) in marks.iter().zip(&now).enumerate() {
-                if hi > lo {
-                    due.extend(readers[c].iter().map(|&(pos, i)| (pos, i, lo, hi)));
-                }
+            for c in grown {
+                let (lo, hi) = (marks[c], self.store.rel_atoms[comp[c].0 as usize].len());
+                due.extend(readers[c].iter().map(|&(pos, i)| (pos, i, lo, hi)));
+                marks[c] = hi;
             }
             due.sort_unstable();
-            marks = now;
             self.report(comp[0]);
             for (pos, i, lo, hi) in due {
                 let fired = self.fire(rules[pos], Some((i, lo, hi)), limit)?;

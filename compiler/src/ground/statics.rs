@@ -455,6 +455,10 @@ impl Grounder<'_> {
                 self.statics.answers += 1;
                 self.statics.goal_bytes += 4 * arity;
                 gained = true;
+                if self.atom_count() > self.meter.budget.max_atoms {
+                    let k = self.first_rule(rel);
+                    return Err(self.budget_error(BudgetKind::Atoms, k, String::new()));
+                }
             }
         }
         if gained {

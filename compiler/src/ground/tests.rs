@@ -342,6 +342,37 @@ fn a_flat_cross_product_over_budget_is_told_to_raise_the_limit() {
     );
 }
 
+/// `--ground-atoms N` stops at atom N + 1, not after the rule that crosses it has added
+/// all its atoms (chess stopped at 29,573 atoms under a limit of 1,000).
+#[test]
+fn the_atom_budget_stops_at_the_limit_itself() {
+    let src = "(role r) (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
+(init (on 1)) (<= (next (on ?a)) (true (on ?a)))
+(<= (big ?a ?b ?c ?e) (true (on ?a)) (d ?b) (d ?c) (d ?e))
+(<= (legal r (m ?a ?b ?c ?e)) (big ?a ?b ?c ?e)) (<= terminal (true (on 2))) (goal r 0)";
+    let game = crate::gdl::parse_source("pairs.kif", src.as_bytes()).expect("valid GDL");
+    let budget = |max_atoms| CompileOptions {
+        budget: Budget {
+            max_atoms,
+            ..Budget::default()
+        },
+        ..CompileOptions::default()
+    };
+    compile(&game.program, &budget(5_000)).expect("1,000 `big` atoms fit in 5,000");
+    match compile(&game.program, &budget(500)).unwrap_err() {
+        GroundError::Budget {
+            kind: BudgetKind::Atoms,
+            atoms,
+            relation,
+            ..
+        } => {
+            assert_eq!(atoms, 501, "stops at the atom past the limit");
+            assert_eq!(relation, "big/4");
+        }
+        e => panic!("not the atom budget: {e}"),
+    }
+}
+
 #[test]
 fn exploding_relation_is_named_once_with_its_rule_and_the_flag() {
     let src = "(role r) (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
