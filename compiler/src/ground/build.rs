@@ -330,14 +330,27 @@ impl Builder<'_, '_> {
                 }
             }
         }
+        // Rounds are semi-naive: an atom is rebuilt only when an atom its bodies read
+        // changed in the round before. The others would get the same gate again (gates
+        // are hash-consed), so the netlist is the same as rebuilding every atom each
+        // round, without the rounds × atoms work (a ring of n rules took n² steps).
+        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); atoms.len()];
+        for (q, bodies) in insts.iter().enumerate() {
+            for l in bodies.iter().flat_map(|b| b.iter()) {
+                if let Some(&p) = pos_in.get(&(l >> 1)) {
+                    readers[p].push(q);
+                }
+            }
+        }
         let f = self.gates.constant(false);
         let mut prev = vec![f; atoms.len()];
+        let mut due: Vec<usize> = (0..atoms.len()).collect();
         for _round in 0..atoms.len() {
             self.counts.rounds += 1;
-            let mut cur = Vec::with_capacity(atoms.len());
-            for bodies in insts {
+            let mut changed: Vec<(usize, GateId)> = Vec::new();
+            for &q in &due {
                 let mut ors = Vec::new();
-                for body in bodies {
+                for body in &insts[q] {
                     let ops: Vec<GateId> = body
                         .iter()
                         .map(|&l| match pos_in.get(&(l >> 1)) {
@@ -347,13 +360,23 @@ impl Builder<'_, '_> {
                         .collect();
                     ors.push(self.gates.nary(true, ops));
                 }
-                cur.push(self.gates.nary(false, ors));
+                let g = self.gates.nary(false, ors);
+                if g != prev[q] {
+                    changed.push((q, g));
+                }
             }
-            let stable = cur == prev;
-            prev = cur;
-            if stable {
+            if changed.is_empty() {
                 break;
             }
+            for &(q, g) in &changed {
+                prev[q] = g;
+            }
+            due = changed
+                .iter()
+                .flat_map(|&(p, _)| readers[p].iter().copied())
+                .collect();
+            due.sort_unstable();
+            due.dedup();
         }
         for (p, a) in atoms.iter().enumerate() {
             self.gate_of[a.index()] = prev[p].0;

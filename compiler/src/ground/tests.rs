@@ -169,6 +169,35 @@ fn positive_loop_loses_support() {
     assert!(eval_gates(&net, &s2, &vec![false; net.inputs.len()])[net.terminal.index()]);
 }
 
+/// A ring of 500 relations `p0 <- p1 <- … <- p499 <- p0`, supported at two places by
+/// different fluents: every `p` holds while either support does, none once both are gone
+/// (the unrolled rounds rebuild only what changed the round before).
+#[test]
+fn a_ring_of_rules_holds_while_a_support_does() {
+    let mut src = String::from(
+        "(role r) (init a) (<= (next b) (true a)) (<= (next c) (true b))
+         (<= (legal r go) (true a)) (<= (legal r go) (true b)) (<= terminal (true c))
+         (<= (goal r 100) p7) (<= (goal r 0) (not p7))
+         (<= p100 (true a)) (<= p300 (true b)) (<= p499 p0)",
+    );
+    for i in 0..499 {
+        src.push_str(&format!(" (<= p{i} p{})", i + 1));
+    }
+    let net = compile(&program(&src), &CompileOptions::default()).expect("compiles");
+    validate(&net);
+    let goal = |state: &[bool]| {
+        let v = eval_gates(&net, state, &vec![false; net.inputs.len()]);
+        propnet_netlist::playout::goals_of(&net, &v)
+    };
+    let s0 = net.initial_state();
+    let s1 = step(&net, &s0, &["go"]);
+    let s2 = step(&net, &s1, &["go"]);
+    assert_eq!(fluents(&net, &s1), ["b"]);
+    assert_eq!(goal(&s0), [100], "a supports the ring");
+    assert_eq!(goal(&s1), [100], "b supports the ring");
+    assert_eq!(goal(&s2), [0], "nothing supports the ring");
+}
+
 fn validate(net: &Netlist) {
     propnet_netlist::validate(net).expect("valid netlist");
 }
